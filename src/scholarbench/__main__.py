@@ -1,0 +1,3 @@
+from scholarbench.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Loaders for benchmark files (exact upstream formats) and the data-location rules."""

@@ -1,0 +1,119 @@
+"""The embedder interface and a text-keyed cache (memory, then an SQLite file on disk)."""
+from __future__ import annotations
+
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, Sequence
+
+import numpy as np
+
+
+class Encoder(Protocol):
+    """Anything that turns texts into L2-normalised float32 vectors."""
+    model_id: str
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+class Embedder(Protocol):
+    model_id: str
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+@dataclass
+class EmbedStats:
+    memory_hits: int = 0
+    disk_hits: int = 0
+    computed: int = 0
+
+    @property
+    def requests(self) -> int:
+        return self.memory_hits + self.disk_hits + self.computed
+
+    @property
+    def hit_rate(self) -> float:
+        return (self.memory_hits + self.disk_hits) / self.requests if self.requests else 0.0
+
+    def as_dict(self) -> dict:
+        return {"memory_hits": self.memory_hits, "disk_hits": self.disk_hits,
+                "computed": self.computed, "hit_rate": round(self.hit_rate, 4)}
+
+
+class CachedEmbedder:
+    """Embeds each distinct text once: memory cache, then disk cache, then one batched encode."""
+
+    def __init__(self, encoder: Encoder, cache_path: str | Path | None = None) -> None:
+        self.encoder = encoder
+        self.model_id = encoder.model_id
+        self.stats = EmbedStats()
+        self._memory: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        if cache_path is not None:
+            Path(cache_path).parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(cache_path), check_same_thread=False)
+            self._db.execute("CREATE TABLE IF NOT EXISTS vec (model TEXT, text TEXT, v BLOB, "
+                             "PRIMARY KEY (model, text))")
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        with self._lock:
+            todo: list[str] = []
+            for text in dict.fromkeys(texts):
+                if text in self._memory:
+                    continue
+                todo.append(text)
+            self.stats.memory_hits += len(texts) - len(todo)
+            if todo and self._db is not None:
+                found = self._load(todo)
+                self.stats.disk_hits += len(found)
+                self._memory.update(found)
+                todo = [t for t in todo if t not in found]
+            if todo:
+                vectors = np.asarray(self.encoder.encode(todo), dtype=np.float32)
+                self.stats.computed += len(todo)
+                for text, vec in zip(todo, vectors):
+                    self._memory[text] = vec
+                if self._db is not None:
+                    self._store(todo, vectors)
+            if not texts:
+                return np.zeros((0, 0), dtype=np.float32)
+            return np.stack([self._memory[t] for t in texts])
+
+    def _load(self, texts: list[str]) -> dict[str, np.ndarray]:
+        assert self._db is not None
+        found: dict[str, np.ndarray] = {}
+        for start in range(0, len(texts), 500):
+            chunk = texts[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(f"SELECT text, v FROM vec WHERE model=? AND text IN ({marks})",
+                                    [self.model_id, *chunk])
+            for text, blob in rows:
+                found[text] = np.frombuffer(blob, dtype=np.float32).copy()
+        return found
+
+    def _store(self, texts: list[str], vectors: np.ndarray) -> None:
+        assert self._db is not None
+        self._db.executemany("INSERT OR REPLACE INTO vec VALUES (?, ?, ?)",
+                             [(self.model_id, t, v.astype(np.float32).tobytes())
+                              for t, v in zip(texts, vectors)])
+        self._db.commit()
+
+
+def clipped_similarity(embedder: Embedder, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
+    """Sim(x, y) = max(0, cos(e(x), e(y))) (TaxoBench eq. 7), clipped to [0, 1]; equal strings give 1."""
+    if not left or not right:
+        return np.zeros((len(left), len(right)))
+    vecs = embedder.embed(list(left) + list(right)).astype(np.float64)
+    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+    vecs = vecs / np.where(norms == 0, 1.0, norms)
+    sim = np.clip(vecs[: len(left)] @ vecs[len(left):].T, 0.0, 1.0)
+    positions: dict[str, list[int]] = {}
+    for i, text in enumerate(left):
+        positions.setdefault(text, []).append(i)
+    for j, text in enumerate(right):  # exactly 1.0 for identical labels, not 0.9999999
+        for i in positions.get(text, ()):
+            sim[i, j] = 1.0
+    return sim

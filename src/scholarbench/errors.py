@@ -1,0 +1,22 @@
+"""Errors that name where bad input was found."""
+from __future__ import annotations
+
+
+class ScholarbenchError(Exception):
+    """Base class for errors the CLI reports without a traceback."""
+
+
+class DataError(ScholarbenchError):
+    """A data file is malformed. Names the file, the line (1-based) and the field."""
+
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
+                 field: str | None = None) -> None:
+        self.file, self.line, self.field, self.reason = file, line, field, message
+        where = []
+        if file is not None:
+            where.append(str(file))
+        if line is not None:
+            where.append(f"line {line}")
+        if field is not None:
+            where.append(f"field '{field}'")
+        super().__init__(f"{': '.join([', '.join(where)] if where else [])}{': ' if where else ''}{message}")

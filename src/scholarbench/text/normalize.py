@@ -1,0 +1,22 @@
+"""The project's one title normaliser, used wherever titles are compared."""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Curly quotes, primes and the dash family all become their ASCII forms before punctuation is
+# stripped, so "Graph‐based" (U+2010) and "Graph-based" normalise identically.
+_UNIFY = str.maketrans({
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'", "\u00b4": "'",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
+    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-",
+    "\u2212": "-", "\u2043": "-", "\ufe58": "-", "\ufe63": "-", "\uff0d": "-",
+})
+_NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
+
+
+def normalize_title(title: str) -> str:
+    """NFKC, lower case, quotes/dashes unified, punctuation (and `_`) to space, spaces collapsed."""
+    text = unicodedata.normalize("NFKC", title).translate(_UNIFY).lower()
+    text = _NON_WORD.sub(" ", text).replace("_", " ")
+    return " ".join(text.split())
