@@ -1,7 +1,7 @@
 """One-to-one alignment of expert and model paper titles (TaxoBench A.5).
 
 Two normalised titles match when they are equal, or when their similarity ratio is at least
-0.6 *and* one contains the other as a whole-word sequence. The ratio is rapidfuzz's normalised
+0.6 *and* one contains the other (as a substring of the normalised text). The ratio is rapidfuzz's normalised
 Indel similarity (the same value as difflib's SequenceMatcher.ratio on these strings), so a
 contained title must be at least ~43% of the other's length: "model" or "a" never matches a real
 title. Pairs are taken greedily by descending score, ties broken by expert then model position,
@@ -49,7 +49,7 @@ def dedupe(titles: list[str]) -> tuple[list[str], list[str]]:
 
 
 def _contains(a: str, b: str) -> bool:
-    return f" {a} " in f" {b} " or f" {b} " in f" {a} "
+    return a in b or b in a
 
 
 def align_titles(expert_titles: list[str], model_titles: list[str]) -> Alignment:

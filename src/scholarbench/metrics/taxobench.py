@@ -1,0 +1,164 @@
+"""All TaxoBench metrics for one instance, and the metric catalogue (names, direction, display).
+
+Choices the paper leaves open (also in docs/metrics.md):
+- Paper category of a title under several categories (leaf level): its first category in
+  pre-order. SEM-PATH uses every occurrence and keeps the best chain pair (A.4).
+- Categories are identified by position in the tree, not by label (labels repeat across branches).
+- Organisation views align expert titles with the titles placed in the model's tree; retrieval
+  scores align them with the retrieved list (`retrieved_papers`, else the tree's titles).
+- An expert paper absent from the model tree gets the one "unretrieved" label ⊥ (eq. 6).
+- Undefined values are null and counted, never 0: ARI∩/V∩ and SEM-PATH with no aligned paper;
+  NSP with an empty model hierarchy. A missing or malformed prediction is an empty taxonomy:
+  recall/precision/F1 0, ARI over all-⊥, US-TED = |T*|, US-NTED = 1, NSR = Soft-F1 = 0.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from scholarbench.embed.base import Embedder
+from scholarbench.metrics.leaf import partition_scores
+from scholarbench.metrics.retrieval import retrieval_scores
+from scholarbench.metrics.sem_path import sem_path_score
+from scholarbench.metrics.soft_cardinality import soft_scores
+from scholarbench.metrics.tree_edit import FlatTree, us_nted, us_ted
+from scholarbench.records import TaxoNode, TaxoPrediction
+from scholarbench.registry import register_benchmark, register_metric
+from scholarbench.text.align import align_titles
+from scholarbench.text.normalize import normalize_title
+
+UNRETRIEVED = "⊥"
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    key: str
+    label: str           # column header as in the paper's tables
+    higher_is_better: bool
+    percent: bool        # shown ×100 with a % sign, as the paper does
+    description: str
+
+
+METRICS: tuple[MetricInfo, ...] = (
+    MetricInfo("recall", "Recall", True, True, "expert papers retrieved / expert papers"),
+    MetricInfo("precision", "Precision", True, True, "retrieved expert papers / retrieved papers"),
+    MetricInfo("f1", "F1", True, True, "harmonic mean of precision and recall"),
+    MetricInfo("ari", "ARI", True, True, "adjusted Rand index on expert papers, ⊥ for missing"),
+    MetricInfo("homogeneity", "Hom.", True, True, "homogeneity on expert papers, ⊥ for missing"),
+    MetricInfo("completeness", "Comp.", True, True, "completeness on expert papers, ⊥ for missing"),
+    MetricInfo("v_measure", "V-Meas.", True, True, "V-measure on expert papers, ⊥ for missing"),
+    MetricInfo("ari_cap", "ARI∩", True, True, "ARI on aligned papers only"),
+    MetricInfo("v_measure_cap", "V-Meas.∩", True, True, "V-measure on aligned papers only"),
+    MetricInfo("us_ted", "US-TED", False, False, "unordered semantic tree edit distance"),
+    MetricInfo("us_nted", "US-NTED", False, True, "US-TED / (|T*| + |T̂|)"),
+    MetricInfo("sem_path", "Sem-Path", True, True, "mean 1/(1+J) over aligned papers, λ=1"),
+    MetricInfo("nsr", "NSR", True, False, "node soft recall (diagnostic)"),
+    MetricInfo("nsp", "NSP", True, False, "node soft precision (diagnostic)"),
+    MetricInfo("soft_f1", "Soft F1", True, False, "soft F1 of NSR and NSP (diagnostic)"),
+)
+METRIC_KEYS = tuple(m.key for m in METRICS)
+for _info in METRICS:
+    register_metric(_info.key)(_info)
+
+
+def _papers_by_category(tree: TaxoNode) -> tuple[dict[str, tuple[int, ...]], dict[str, list[tuple[str, ...]]]]:
+    """normalised title → (first category position, all ancestor-label chains)."""
+    first: dict[str, tuple[int, ...]] = {}
+    chains: dict[str, list[tuple[str, ...]]] = {}
+    for node, pos, labels in tree.walk_with_path():
+        for title in node.papers:
+            norm = normalize_title(title)
+            if not norm:
+                continue
+            first.setdefault(norm, pos)
+            chains.setdefault(norm, [])
+            if labels not in chains[norm]:
+                chains[norm].append(labels)
+    return first, chains
+
+
+def _labels(tree: TaxoNode | None) -> list[str]:
+    return [n.name for n in tree.walk()] if tree is not None else []
+
+
+def score_instance(gold: TaxoNode, prediction: TaxoPrediction | None, embedder: Embedder,
+                   lam: float = 1.0) -> dict[str, Any]:
+    """Every TaxoBench metric for one instance; `prediction=None` means the agent gave nothing."""
+    missing = prediction is None
+    taxonomy = None if prediction is None else prediction.taxonomy
+    retrieved = [] if prediction is None else prediction.retrieved_titles
+
+    gold_first, gold_chains = _papers_by_category(gold)
+    expert_titles = gold.all_papers()
+    retrieval_alignment = align_titles(expert_titles, retrieved)
+    out: dict[str, Any] = {"n_gold": len(retrieval_alignment.expert),
+                           "n_pred": len(retrieval_alignment.model),
+                           "n_aligned": retrieval_alignment.n_aligned}
+    out.update(retrieval_scores(retrieval_alignment))
+
+    # Leaf level: expert papers against the model tree's categories.
+    tree_titles = taxonomy.all_papers() if taxonomy is not None else []
+    pred_first, pred_chains = (_papers_by_category(taxonomy) if taxonomy is not None else ({}, {}))
+    tree_alignment = (retrieval_alignment if prediction is not None and prediction.retrieved is None
+                      else align_titles(expert_titles, tree_titles))
+    matched = tree_alignment.model_for_expert()
+    truth, e2e, cap_truth, cap_pred, path_pairs = [], [], [], [], []
+    for e_idx, title in enumerate(tree_alignment.expert):
+        e_norm = normalize_title(title)
+        truth.append(gold_first[e_norm])
+        m_idx = matched.get(e_idx)
+        if m_idx is None:
+            e2e.append(UNRETRIEVED)
+            continue
+        m_norm = normalize_title(tree_alignment.model[m_idx])
+        e2e.append(pred_first[m_norm])
+        cap_truth.append(gold_first[e_norm])
+        cap_pred.append(pred_first[m_norm])
+        path_pairs.append((gold_chains[e_norm], pred_chains[m_norm]))
+    out.update(partition_scores(truth, e2e))
+    cap = partition_scores(cap_truth, cap_pred)
+    out["ari_cap"], out["v_measure_cap"] = cap["ari"], cap["v_measure"]
+
+    # Hierarchy level: one similarity matrix over the distinct labels of both trees.
+    gold_labels, pred_labels = _labels(gold), _labels(taxonomy)
+    vocab = list(dict.fromkeys(gold_labels + pred_labels))
+    index = {label: i for i, label in enumerate(vocab)}
+    sim = _similarity(embedder, vocab)
+    g_idx = np.array([index[x] for x in gold_labels])
+    p_idx = np.array([index[x] for x in pred_labels], dtype=int)
+    gold_flat = FlatTree.from_node(gold)
+    pred_flat = FlatTree.from_node(taxonomy) if taxonomy is not None else None
+    distance = us_ted(gold_flat, pred_flat, sim[np.ix_(g_idx, p_idx)] if pred_flat else None)
+    out["us_ted"] = distance
+    out["us_nted"] = us_nted(distance, len(gold_flat), len(pred_flat) if pred_flat else 0)
+
+    def delta(x: str, y: str) -> float:
+        return 1.0 - float(sim[index[x], index[y]])
+
+    out["sem_path"] = sem_path_score(path_pairs, delta, lam)
+    both = np.concatenate([g_idx, p_idx])
+    out.update(soft_scores(sim[np.ix_(both, both)], len(g_idx)))
+    out["missing"] = missing
+    out["malformed"] = bool(prediction is not None and prediction.error)
+    if prediction is not None and prediction.error:
+        out["error"] = prediction.error
+    return out
+
+
+def _similarity(embedder: Embedder, vocab: list[str]) -> np.ndarray:
+    """Clipped cosine over distinct labels; a label with itself is exactly 1."""
+    vecs = embedder.embed(vocab).astype(np.float64)
+    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+    vecs = vecs / np.where(norms == 0, 1.0, norms)
+    sim = np.clip(vecs @ vecs.T, 0.0, 1.0)
+    np.fill_diagonal(sim, 1.0)
+    return sim
+
+
+@register_benchmark("taxobench")
+class TaxoBenchInfo:
+    name = "taxobench"
+    modes = ("bottom-up", "deep-research")
+    metrics = METRICS

@@ -1,0 +1,54 @@
+"""Shared fixtures: where ../shared is, a deterministic fake embedder, the real MiniLM."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+def shared_path(*parts: str) -> Path:
+    """A path under ../shared; skip when absent (a user's clone), fail when CI=true."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{path} is missing: CI must run with ../shared beside the repo")
+        pytest.skip(f"{path} not found: the shared benchmark data sits beside the repo only in "
+                    "the project workspace and CI")
+    return path
+
+
+class FakeEmbedder:
+    """Vectors fixed by the test: `vectors[label]`, else a fresh one-hot (orthogonal to all)."""
+    model_id = "fake"
+
+    def __init__(self, vectors: dict[str, list[float]] | None = None, dim: int = 256) -> None:
+        self.dim = dim
+        self.vectors = {k: np.asarray(v + [0.0] * (dim - len(v)), dtype=np.float32)
+                        for k, v in (vectors or {}).items()}
+        self.calls = 0
+
+    def embed(self, texts):
+        self.calls += 1
+        out = []
+        for text in texts:
+            if text not in self.vectors:
+                vec = np.zeros(self.dim, dtype=np.float32)
+                vec[16 + len(self.vectors)] = 1.0
+                self.vectors[text] = vec
+            out.append(self.vectors[text])
+        return np.stack(out) if out else np.zeros((0, self.dim), dtype=np.float32)
+
+
+@pytest.fixture
+def fake_embedder():
+    return FakeEmbedder()
+
+
+@pytest.fixture(scope="session")
+def minilm():
+    from scholarbench.embed import CachedEmbedder, MiniLMEncoder
+    return CachedEmbedder(MiniLMEncoder())
