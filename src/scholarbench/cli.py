@@ -1,0 +1,199 @@
+"""The `scholarbench` command line."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from scholarbench.errors import ScholarbenchError
+
+
+def _agent_params(pairs: Sequence[str]) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise ScholarbenchError(f"--agent-arg takes KEY=VALUE, got {pair!r}")
+        try:
+            params[key] = json.loads(value)
+        except json.JSONDecodeError:
+            params[key] = value
+    return params
+
+
+def _embedder():
+    from scholarbench.embed import default_embedder
+    return default_embedder()
+
+
+def _print_summary(summary: dict[str, Any]) -> None:
+    from scholarbench.metrics.taxobench import METRICS
+    print(f"{summary.get('run_name') or summary['agent']}: {summary['n_samples']} samples, "
+          f"{summary['n_missing']} missing, {summary['n_malformed']} malformed")
+    for info in METRICS:
+        m = summary["metrics"][info.key]
+        value = "—" if m["mean"] is None else (f"{100 * m['mean']:.2f}%" if info.percent
+                                              else f"{m['mean']:.4f}")
+        null = f"  ({m['n_null']} undefined, excluded)" if m["n_null"] else ""
+        print(f"  {info.key:<14} {value:>10}{null}")
+
+
+def cmd_data(args: argparse.Namespace) -> int:
+    from scholarbench.data.store import import_dataset, list_datasets
+    from scholarbench.paths import data_dir
+    data = data_dir(args.data)
+    if args.data_cmd == "import":
+        entry = import_dataset(args.name, Path(args.path), data)
+        print(f"imported {args.name} into {data / args.name}: {entry['files']}")
+    else:
+        print("\n".join(list_datasets(data)))
+    return 0
+
+
+def _default_corpus(data: Path, rebuild: bool = False) -> Path:
+    from scholarbench.corpus.build import build_corpus
+    target = data / "corpus" / "default"
+    if rebuild or not (target / "manifest.json").exists():
+        taxo = sorted((data / "taxobench").glob("*.jsonl"))
+        report = data / "reportbench" / "gt"
+        info = build_corpus(target, taxo, report if report.is_dir() else None)
+        print(f"built corpus {target}: {getattr(info, 'counts', info)}")
+    return target
+
+
+def cmd_corpus(args: argparse.Namespace) -> int:
+    from scholarbench.paths import data_dir
+    _default_corpus(data_dir(args.data), rebuild=True)
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from scholarbench.data.store import taxobench_gold_file
+    from scholarbench.paths import data_dir
+    from scholarbench.runner.taxobench import RunConfig, run
+    data = data_dir(args.data)
+    gold = Path(args.gold) if args.gold else taxobench_gold_file(data, args.gold_name)
+    corpus = None
+    if args.mode == "deep-research":
+        corpus = Path(args.corpus) if args.corpus else _default_corpus(data)
+    out = Path(args.out or f"runs/{args.mode}-{args.agent}")
+    summary = run(RunConfig(gold_path=gold, mode=args.mode, agent=args.agent, out=out,
+                            limit=args.limit, corpus_dir=corpus,
+                            agent_params=_agent_params(args.agent_arg), run_name=args.name),
+                  _embedder())
+    _print_summary(summary)
+    print(f"run directory: {out}")
+    return 0
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from scholarbench.runner.taxobench import score_files, score_run
+    if args.target == "taxobench":
+        if not (args.gold and args.pred and args.out):
+            raise ScholarbenchError("score taxobench needs --gold G.jsonl --pred P.jsonl --out S.jsonl")
+        summary = score_files(Path(args.gold), Path(args.pred), Path(args.out), _embedder(),
+                              on_problem=lambda msg: print(f"warning: {msg}", file=sys.stderr))
+        _print_summary(summary)
+        print(f"scores: {args.out}")
+        return 0
+    run_dir = Path(args.target)
+    if not run_dir.is_dir():
+        raise ScholarbenchError(f"{run_dir}: not a run directory nor a benchmark name (taxobench)")
+    _print_summary(score_run(run_dir, _embedder()))
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from scholarbench.report.tables import leaderboard, load_runs, to_csv
+    runs = load_runs([Path(p) for p in args.run_dirs])
+    if args.format == "csv":
+        print(to_csv(runs), end="")
+    else:
+        print(leaderboard(runs, fmt=args.format, published=not args.no_published))
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from scholarbench.demo import run_demo
+    run_demo(data=args.data, out=Path(args.out), limit=args.limit)
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from scholarbench.registry import REGISTRY
+    print("\n".join(REGISTRY.names(args.kind)))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="scholarbench", description=__doc__)
+    parser.add_argument("--version", action="version", version="scholarbench 0.1.0")
+    sub = parser.add_subparsers(dest="command", required=True)
+    data_help = "data directory (default: $SCHOLARBENCH_DATA, then the per-user data dir)"
+
+    demo = sub.add_parser("demo", help="run the main job: TaxoBench in both modes, then the leaderboard")
+    demo.add_argument("--data", help=data_help)
+    demo.add_argument("--out", default="runs/demo", help="where the demo's run directories go")
+    demo.add_argument("--limit", type=int)
+    demo.set_defaults(func=cmd_demo)
+
+    data = sub.add_parser("data", help="import and list benchmark data")
+    data.add_argument("--data", help=data_help)
+    dsub = data.add_subparsers(dest="data_cmd", required=True)
+    imp = dsub.add_parser("import", help="validate a dataset and copy it into the data directory")
+    imp.add_argument("name", choices=["taxobench", "reportbench"])
+    imp.add_argument("path")
+    dsub.add_parser("list", help="what is in the data directory")
+    data.set_defaults(func=cmd_data)
+
+    corpus = sub.add_parser("corpus", help="build the offline corpus from the imported data")
+    corpus.add_argument("action", choices=["build"])
+    corpus.add_argument("--data", help=data_help)
+    corpus.set_defaults(func=cmd_corpus)
+
+    run = sub.add_parser("run", help="generate → score → aggregate one agent on a benchmark")
+    run.add_argument("benchmark", choices=["taxobench"])
+    run.add_argument("--mode", required=True, choices=["bottom-up", "deep-research"])
+    run.add_argument("--agent", required=True)
+    run.add_argument("--agent-arg", action="append", default=[], metavar="KEY=VALUE",
+                     help="agent parameter, e.g. path=preds.jsonl for replay, k=50 for bm25-title")
+    run.add_argument("--limit", type=int)
+    run.add_argument("--out", help="run directory (default runs/MODE-AGENT); an existing one resumes")
+    run.add_argument("--name", help="the run's name in reports (default: the agent)")
+    run.add_argument("--data", help=data_help)
+    run.add_argument("--gold", help="a TaxoBench instance file (default: the imported one)")
+    run.add_argument("--gold-name", help="which imported TaxoBench file, when several")
+    run.add_argument("--corpus", help="corpus directory for deep-research mode (default: built from data)")
+    run.set_defaults(func=cmd_run)
+
+    score = sub.add_parser("score", help="score files (`score taxobench --gold --pred --out`) or re-score RUN_DIR")
+    score.add_argument("target", help="'taxobench' or a run directory")
+    score.add_argument("--gold")
+    score.add_argument("--pred")
+    score.add_argument("--out")
+    score.set_defaults(func=cmd_score)
+
+    report = sub.add_parser("report", help="leaderboard of finished runs beside the paper's rows")
+    report.add_argument("run_dirs", nargs="+")
+    report.add_argument("--format", choices=["terminal", "markdown", "csv"], default="terminal")
+    report.add_argument("--no-published", action="store_true", help="leave out the paper's rows")
+    report.set_defaults(func=cmd_report)
+
+    lst = sub.add_parser("list", help="registered agents, metrics or benchmarks")
+    lst.add_argument("kind", choices=["agent", "metric", "benchmark"])
+    lst.set_defaults(func=cmd_list)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ScholarbenchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyError as exc:  # unknown registry names
+        print(f"error: {exc.args[0]}", file=sys.stderr)
+        return 2

@@ -1,0 +1,107 @@
+"""The user's data directory: `data import` validates and copies files in; `data list` shows them.
+
+Layout: <data>/taxobench/*.jsonl (instance files), <data>/reportbench/ (ground-truth folder, used
+for corpus distractors), <data>/corpus/default/ (the built corpus), <data>/index.json.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from scholarbench.data.taxobench import load_instances
+from scholarbench.errors import ScholarbenchError
+from scholarbench.runner.manifest import sha256_file
+
+DATASETS = ("taxobench", "reportbench")
+
+
+def _index_path(data: Path) -> Path:
+    return data / "index.json"
+
+
+def read_index(data: Path) -> dict[str, Any]:
+    path = _index_path(data)
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def _write_index(data: Path, index: dict[str, Any]) -> None:
+    data.mkdir(parents=True, exist_ok=True)
+    _index_path(data).write_text(json.dumps(index, indent=2) + "\n")
+
+
+def _taxobench_files(source: Path) -> list[Path]:
+    """Instance files under `source` (a file or a folder); prediction files are left out."""
+    files = [source] if source.is_file() else sorted(source.glob("*.jsonl"))
+    out = []
+    for path in files:
+        with path.open(encoding="utf-8") as handle:
+            first = next((line for line in handle if line.strip()), "")
+        try:
+            if "gt" in json.loads(first):
+                out.append(path)
+        except json.JSONDecodeError:
+            out.append(path)  # let the loader report the exact line
+    return out
+
+
+def import_dataset(name: str, source: Path, data: Path) -> dict[str, Any]:
+    if name not in DATASETS:
+        raise ScholarbenchError(f"unknown dataset {name!r}; known: {', '.join(DATASETS)}")
+    if not source.exists():
+        raise ScholarbenchError(f"{source}: no such file or folder")
+    index = read_index(data)
+    target = data / name
+    target.mkdir(parents=True, exist_ok=True)
+    entry: dict[str, Any] = {"source": str(source.resolve()),
+                             "imported": datetime.now(timezone.utc).isoformat(), "files": {}}
+    if name == "taxobench":
+        files = _taxobench_files(source)
+        if not files:
+            raise ScholarbenchError(f"{source}: no TaxoBench instance file (.jsonl with 'gt') found")
+        for path in files:
+            tasks = load_instances(path)      # validates: raises DataError naming file/line/field
+            shutil.copyfile(path, target / path.name)
+            entry["files"][path.name] = {"sha256": sha256_file(path), "instances": len(tasks)}
+    else:
+        gt = source / "ReportBench_v1.1_GT" if (source / "ReportBench_v1.1_GT").is_dir() else source
+        files = sorted(gt.glob("*.json*"))
+        if not files:
+            raise ScholarbenchError(f"{source}: no ReportBench ground-truth files found")
+        shutil.copytree(gt, target / "gt", dirs_exist_ok=True)
+        entry["files"] = {"gt": {"files": len(files)}}
+    index[name] = entry
+    _write_index(data, index)
+    return entry
+
+
+def taxobench_gold_file(data: Path, name: str | None = None) -> Path:
+    folder = data / "taxobench"
+    files = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+    if name:
+        files = [f for f in files if f.name == name or f.stem == name]
+    if not files:
+        raise ScholarbenchError(
+            f"no TaxoBench data in {folder}; run `scholarbench data import taxobench PATH` "
+            "or `scholarbench demo` (which writes a small demo set)")
+    if len(files) > 1:
+        raise ScholarbenchError(f"several TaxoBench files in {folder}: "
+                                f"{', '.join(f.name for f in files)}; choose one with --gold-name")
+    return files[0]
+
+
+def list_datasets(data: Path) -> list[str]:
+    index = read_index(data)
+    lines = [f"data directory: {data}"]
+    if not index:
+        lines.append("  (nothing imported yet)")
+    for name, entry in sorted(index.items()):
+        for fname, info in entry.get("files", {}).items():
+            counts = ", ".join(f"{k}={v}" for k, v in info.items() if k != "sha256")
+            lines.append(f"  {name}/{fname}: {counts}  (from {entry['source']})")
+    corpus = data / "corpus" / "default" / "manifest.json"
+    if corpus.exists():
+        lines.append(f"  corpus/default: {json.loads(corpus.read_text()).get('counts')}")
+    return lines

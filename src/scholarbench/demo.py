@@ -1,0 +1,48 @@
+"""`scholarbench demo`: the main job end to end on whatever data is installed.
+
+Uses the imported TaxoBench data when there is some; otherwise writes the project's own small
+demo set into the data directory, and says which it used. Runs `cluster` in Bottom-Up mode and
+`bm25-title` in Deep Research mode, then prints the leaderboard beside the paper's rows.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from scholarbench.paths import data_dir
+
+
+def run_demo(data: str | None, out: Path, limit: int | None = None) -> None:
+    from scholarbench.corpus.build import build_corpus
+    from scholarbench.data.demo import write_demo
+    from scholarbench.embed import default_embedder
+    from scholarbench.report.tables import leaderboard, load_runs
+    from scholarbench.runner.taxobench import RunConfig, run
+
+    root = data_dir(data)
+    imported = sorted((root / "taxobench").glob("*.jsonl"))
+    if imported:
+        gold = imported[0]
+        print(f"using imported TaxoBench data: {gold}")
+        report_gt = root / "reportbench" / "gt"
+        corpus = root / "corpus" / "default"
+        build_corpus(corpus, imported, report_gt if report_gt.is_dir() else None)
+    else:
+        gold, distractors = write_demo(root / "demo")
+        print(f"no TaxoBench data imported in {root}; using the built-in demo set ({gold}). "
+              "Import the real data with `scholarbench data import taxobench PATH`.")
+        corpus = root / "demo" / "corpus"
+        build_corpus(corpus, [gold], None, extra_papers_file=distractors)
+    embedder = default_embedder()
+    dirs = []
+    for mode, agent in (("bottom-up", "cluster"), ("deep-research", "bm25-title")):
+        target = out / f"{mode}-{agent}"
+        print(f"\n== TaxoBench {mode}, agent {agent} → {target}")
+        run(RunConfig(gold_path=gold, mode=mode, agent=agent, out=target, limit=limit,
+                      corpus_dir=corpus if mode == "deep-research" else None), embedder)
+        dirs.append(target)
+    print()
+    print(leaderboard(load_runs(dirs), fmt="terminal", published=True))
+    stats = embedder.stats.as_dict()
+    print(f"\nembedding cache: {stats}")
+    print(f"run directories: {', '.join(str(d) for d in dirs)}  "
+          f"(re-score with `scholarbench score DIR`, tables with `scholarbench report DIR...`)")
