@@ -61,9 +61,8 @@ def run(config: RunConfig, embedder: Embedder) -> dict[str, Any]:
     manifest = new_manifest(
         benchmark="taxobench", mode=config.mode, agent=config.agent,
         agent_config=agent.config(), run_name=config.run_name or config.agent,
-        data={"path": str(config.gold_path.resolve()), "sha256": sha256_file(config.gold_path),
-              "n_instances": len(tasks)},
-        limit=config.limit, embedder=embedder.model_id,
+        data={"path": str(config.gold_path.resolve()), "sha256": sha256_file(config.gold_path)},
+        limit=config.limit, n_samples=len(tasks), embedder=embedder.model_id,
         corpus=_corpus_info(config.corpus_dir) if config.mode == "deep-research" else None)
     if (config.out / "manifest.json").exists():
         check_resumable(read_manifest(config.out), manifest, config.out)

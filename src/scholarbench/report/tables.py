@@ -1,0 +1,339 @@
+"""The TaxoBench leaderboard: finished runs in the paper's table layouts, beside its published rows.
+
+`load_runs` reads each run directory's manifest.json and summary.json into a `RunSummary`;
+`leaderboard` renders, per mode present, the paper's tables (Deep Research: Tables 2, 3, 5;
+Bottom-Up: Tables 4, 5) with our rows first, notes on undefined (null) metrics and missing or
+malformed predictions, then the paper's rows marked "(published)"; `to_csv` gives one row per run.
+Display follows the paper: percentages ×100 with 2 decimals and "%", US-TED and NSR/NSP/Soft F1
+with 2 decimals, an undefined mean as "—".
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from scholarbench.errors import DataError, ScholarbenchError
+from scholarbench.metrics.taxobench import METRIC_KEYS, METRICS, MetricInfo
+from scholarbench.report.published import (BOTTOM_UP, DEEP_RESEARCH, PAPER_CITATION,
+                                           PAPER_N_SURVEYS, TABLE_KEYS, published_rows)
+
+MODES = (DEEP_RESEARCH, BOTTOM_UP)  # the paper's order
+MODE_TITLES = {DEEP_RESEARCH: "Deep Research mode", BOTTOM_UP: "Bottom-Up mode"}
+NULL = "—"
+_INFO: dict[str, MetricInfo] = {m.key: m for m in METRICS}
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    table: int               # the paper's table number
+    title: str
+    keys: tuple[str, ...]    # metric columns, in the paper's order
+
+
+LAYOUTS: dict[str, tuple[TableLayout, ...]] = {
+    DEEP_RESEARCH: (
+        TableLayout(2, "Table 2 layout — Retrieval", TABLE_KEYS[2]),
+        TableLayout(3, "Table 3 layout — Organisation", TABLE_KEYS[3]),
+        TableLayout(5, "Table 5 layout — Soft set-matching diagnostics", TABLE_KEYS[5]),
+    ),
+    BOTTOM_UP: (
+        TableLayout(4, "Table 4 layout — Organisation", TABLE_KEYS[4]),
+        TableLayout(5, "Table 5 layout — Soft set-matching diagnostics", TABLE_KEYS[5]),
+    ),
+}
+
+
+@dataclass(frozen=True)
+class MetricSummary:
+    mean: float | None   # over the samples where the metric is defined
+    n: int               # samples with a value
+    n_null: int          # samples where it is undefined (excluded from the mean)
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    run_dir: Path
+    mode: str            # "deep-research" | "bottom-up"
+    agent: str
+    run_name: str | None
+    n_samples: int
+    n_missing: int
+    n_malformed: int
+    metrics: dict[str, MetricSummary]
+
+    @property
+    def name(self) -> str:
+        """The system name shown in the tables: the run's name, else the agent's."""
+        return self.run_name or self.agent
+
+
+# ---------------------------------------------------------------------------------------- loading
+
+def _read_json(path: Path, run_dir: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise DataError(f"missing; {run_dir} is not a finished run directory"
+                        + (" (score it with `scholarbench score RUN_DIR`)"
+                           if path.name == "summary.json" else ""), file=str(path))
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DataError(f"not valid JSON ({exc.msg}, column {exc.colno})", file=str(path),
+                        line=exc.lineno) from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"cannot be read ({exc})", file=str(path)) from exc
+    if not isinstance(data, dict):
+        raise DataError("expected a JSON object", file=str(path))
+    return data
+
+
+def _count(data: dict[str, Any], key: str, path: Path, prefix: str = "") -> int:
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise DataError(f"expected a non-negative integer, got {value!r}", file=str(path),
+                        field=prefix + key)
+    return value
+
+
+def _text(data: dict[str, Any], key: str, path: Path, optional: bool = False) -> str | None:
+    value = data.get(key)
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or not value:
+        raise DataError(f"expected a non-empty string, got {value!r}", file=str(path), field=key)
+    return value
+
+
+def _metric(summary: dict[str, Any], key: str, n_samples: int, path: Path) -> MetricSummary:
+    entry = summary["metrics"].get(key)
+    field = f"metrics.{key}"
+    if not isinstance(entry, dict):
+        raise DataError(f"expected an object with mean, n, n_null, got {entry!r}",
+                        file=str(path), field=field)
+    mean = entry.get("mean")
+    if mean is not None and (isinstance(mean, bool) or not isinstance(mean, (int, float))
+                             or not math.isfinite(mean)):
+        raise DataError(f"expected a finite number or null, got {mean!r}", file=str(path),
+                        field=field + ".mean")
+    n = _count(entry, "n", path, field + ".")
+    n_null = _count(entry, "n_null", path, field + ".")
+    if n + n_null != n_samples:
+        raise DataError(f"n ({n}) + n_null ({n_null}) differs from n_samples ({n_samples})",
+                        file=str(path), field=field)
+    if (mean is None) != (n == 0):
+        raise DataError(f"mean {mean!r} is inconsistent with n = {n}", file=str(path),
+                        field=field)
+    return MetricSummary(None if mean is None else float(mean), n, n_null)
+
+
+def load_run(run_dir: Path | str) -> RunSummary:
+    """One finished TaxoBench run; a DataError naming the file when it is absent or malformed."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise ScholarbenchError(f"{run_dir}: not a directory (expected a finished run directory)")
+    manifest_path, summary_path = run_dir / "manifest.json", run_dir / "summary.json"
+    manifest = _read_json(manifest_path, run_dir)
+    summary = _read_json(summary_path, run_dir)
+    for path, data in ((manifest_path, manifest), (summary_path, summary)):
+        benchmark = data.get("benchmark")
+        if benchmark != "taxobench":
+            raise DataError(f"benchmark is {benchmark!r}; the leaderboard covers 'taxobench' runs",
+                            file=str(path), field="benchmark")
+    mode = _text(summary, "mode", summary_path)
+    if mode not in MODES:
+        raise DataError(f"mode {mode!r} is not one of {', '.join(MODES)}", file=str(summary_path),
+                        field="mode")
+    if manifest.get("mode") is not None and manifest["mode"] != mode:
+        raise DataError(f"mode {manifest['mode']!r} differs from summary.json's {mode!r}",
+                        file=str(manifest_path), field="mode")
+    agent = _text(manifest, "agent", manifest_path, optional=True) or _text(summary, "agent",
+                                                                           summary_path)
+    run_name = (_text(manifest, "run_name", manifest_path, optional=True)
+                or _text(summary, "run_name", summary_path, optional=True))
+    n_samples = _count(summary, "n_samples", summary_path)
+    n_missing = _count(summary, "n_missing", summary_path)
+    n_malformed = _count(summary, "n_malformed", summary_path)
+    if n_missing + n_malformed > n_samples:
+        raise DataError(f"n_missing ({n_missing}) + n_malformed ({n_malformed}) exceed n_samples "
+                        f"({n_samples})", file=str(summary_path), field="n_missing")
+    if not isinstance(summary.get("metrics"), dict):
+        raise DataError(f"expected an object, got {summary.get('metrics')!r}",
+                        file=str(summary_path), field="metrics")
+    metrics = {key: _metric(summary, key, n_samples, summary_path) for key in METRIC_KEYS}
+    return RunSummary(run_dir=run_dir, mode=mode, agent=agent or "", run_name=run_name,
+                      n_samples=n_samples, n_missing=n_missing, n_malformed=n_malformed,
+                      metrics=metrics)
+
+
+def load_runs(run_dirs: Iterable[Path | str]) -> list[RunSummary]:
+    """Finished runs in the order given."""
+    return [load_run(d) for d in run_dirs]
+
+
+# ------------------------------------------------------------------------------------- formatting
+
+def format_value(key: str, value: float | None) -> str:
+    """A metric value as the paper prints it: 0.2092 → "20.92%", 29.26, 0.76; None → "—"."""
+    if value is None:
+        return NULL
+    text = f"{value * 100:.2f}%" if _INFO[key].percent else f"{value:.2f}"
+    return text[1:] if text.startswith("-") and float(text.rstrip("%")) == 0 else text
+
+
+def _header(key: str) -> str:
+    info = _INFO[key]
+    return info.label + ("↑" if info.higher_is_better else "↓")
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def run_notes(run: RunSummary, keys: Sequence[str]) -> str | None:
+    """'name: k undefined for 1 of 5 samples (excluded from the mean); 1 missing prediction'."""
+    parts = []
+    by_count: dict[int, list[str]] = {}
+    for key in keys:
+        if run.metrics[key].n_null:
+            by_count.setdefault(run.metrics[key].n_null, []).append(key)
+    for count, names in by_count.items():
+        parts.append(f"{', '.join(names)} undefined for {count} of "
+                     f"{_plural(run.n_samples, 'sample')} (excluded from the mean)")
+    if run.n_missing:
+        parts.append(_plural(run.n_missing, "missing prediction")
+                     + (" (scored as an empty taxonomy)" if run.n_missing == 1
+                        else " (scored as empty taxonomies)"))
+    if run.n_malformed:
+        parts.append(_plural(run.n_malformed, "malformed prediction")
+                     + (" (scored as an empty taxonomy)" if run.n_malformed == 1
+                        else " (scored as empty taxonomies)"))
+    return f"{run.name}: {'; '.join(parts)}" if parts else None
+
+
+@dataclass(frozen=True)
+class _Row:
+    kind: str                  # "ours" | "separator" | "published"
+    cells: tuple[str, ...]     # for a separator: (label,)
+
+
+@dataclass(frozen=True)
+class _Table:
+    title: str
+    header: tuple[str, ...]
+    rows: tuple[_Row, ...]
+    notes: tuple[str, ...]
+
+
+def _build_table(layout: TableLayout, mode: str, runs: Sequence[RunSummary],
+                 published: bool) -> _Table:
+    header = ("System", "Samples") + tuple(_header(k) for k in layout.keys)
+    rows = [_Row("ours", (run.name, f"n={run.n_samples}")
+                 + tuple(format_value(k, run.metrics[k].mean) for k in layout.keys))
+            for run in runs]
+    notes = tuple(note for run in runs if (note := run_notes(run, layout.keys)))
+    if published:
+        group: object = object()
+        for row in published_rows(layout.table, mode):
+            if row.group != group:
+                group = row.group
+                label = f"published: {PAPER_CITATION}" + (f", {group}" if group else "")
+                rows.append(_Row("separator", (label,)))
+            rows.append(_Row("published", (f"{row.system} (published)", f"n={PAPER_N_SURVEYS}")
+                             + tuple(format_value(k, row.values[k]) for k in layout.keys)))
+    return _Table(layout.title, header, tuple(rows), notes)
+
+
+def _footnote(runs: Sequence[RunSummary]) -> str:
+    counts = sorted({run.n_samples for run in runs})
+    ours = (f"ours on the {counts[0]} instances listed" if len(counts) == 1
+            else f"ours on the {'/'.join(map(str, counts))} instances listed per row")
+    return (f"Published rows: {PAPER_CITATION}, measured on all {PAPER_N_SURVEYS} surveys with "
+            f"the agents' real outputs; {ours}.")
+
+
+_MD_SPECIAL = set("\\`*_[]<>|")
+
+
+def _md(text: str) -> str:
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
+
+
+def _render_markdown(table: _Table) -> list[str]:
+    width = len(table.header)
+    lines = [f"### {table.title}", "",
+             "| " + " | ".join(_md(h) for h in table.header) + " |",
+             "| --- | " + " | ".join(["---:"] * (width - 1)) + " |"]
+    for row in table.rows:
+        if row.kind == "separator":
+            cells = [f"*{_md(row.cells[0])}*"] + [""] * (width - 1)
+        else:
+            cells = [_md(c) for c in row.cells]
+        lines.append("| " + " | ".join(cells) + " |")
+    if table.notes:
+        lines.append("")
+        lines.extend(f"- Note — {_md(note)}" for note in table.notes)
+    return lines
+
+
+def _render_terminal(table: _Table) -> list[str]:
+    data = [r.cells for r in table.rows if r.kind != "separator"]
+    widths = [max(len(row[i]) for row in [table.header, *data]) for i in range(len(table.header))]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join([cells[0].ljust(widths[0])]
+                         + [c.rjust(w) for c, w in zip(cells[1:], widths[1:])]).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    lines = [table.title, line(table.header), rule]
+    for row in table.rows:
+        lines.append(f"·· {row.cells[0]} ··" if row.kind == "separator" else line(row.cells))
+    if table.notes:
+        lines.extend(f"  note — {note}" for note in table.notes)
+    return lines
+
+
+def leaderboard(runs: Sequence[RunSummary], fmt: str = "terminal", published: bool = True) -> str:
+    """Per mode present, our runs in the paper's table layouts, then the paper's rows marked."""
+    if fmt not in ("terminal", "markdown"):
+        raise ValueError(f"fmt must be 'terminal' or 'markdown', not {fmt!r}")
+    if not runs:
+        return "No runs to report."
+    markdown = fmt == "markdown"
+    render = _render_markdown if markdown else _render_terminal
+    out: list[str] = []
+    for mode in MODES:
+        mode_runs = [run for run in runs if run.mode == mode]
+        if not mode_runs:
+            continue
+        title = f"TaxoBench — {MODE_TITLES[mode]}"
+        if out:
+            out.append("")
+        out.extend([f"## {title}", ""] if markdown else [title, "=" * len(title), ""])
+        for i, layout in enumerate(LAYOUTS[mode]):
+            if i:
+                out.append("")
+            out.extend(render(_build_table(layout, mode, mode_runs, published)))
+    if published:
+        out.extend(["", _md(_footnote(runs)) if markdown else _footnote(runs)])
+    return "\n".join(out)
+
+
+def to_csv(runs: Sequence[RunSummary]) -> str:
+    """One row per run: identity, sample counts, then per metric its mean, n and n_null."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["system", "run_dir", "mode", "agent", "n_samples", "n_missing", "n_malformed"]
+                    + [f"{k}{suffix}" for k in METRIC_KEYS for suffix in ("", "_n", "_n_null")])
+    for run in runs:
+        row: list[object] = [run.name, str(run.run_dir), run.mode, run.agent, run.n_samples,
+                             run.n_missing, run.n_malformed]
+        for key in METRIC_KEYS:
+            m = run.metrics[key]
+            row += ["" if m.mean is None else repr(m.mean), m.n, m.n_null]
+        writer.writerow(row)
+    return buffer.getvalue()
