@@ -22,7 +22,7 @@ class ReplayAgent:
         self._loaded = load_predictions(self.path)
 
     def config(self) -> dict[str, Any]:
-        from scholarbench.runner.manifest import sha256_file
+        from scholarbench.files import sha256_file
         return {"path": str(self.path.resolve()), "sha256": sha256_file(self.path),
                 "unreadable_lines": len(self._loaded.problems)}
 

@@ -29,6 +29,7 @@ import duckdb
 import numpy as np
 
 from scholarbench.corpus.bm25 import BM25Index
+from scholarbench.files import sha256_file  # noqa: F401  (re-exported)
 from scholarbench.records import Paper
 from scholarbench.text.normalize import normalize_title
 
@@ -40,14 +41,6 @@ INDEX_DIRS = {"title+abstract": "bm25", "title": "bm25-title"}
 def paper_id_for(title: str) -> str:
     """Stable id from the normalised title, so the same paper gets the same id in every build."""
     return "title:" + hashlib.sha1(normalize_title(title).encode("utf-8")).hexdigest()[:16]
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def index_text(title: str, abstract: str) -> str:

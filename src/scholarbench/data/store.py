@@ -13,7 +13,7 @@ from typing import Any
 
 from scholarbench.data.taxobench import load_instances
 from scholarbench.errors import ScholarbenchError
-from scholarbench.runner.manifest import sha256_file
+from scholarbench.files import sha256_file
 
 DATASETS = ("taxobench", "reportbench")
 

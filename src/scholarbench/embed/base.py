@@ -102,18 +102,14 @@ class CachedEmbedder:
         self._db.commit()
 
 
-def clipped_similarity(embedder: Embedder, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
-    """Sim(x, y) = max(0, cos(e(x), e(y))) (TaxoBench eq. 7), clipped to [0, 1]; equal strings give 1."""
-    if not left or not right:
-        return np.zeros((len(left), len(right)))
-    vecs = embedder.embed(list(left) + list(right)).astype(np.float64)
+def label_similarity(embedder: Embedder, labels: Sequence[str]) -> np.ndarray:
+    """Sim(x, y) = max(0, cos(e(x), e(y))) (TaxoBench eq. 7) over distinct labels, one embed call;
+    a label with itself is exactly 1, not 0.9999999."""
+    if not labels:
+        return np.zeros((0, 0))
+    vecs = embedder.embed(list(labels)).astype(np.float64)
     norms = np.linalg.norm(vecs, axis=1, keepdims=True)
     vecs = vecs / np.where(norms == 0, 1.0, norms)
-    sim = np.clip(vecs[: len(left)] @ vecs[len(left):].T, 0.0, 1.0)
-    positions: dict[str, list[int]] = {}
-    for i, text in enumerate(left):
-        positions.setdefault(text, []).append(i)
-    for j, text in enumerate(right):  # exactly 1.0 for identical labels, not 0.9999999
-        for i in positions.get(text, ()):
-            sim[i, j] = 1.0
+    sim = np.clip(vecs @ vecs.T, 0.0, 1.0)
+    np.fill_diagonal(sim, 1.0)
     return sim

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from scholarbench.embed.base import Embedder
+from scholarbench.embed.base import Embedder, label_similarity
 from scholarbench.metrics.leaf import partition_scores
 from scholarbench.metrics.retrieval import retrieval_scores
 from scholarbench.metrics.sem_path import sem_path_score
@@ -125,7 +125,7 @@ def score_instance(gold: TaxoNode, prediction: TaxoPrediction | None, embedder: 
     gold_labels, pred_labels = _labels(gold), _labels(taxonomy)
     vocab = list(dict.fromkeys(gold_labels + pred_labels))
     index = {label: i for i, label in enumerate(vocab)}
-    sim = _similarity(embedder, vocab)
+    sim = label_similarity(embedder, vocab)
     g_idx = np.array([index[x] for x in gold_labels])
     p_idx = np.array([index[x] for x in pred_labels], dtype=int)
     gold_flat = FlatTree.from_node(gold)
@@ -145,16 +145,6 @@ def score_instance(gold: TaxoNode, prediction: TaxoPrediction | None, embedder: 
     if prediction is not None and prediction.error:
         out["error"] = prediction.error
     return out
-
-
-def _similarity(embedder: Embedder, vocab: list[str]) -> np.ndarray:
-    """Clipped cosine over distinct labels; a label with itself is exactly 1."""
-    vecs = embedder.embed(vocab).astype(np.float64)
-    norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-    vecs = vecs / np.where(norms == 0, 1.0, norms)
-    sim = np.clip(vecs @ vecs.T, 0.0, 1.0)
-    np.fill_diagonal(sim, 1.0)
-    return sim
 
 
 @register_benchmark("taxobench")

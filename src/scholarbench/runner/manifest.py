@@ -1,7 +1,6 @@
 """The run manifest: what produced a run, so it can be resumed, re-scored and compared."""
 from __future__ import annotations
 
-import hashlib
 import json
 import platform
 import sys
@@ -11,19 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.files import sha256_file  # noqa: F401  (re-exported)
 
 PACKAGES = ("scholarbench", "numpy", "scipy", "scikit-learn", "torch", "sentence-transformers",
             "rapidfuzz", "duckdb", "bm25s", "pyarrow")
 # Keys that must agree for a run directory to be resumed.
 IDENTITY_KEYS = ("benchmark", "mode", "agent", "agent_config", "data", "limit", "embedder")
-
-
-def sha256_file(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with Path(path).open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def package_versions() -> dict[str, str]:

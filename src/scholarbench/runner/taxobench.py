@@ -25,8 +25,9 @@ from scholarbench.embed.base import Embedder
 from scholarbench.errors import ScholarbenchError
 from scholarbench.metrics.taxobench import METRIC_KEYS, score_instance
 from scholarbench.records import TaxoPrediction, TaxoTask
+from scholarbench.files import sha256_file
 from scholarbench.runner.manifest import (check_resumable, new_manifest, read_manifest,
-                                          sha256_file, write_manifest)
+                                          write_manifest)
 
 GENERATE, SCORES, SUMMARY = "generate.jsonl", "scores.jsonl", "summary.json"
 
