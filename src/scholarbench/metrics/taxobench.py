@@ -20,6 +20,7 @@ import numpy as np
 
 from scholarbench.embed.base import Embedder, label_similarity
 from scholarbench.metrics.leaf import partition_scores
+from scholarbench.metrics.names import MetricName
 from scholarbench.metrics.retrieval import retrieval_scores
 from scholarbench.metrics.sem_path import sem_path_score
 from scholarbench.metrics.soft_cardinality import soft_scores
@@ -61,6 +62,11 @@ METRICS: tuple[MetricInfo, ...] = (
 METRIC_KEYS = tuple(m.key for m in METRICS)
 for _info in METRICS:
     register_metric(_info.key)(_info)
+
+
+def sem_path_key(lam: float = 1.0) -> str:
+    """`sem_path` for the paper's λ = 1, else e.g. `sem_path(lambda=0.5)`."""
+    return str(MetricName.parse(f"sem_path(lambda={lam})", defaults={"lambda": 1.0}))
 
 
 def _papers_by_category(tree: TaxoNode) -> tuple[dict[str, tuple[int, ...]], dict[str, list[tuple[str, ...]]]]:
@@ -137,7 +143,7 @@ def score_instance(gold: TaxoNode, prediction: TaxoPrediction | None, embedder: 
     def delta(x: str, y: str) -> float:
         return 1.0 - float(sim[index[x], index[y]])
 
-    out["sem_path"] = sem_path_score(path_pairs, delta, lam)
+    out[sem_path_key(lam)] = sem_path_score(path_pairs, delta, lam)
     both = np.concatenate([g_idx, p_idx])
     out.update(soft_scores(sim[np.ix_(both, both)], len(g_idx)))
     out["missing"] = missing
