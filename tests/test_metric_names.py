@@ -5,7 +5,7 @@ from scholarbench.metrics.taxobench import score_instance, sem_path_key
 from scholarbench.records import TaxoNode, TaxoPrediction
 
 
-@pytest.mark.parametrize("text", ["sem_path", "recall@100", "sem_path(lambda=0.5)", "ndcg@10",
+@pytest.mark.parametrize("text", ["sem_path", "recall@100", "sem_path(lambda=0.5)", "nDCG@10", "RR", "R@100", "P@10", "AP",
                                   "x(a=1,b=2.5)"])
 def test_printed_names_parse_back(text):
     assert str(MetricName.parse(text)) == text

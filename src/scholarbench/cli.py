@@ -98,9 +98,20 @@ def cmd_score(args: argparse.Namespace) -> int:
         _print_summary(summary)
         print(f"scores: {args.out}")
         return 0
+    if args.target == "researcharena":
+        from scholarbench.runner.researcharena_files import (format_summary,
+                                                             score_researcharena_files)
+        if not (args.qrels and args.run_file and args.out):
+            raise ScholarbenchError("score researcharena needs --qrels Q.trec --run R.trec --out S.jsonl")
+        summary = score_researcharena_files(Path(args.qrels), Path(args.run_file), Path(args.out),
+                                            on_duplicate=args.on_duplicate)
+        print(format_summary(summary))
+        print(f"scores: {args.out}")
+        return 0
     run_dir = Path(args.target)
     if not run_dir.is_dir():
-        raise ScholarbenchError(f"{run_dir}: not a run directory nor a benchmark name (taxobench)")
+        raise ScholarbenchError(f"{run_dir}: not a run directory nor a benchmark name "
+                                "(taxobench, researcharena)")
     _print_summary(score_run(run_dir, _embedder()))
     return 0
 
@@ -168,10 +179,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--corpus", help="corpus directory for deep-research mode (default: built from data)")
     run.set_defaults(func=cmd_run)
 
-    score = sub.add_parser("score", help="score files (`score taxobench --gold --pred --out`) or re-score RUN_DIR")
-    score.add_argument("target", help="'taxobench' or a run directory")
-    score.add_argument("--gold")
-    score.add_argument("--pred")
+    score = sub.add_parser("score", help="score files (`score taxobench --gold --pred --out`, "
+                           "`score researcharena --qrels --run --out`) or re-score RUN_DIR")
+    score.add_argument("target", help="'taxobench', 'researcharena' or a run directory")
+    score.add_argument("--gold", help="taxobench: gold instance file")
+    score.add_argument("--pred", help="taxobench: prediction file")
+    score.add_argument("--qrels", help="researcharena: TREC qrels")
+    score.add_argument("--run", dest="run_file", help="researcharena: TREC run")
+    score.add_argument("--on-duplicate", choices=["keep_first", "error"], default="keep_first",
+                       help="researcharena: a docid twice for one query (trec_eval refuses: error)")
     score.add_argument("--out")
     score.set_defaults(func=cmd_score)
 

@@ -15,6 +15,7 @@ _BUILTIN_MODULES = (
     "scholarbench.agents.cluster",
     "scholarbench.agents.bm25_title",
     "scholarbench.metrics.taxobench",
+    "scholarbench.metrics.organisation",
 )
 
 

@@ -1,4 +1,4 @@
-"""Metric names that print and parse back: `sem_path`, `sem_path(lambda=0.5)`, `recall@100`.
+"""Metric names that print and parse back: `sem_path`, `sem_path(lambda=0.5)`, `nDCG@10`, `RR`.
 
 A name's printed form is its key in every results file. Parameters equal to their defaults are
 left out of the printed form, so the paper's setting prints as the bare name.
@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_NAME = re.compile(r"^(?P<base>[a-z][a-z0-9_]*)(?:@(?P<cut>\d+))?(?:\((?P<params>[^()]*)\))?$")
+_NAME = re.compile(r"^(?P<base>[A-Za-z][A-Za-z0-9_]*)(?:@(?P<cut>\d+))?(?:\((?P<params>[^()]*)\))?$")
 
 
 @dataclass(frozen=True)

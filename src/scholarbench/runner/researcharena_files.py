@@ -1,0 +1,77 @@
+"""`score researcharena --qrels Q --run R --out S.jsonl`: score a TREC run file against qrels.
+
+S.jsonl gets one line per qrels query x measure, qids ascending, measures in the order asked:
+
+    {"query_id": "56895323", "measure": "nDCG@10", "value": 0.2774494563212452}
+
+(keys are ir_measures' printed names: R@10 R@100 P@10 P@100 nDCG@10 nDCG@30 nDCG@100 RR AP).
+The summary returned holds the means over the qrels queries (trec_eval ``-c``) and the counts
+that explain them; the rules are in :mod:`scholarbench.metrics.ranking` and
+:mod:`scholarbench.data.trec`. The output file is replaced atomically, never appended to:
+scoring is deterministic and cheap, so a rerun rewrites it whole.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+from scholarbench.data.trec import OnDuplicate, write_lines_atomic, read_qrels, read_run
+from scholarbench.metrics.ranking import (DEFAULT_MEASURES, aggregate, coverage, evaluate,
+                                          parse_measures, provider_versions)
+
+
+def score_researcharena_files(qrels_path: str | Path, run_path: str | Path,
+                              out_path: str | Path,
+                              measures: Sequence[str] = DEFAULT_MEASURES,
+                              on_duplicate: OnDuplicate = "keep_first") -> dict[str, Any]:
+    """Score ``run_path`` against ``qrels_path``, write per-query rows to ``out_path``.
+
+    Returns ``{"means": {measure: mean}, "queries_scored", "queries_missing_from_run",
+    "run_queries_not_in_qrels", "queries_without_relevant", "duplicate_run_lines_dropped",
+    ...}``; the ``*_ids`` / ``*_lines`` keys list what each count counts.
+    """
+    names = parse_measures(measures)  # fail on a bad measure name before reading anything
+    qrels = read_qrels(qrels_path)
+    run = read_run(run_path, on_duplicate=on_duplicate)
+    rows = evaluate(qrels, run, names)
+    cover = coverage(qrels, run)
+    out_path = Path(out_path)
+    write_lines_atomic(out_path, (json.dumps({"query_id": r.query_id, "measure": r.measure,
+                                         "value": r.value}) for r in rows))
+    return {
+        "benchmark": "researcharena",
+        "qrels": str(qrels_path),
+        "run": str(run_path),
+        "out": str(out_path),
+        "run_tags": list(run.tags),
+        "measures": names,
+        "means": aggregate(rows),
+        "queries_scored": cover.queries_scored,
+        "queries_missing_from_run": len(cover.missing_from_run),
+        "run_queries_not_in_qrels": len(cover.not_in_qrels),
+        "queries_without_relevant": len(cover.without_relevant),
+        "duplicate_run_lines_dropped": run.duplicates_dropped,
+        "missing_from_run_ids": list(cover.missing_from_run),
+        "not_in_qrels_ids": list(cover.not_in_qrels),
+        "without_relevant_ids": list(cover.without_relevant),
+        "duplicate_run_lines": list(run.duplicate_lines),
+        "scoring": provider_versions(),
+    }
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    """Terminal text for the CLI: means (4 decimals, as trec_eval prints) and the counts."""
+    lines = [f"researcharena: {summary['queries_scored']} queries scored, "
+             f"{summary['queries_missing_from_run']} missing from the run (scored 0), "
+             f"{summary['run_queries_not_in_qrels']} run queries not in qrels (ignored), "
+             f"{summary['duplicate_run_lines_dropped']} duplicate run lines dropped"]
+    if summary.get("queries_without_relevant"):
+        lines.append(f"  note: {summary['queries_without_relevant']} qrels queries have no "
+                     "relevant document (they score 0 and count in the means)")
+    for name, mean in summary["means"].items():
+        lines.append(f"  {name:<10} {mean:.4f}")
+    return "\n".join(lines)
+
+
+__all__ = ["score_researcharena_files", "format_summary"]
