@@ -53,13 +53,11 @@ def cmd_data(args: argparse.Namespace) -> int:
 
 
 def _default_corpus(data: Path, rebuild: bool = False) -> Path:
-    from scholarbench.corpus.build import build_corpus
+    from scholarbench.corpus.build import build_default_corpus
     target = data / "corpus" / "default"
     if rebuild or not (target / "manifest.json").exists():
-        taxo = sorted((data / "taxobench").glob("*.jsonl"))
-        report = data / "reportbench" / "gt"
-        info = build_corpus(target, taxo, report if report.is_dir() else None)
-        print(f"built corpus {target}: {getattr(info, 'counts', info)}")
+        info = build_default_corpus(target, data)
+        print(f"built corpus {target}: {info.n_papers} papers; per source {info.counts}")
     return target
 
 
@@ -154,7 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--data", help=data_help)
     dsub = data.add_subparsers(dest="data_cmd", required=True)
     imp = dsub.add_parser("import", help="validate a dataset and copy it into the data directory")
-    imp.add_argument("name", choices=["taxobench", "reportbench"])
+    from scholarbench.data.store import DATASETS
+    imp.add_argument("name", choices=DATASETS)
     imp.add_argument("path")
     dsub.add_parser("list", help="what is in the data directory")
     data.set_defaults(func=cmd_data)

@@ -12,7 +12,7 @@ from scholarbench.paths import data_dir
 
 
 def run_demo(data: str | None, out: Path, limit: int | None = None) -> None:
-    from scholarbench.corpus.build import build_corpus
+    from scholarbench.corpus.build import build_corpus, build_default_corpus
     from scholarbench.data.demo import write_demo
     from scholarbench.embed import default_embedder
     from scholarbench.report.tables import leaderboard, load_runs
@@ -23,9 +23,8 @@ def run_demo(data: str | None, out: Path, limit: int | None = None) -> None:
     if imported:
         gold = imported[0]
         print(f"using imported TaxoBench data: {gold}")
-        report_gt = root / "reportbench" / "gt"
         corpus = root / "corpus" / "default"
-        build_corpus(corpus, imported, report_gt if report_gt.is_dir() else None)
+        build_default_corpus(corpus, root)
     else:
         gold, distractors = write_demo(root / "demo")
         print(f"no TaxoBench data imported in {root}; using the built-in demo set ({gold}). "

@@ -17,7 +17,7 @@ from typing import Any
 
 from scholarbench.agents.base import AgentContext
 from scholarbench.agents.cluster import ClusterParams, cluster_papers
-from scholarbench.corpus.store import Corpus, paper_id_for
+from scholarbench.corpus.store import Corpus
 from scholarbench.records import TaxoPrediction, TaxoTask
 from scholarbench.registry import register_agent
 from scholarbench.text.normalize import normalize_title
@@ -56,7 +56,8 @@ class BM25TitleAgent:
     def generate(self, task: TaxoTask, ctx: AgentContext) -> TaxoPrediction:
         corpus = self.corpus(ctx.corpus_dir)
         # paper ids are derived from the normalised title, so this excludes every spelling
-        survey_ids = {paper_id_for(t) for t in (task.survey, task.topic) if normalize_title(t)}
+        survey_ids = {pid for t in (task.survey, task.topic) if normalize_title(t)
+                      for pid in corpus.resolve_all(t)}
         hits = corpus.search_bm25(task.topic, self.k, exclude_ids=survey_ids,
                                    fields=self.fields)
         papers = [paper for paper, _ in hits]

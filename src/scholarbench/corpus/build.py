@@ -1,197 +1,181 @@
-"""Build a corpus directory from TaxoBench instance files and ReportBench reference lists.
+"""Build a corpus directory from raw sources: read -> merge -> link -> write.
 
-TaxoBench gives each instance's expert papers with abstracts (`pdfs[{title, abs}]`). ReportBench's
-ground-truth files (`ReportBench_v1.1_GT/<arxiv_id>.jsonl`, one cited work per line:
-`{bib_id, title, author, meta_info: {year, ...}}`) give distractor titles without abstracts.
-Records with the same normalised title are merged into one paper: the longest abstract wins
-(with its title spelling and source; the first record read wins ties), and `sources` lists every
-source that had it.
+`build_default_corpus(out_dir, data_root)` reads every source present under a data root laid out
+like the shared data folder (`taxobench/`, `reportbench/`, `arxiv2023_citation_graph/`,
+`unarxive_sample/`, `s2ag_samples/`, `openalex_samples/`, `survey_source_deep_review/`) or like
+the user's data directory (`taxobench/`, `reportbench/`, `arxiv2023/`, `unarxive/`, `s2ag/`,
+`openalex/`, `deep-review/`); the manifest lists the sources it did not find.
+
+`build_corpus(out_dir, taxobench_files, reportbench_dir=None, extra_papers_file=None)` is the
+original entry point: TaxoBench expert papers, ReportBench ground-truth references (not the
+task file), and an optional plain paper list.
+
+Merging (`merge.py`), linking edges and paragraphs (`link.py`) and the survey flag
+(`survey.py`) are documented in their modules; the layout in `schema.py`.
 """
 from __future__ import annotations
 
-import json
-import re
-from dataclasses import asdict, dataclass, field
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
-from scholarbench.corpus.bm25 import BM25Index
-from scholarbench.corpus.store import (INDEX_DIRS, MANIFEST, PAPERS, index_text, paper_id_for,
-                                       sha256_file)
-from scholarbench.data.jsonl import iter_jsonl
-from scholarbench.data.taxobench import load_instances
-from scholarbench.errors import DataError
-from scholarbench.text.normalize import normalize_title
-
-FORMAT_VERSION = 1
-SCHEMA = pa.schema([
-    ("paper_id", pa.string()), ("title", pa.string()), ("abstract", pa.string()),
-    ("norm_title", pa.string()), ("source", pa.string()), ("sources", pa.list_(pa.string())),
-    ("year", pa.int32()),
-])
-_YEAR = re.compile(r"(?<!\d)(1[89]\d\d|20\d\d)(?!\d)")
+from scholarbench.corpus.link import LinkStats, Resolver, link_edges, link_paragraphs, make_stubs
+from scholarbench.corpus.merge import MergedPaper, merge_records, paper_id_for  # noqa: F401
+from scholarbench.corpus.schema import FORMAT_VERSION, PAPERS
+from scholarbench.corpus.survey import is_survey_text
+from scholarbench.corpus.write import write_manifest, write_tables
+from scholarbench.data.sources import SOURCES
+from scholarbench.data.sources.dates import parse_year  # noqa: F401  (re-exported)
+from scholarbench.data.sources.extra import read_extra
+from scholarbench.data.sources.records import EdgeRecord, PaperRecord, ParagraphRecord, Record
+from scholarbench.data.sources.reportbench import read_references, reportbench_gt_dir  # noqa: F401
+from scholarbench.data.sources.taxobench import read_taxobench
+from scholarbench.files import sha256_file
 
 
 @dataclass(frozen=True)
 class CorpusInfo:
     path: Path
-    n_papers: int
-    counts: dict[str, int]          # distinct papers that each source contributed
-    input_records: dict[str, int]   # records read per source (before merging)
-    merged_duplicates: int          # records read - papers kept
+    n_papers: int                   # stubs included
+    counts: dict[str, int]          # distinct (non-stub) papers that each source contributed
+    input_records: dict[str, int]   # paper records read per source (before merging)
+    merged_duplicates: int          # paper records read - untitled unmatched - papers
     cross_source: int               # papers found in more than one source
-    skipped_empty_titles: int
+    skipped_empty_titles: int       # records with no usable title and no id shared with a paper
     sha256: str                     # of papers.parquet
+    n_edges: int = 0
+    n_paragraphs: int = 0
+    manifest: dict = field(default_factory=dict, repr=False)
 
 
-@dataclass
-class _Record:
-    title: str
-    abstract: str
-    source: str
-    year: int | None
+def _count(table: dict[str, dict[str, int]], source: str, what: str) -> None:
+    row = table.setdefault(source, {})
+    row[what] = row.get(what, 0) + 1
 
 
-@dataclass
-class _Merged:
-    best: _Record
-    sources: set[str] = field(default_factory=set)
-    year: int | None = None
+def build(out_dir: str | Path, streams: Iterable[tuple[str, Iterable[Record]]],
+          inputs: dict, absent: list[str] | None = None) -> CorpusInfo:
+    """Build from named record streams (read in the given order, which fixes tie-breaks)."""
+    started = time.perf_counter()
+    out = Path(out_dir)
+    papers_in: list[PaperRecord] = []
+    edges_in: list[EdgeRecord] = []
+    paras_in: list[ParagraphRecord] = []
+    read: dict[str, dict[str, int]] = {}
+    for name, stream in streams:
+        read.setdefault(name, {})
+        for rec in stream:
+            if isinstance(rec, PaperRecord):
+                papers_in.append(rec)
+                _count(read, rec.source, "papers")
+            elif isinstance(rec, EdgeRecord):
+                edges_in.append(rec)
+                _count(read, rec.source, "edges")
+            else:
+                paras_in.append(rec)
+                _count(read, rec.source, "paragraphs")
+    papers, merge, assigned = merge_records(papers_in)
+    if not papers:
+        raise ValueError("no papers to build a corpus from")
+    resolver = Resolver(papers, papers_in, assigned)
+    stubs, stub_records = make_stubs(edges_in, resolver)
+    resolver.add(stubs)
+    stats = LinkStats(stubs=len(stubs), stub_records=stub_records)
+    edges = link_edges(edges_in, resolver, stats)
+    paragraphs = link_paragraphs(paras_in, resolver, stats)
+    flagged_by_source = flagged_by_text = 0
+    for paper in papers + stubs:
+        if paper.is_survey:
+            flagged_by_source += 1
+        else:
+            paper.is_survey = is_survey_text(paper.title, paper.abstract)
+            flagged_by_text += paper.is_survey
+    all_papers = papers + stubs
+    ids = [p.paper_id for p in all_papers]
+    if len(set(ids)) != len(ids):  # a 64-bit sha1 prefix collision: never silently merge
+        raise ValueError("paper_id collision; lengthen the id")
+    files = write_tables(out, all_papers, edges, paragraphs)
 
+    counts: dict[str, int] = {}
+    for paper in papers:
+        for source in paper.sources:
+            counts[source] = counts.get(source, 0) + 1
+    input_records = {s: row["papers"] for s, row in sorted(read.items()) if row.get("papers")}
+    skipped = sum(merge.untitled_unmatched.values())
+    info = dict(
+        n_papers=len(all_papers), counts=dict(sorted(counts.items())),
+        input_records=input_records, merged_duplicates=merge.merged,
+        cross_source=sum(1 for p in papers if len(p.sources) > 1),
+        skipped_empty_titles=skipped, sha256=files[PAPERS]["sha256"],
+        n_edges=len(edges), n_paragraphs=len(paragraphs))
 
-def parse_year(value: object) -> int | None:
-    """A four-digit year from bibliography text ("2019b", "Aug. 2021", "2021-04-21"), else None."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value if 1800 <= value <= 2099 else None
-    if isinstance(value, str):
-        match = _YEAR.search(value)
-        return int(match.group(1)) if match else None
-    return None
+    def totals(table: dict[str, dict[str, int]]) -> dict[str, int]:
+        out_: dict[str, int] = {}
+        for row in table.values():
+            for k, v in row.items():
+                out_[k] = out_.get(k, 0) + v
+        return dict(sorted(out_.items()))
 
+    def by_source(table: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+        return {s: dict(sorted(r.items())) for s, r in sorted(table.items())}
 
-def _taxobench_records(files: list[Path]) -> Iterator[_Record]:
-    for path in files:
-        for task in load_instances(path):
-            for paper in task.papers:
-                yield _Record(paper.title.strip(), paper.abstract.strip(), "taxobench", None)
-
-
-def _extra_records(path: Path) -> Iterator[_Record]:
-    for line, obj in iter_jsonl(path):
-        title, abstract = obj.get("title"), obj.get("abstract", "") or ""
-        if not isinstance(title, str) or not isinstance(abstract, str):
-            raise DataError("need a string 'title' (and optional string 'abstract')",
-                            file=str(path), line=line, field="title")
-        yield _Record(" ".join(title.split()), abstract.strip(), "extra", parse_year(obj.get("year")))
-
-
-def reportbench_gt_dir(reportbench_dir: Path) -> Path:
-    """Accept the ReportBench data folder (holding `*_GT/`) or the GT folder itself."""
-    gt_dirs = sorted(p for p in reportbench_dir.glob("*_GT") if p.is_dir())
-    if len(gt_dirs) > 1:
-        raise DataError(f"several GT folders: {[p.name for p in gt_dirs]}",
-                        file=str(reportbench_dir))
-    return gt_dirs[0] if gt_dirs else reportbench_dir
-
-
-def _reportbench_records(reportbench_dir: Path) -> Iterator[_Record]:
-    gt = reportbench_gt_dir(reportbench_dir)
-    files = sorted(gt.glob("*.jsonl"))
-    if not files:
-        raise DataError("no ReportBench ground-truth *.jsonl files", file=str(gt))
-    for path in files:
-        for line, obj in iter_jsonl(path):
-            title = obj.get("title")
-            if not isinstance(title, str):
-                raise DataError("reference needs a string 'title'", file=str(path), line=line,
-                                field="title")
-            meta = obj.get("meta_info")
-            year = parse_year(meta.get("year")) if isinstance(meta, dict) else None
-            # LaTeX-extracted titles can carry line breaks; TaxoBench titles stay verbatim
-            yield _Record(" ".join(title.split()), "", "reportbench", year)
+    manifest = {
+        "format_version": FORMAT_VERSION, **info,
+        "files": files,
+        "read": {s: dict(sorted(r.items())) for s, r in sorted(read.items())},
+        "absent_sources": sorted(absent or []),
+        "merge": {"paper_records": merge.records, "papers": merge.papers,
+                  "merged": merge.merged, "title_merges_refused": merge.title_merges_refused,
+                  "id_merges_unrelated_titles": merge.id_merges_unrelated_titles,
+                  "unrelated_examples": merge.unrelated_examples,
+                  "untitled_unmatched": merge.untitled_unmatched},
+        "stubs": {"papers": len(stubs), "records": stub_records},
+        "edges": {"total": totals(stats.edges), "by_source": by_source(stats.edges)},
+        "paragraphs": {"total": totals(stats.paragraphs),
+                       "by_source": by_source(stats.paragraphs)},
+        "citations": by_source(stats.citations),
+        "surveys": {"flagged_by_source": flagged_by_source, "flagged_by_text": flagged_by_text},
+        "inputs": inputs,
+        "build_seconds": round(time.perf_counter() - started, 2),
+    }
+    write_manifest(out, manifest)
+    return CorpusInfo(path=out, manifest=manifest, **info)
 
 
 def build_corpus(out_dir: str | Path, taxobench_files: list[Path],
                  reportbench_dir: Path | None = None,
                  extra_papers_file: Path | None = None) -> CorpusInfo:
-    """Write papers.parquet, manifest.json and the BM25 index into `out_dir` (overwriting them).
-
-    `extra_papers_file` is JSON lines of {"title", "abstract"?, "year"?} (source "extra"), e.g.
-    the demo set's distractors.
-    """
-    out = Path(out_dir)
-    merged: dict[str, _Merged] = {}
-    read: dict[str, int] = {}
-    skipped = 0
-    streams = [_taxobench_records([Path(f) for f in taxobench_files])]
+    """Write the corpus (papers, edges, paragraphs, ids, manifest, BM25 indices) into
+    `out_dir`, overwriting it, from TaxoBench instance files, a ReportBench GT folder (or the
+    folder holding it; only the reference lists are read) and `extra_papers_file`, JSON lines
+    of {"title", "abstract"?, "year"?} (source "extra"), e.g. the demo set's distractors."""
+    files = [Path(f) for f in taxobench_files]
+    streams: list[tuple[str, Iterable[Record]]] = [("taxobench", read_taxobench(files))]
     if reportbench_dir is not None:
-        streams.append(_reportbench_records(Path(reportbench_dir)))
+        streams.append(("reportbench", read_references(Path(reportbench_dir))))
     if extra_papers_file is not None:
-        streams.append(_extra_records(Path(extra_papers_file)))
-    for stream in streams:
-        for rec in stream:
-            read[rec.source] = read.get(rec.source, 0) + 1
-            norm = normalize_title(rec.title)
-            if not norm:
-                skipped += 1
-                continue
-            entry = merged.get(norm)
-            if entry is None:
-                merged[norm] = _Merged(rec, {rec.source}, rec.year)
-                continue
-            entry.sources.add(rec.source)
-            if len(rec.abstract) > len(entry.best.abstract):
-                entry.best = rec
-            if entry.year is None:
-                entry.year = rec.year
-    if not merged:
-        raise ValueError("no papers to build a corpus from")
+        streams.append(("extra", read_extra(Path(extra_papers_file))))
+    inputs = {"taxobench": [{"path": str(f.resolve()), "sha256": sha256_file(f)} for f in files],
+              "reportbench": str(Path(reportbench_dir).resolve()) if reportbench_dir else None,
+              "extra": str(Path(extra_papers_file).resolve()) if extra_papers_file else None}
+    return build(out_dir, streams, inputs)
 
-    rows = sorted(((paper_id_for(e.best.title), norm, e) for norm, e in merged.items()),
-                  key=lambda r: r[0])
-    ids = [r[0] for r in rows]
-    if len(set(ids)) != len(ids):  # a 64-bit sha1 prefix collision: never silently merge
-        raise ValueError("paper_id collision; lengthen the id")
-    table = pa.table({
-        "paper_id": ids,
-        "title": [e.best.title for _, _, e in rows],
-        "abstract": [e.best.abstract for _, _, e in rows],
-        "norm_title": [norm for _, norm, _ in rows],
-        "source": [e.best.source for _, _, e in rows],
-        "sources": [sorted(e.sources) for _, _, e in rows],
-        "year": [e.best.year if e.best.year is not None else e.year for _, _, e in rows],
-    }, schema=SCHEMA)
-    out.mkdir(parents=True, exist_ok=True)
-    papers = out / PAPERS
-    tmp = papers.with_suffix(".parquet.tmp")
-    pq.write_table(table, tmp)
-    tmp.replace(papers)
-    sha = sha256_file(papers)
 
-    counts: dict[str, int] = {}
-    for _, _, e in rows:
-        for source in e.sources:
-            counts[source] = counts.get(source, 0) + 1
-    info = CorpusInfo(
-        path=out, n_papers=len(rows), counts=dict(sorted(counts.items())),
-        input_records=dict(sorted(read.items())),
-        merged_duplicates=sum(read.values()) - skipped - len(rows),
-        cross_source=sum(1 for _, _, e in rows if len(e.sources) > 1),
-        skipped_empty_titles=skipped, sha256=sha)
-
-    BM25Index.build([index_text(e.best.title, e.best.abstract) for _, _, e in rows]).save(
-        out / INDEX_DIRS["title+abstract"], sha)
-    BM25Index.build([e.best.title for _, _, e in rows]).save(out / INDEX_DIRS["title"], sha)
-    manifest = {"format_version": FORMAT_VERSION,
-                **{k: v for k, v in asdict(info).items() if k != "path"},
-                "inputs": {"taxobench": [{"path": str(Path(f).resolve()),
-                                          "sha256": sha256_file(Path(f))} for f in taxobench_files],
-                           "reportbench": str(Path(reportbench_dir).resolve())
-                           if reportbench_dir is not None else None,
-                           "extra": str(Path(extra_papers_file).resolve())
-                           if extra_papers_file is not None else None}}
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    return info
+def build_default_corpus(out_dir: str | Path, data_root: str | Path) -> CorpusInfo:
+    """Build from every source found under `data_root` (see the module docstring)."""
+    root = Path(data_root)
+    streams: list[tuple[str, Iterable[Record]]] = []
+    inputs: dict[str, str] = {}
+    absent = []
+    for source in SOURCES:
+        folder = source.locate(root)
+        if folder is None:
+            absent.append(source.name)
+            continue
+        streams.append((source.name, source.read(folder)))
+        inputs[source.name] = str(folder.resolve())
+    if not streams:
+        raise FileNotFoundError(f"no corpus source under {root} (looked for "
+                                f"{', '.join(s.folders[0] for s in SOURCES)})")
+    return build(out_dir, streams, inputs, absent)

@@ -1,7 +1,11 @@
 """The user's data directory: `data import` validates and copies files in; `data list` shows them.
 
-Layout: <data>/taxobench/*.jsonl (instance files), <data>/reportbench/ (ground-truth folder, used
-for corpus distractors), <data>/corpus/default/ (the built corpus), <data>/index.json.
+Layout: <data>/taxobench/*.jsonl (instance files), <data>/reportbench/gt/ (ground-truth reference
+lists) and <data>/reportbench/ReportBench_v1.1.jsonl (the task surveys, when the imported folder
+has it), <data>/{arxiv2023, unarxive, s2ag, openalex, deep-review}/ (copies of those source
+folders, as laid out in the shared data), <data>/corpus/default/ (the built corpus),
+<data>/index.json. `scholarbench.corpus.build.build_default_corpus(out, <data>)` reads this
+layout.
 """
 from __future__ import annotations
 
@@ -11,11 +15,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from scholarbench.data.sources.reportbench import TASKS_FILE, read_surveys
 from scholarbench.data.taxobench import load_instances
 from scholarbench.errors import ScholarbenchError
 from scholarbench.files import sha256_file
 
-DATASETS = ("taxobench", "reportbench")
+# Source folders copied whole (licence and provenance files travel with the data).
+FOLDER_DATASETS = ("arxiv2023", "unarxive", "s2ag", "openalex", "deep-review")
+DATASETS = ("taxobench", "reportbench") + FOLDER_DATASETS
 
 
 def _index_path(data: Path) -> Path:
@@ -65,16 +72,40 @@ def import_dataset(name: str, source: Path, data: Path) -> dict[str, Any]:
             tasks = load_instances(path)      # validates: raises DataError naming file/line/field
             shutil.copyfile(path, target / path.name)
             entry["files"][path.name] = {"sha256": sha256_file(path), "instances": len(tasks)}
-    else:
+    elif name == "reportbench":
         gt = source / "ReportBench_v1.1_GT" if (source / "ReportBench_v1.1_GT").is_dir() else source
         files = sorted(gt.glob("*.json*"))
         if not files:
             raise ScholarbenchError(f"{source}: no ReportBench ground-truth files found")
         shutil.copytree(gt, target / "gt", dirs_exist_ok=True)
         entry["files"] = {"gt": {"files": len(files)}}
+        tasks = source / TASKS_FILE
+        if tasks.is_file():
+            surveys = sum(1 for _ in read_surveys(tasks))   # validates
+            shutil.copyfile(tasks, target / TASKS_FILE)
+            entry["files"]["tasks"] = {"surveys": surveys, "sha256": sha256_file(tasks)}
+    else:
+        entry["files"] = {"records": _import_folder(name, source, target)}
     index[name] = entry
     _write_index(data, index)
     return entry
+
+
+def _import_folder(name: str, source: Path, target: Path) -> dict[str, int]:
+    """Validate a source folder by reading every record, then copy it into `target`."""
+    from scholarbench.data.sources import SOURCES, EdgeRecord, PaperRecord
+    spec = next(s for s in SOURCES if s.name == name)
+    if not source.is_dir() or not spec.present(source):
+        raise ScholarbenchError(f"{source}: not a {name} folder (expected the layout of "
+                                f"{' or '.join(spec.folders)}/ in the shared data)")
+    counts = {"papers": 0, "edges": 0, "paragraphs": 0}
+    for record in spec.read(source):    # raises DataError naming file, line and field
+        kind = ("papers" if isinstance(record, PaperRecord)
+                else "edges" if isinstance(record, EdgeRecord) else "paragraphs")
+        counts[kind] += 1
+    if source.resolve() != target.resolve():
+        shutil.copytree(source, target, dirs_exist_ok=True)
+    return counts
 
 
 def taxobench_gold_file(data: Path, name: str | None = None) -> Path:

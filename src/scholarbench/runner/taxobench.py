@@ -78,7 +78,8 @@ def _corpus_info(corpus_dir: Path | None) -> dict[str, Any] | None:
         return None
     manifest = corpus_dir / "manifest.json"
     info = json.loads(manifest.read_text()) if manifest.exists() else {}
-    return {"path": str(corpus_dir.resolve()), **{k: info[k] for k in ("sha256", "counts") if k in info}}
+    keep = ("format_version", "sha256", "files", "counts")
+    return {"path": str(corpus_dir.resolve()), **{k: info[k] for k in keep if k in info}}
 
 
 def generate(tasks: list[TaxoTask], agent: Any, ctx: AgentContext, out: Path,

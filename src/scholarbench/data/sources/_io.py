@@ -1,0 +1,89 @@
+"""Reading JSON lines (plain or gzipped), JSON and CSV, naming the file and line of bad input."""
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+from pathlib import Path
+from typing import IO, Iterator
+
+from scholarbench.errors import DataError
+
+
+def _open(path: Path) -> IO[str]:
+    try:
+        if path.suffix == ".gz":
+            return gzip.open(path, "rt", encoding="utf-8", newline="")
+        return path.open(encoding="utf-8", newline="")
+    except OSError as exc:
+        raise DataError(f"cannot read: {exc.strerror}", file=str(path)) from exc
+
+
+def read_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
+    """(line number, object) for each non-blank line of a .jsonl or .jsonl.gz file."""
+    with _open(path) as handle:
+        try:
+            for lineno, raw in enumerate(handle, start=1):
+                if not raw.strip():
+                    continue
+                try:
+                    obj = json.loads(raw)
+                except json.JSONDecodeError as exc:
+                    raise DataError(f"not valid JSON ({exc.msg} at column {exc.colno})",
+                                    file=str(path), line=lineno) from exc
+                if not isinstance(obj, dict):
+                    raise DataError(f"expected a JSON object, got {type(obj).__name__}",
+                                    file=str(path), line=lineno)
+                yield lineno, obj
+        except (OSError, EOFError, UnicodeDecodeError) as exc:
+            raise DataError(f"cannot read: {exc}", file=str(path)) from exc
+
+
+def read_json(path: Path) -> object:
+    with _open(path) as handle:
+        try:
+            return json.load(handle)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"not valid JSON ({exc.msg} at column {exc.colno})", file=str(path),
+                            line=exc.lineno) from exc
+
+
+def read_csv(path: Path, columns: list[str]) -> tuple[int, list[list[str]]]:
+    """(number of the first data line, rows holding `columns` in that order)."""
+    with _open(path) as handle:
+        try:
+            reader = csv.reader(handle)
+            header = next(reader, None)
+            if header is None:
+                raise DataError("empty file (no header row)", file=str(path), line=1)
+            missing = [c for c in columns if c not in header]
+            if missing:
+                raise DataError(f"no column(s) {missing}; header is {header}", file=str(path),
+                                line=1, field=missing[0])
+            index = [header.index(c) for c in columns]
+            rows = []
+            for lineno, row in enumerate(reader, start=2):
+                if len(row) != len(header):
+                    raise DataError(f"expected {len(header)} fields, got {len(row)}",
+                                    file=str(path), line=lineno)
+                rows.append([row[i] for i in index])
+            return 2, rows
+        except (OSError, EOFError, UnicodeDecodeError, csv.Error) as exc:
+            raise DataError(f"cannot read: {exc}", file=str(path)) from exc
+
+
+def need_str(obj: dict, field: str, *, file: Path, line: int | None, optional: bool = False,
+             prefix: str = "") -> str:
+    """obj[field] as a stripped string ("" if optional and missing/null), else DataError."""
+    value = obj.get(field)
+    if value is None and optional:
+        return ""
+    if not isinstance(value, str):
+        raise DataError(f"need a string, got {type(value).__name__}", file=str(file), line=line,
+                        field=prefix + field)
+    return value.strip()
+
+
+def clean_title(title: str) -> str:
+    """Line breaks and runs of spaces (LaTeX and arXiv metadata wrap titles) to one space."""
+    return " ".join(title.split())
