@@ -36,3 +36,12 @@ def test_arxiv_ids_in_bibliography_text_only_when_arxiv_is_named():
     assert arxiv_id_in_citation("arXiv preprint arXiv:1812.10528") == "1812.10528"
     assert arxiv_id_in_citation("CoRR abs/1908.01297, arXiv") == "1908.01297"
     assert arxiv_id_in_citation("Proc. KDD 2019, pages 2847.2856") is None
+
+
+@pytest.mark.parametrize("raw, key", [
+    ("ogbn:00123", "ogbn:123"), ("PMID: 31", "pmid:31"), ("pmcid:PMC7", "pmcid:PMC7"),
+    ("pmcid:7", "pmcid:PMC7"), ("mag:2963403868", "mag:2963403868"),
+    ("https://doi.org/10.48550/arXiv.1706.03762", "arxiv:1706.03762"),
+])
+def test_local_kinds_and_arxiv_dois(raw, key):
+    assert str(parse_id(raw)) == key

@@ -8,6 +8,10 @@ Every identifier becomes a canonical key `kind:value` that compares equal across
     openalex:W2741809807             from "W2741809807" or "https://openalex.org/W2741809807"
     s2:649def34f8be52c8b66281af98ae884c09aef38b   (Semantic Scholar paper sha), s2corpus:215416146
     title:<normalised title>         the project's one title normaliser
+    ogbn:<n> pmid:<n> pmcid:PMC<n> mag:<n>   ogbn-arxiv node, PubMed, PubMed Central, MAG ids
+
+A DataCite arXiv DOI (10.48550/arXiv.<id>) is the arXiv key, so a preprint cited by DOI and by
+arXiv id is one paper.
 
 DOIs are case-insensitive (lower-cased); trailing sentence punctuation is not part of a DOI.
 """
@@ -26,11 +30,13 @@ _S2_SHA = re.compile(r"^(?:https?://(?:www\.)?semanticscholar\.org/paper/(?:[^/]
                      re.IGNORECASE)
 _S2_CORPUS = re.compile(r"^(?:corpusid:|s2corpus:)(\d+)$", re.IGNORECASE)
 _ARXIV_HINT = re.compile(r"arxiv", re.IGNORECASE)
+_LOCAL = re.compile(r"^(ogbn|pmid|pmcid|mag):\s*(?:PMC)?(\d+)$", re.IGNORECASE)
+_ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class PaperId:
-    kind: str    # doi | arxiv | openalex | s2 | s2corpus | title
+    kind: str    # doi | arxiv | openalex | s2 | s2corpus | ogbn | pmid | pmcid | mag | title
     value: str
 
     def __str__(self) -> str:
@@ -57,6 +63,10 @@ def parse_id(text: str) -> PaperId:
     """Classify one identifier string; anything unrecognised is treated as a title."""
     raw = text.strip()
     low = raw.lower()
+    match = _LOCAL.match(raw)
+    if match:
+        kind, number = match.group(1).lower(), str(int(match.group(2)))
+        return PaperId(kind, f"PMC{number}" if kind == "pmcid" else number)
     if low.startswith("title:"):
         return PaperId("title", normalize_title(raw[6:]))
     if low.startswith(("openalex:", "s2:")):
@@ -74,6 +84,9 @@ def parse_id(text: str) -> PaperId:
                        "https://dx.doi.org/")) or re.match(r"^10\.\d{4,9}/", raw):
         doi = clean_doi(raw)
         if doi:
+            arxiv_doi = _ARXIV_DOI.match(doi)
+            if arxiv_doi and arxiv_id(arxiv_doi.group(1)):
+                return PaperId("arxiv", arxiv_id(arxiv_doi.group(1)))
             return PaperId("doi", doi)
     if low.startswith("arxiv:") or "arxiv.org/" in low or re.fullmatch(
             r"\d{4}\.\d{4,5}(v\d+)?|[a-z][a-z\-]*(\.[A-Za-z]{2})?/\d{7}(v\d+)?", raw):
