@@ -9,8 +9,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import shared_path
-from scholarbench.corpus.store import Corpus, paper_id_for
-from scholarbench.corpus.build import build_corpus, parse_year
+from scholarbench.corpus.merge import paper_id_for
+from scholarbench.corpus.store import Corpus
+from scholarbench.corpus.build import build_corpus
+from scholarbench.data.sources.dates import parse_year
 from scholarbench.corpus.store import sha256_file
 from scholarbench.data.taxobench import load_instances
 from scholarbench.errors import DataError

@@ -21,15 +21,14 @@ from pathlib import Path
 from typing import Iterable
 
 from scholarbench.corpus.link import LinkStats, Resolver, link_edges, link_paragraphs, make_stubs
-from scholarbench.corpus.merge import MergedPaper, merge_records, paper_id_for  # noqa: F401
+from scholarbench.corpus.merge import merge_records
 from scholarbench.corpus.schema import FORMAT_VERSION, PAPERS
 from scholarbench.corpus.survey import is_survey_text
 from scholarbench.corpus.write import write_manifest, write_tables
 from scholarbench.data.sources import SOURCES
-from scholarbench.data.sources.dates import parse_year  # noqa: F401  (re-exported)
 from scholarbench.data.sources.extra import read_extra
 from scholarbench.data.sources.records import EdgeRecord, PaperRecord, ParagraphRecord, Record
-from scholarbench.data.sources.reportbench import read_references, reportbench_gt_dir  # noqa: F401
+from scholarbench.data.sources.reportbench import read_references
 from scholarbench.data.sources.taxobench import read_taxobench
 from scholarbench.files import sha256_file
 

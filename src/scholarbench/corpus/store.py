@@ -38,7 +38,6 @@ import numpy as np
 
 from scholarbench.corpus import graph
 from scholarbench.corpus.bm25 import BM25Index
-from scholarbench.corpus.merge import paper_id_for  # noqa: F401  (re-exported)
 from scholarbench.corpus.schema import (EDGES, IDS, INDEX_DIRS, MANIFEST, PAPERS,  # noqa: F401
                                         PARAGRAPHS, Paragraph, index_text)
 from scholarbench.data.sources.dates import arxiv_year_month

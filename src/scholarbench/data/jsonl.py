@@ -8,26 +8,37 @@ from typing import Iterator
 from scholarbench.errors import DataError
 
 
-def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
-    """Yield (line number, object) for each non-blank line; raise DataError on bad JSON."""
-    path = Path(path)
+def open_text(path: Path):
+    """A text handle on a plain or gzipped (.gz) file; DataError naming the file if unreadable."""
+    import gzip
     try:
-        handle = path.open(encoding="utf-8")
+        if path.suffix == ".gz":
+            return gzip.open(path, "rt", encoding="utf-8", newline="")
+        return path.open(encoding="utf-8", newline="")
     except OSError as exc:
         raise DataError(f"cannot read: {exc.strerror}", file=str(path)) from exc
-    with handle:
-        for lineno, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"not valid JSON ({exc.msg} at column {exc.colno})",
-                                file=str(path), line=lineno) from exc
-            if not isinstance(obj, dict):
-                raise DataError(f"expected a JSON object, got {type(obj).__name__}",
-                                file=str(path), line=lineno)
-            yield lineno, obj
+
+
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
+    """Yield (line number, object) for each non-blank line of a .jsonl or .jsonl.gz file; raise
+    DataError naming the file and line on bad JSON or a non-object line."""
+    path = Path(path)
+    with open_text(path) as handle:
+        try:
+            for lineno, raw in enumerate(handle, start=1):
+                if not raw.strip():
+                    continue
+                try:
+                    obj = json.loads(raw)
+                except json.JSONDecodeError as exc:
+                    raise DataError(f"not valid JSON ({exc.msg} at column {exc.colno})",
+                                    file=str(path), line=lineno) from exc
+                if not isinstance(obj, dict):
+                    raise DataError(f"expected a JSON object, got {type(obj).__name__}",
+                                    file=str(path), line=lineno)
+                yield lineno, obj
+        except (OSError, EOFError, UnicodeDecodeError) as exc:
+            raise DataError(f"cannot read: {exc}", file=str(path)) from exc
 
 
 def append_jsonl(path: str | Path, obj: dict) -> None:

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from scholarbench.errors import ScholarbenchError
-from scholarbench.files import sha256_file  # noqa: F401  (re-exported)
 
 PACKAGES = ("scholarbench", "numpy", "scipy", "scikit-learn", "torch", "sentence-transformers",
             "rapidfuzz", "duckdb", "bm25s", "pyarrow")

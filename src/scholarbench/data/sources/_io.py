@@ -2,41 +2,15 @@
 from __future__ import annotations
 
 import csv
-import gzip
 import json
 from pathlib import Path
-from typing import IO, Iterator
 
+from scholarbench.data.jsonl import iter_jsonl, open_text
 from scholarbench.errors import DataError
 
 
-def _open(path: Path) -> IO[str]:
-    try:
-        if path.suffix == ".gz":
-            return gzip.open(path, "rt", encoding="utf-8", newline="")
-        return path.open(encoding="utf-8", newline="")
-    except OSError as exc:
-        raise DataError(f"cannot read: {exc.strerror}", file=str(path)) from exc
-
-
-def read_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
-    """(line number, object) for each non-blank line of a .jsonl or .jsonl.gz file."""
-    with _open(path) as handle:
-        try:
-            for lineno, raw in enumerate(handle, start=1):
-                if not raw.strip():
-                    continue
-                try:
-                    obj = json.loads(raw)
-                except json.JSONDecodeError as exc:
-                    raise DataError(f"not valid JSON ({exc.msg} at column {exc.colno})",
-                                    file=str(path), line=lineno) from exc
-                if not isinstance(obj, dict):
-                    raise DataError(f"expected a JSON object, got {type(obj).__name__}",
-                                    file=str(path), line=lineno)
-                yield lineno, obj
-        except (OSError, EOFError, UnicodeDecodeError) as exc:
-            raise DataError(f"cannot read: {exc}", file=str(path)) from exc
+_open = open_text
+read_jsonl = iter_jsonl
 
 
 def read_json(path: Path) -> object:
