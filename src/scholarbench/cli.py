@@ -67,10 +67,56 @@ def cmd_corpus(args: argparse.Namespace) -> int:
     return 0
 
 
+def _taxobench_instances_file(data: Path, explicit: str | None, required: bool) -> Path | None:
+    """--taxobench, else the one TaxoBench instance file in the data dir (toy fixtures and
+    prediction files left out); None when there is none and it is not required."""
+    from scholarbench.data.sources.taxobench import taxobench_files
+    if explicit:
+        return Path(explicit)
+    folder = data / "taxobench"
+    files = taxobench_files(folder) if folder.is_dir() else []
+    if len(files) == 1:
+        return files[0]
+    if required or len(files) > 1:
+        raise ScholarbenchError(f"{'several' if files else 'no'} TaxoBench instance files in "
+                                f"{folder}; pass one with --taxobench FILE")
+    return None
+
+
+def cmd_run_researcharena(args: argparse.Namespace) -> int:
+    from scholarbench.paths import data_dir
+    from scholarbench.runner.researcharena import ArenaRunConfig, format_summary, run
+    if args.mode:
+        raise ScholarbenchError("--mode is for taxobench; researcharena takes --task "
+                                "discovery|selection|organisation")
+    if not args.task:
+        raise ScholarbenchError("run researcharena needs --task discovery|selection|organisation")
+    data = data_dir(args.data)
+    corpus = Path(args.corpus) if args.corpus else None
+    if corpus is None and (args.tasks_from in ("corpus", "taxobench") or args.agent != "replay"):
+        corpus = _default_corpus(data)
+    taxobench = _taxobench_instances_file(
+        data, args.taxobench, required=args.tasks_from == "taxobench") \
+        if args.task == "organisation" or args.tasks_from == "taxobench" or args.taxobench else None
+    out = Path(args.out or f"runs/researcharena-{args.task}-{args.agent}")
+    summary = run(ArenaRunConfig(task=args.task, agent=args.agent, out=out, corpus_dir=corpus,
+                                 tasks_from=args.tasks_from, task_set=args.task_set,
+                                 taxobench_file=taxobench, qrels=args.qrels, limit=args.limit,
+                                 agent_params=_agent_params(args.agent_arg), run_name=args.name),
+                  _embedder)
+    print(format_summary(summary))
+    print(f"run directory: {out}")
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    if args.benchmark == "researcharena":
+        return cmd_run_researcharena(args)
     from scholarbench.data.store import taxobench_gold_file
     from scholarbench.paths import data_dir
     from scholarbench.runner.taxobench import RunConfig, run
+    if not args.mode:
+        raise ScholarbenchError("run taxobench needs --mode bottom-up|deep-research")
     data = data_dir(args.data)
     gold = Path(args.gold) if args.gold else taxobench_gold_file(data, args.gold_name)
     corpus = None
@@ -110,6 +156,14 @@ def cmd_score(args: argparse.Namespace) -> int:
     if not run_dir.is_dir():
         raise ScholarbenchError(f"{run_dir}: not a run directory nor a benchmark name "
                                 "(taxobench, researcharena)")
+    from scholarbench.runner.manifest import read_manifest
+    if read_manifest(run_dir).get("benchmark") == "researcharena":
+        from scholarbench.runner.researcharena import format_summary
+        from scholarbench.runner.researcharena import score_run as score_arena
+        task = read_manifest(run_dir).get("mode")
+        print(format_summary(score_arena(run_dir, _embedder() if task == "organisation"
+                                         else None)))
+        return 0
     _print_summary(score_run(run_dir, _embedder()))
     return 0
 
@@ -164,18 +218,34 @@ def build_parser() -> argparse.ArgumentParser:
     corpus.set_defaults(func=cmd_corpus)
 
     run = sub.add_parser("run", help="generate → score → aggregate one agent on a benchmark")
-    run.add_argument("benchmark", choices=["taxobench"])
-    run.add_argument("--mode", required=True, choices=["bottom-up", "deep-research"])
+    run.add_argument("benchmark", choices=["taxobench", "researcharena"])
+    run.add_argument("--mode", choices=["bottom-up", "deep-research"],
+                     help="taxobench (required): bottom-up or deep-research")
+    run.add_argument("--task", choices=["discovery", "selection", "organisation"],
+                     help="researcharena (required): discovery, selection or organisation")
     run.add_argument("--agent", required=True)
     run.add_argument("--agent-arg", action="append", default=[], metavar="KEY=VALUE",
                      help="agent parameter, e.g. path=preds.jsonl for replay, k=50 for bm25-title")
     run.add_argument("--limit", type=int)
-    run.add_argument("--out", help="run directory (default runs/MODE-AGENT); an existing one resumes")
+    run.add_argument("--out", help="run directory (default runs/MODE-AGENT, "
+                     "runs/researcharena-TASK-AGENT); an existing one resumes")
     run.add_argument("--name", help="the run's name in reports (default: the agent)")
     run.add_argument("--data", help=data_help)
     run.add_argument("--gold", help="a TaxoBench instance file (default: the imported one)")
     run.add_argument("--gold-name", help="which imported TaxoBench file, when several")
-    run.add_argument("--corpus", help="corpus directory for deep-research mode (default: built from data)")
+    run.add_argument("--corpus", help="corpus directory for deep-research mode and "
+                     "researcharena (default: built from data)")
+    run.add_argument("--tasks-from", default="corpus", metavar="corpus|taxobench|FILE",
+                     help="researcharena: tasks from the corpus's surveys (default), from "
+                     "TaxoBench instances (organisation), or an upstream survey.jsonl")
+    run.add_argument("--task-set", default="reference-lists", choices=["reference-lists", "all"],
+                     help="researcharena corpus tasks: surveys with a full reference list "
+                     "(default) or every survey with citation edges")
+    run.add_argument("--qrels", default="searchable", choices=["searchable", "all"],
+                     help="researcharena: judge only references an agent may find (default) or "
+                     "every reference (upstream's qrels)")
+    run.add_argument("--taxobench", help="researcharena: TaxoBench instances for mind-maps "
+                     "(default: the one imported file, if any)")
     run.set_defaults(func=cmd_run)
 
     score = sub.add_parser("score", help="score files (`score taxobench --gold --pred --out`, "

@@ -14,8 +14,14 @@ _BUILTIN_MODULES = (
     "scholarbench.agents.replay",
     "scholarbench.agents.cluster",
     "scholarbench.agents.bm25_title",
+    "scholarbench.agents.researcharena.title_bm25",
+    "scholarbench.agents.researcharena.citation_expand",
+    "scholarbench.agents.researcharena.dense",
+    "scholarbench.agents.researcharena.cluster",
+    "scholarbench.agents.researcharena.replay",
     "scholarbench.metrics.taxobench",
     "scholarbench.metrics.organisation",
+    "scholarbench.runner.researcharena",
 )
 
 

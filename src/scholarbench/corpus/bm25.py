@@ -82,10 +82,55 @@ class BM25Index:
         index.save(index_dir, papers_sha256)
         return index, True
 
-    def scores(self, query: str) -> np.ndarray:
-        """BM25 score of every document (row order); all zeros when no query term is indexed."""
+    def _raw_scores(self, query: str) -> np.ndarray | None:
+        """bm25s's scores of every document (its dtype, float32); None when no query term is
+        indexed (every score is 0)."""
         tokens = _tokenize([query], return_ids=False)[0]
         ids = [self._vocab[t] for t in tokens if t and t in self._vocab]  # repeats count, as in bm25s
         if not ids or self.n_docs == 0:
+            return None
+        return self._retriever.get_scores_from_ids(ids)
+
+    def scores(self, query: str) -> np.ndarray:
+        """BM25 score of every document (row order); all zeros when no query term is indexed."""
+        raw = self._raw_scores(query)
+        if raw is None:
             return np.zeros(self.n_docs, dtype=np.float64)
-        return np.asarray(self._retriever.get_scores_from_ids(ids), dtype=np.float64)
+        return np.asarray(raw, dtype=np.float64)
+
+    def top(self, query: str, k: int, keep: np.ndarray | None = None
+            ) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, float64 scores) of the k best-scoring documents with a positive score, best
+        first, equal scores by row; only rows where `keep` (a bool array over rows) is True.
+
+        The same rows as a stable argsort of every (float64) score, but it only orders the
+        documents that share a query term and pass `keep`, and of those only the ones at or
+        above the k-th best score (np.partition): ~1 ms instead of ~11 ms at 1M titles."""
+        raw = self._raw_scores(query) if k > 0 else None
+        if raw is None:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+        rows = np.flatnonzero(raw > 0)
+        if keep is not None:
+            rows = rows[keep[rows]]
+        rows = best_rows(rows, raw[rows], k)
+        return rows, raw[rows].astype(np.float64)
+
+
+def best_rows(rows: np.ndarray, values: np.ndarray, k: int) -> np.ndarray:
+    """The k of `rows` (ascending) with the highest `values`, best first, ties by row: only
+    the rows at or above the k-th highest value are sorted (np.partition finds it). Shared by
+    the BM25 and the dense index."""
+    if rows.size > k:
+        kth = np.partition(values, rows.size - k)[rows.size - k]   # the k-th highest value
+        above = values >= kth
+        rows, values = rows[above], values[above]
+    return rows[np.lexsort((rows, -values))[:k]]
+
+
+def top_rows(scores: np.ndarray, k: int) -> np.ndarray:
+    """Rows of the k highest positive scores, best first, equal scores by row: the first k
+    rows of a stable argsort on -scores, keeping those > 0."""
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    rows = np.flatnonzero(scores > 0)
+    return best_rows(rows, scores[rows], k)

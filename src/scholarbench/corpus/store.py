@@ -13,7 +13,13 @@ Two BM25 indices, because sources differ in what they carry: most papers have no
 abstract lets "has an abstract" leak which papers came from which source. Title-only search is
 the fair choice where abstracts are uneven.
 
-Filters in `search_bm25` apply before the top k are taken:
+Dense search (`search_dense`, `dense.py`: a faiss IndexFlatIP of MiniLM vectors kept in
+`dense-<fields>/`, built on first use for the embedder's model) and hybrid search
+(`search_hybrid`, `hybrid.py`: reciprocal rank fusion, K=60, of the BM25 and dense top 100)
+take the same filters with the same meaning: every search computes one mask of the rows that
+pass (`_keep`) and ranks only those. Every search breaks equal scores by paper_id.
+
+Filters in `search_bm25` (and the other searches) apply before the top k are taken:
 - `exclude_surveys`: drop papers whose `is_survey` is True (see `survey.py`);
 - `before=d`: keep papers known to exist before day d. A paper's latest possible date is its
   `published` day; else the last day of the month in its arXiv id (2303.xxxxx -> 2023-03-31);
@@ -38,10 +44,13 @@ import numpy as np
 
 from scholarbench.corpus import graph
 from scholarbench.corpus.bm25 import BM25Index
+from scholarbench.corpus.dense import DENSE_DIRS, DenseIndex
+from scholarbench.corpus.hybrid import DEPTH, K as RRF_K, rrf
 from scholarbench.corpus.schema import (EDGES, IDS, INDEX_DIRS, MANIFEST, PAPERS,  # noqa: F401
                                         PARAGRAPHS, Paragraph, index_text)
 from scholarbench.data.sources.dates import arxiv_year_month
 from scholarbench.data.sources.keys import canonical_key
+from scholarbench.embed.base import Embedder
 from scholarbench.files import sha256_file  # noqa: F401  (re-exported)
 from scholarbench.records import Paper
 
@@ -72,6 +81,7 @@ class Corpus:
         self._ids = ids                      # row order of the BM25 index = paper_id order
         self._row = {pid: row for row, pid in enumerate(ids)}
         self._indexes = {"title+abstract": index}
+        self._dense: dict[tuple[str, str], DenseIndex] = {}   # (fields, model_id) -> index
         self.index_rebuilt = index_rebuilt   # False when the saved index was reused
         self.papers_sha256 = papers_sha256
         self._columns = columns
@@ -193,6 +203,32 @@ class Corpus:
                     for r in rows], dtype=np.int64)
             return self._survey, self._latest
 
+    def _keep(self, exclude_ids: Iterable[str] = (), before: date | str | None = None,
+              exclude_surveys: bool = False) -> np.ndarray | None:
+        """Rows (paper_id order) that pass the search filters as a bool array; None when no
+        filter is given. Shared by every search so they filter alike."""
+        exclude = [row for pid in set(exclude_ids) if (row := self._row.get(pid)) is not None]
+        if not exclude and not exclude_surveys and before is None:
+            return None
+        keep = np.ones(len(self._ids), dtype=bool)
+        keep[exclude] = False
+        if exclude_surveys or before is not None:
+            survey, latest = self._filters()
+            if exclude_surveys:
+                keep &= ~survey
+            if before is not None:
+                cut = date.fromisoformat(before) if isinstance(before, str) else before
+                keep &= latest < (cut - _EPOCH).days
+        return keep
+
+    def _hits(self, rows: Sequence[int], scores: Sequence[float]) -> list[tuple[Paper, float]]:
+        papers = self.get_by_ids([self._ids[int(row)] for row in rows])
+        return [(paper, float(score)) for paper, score in zip(papers, scores)]
+
+    def _bm25_rows(self, query: str, k: int, fields: str, keep: np.ndarray | None
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        return self._index(fields).top(query, k, keep)
+
     def search_bm25(self, query: str, k: int, exclude_ids: Iterable[str] = (),
                     fields: str = "title+abstract", before: date | str | None = None,
                     exclude_surveys: bool = False) -> list[tuple[Paper, float]]:
@@ -205,23 +241,58 @@ class Corpus:
         """
         if k <= 0:
             return []
-        scores = self._index(fields).scores(query)
-        for pid in set(exclude_ids):
-            row = self._row.get(pid)
-            if row is not None:
-                scores[row] = 0.0
-        if exclude_surveys or before is not None:
-            survey, latest = self._filters()
-            if exclude_surveys:
-                scores[survey] = 0.0
-            if before is not None:
-                cut = date.fromisoformat(before) if isinstance(before, str) else before
-                scores[latest >= (cut - _EPOCH).days] = 0.0
-        # rows are in paper_id order, so a stable sort on -score breaks ties by paper_id
-        order = np.argsort(-scores, kind="stable")
-        top = [int(row) for row in order[:k] if scores[row] > 0]
-        papers = self.get_by_ids([self._ids[row] for row in top])
-        return [(paper, float(scores[row])) for paper, row in zip(papers, top)]
+        keep = self._keep(exclude_ids, before, exclude_surveys)
+        return self._hits(*self._bm25_rows(query, k, fields, keep))
+
+    def dense_index(self, fields: str, embedder: Embedder) -> DenseIndex:
+        """The dense index of `fields` for this embedder's model: loaded from
+        `dense-<fields>/` when it matches papers.parquet, the model, the fields and the paper
+        count; otherwise built (every paper embedded, in batches) and saved there."""
+        if fields not in DENSE_DIRS:
+            raise ValueError(f"unknown index fields {fields!r}; use one of {sorted(DENSE_DIRS)}")
+        key = (fields, embedder.model_id)
+        with self._lock:
+            if key not in self._dense:
+                self._dense = {k: v for k, v in self._dense.items() if k[0] != fields}
+                self._dense[key] = DenseIndex.load_or_build(
+                    self.directory / DENSE_DIRS[fields], self.papers_sha256, fields,
+                    len(self._ids), lambda: _texts(self._con, fields), embedder)
+            return self._dense[key]
+
+    def _dense_rows(self, query: str, k: int, embedder: Embedder, fields: str,
+                    keep: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        index = self.dense_index(fields, embedder)
+        return index.search(index.query_vector(query, embedder), k, keep)
+
+    def search_dense(self, query: str, k: int, embedder: Embedder,
+                     exclude_ids: Iterable[str] = (), fields: str = "title",
+                     before: date | str | None = None, exclude_surveys: bool = False
+                     ) -> list[tuple[Paper, float]]:
+        """Top-k papers by cosine similarity between the embedded query and each paper's
+        `fields` ("title" or "title+abstract"), best first; equal scores by paper_id. Filters
+        as in `search_bm25` (applied before the top k). Returns k papers whenever k pass the
+        filters. The first call per (fields, model) loads or builds the index (`dense.py`)."""
+        if k <= 0:
+            return []
+        keep = self._keep(exclude_ids, before, exclude_surveys)
+        return self._hits(*self._dense_rows(query, k, embedder, fields, keep))
+
+    def search_hybrid(self, query: str, k: int, embedder: Embedder, depth: int = DEPTH,
+                      exclude_ids: Iterable[str] = (), fields: str = "title",
+                      before: date | str | None = None, exclude_surveys: bool = False,
+                      rrf_k: int = RRF_K) -> list[tuple[Paper, float]]:
+        """Top-k papers by reciprocal rank fusion (`hybrid.py`; constant `rrf_k` = 60) of the
+        top `depth` (100) of BM25 and of dense search over the same `fields`, with the same
+        filters applied before either list is cut. Scores are the fused RRF scores; equal
+        scores by paper_id."""
+        if k <= 0 or depth <= 0:
+            return []
+        keep = self._keep(exclude_ids, before, exclude_surveys)
+        lists = [self._bm25_rows(query, depth, fields, keep)[0],
+                 self._dense_rows(query, depth, embedder, fields, keep)[0]]
+        fused = rrf([[self._ids[int(row)] for row in rows] for rows in lists], k=rrf_k)[:k]
+        papers = self.get_by_ids([pid for pid, _ in fused])
+        return [(paper, score) for paper, (_, score) in zip(papers, fused)]
 
     # ---- citation graph and full text ---------------------------------------------------
 

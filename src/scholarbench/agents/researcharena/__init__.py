@@ -1,0 +1,15 @@
+"""ResearchArena agents, registered as ``researcharena/<name>``:
+
+    title-bm25        TITLE baseline: BM25 over titles, survey title as query, top 100
+    citation-expand   ours: title-bm25 seeds expanded along citation edges, rank fusion
+    title-dense       TITLE with dense retrieval (Corpus.search_dense)
+    title-hybrid      TITLE with BM25 + dense fusion (Corpus.search_hybrid)
+    cluster           CLUSTERING baseline for organisation, references given (intermediate)
+    replay            outputs produced elsewhere (TREC run / mind-map JSON lines)
+"""
+from scholarbench.agents.researcharena.base import (PREFIX, TASKS, ArenaAgent, ArenaContext,
+                                                    ArenaOutput, ArenaQuery, make_arena_agent,
+                                                    search_filters)
+
+__all__ = ["PREFIX", "TASKS", "ArenaAgent", "ArenaContext", "ArenaOutput", "ArenaQuery",
+           "make_arena_agent", "search_filters"]

@@ -1,0 +1,102 @@
+"""The agent interface for ResearchArena tasks.
+
+An agent sees an `ArenaQuery`, never the task's gold: the topic (the survey title), the
+leakage cut-off, the survey's own corpus id (so it can be excluded), and, for organisation in
+the paper's *intermediate* setting (§5: "references R from the original survey paper could be
+provided"), the survey's resolved references.
+
+    discovery, selection   -> ArenaOutput(ranking=[(paper_id, score), ...])   best first
+    organisation           -> ArenaOutput(mindmap=TaxoNode)                    a mind-map
+
+The list order is the ranking: the runner scores rank i of n with n - i + 1 (see
+`scholarbench.runner.researcharena`), so ties in an agent's own scores never reorder it.
+
+Agents are registered as ``researcharena/<name>`` (the TaxoBench agents keep the plain names;
+`cluster` exists for both benchmarks) and looked up by `make_arena_agent(name)`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Protocol
+
+from scholarbench.corpus.store import Corpus
+from scholarbench.data.researcharena import ArenaTask
+from scholarbench.embed.base import Embedder
+from scholarbench.records import TaxoNode
+
+TASKS = ("discovery", "selection", "organisation")
+PREFIX = "researcharena/"
+
+
+@dataclass(frozen=True)
+class ArenaQuery:
+    """What an agent may know about a task."""
+    id: str
+    topic: str
+    cutoff: date | None                  # search only non-surveys known to precede this day
+    survey_id: str | None                # the survey's corpus paper_id (exclude it)
+    references: tuple[str, ...] | None   # organisation only (intermediate setting)
+
+    @classmethod
+    def of(cls, task: ArenaTask, task_kind: str) -> "ArenaQuery":
+        refs = tuple(task.references) if task_kind == "organisation" else None
+        return cls(task.id, task.topic, task.cutoff, task.survey_id, refs)
+
+
+@dataclass
+class ArenaContext:
+    task: str                            # discovery / selection / organisation
+    corpus: Corpus | None = None
+    embedder: Embedder | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ArenaOutput:
+    ranking: list[tuple[str, float]] | None = None
+    mindmap: TaxoNode | None = None
+    error: str | None = None
+    info: dict[str, Any] = field(default_factory=dict)   # recorded in generate.jsonl
+
+
+class ArenaAgent(Protocol):
+    name: str
+    tasks: tuple[str, ...]
+    needs_corpus: bool
+    needs_embedder: bool
+
+    def config(self) -> dict[str, Any]:
+        """Everything that changes the output; recorded in the run manifest."""
+        ...
+
+    def generate(self, query: ArenaQuery, ctx: ArenaContext) -> ArenaOutput: ...
+
+
+def make_arena_agent(name: str, **params: Any) -> ArenaAgent:
+    """`title-bm25` or `researcharena/title-bm25`; KeyError listing the known names."""
+    from scholarbench.registry import REGISTRY
+    full = name if name.startswith(PREFIX) else PREFIX + name
+    try:
+        factory = REGISTRY.get("agent", full)
+    except KeyError:
+        known = ", ".join(n[len(PREFIX):] for n in REGISTRY.names("agent") if n.startswith(PREFIX))
+        raise KeyError(f"unknown ResearchArena agent {name!r}; known: {known}") from None
+    return factory(**params)  # type: ignore[operator]
+
+
+def search_filters(query: ArenaQuery) -> dict[str, Any]:
+    """Keyword arguments of `Corpus.search_*` that enforce the leakage rule for `query`."""
+    return {"before": query.cutoff, "exclude_surveys": True,
+            "exclude_ids": [query.survey_id] if query.survey_id else []}
+
+
+class CorpusAgentMixin:
+    """Opens nothing itself: the runner passes the opened corpus in the context."""
+    name: str
+
+    def need_corpus(self, ctx: ArenaContext) -> Corpus:
+        if ctx.corpus is None:
+            raise ValueError(f"{self.name} needs a corpus (run with --corpus, or let the CLI "
+                             "build the default one)")
+        return ctx.corpus
