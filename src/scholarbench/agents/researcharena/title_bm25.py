@@ -27,9 +27,10 @@ def positive_int(name: str, agent: str, value: object) -> int:
     return value
 
 
-@register_agent("researcharena/title-bm25")
-class TitleBM25(CorpusAgentMixin):
-    name = "title-bm25"
+class TitleSearch(CorpusAgentMixin):
+    """The TITLE baseline over one `Corpus` search method (`method`); subclasses name it."""
+    name = ""
+    method = "search_bm25"
     tasks = ("discovery", "selection")
     needs_corpus = True
     needs_embedder = False
@@ -41,11 +42,23 @@ class TitleBM25(CorpusAgentMixin):
         self.fields = fields
 
     def config(self) -> dict[str, Any]:
-        return {"k": self.k, "fields": self.fields, "query": "survey title, lower-cased",
-                "filters": "non-survey, before cut-off, survey excluded"}
+        out = {"k": self.k, "fields": self.fields, "query": "survey title, lower-cased",
+               "filters": "non-survey, before cut-off, survey excluded"}
+        if self.method != "search_bm25":
+            out["retriever"] = self.method
+        return out
 
     def generate(self, query: ArenaQuery, ctx: ArenaContext) -> ArenaOutput:
         corpus = self.need_corpus(ctx)
-        hits = corpus.search_bm25(query.topic.lower(), self.k, fields=self.fields,
-                                  **search_filters(query))
+        args: list[Any] = [query.topic.lower(), self.k]
+        if self.needs_embedder:
+            if ctx.embedder is None:
+                raise ValueError(f"{self.name} needs an embedder")
+            args.append(ctx.embedder)
+        hits = getattr(corpus, self.method)(*args, fields=self.fields, **search_filters(query))
         return ArenaOutput(ranking=[(p.paper_id, s) for p, s in hits if p.paper_id])
+
+
+@register_agent("researcharena/title-bm25")
+class TitleBM25(TitleSearch):
+    name = "title-bm25"
