@@ -7,14 +7,13 @@ tokens, bm25s's English stopwords, no stemming.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Callable, Sequence
 
 import bm25s
 import numpy as np
+
+from scholarbench.files import replace_dir_atomically
 
 META = "scholarbench_meta.json"
 # Everything that changes the scores; a saved index with different settings is rebuilt.
@@ -40,20 +39,11 @@ class BM25Index:
         return cls(retriever, len(texts))
 
     def save(self, index_dir: Path, papers_sha256: str) -> None:
-        """Write to a sibling temp dir, then swap it in, so a reader never sees half an index."""
-        index_dir.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{index_dir.name}-", dir=index_dir.parent))
-        tmp.chmod(0o755)  # mkdtemp makes it owner-only
-        try:
+        def write(tmp: Path) -> None:
             self._retriever.save(str(tmp), show_progress=False)
             meta = {"papers_sha256": papers_sha256, "n_docs": self.n_docs, **SETTINGS}
             (tmp / META).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-            if index_dir.exists():
-                shutil.rmtree(index_dir)
-            os.replace(tmp, index_dir)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+        replace_dir_atomically(index_dir, write)
 
     @classmethod
     def load(cls, index_dir: Path, papers_sha256: str, n_docs: int) -> "BM25Index | None":

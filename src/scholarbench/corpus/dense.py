@@ -40,9 +40,6 @@ neighbours, so results would then depend on the index build, not only on the dat
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -51,6 +48,7 @@ import numpy as np
 from scholarbench.corpus.bm25 import best_rows
 from scholarbench.corpus.schema import INDEX_DIRS
 from scholarbench.embed.base import Embedder
+from scholarbench.files import replace_dir_atomically
 
 META = "meta.json"
 INDEX_FILE = "index.faiss"
@@ -121,20 +119,12 @@ class DenseIndex:
         return cls(index, meta, rebuilt=True)
 
     def save(self, index_dir: Path) -> None:
-        """Write to a sibling temp dir, then swap it in, so a reader never sees half an index."""
         faiss = _faiss()
-        index_dir.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{index_dir.name}-", dir=index_dir.parent))
-        tmp.chmod(0o755)  # mkdtemp makes it owner-only
-        try:
+
+        def write(tmp: Path) -> None:
             faiss.write_index(self._index, str(tmp / INDEX_FILE))
             (tmp / META).write_text(json.dumps(self.meta, indent=2) + "\n", encoding="utf-8")
-            if index_dir.exists():
-                shutil.rmtree(index_dir)
-            os.replace(tmp, index_dir)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+        replace_dir_atomically(index_dir, write)
 
     @staticmethod
     def expected_meta(papers_sha256: str, model_id: str, fields: str, count: int) -> dict:
