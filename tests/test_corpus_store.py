@@ -9,7 +9,8 @@ import pytest
 
 from scholarbench.corpus.build import build, build_corpus
 from scholarbench.corpus.merge import paper_id_for
-from scholarbench.corpus.store import Corpus, latest_date
+from scholarbench.corpus.store import Corpus
+from scholarbench.data.sources.dates import latest_date
 from scholarbench.data.sources.records import EdgeRecord, PaperRecord, ParagraphRecord, Ref
 
 

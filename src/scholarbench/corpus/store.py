@@ -32,7 +32,6 @@ paragraphs or survey flags, and `resolve` falls back to titles.
 """
 from __future__ import annotations
 
-import calendar
 import json
 import threading
 from datetime import date
@@ -48,26 +47,13 @@ from scholarbench.corpus.dense import DENSE_DIRS, DenseIndex
 from scholarbench.corpus.hybrid import DEPTH, K as RRF_K, rrf
 from scholarbench.corpus.schema import (EDGES, IDS, INDEX_DIRS, MANIFEST, PAPERS,  # noqa: F401
                                         PARAGRAPHS, Paragraph, index_text)
-from scholarbench.data.sources.dates import arxiv_year_month
+from scholarbench.data.sources.dates import latest_date
 from scholarbench.data.sources.keys import canonical_key
 from scholarbench.embed.base import Embedder
 from scholarbench.files import sha256_file  # noqa: F401  (re-exported)
 from scholarbench.records import Paper
 
 _EPOCH = date(1970, 1, 1)
-
-
-def latest_date(published: date | None, ids: Sequence[str] | None, year: int | None
-                ) -> date | None:
-    """The last day a paper may have appeared (see the module docstring)."""
-    if published is not None:
-        return published
-    for key in ids or ():
-        if key.startswith("arxiv:"):
-            month = arxiv_year_month(key[6:])
-            if month:
-                return date(month[0], month[1], calendar.monthrange(*month)[1])
-    return date(year, 12, 31) if year else None
 
 
 class Corpus:

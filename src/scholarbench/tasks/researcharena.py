@@ -63,12 +63,12 @@ from typing import Iterable, Mapping, Sequence
 import duckdb
 
 from scholarbench.corpus.schema import EDGES, PAPERS
-from scholarbench.corpus.store import Corpus, latest_date
+from scholarbench.corpus.store import Corpus
 from scholarbench.data.researcharena import (EMPTY_GOLD, INFLUENTIAL, NO_CUTOFF, NO_MINDMAP,
                                              NOT_BEFORE, RELEVANT, SURVEY, UNCHECKED, UNDATED,
                                              UNSEARCHABLE_REASONS, ArenaTask, ReferenceCounts,
                                              UpstreamSurvey, read_survey_jsonl)
-from scholarbench.data.sources.dates import arxiv_year_month
+from scholarbench.data.sources.dates import earliest_date, latest_date
 from scholarbench.data.sources.keys import priority
 from scholarbench.data.sources.records import EdgeRecord, Ref
 from scholarbench.data.typology import mindmap_from_taxonomy
@@ -81,20 +81,6 @@ TASK_SETS: dict[str, tuple[str, ...] | None] = {"reference-lists": REFERENCE_LIS
                                                  "all": None}
 GRADING_NOTE = ("binary: no source labels influential citations, so every corpus-built grade "
                 "is 1 (upstream survey.jsonl files keep influential = 2)")
-
-
-def earliest_date(published: date | None, ids: Sequence[str] | None, year: int | None
-                  ) -> date | None:
-    """The first day a paper may have appeared: `published`; else the first day of its arXiv
-    id's month; else 1 January of `year`; else None."""
-    if published is not None:
-        return published
-    for key in ids or ():
-        if key.startswith("arxiv:"):
-            month = arxiv_year_month(key[6:])
-            if month:
-                return date(month[0], month[1], 1)
-    return date(year, 1, 1) if year else None
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,10 @@
 """Years and dates as the sources write them."""
 from __future__ import annotations
 
+import calendar
 import re
 from datetime import date, datetime
+from typing import Sequence
 from email.utils import parsedate_to_datetime
 
 _YEAR = re.compile(r"(?<!\d)(1[89]\d\d|20\d\d)(?!\d)")
@@ -64,3 +66,36 @@ def arxiv_year_month(arxiv_id: str) -> tuple[int, int] | None:
     if not 1 <= mm <= 12:
         return None
     return (1900 + yy if yy >= 91 else 2000 + yy), mm
+
+
+def _arxiv_month(ids: Sequence[str] | None) -> tuple[int, int] | None:
+    for key in ids or ():
+        if key.startswith("arxiv:"):
+            month = arxiv_year_month(key[6:])
+            if month:
+                return month
+    return None
+
+
+def earliest_date(published: date | None, ids: Sequence[str] | None, year: int | None
+                  ) -> date | None:
+    """The first day a paper may have appeared: `published`; else the first day of its arXiv
+    id's month; else 1 January of `year`; else None."""
+    if published is not None:
+        return published
+    month = _arxiv_month(ids)
+    if month:
+        return date(month[0], month[1], 1)
+    return date(year, 1, 1) if year else None
+
+
+def latest_date(published: date | None, ids: Sequence[str] | None, year: int | None
+                ) -> date | None:
+    """The last day a paper may have appeared: `published`; else the last day of its arXiv
+    id's month; else 31 December of `year`; else None."""
+    if published is not None:
+        return published
+    month = _arxiv_month(ids)
+    if month:
+        return date(month[0], month[1], calendar.monthrange(*month)[1])
+    return date(year, 12, 31) if year else None
