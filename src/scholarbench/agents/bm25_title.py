@@ -38,9 +38,8 @@ class BM25TitleAgent:
         self._corpus_dir: Path | None = None
 
     def config(self) -> dict[str, Any]:
-        return {"k": self.k, "query": "topic", "fields": self.fields, "max_depth": self.cluster.max_depth,
-                "branching": self.cluster.branching, "min_leaf": self.cluster.min_leaf,
-                "leaf_divisor": self.cluster.leaf_divisor}
+        return {"k": self.k, "query": "topic", "fields": self.fields,
+                **self.cluster.as_dict()}
 
     def corpus(self, corpus_dir: Path | None) -> Corpus:
         """The opened corpus, cached per directory."""
@@ -66,8 +65,5 @@ class BM25TitleAgent:
             return TaxoPrediction(task.id, None, retrieved=[],
                                   error="BM25 retrieved no paper for the topic")
         taxonomy = cluster_papers(papers, task.topic, ctx.embedder,
-                                  max_depth=self.cluster.max_depth,
-                                  branching=self.cluster.branching,
-                                  min_leaf=self.cluster.min_leaf,
-                                  leaf_divisor=self.cluster.leaf_divisor)
+                                  **self.cluster.as_dict())
         return TaxoPrediction(task.id, taxonomy, retrieved=retrieved)

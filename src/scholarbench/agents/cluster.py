@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -41,6 +41,13 @@ class ClusterParams:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < low:
                 raise ValueError(f"cluster: {name} must be an integer >= {low}, got {value!r}")
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+    def config(self) -> dict[str, Any]:
+        """What an agent using these parameters records in its run manifest."""
+        return {**asdict(self), "linkage": "ward", "labels": "tfidf-1-3gram"}
 
 
 def paper_text(paper: Paper) -> str:
@@ -199,9 +206,7 @@ class ClusterAgent:
         self.params = ClusterParams(max_depth, branching, min_leaf, leaf_divisor)
 
     def config(self) -> dict[str, Any]:
-        return {"max_depth": self.params.max_depth, "branching": self.params.branching,
-                "min_leaf": self.params.min_leaf, "leaf_divisor": self.params.leaf_divisor,
-                "linkage": "ward", "labels": "tfidf-1-3gram"}
+        return self.params.config()
 
     def generate(self, task: TaxoTask, ctx: AgentContext) -> TaxoPrediction:
         if ctx.mode == "deep-research":
@@ -215,8 +220,5 @@ class ClusterAgent:
         if not any(normalize_title(p.title) for p in papers):
             return TaxoPrediction(task.id, None, error="no papers to cluster")
         taxonomy = cluster_papers(papers, task.topic, ctx.embedder,
-                                  max_depth=self.params.max_depth,
-                                  branching=self.params.branching,
-                                  min_leaf=self.params.min_leaf,
-                                  leaf_divisor=self.params.leaf_divisor)
+                                  **self.params.as_dict())
         return TaxoPrediction(task.id, taxonomy)

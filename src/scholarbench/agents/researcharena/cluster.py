@@ -36,9 +36,7 @@ class ArenaCluster(CorpusAgentMixin):
         self.params = ClusterParams(max_depth, branching, min_leaf, leaf_divisor)
 
     def config(self) -> dict[str, Any]:
-        return {"max_depth": self.params.max_depth, "branching": self.params.branching,
-                "min_leaf": self.params.min_leaf, "leaf_divisor": self.params.leaf_divisor,
-                "linkage": "ward", "labels": "tfidf-1-3gram", "references": "given (oracle)"}
+        return {**self.params.config(), "references": "given (oracle)"}
 
     def generate(self, query: ArenaQuery, ctx: ArenaContext) -> ArenaOutput:
         corpus = self.need_corpus(ctx)
@@ -48,8 +46,6 @@ class ArenaCluster(CorpusAgentMixin):
         if not any(normalize_title(p.title) for p in papers):
             return ArenaOutput(error="no references to cluster")
         tree = cluster_papers(papers, query.topic, ctx.embedder,
-                              max_depth=self.params.max_depth, branching=self.params.branching,
-                              min_leaf=self.params.min_leaf,
-                              leaf_divisor=self.params.leaf_divisor)
+                              **self.params.as_dict())
         return ArenaOutput(mindmap=mindmap_from_taxonomy(tree),
                            info={"papers": len(papers)})
