@@ -12,35 +12,13 @@ from __future__ import annotations
 
 import argparse
 import random
-import resource
 import shutil
-import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
+from _timing import ms, timed, peak_mib  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-
-
-def _ms(values: list[float]) -> str:
-    ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return f"{statistics.median(ordered) * 1e3:.2f} / {p95 * 1e3:.2f}"
-
-
-def _timed(fn, args_list) -> list[float]:
-    times = []
-    for args in args_list:
-        t = time.perf_counter()
-        fn(*args)
-        times.append(time.perf_counter() - t)
-    return times
-
-
-def _peak_mib() -> float:
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return rss / (1024 * 1024) if sys.platform == "darwin" else rss / 1024  # bytes vs KiB
 
 
 def main() -> None:
@@ -58,13 +36,13 @@ def main() -> None:
     rows: list[tuple[str, str]] = []
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "corpus"
-        rss_before = _peak_mib()
+        rss_before = peak_mib()
         t = time.perf_counter()
         info = build_default_corpus(out, args.data)
         rows.append(("full build (read, merge, link, write, both BM25 indices)",
                      f"{time.perf_counter() - t:.2f} s"))
         rows.append(("peak memory (max RSS of the process after the build)",
-                     f"{_peak_mib():.0f} MiB (before: {rss_before:.0f} MiB)"))
+                     f"{peak_mib():.0f} MiB (before: {rss_before:.0f} MiB)"))
         rows.append(("papers / edges / paragraphs / ids",
                      f"{info.n_papers:,} / {info.n_edges:,} / {info.n_paragraphs:,} / "
                      f"{info.manifest['files']['ids.parquet']['rows']:,}"))
@@ -97,19 +75,19 @@ def main() -> None:
         titles = [(r["title"],) for r in corpus.get_rows(sample)]
         for fields in ("title", "title+abstract"):
             corpus.search_bm25("warm up", 1, fields=fields)
-            times = _timed(lambda q, f=fields: corpus.search_bm25(q, 100, fields=f), titles)
-            rows.append((f"search_bm25 k=100, {fields}: p50 / p95", f"{_ms(times)} ms"))
+            times = timed(lambda q, f=fields: corpus.search_bm25(q, 100, fields=f), titles)
+            rows.append((f"search_bm25 k=100, {fields}: p50 / p95", f"{ms(times)} ms"))
         corpus.search_bm25("warm up", 1, fields="title", before="2020-01-01",
                            exclude_surveys=True)
-        times = _timed(lambda q: corpus.search_bm25(q, 100, fields="title", before="2020-01-01",
+        times = timed(lambda q: corpus.search_bm25(q, 100, fields="title", before="2020-01-01",
                                                     exclude_surveys=True), titles)
         rows.append(("search_bm25 k=100, title, before + exclude_surveys: p50 / p95",
-                     f"{_ms(times)} ms"))
+                     f"{ms(times)} ms"))
         t = time.perf_counter()
         corpus.resolve(titles[0][0])
         rows.append(("first resolve (loads ids.parquet)",
                      f"{(time.perf_counter() - t) * 1e3:.0f} ms"))
-        rows.append(("resolve(title): p50 / p95", f"{_ms(_timed(corpus.resolve, titles))} ms"))
+        rows.append(("resolve(title): p50 / p95", f"{ms(timed(corpus.resolve, titles))} ms"))
 
         t = time.perf_counter()
         corpus.references(sample[0])
@@ -120,13 +98,13 @@ def main() -> None:
                          ("co_cited k=10", lambda p: corpus.co_cited(p, 10)),
                          ("coupled k=10", lambda p: corpus.coupled(p, 10)),
                          ("paragraphs", corpus.paragraphs)):
-            rows.append((f"{name}: p50 / p95", f"{_ms(_timed(fn, per_pid))} ms"))
+            rows.append((f"{name}: p50 / p95", f"{ms(timed(fn, per_pid))} ms"))
         hub = corpus.resolve("arXiv:1706.03762")
         if hub:  # "Attention Is All You Need": 766 citing papers
             for name, fn in (("co_cited", corpus.co_cited), ("coupled", corpus.coupled)):
-                times = _timed(lambda p, f=fn: f(p, 10), [(hub,)] * 20)
+                times = timed(lambda p, f=fn: f(p, 10), [(hub,)] * 20)
                 rows.append((f"{name} k=10 of arXiv 1706.03762 (766 citers): p50 / p95",
-                             f"{_ms(times)} ms"))
+                             f"{ms(times)} ms"))
         corpus.close()
 
     print(f"Corpus benchmark ({args.data}; {args.queries} seeded queries, seed {args.seed})\n")

@@ -30,14 +30,12 @@ from __future__ import annotations
 
 import argparse
 import random
-import resource
-import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from _timing import ms, timed, peak_mib, dir_mb  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 STOP_HEAD = ["of", "for", "the", "and", "in", "on", "with", "to", "by", "an", "at", "as", "is",
@@ -46,30 +44,6 @@ COMMON_HEAD = ["from", "via", "using", "towards", "through", "based"]
 # word length -> weight (English running text, roughly; title words run a little longer)
 LENGTHS = {2: 2, 3: 5, 4: 9, 5: 11, 6: 12, 7: 13, 8: 12, 9: 10, 10: 8, 11: 6, 12: 4, 13: 3,
            14: 2, 15: 1}
-
-
-def _ms(values: list[float]) -> str:
-    ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return f"{statistics.median(ordered) * 1e3:.2f} / {p95 * 1e3:.2f}"
-
-
-def _timed(fn, args_list) -> list[float]:
-    times = []
-    for args in args_list:
-        t = time.perf_counter()
-        fn(*args)
-        times.append(time.perf_counter() - t)
-    return times
-
-
-def _peak_mib() -> float:
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return rss / (1024 * 1024) if sys.platform == "darwin" else rss / 1024  # bytes vs KiB
-
-
-def _dir_mb(path: Path) -> float:
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1e6
 
 
 def vocabulary(size: int, rng: np.random.Generator) -> np.ndarray:
@@ -121,19 +95,19 @@ def bench_synthetic(args, rows: list[tuple[str, str]]) -> None:
     rows.append((f"synthetic corpus: {args.papers:,} titles, {n_tokens:,} words, vocabulary "
                  f"{args.vocab:,}, Zipf s={args.zipf}",
                  f"generated in {time.perf_counter() - t:.1f} s"))
-    rss_before = _peak_mib()
+    rss_before = peak_mib()
     t = time.perf_counter()
     index = BM25Index.build(titles)
     build_s = time.perf_counter() - t
     rows.append(("BM25 build (BM25Index.build: tokenise + index)", f"{build_s:.1f} s"))
     rows.append(("peak RSS after the BM25 build (ru_maxrss)",
-                 f"{_peak_mib():.0f} MiB (after generating the titles: {rss_before:.0f} MiB)"))
+                 f"{peak_mib():.0f} MiB (after generating the titles: {rss_before:.0f} MiB)"))
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "bm25"
         t = time.perf_counter()
         index.save(out, "synthetic")
         rows.append(("BM25 index size on disk (save time)",
-                     f"{_dir_mb(out):.0f} MB ({time.perf_counter() - t:.1f} s)"))
+                     f"{dir_mb(out):.0f} MB ({time.perf_counter() - t:.1f} s)"))
         t = time.perf_counter()
         index = BM25Index.load(out, "synthetic", len(titles))
         rows.append(("BM25 index load", f"{time.perf_counter() - t:.2f} s"))
@@ -142,27 +116,27 @@ def bench_synthetic(args, rows: list[tuple[str, str]]) -> None:
     qrng = np.random.default_rng(args.seed + 1)
     queries = [(" ".join(vocab[draw(int(qrng.integers(3, 9)))]),) for _ in range(args.queries)]
     index.top("warm up", 1)
-    times = _timed(lambda q: index.top(q, args.k), queries)
+    times = timed(lambda q: index.top(q, args.k), queries)
     rows.append((f"BM25 query, BM25Index.top k={args.k} ({args.queries:,} queries of 3-8 words): "
-                 "p50 / p95", f"{_ms(times)} ms"))
+                 "p50 / p95", f"{ms(times)} ms"))
     hits = [len(index.top(q, args.k)[0]) for (q,) in queries[:100]]
     rows.append(("  queries (of the first 100) returning k results", f"{sum(h == args.k for h in hits)}"))
     keep = np.random.default_rng(args.seed + 2).random(index.n_docs) < 0.5
-    times = _timed(lambda q: index.top(q, args.k, keep), queries)
+    times = timed(lambda q: index.top(q, args.k, keep), queries)
     rows.append(("BM25 query with a filter mask (half the rows), k=100: p50 / p95",
-                 f"{_ms(times)} ms"))
-    times = _timed(lambda q: index.scores(q), queries)
+                 f"{ms(times)} ms"))
+    times = timed(lambda q: index.scores(q), queries)
     rows.append(("  of which BM25Index.scores (every document's score): p50 / p95",
-                 f"{_ms(times)} ms"))
+                 f"{ms(times)} ms"))
 
     def old(q: str) -> list[int]:
         scores = index.scores(q)
         order = np.argsort(-scores, kind="stable")
         return [int(r) for r in order[:args.k] if scores[r] > 0]
     few = queries[:200]
-    times = _timed(old, few)
+    times = timed(old, few)
     rows.append(("previous path (scores, then stable argsort of all rows), 200 queries: "
-                 "p50 / p95", f"{_ms(times)} ms"))
+                 "p50 / p95", f"{ms(times)} ms"))
     same = all(old(q) == index.top(q, args.k)[0].tolist() for (q,) in few)
     rows.append(("  same rows as BM25Index.top on those 200 queries", str(same)))
 
@@ -189,8 +163,8 @@ def bench_real(args, rows: list[tuple[str, str]]) -> None:
             rows.append((f"dense build, {fields} (MiniLM, {index.count:,} papers, batches of "
                          "1,024)", f"{time.perf_counter() - t:.1f} s (rebuilt: {index.rebuilt})"))
             rows.append((f"dense index size on disk, {fields}",
-                         f"{_dir_mb(out / DENSE_DIRS[fields]):.1f} MB"))
-        rows.append(("peak RSS after the dense build(s)", f"{_peak_mib():.0f} MiB"))
+                         f"{dir_mb(out / DENSE_DIRS[fields]):.1f} MB"))
+        rows.append(("peak RSS after the dense build(s)", f"{peak_mib():.0f} MiB"))
         t = time.perf_counter()
         corpus = Corpus.open(out)
         index = corpus.dense_index("title", CachedEmbedder(encoder))
@@ -203,28 +177,28 @@ def bench_real(args, rows: list[tuple[str, str]]) -> None:
         titles = [(r["title"],) for r in corpus.get_rows(sample)]
         n = f"{len(titles)} seeded titles, k={args.k}"
         corpus.search_bm25("warm up", 1, fields="title")
-        times = _timed(lambda q: corpus.search_bm25(q, args.k, fields="title"), titles)
-        rows.append((f"search_bm25, title ({n}): p50 / p95", f"{_ms(times)} ms"))
+        times = timed(lambda q: corpus.search_bm25(q, args.k, fields="title"), titles)
+        rows.append((f"search_bm25, title ({n}): p50 / p95", f"{ms(times)} ms"))
         for fields in field_list:
             emb = CachedEmbedder(encoder)
-            times = _timed(lambda q, f=fields, e=emb: corpus.search_dense(q, args.k, e, fields=f),
+            times = timed(lambda q, f=fields, e=emb: corpus.search_dense(q, args.k, e, fields=f),
                            titles)
             rows.append((f"search_dense, {fields} ({n}; query embedded): p50 / p95",
-                         f"{_ms(times)} ms"))
+                         f"{ms(times)} ms"))
         emb = CachedEmbedder(encoder)
-        times = _timed(lambda q: emb.embed([q]), titles)
-        rows.append(("  of which: embedding the query (MiniLM, CPU): p50 / p95", f"{_ms(times)} ms"))
+        times = timed(lambda q: emb.embed([q]), titles)
+        rows.append(("  of which: embedding the query (MiniLM, CPU): p50 / p95", f"{ms(times)} ms"))
         vectors = [(index.query_vector(q, emb),) for (q,) in titles]
-        times = _timed(lambda v: index.search(v, args.k), vectors)
-        rows.append(("  of which: exact index search (DenseIndex.search): p50 / p95", f"{_ms(times)} ms"))
+        times = timed(lambda v: index.search(v, args.k), vectors)
+        rows.append(("  of which: exact index search (DenseIndex.search): p50 / p95", f"{ms(times)} ms"))
         emb = CachedEmbedder(encoder)
-        times = _timed(lambda q: corpus.search_hybrid(q, args.k, emb), titles)
+        times = timed(lambda q: corpus.search_hybrid(q, args.k, emb), titles)
         rows.append((f"search_hybrid, title, depth 100, RRF k=60 ({n}; query embedded): "
-                     "p50 / p95", f"{_ms(times)} ms"))
+                     "p50 / p95", f"{ms(times)} ms"))
         emb = CachedEmbedder(encoder)
-        times = _timed(lambda q: corpus.search_hybrid(q, args.k, emb, before="2020-01-01",
+        times = timed(lambda q: corpus.search_hybrid(q, args.k, emb, before="2020-01-01",
                                                       exclude_surveys=True), titles)
-        rows.append(("search_hybrid + before + exclude_surveys: p50 / p95", f"{_ms(times)} ms"))
+        rows.append(("search_hybrid + before + exclude_surveys: p50 / p95", f"{ms(times)} ms"))
         corpus.close()
 
 
@@ -240,17 +214,17 @@ def bench_dense_vectors(args, rows: list[tuple[str, str]]) -> None:
                                                 dtype=np.float32)))
     dense = DenseIndex(index, {})
     queries = [(normalize(rng.standard_normal((1, dim), dtype=np.float32)),) for _ in range(100)]
-    times = _timed(lambda v: dense.search(v, args.k), queries)
+    times = timed(lambda v: dense.search(v, args.k), queries)
     rows.append((f"exact dense search (DenseIndex.search) over {n:,} random 384-d vectors "
                  f"({n * dim * 4 / 2**20:.0f} MiB), k={args.k}, 100 queries: p50 / p95",
-                 f"{_ms(times)} ms"))
+                 f"{ms(times)} ms"))
     keep = rng.random(n) < 0.5
-    times = _timed(lambda v: dense.search(v, args.k, keep), queries)
-    rows.append(("  the same with a filter mask (half the rows): p50 / p95", f"{_ms(times)} ms"))
-    times = _timed(lambda v: index.search(v, args.k), queries[:30])
+    times = timed(lambda v: dense.search(v, args.k, keep), queries)
+    rows.append(("  the same with a filter mask (half the rows): p50 / p95", f"{ms(times)} ms"))
+    times = timed(lambda v: index.search(v, args.k), queries[:30])
     rows.append((f"  faiss IndexFlatIP.search, one query at a time ({faiss.omp_get_max_threads()}"
-                 " threads), 30 queries: p50 / p95", f"{_ms(times)} ms"))
-    rows.append(("peak RSS at the end", f"{_peak_mib():.0f} MiB"))
+                 " threads), 30 queries: p50 / p95", f"{ms(times)} ms"))
+    rows.append(("peak RSS at the end", f"{peak_mib():.0f} MiB"))
 
 
 def main() -> None:
