@@ -102,7 +102,8 @@ def cmd_run_researcharena(args: argparse.Namespace) -> int:
     summary = run(ArenaRunConfig(task=args.task, agent=args.agent, out=out, corpus_dir=corpus,
                                  tasks_from=args.tasks_from, task_set=args.task_set,
                                  taxobench_file=taxobench, qrels=args.qrels, limit=args.limit,
-                                 agent_params=_agent_params(args.agent_arg), run_name=args.name),
+                                 agent_params=_agent_params(args.agent_arg), run_name=args.name,
+                                 llm=_llm_factory(args)),
                   _embedder)
     print(format_summary(summary))
     print(f"run directory: {out}")
@@ -125,7 +126,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     out = Path(args.out or f"runs/{args.mode}-{args.agent}")
     summary = run(RunConfig(gold_path=gold, mode=args.mode, agent=args.agent, out=out,
                             limit=args.limit, corpus_dir=corpus,
-                            agent_params=_agent_params(args.agent_arg), run_name=args.name),
+                            agent_params=_agent_params(args.agent_arg), run_name=args.name,
+                            llm=_llm_factory(args)),
                   _embedder())
     _print_summary(summary)
     print(f"run directory: {out}")
@@ -190,7 +192,14 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _llm_factory(args: argparse.Namespace):
+    """Binds the agent role only when a run's agent turns out to use a chat model."""
+    from scholarbench.llm.commands import roles_from_args
+    return lambda: roles_from_args(args, need_agent=True, need_judge=False)
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from scholarbench.llm.commands import add_llm_parser, add_model_flags
     parser = argparse.ArgumentParser(prog="scholarbench", description=__doc__)
     parser.add_argument("--version", action="version", version="scholarbench 0.1.0")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -246,6 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
                      "every reference (upstream's qrels)")
     run.add_argument("--taxobench", help="researcharena: TaxoBench instances for mind-maps "
                      "(default: the one imported file, if any)")
+    add_model_flags(run, judge=True)
     run.set_defaults(func=cmd_run)
 
     score = sub.add_parser("score", help="score files (`score taxobench --gold --pred --out`, "
@@ -265,6 +275,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--format", choices=["terminal", "markdown", "csv"], default="terminal")
     report.add_argument("--no-published", action="store_true", help="leave out the paper's rows")
     report.set_defaults(func=cmd_report)
+
+    add_llm_parser(sub)
 
     lst = sub.add_parser("list", help="registered agents, metrics or benchmarks")
     lst.add_argument("kind", choices=["agent", "metric", "benchmark"])

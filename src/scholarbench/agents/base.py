@@ -19,6 +19,7 @@ class AgentContext:
     corpus_dir: Path | None = None
     seed: int = 0
     params: dict[str, Any] = field(default_factory=dict)
+    llm: Any = None          # the agent role's ChatClient, for agents with `uses_llm = True`
 
 
 class TaxoAgent(Protocol):

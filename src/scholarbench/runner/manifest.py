@@ -14,7 +14,8 @@ from scholarbench.errors import ScholarbenchError
 PACKAGES = ("scholarbench", "numpy", "scipy", "scikit-learn", "torch", "sentence-transformers",
             "rapidfuzz", "duckdb", "bm25s", "pyarrow")
 # Keys that must agree for a run directory to be resumed.
-IDENTITY_KEYS = ("benchmark", "mode", "agent", "agent_config", "data", "limit", "embedder")
+IDENTITY_KEYS = ("benchmark", "mode", "agent", "agent_config", "data", "limit", "embedder",
+                 "agent_model")
 
 
 def package_versions() -> dict[str, str]:
@@ -46,6 +47,16 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ScholarbenchError(f"{path}: not valid JSON ({exc.msg})") from exc
+
+
+def resolve_llm(llm: Any, agent: Any) -> Any:
+    """The run's LLMRoles if the agent uses a model: `llm` may be the roles or a factory."""
+    if not getattr(agent, "uses_llm", False):
+        return None
+    if llm is None:
+        raise ScholarbenchError(f"agent {getattr(agent, 'name', agent)!r} uses a chat model but "
+                                "the run was given none")
+    return llm() if callable(llm) else llm
 
 
 def check_resumable(old: dict[str, Any], new: dict[str, Any], run_dir: Path) -> None:

@@ -65,7 +65,8 @@ from scholarbench.metrics.ranking import (DEFAULT_MEASURES, DISCOVERY_MEASURES,
                                           SELECTION_MEASURES, aggregate, evaluate,
                                           provider_versions)
 from scholarbench.registry import register_benchmark
-from scholarbench.runner.manifest import new_manifest, read_manifest, write_manifest
+from scholarbench.runner.llm_record import add_usage, model_identity, record_models
+from scholarbench.runner.manifest import new_manifest, read_manifest, resolve_llm, write_manifest
 
 TASKS_FILE, QRELS, GENERATE, RUN, SCORES, SUMMARY = (
     "tasks.jsonl", "qrels.trec", "generate.jsonl", "run.trec", "scores.jsonl", "summary.json")
@@ -73,7 +74,8 @@ ORGANISATION_KEYS = ("heading_soft_recall", "heading_entity_recall", "tree_seman
 PRIMARY = {"discovery": DISCOVERY_MEASURES, "selection": SELECTION_MEASURES,
            "organisation": ORGANISATION_KEYS}
 # Keys that must agree for a run directory to be resumed (`limit` may change: see above).
-IDENTITY_KEYS = ("benchmark", "mode", "agent", "agent_config", "data", "embedder", "corpus_sha256")
+IDENTITY_KEYS = ("benchmark", "mode", "agent", "agent_config", "data", "embedder", "corpus_sha256",
+                 "agent_model")
 QRELS_VARIANTS = ("searchable", "all")
 
 
@@ -99,6 +101,7 @@ class ArenaRunConfig:
     agent_params: dict[str, Any] | None = None
     run_name: str | None = None
     progress: bool = True
+    llm: Any = None          # LLMRoles, or a factory called only if the agent uses a model
 
 
 def _corpus_info(corpus_dir: Path | None) -> dict[str, Any] | None:
@@ -200,6 +203,7 @@ def run(config: ArenaRunConfig, embedder: Embedder | Callable[[], Embedder] | No
     if need_embedder:  # a factory (no `embed` method) is called only now
         emb = embedder if hasattr(embedder, "embed") else embedder()  # type: ignore[operator]
     selected = _select(tasks, config.limit)
+    roles = resolve_llm(config.llm, agent)
     out = config.out
     out.mkdir(parents=True, exist_ok=True)
     manifest = new_manifest(
@@ -209,14 +213,23 @@ def run(config: ArenaRunConfig, embedder: Embedder | Callable[[], Embedder] | No
         embedder=getattr(emb, "model_id", None) if emb is not None else None,
         corpus=_corpus_info(config.corpus_dir),
         corpus_sha256=corpus.papers_sha256 if corpus is not None else None,
-        scoring=provider_versions())
+        scoring=provider_versions(), agent_model=model_identity(roles.agent if roles else None))
     if (out / "manifest.json").exists():
-        _check_resumable(read_manifest(out), manifest, out)
+        old = read_manifest(out)
+        _check_resumable(old, manifest, out)
+        manifest["llm_usage"] = old.get("llm_usage", {})
+    record_models(manifest, roles, "agent")
     write_manifest(out, manifest)
     write_tasks(out / TASKS_FILE, tasks)
-    ctx = ArenaContext(task=config.task, corpus=corpus, embedder=emb)
-    generate([t for t in selected if scorable(t, config.task, config.qrels)], agent, ctx, out,
-             config.progress)
+    ctx = ArenaContext(task=config.task, corpus=corpus, embedder=emb,
+                       llm=roles.agent if roles else None)
+    try:
+        generate([t for t in selected if scorable(t, config.task, config.qrels)], agent, ctx,
+                 out, config.progress)
+    finally:
+        manifest = read_manifest(out)
+        add_usage(manifest, roles, "agent")
+        write_manifest(out, manifest)
     return score_run(out, emb, progress=config.progress)
 
 

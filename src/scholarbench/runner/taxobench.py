@@ -26,8 +26,9 @@ from scholarbench.errors import ScholarbenchError
 from scholarbench.metrics.taxobench import METRIC_KEYS, score_instance
 from scholarbench.records import TaxoPrediction, TaxoTask
 from scholarbench.files import sha256_file
+from scholarbench.runner.llm_record import add_usage, model_identity, record_models
 from scholarbench.runner.manifest import (check_resumable, new_manifest, read_manifest,
-                                          write_manifest)
+                                          write_manifest, resolve_llm)
 
 GENERATE, SCORES, SUMMARY = "generate.jsonl", "scores.jsonl", "summary.json"
 
@@ -43,6 +44,7 @@ class RunConfig:
     agent_params: dict[str, Any] | None = None
     run_name: str | None = None
     progress: bool = True
+    llm: Any = None          # LLMRoles, or a factory called only if the agent uses a model
 
 
 def _select(tasks: list[TaxoTask], limit: int | None) -> list[TaxoTask]:
@@ -59,17 +61,28 @@ def run(config: RunConfig, embedder: Embedder) -> dict[str, Any]:
                                 f"(it supports: {', '.join(agent.modes)})")
     tasks = _select(load_instances(config.gold_path), config.limit)
     config.out.mkdir(parents=True, exist_ok=True)
+    roles = resolve_llm(config.llm, agent)
     manifest = new_manifest(
         benchmark="taxobench", mode=config.mode, agent=config.agent,
         agent_config=agent.config(), run_name=config.run_name or config.agent,
         data={"path": str(config.gold_path.resolve()), "sha256": sha256_file(config.gold_path)},
         limit=config.limit, n_samples=len(tasks), embedder=embedder.model_id,
-        corpus=_corpus_info(config.corpus_dir) if config.mode == "deep-research" else None)
+        corpus=_corpus_info(config.corpus_dir) if config.mode == "deep-research" else None,
+        agent_model=model_identity(roles.agent if roles else None))
     if (config.out / "manifest.json").exists():
-        check_resumable(read_manifest(config.out), manifest, config.out)
+        old = read_manifest(config.out)
+        check_resumable(old, manifest, config.out)
+        manifest["llm_usage"] = old.get("llm_usage", {})
+    record_models(manifest, roles, "agent")
     write_manifest(config.out, manifest)
-    ctx = AgentContext(mode=config.mode, embedder=embedder, corpus_dir=config.corpus_dir)
-    generate(tasks, agent, ctx, config.out, config.progress)
+    ctx = AgentContext(mode=config.mode, embedder=embedder, corpus_dir=config.corpus_dir,
+                       llm=roles.agent if roles else None)
+    try:
+        generate(tasks, agent, ctx, config.out, config.progress)
+    finally:
+        manifest = read_manifest(config.out)
+        add_usage(manifest, roles, "agent")
+        write_manifest(config.out, manifest)
     return score_run(config.out, embedder, progress=config.progress)
 
 

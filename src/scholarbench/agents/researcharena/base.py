@@ -50,6 +50,7 @@ class ArenaContext:
     corpus: Corpus | None = None
     embedder: Embedder | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    llm: Any = None          # the agent role's ChatClient, for agents with `uses_llm = True`
 
 
 @dataclass

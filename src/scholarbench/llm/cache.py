@@ -1,0 +1,70 @@
+"""A persistent reply cache keyed only on what changes a reply.
+
+The key hashes the model identity, the messages, the sampling parameters, the seed and the
+requested output format. Timeouts, retry counts, concurrency and API keys are not part of it, so
+changing them never invalidates the cache, and no key material ever reaches the file.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+CACHE_FORMAT = 1
+
+
+def cache_key(*, model_id: str, messages: list[dict[str, Any]], params: dict[str, Any]) -> str:
+    payload = {"v": CACHE_FORMAT, "model": model_id, "messages": messages,
+               "params": {k: v for k, v in sorted(params.items()) if v is not None}}
+    text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class CachedReply:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class ReplyCache:
+    """SQLite file (or memory when `path` is None); safe to share between threads."""
+
+    def __init__(self, path: str | Path | None) -> None:
+        self.path = Path(path) if path else None
+        if self.path:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(self.path) if self.path else ":memory:",
+                                   check_same_thread=False, timeout=30)
+        self._lock = threading.Lock()
+        with self._lock:
+            if self.path:
+                self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("CREATE TABLE IF NOT EXISTS reply (key TEXT PRIMARY KEY, model TEXT, "
+                             "text TEXT, prompt_tokens INTEGER, completion_tokens INTEGER)")
+            self._db.commit()
+
+    def get(self, key: str) -> CachedReply | None:
+        with self._lock:
+            row = self._db.execute("SELECT text, prompt_tokens, completion_tokens FROM reply "
+                                   "WHERE key = ?", (key,)).fetchone()
+        return CachedReply(*row) if row else None
+
+    def put(self, key: str, model_id: str, reply: CachedReply) -> None:
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO reply VALUES (?, ?, ?, ?, ?)",
+                             (key, model_id, reply.text, reply.prompt_tokens,
+                              reply.completion_tokens))
+            self._db.commit()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM reply").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

@@ -1,0 +1,165 @@
+"""One chat client over the openai SDK, for any OpenAI-compatible endpoint and the local model.
+
+Every call goes: cache → concurrency slot → SDK request (retried with backoff on 429, 5xx,
+timeouts and dropped connections) → accounting → cache. A repeated run is served from the cache
+and makes no model calls. Errors that survive the retries raise `LLMCallError`; callers turn
+them into "unscored" items, never into a crash of the run.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from scholarbench.errors import ScholarbenchError
+from scholarbench.llm.cache import CachedReply, ReplyCache, cache_key
+from scholarbench.llm.config import ModelConfig
+from scholarbench.llm.tokens import count_message_tokens, count_tokens
+from scholarbench.llm.usage import Usage
+
+Messages = list[dict[str, Any]]
+
+
+class LLMCallError(ScholarbenchError):
+    """A model call failed after every retry (or with an error that retrying cannot mend)."""
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    text: str
+    cached: bool
+    prompt_tokens: int
+    completion_tokens: int
+
+
+def _retryable(exc: BaseException) -> bool:
+    import openai
+    if isinstance(exc, (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError)):
+        return True
+    return isinstance(exc, openai.APIStatusError) and exc.status_code >= 500
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    response = getattr(exc, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        return min(float(value), 60.0) if value is not None else None
+    except ValueError:
+        return None
+
+
+class ChatClient:
+    """Chat completions for one role. Thread-safe; share one per role within a run."""
+
+    def __init__(self, config: ModelConfig, *, cache: ReplyCache | None = None,
+                 base_url: str | None = None, model_id: str | None = None,
+                 retry_wait: tuple[float, float] = (0.5, 20.0),
+                 connect: Callable[[], str] | None = None) -> None:
+        self.config = config
+        self.cache = cache
+        self.usage = Usage()
+        self._base_url = base_url or config.base_url
+        self._connect = connect          # starts a local server on the first cache miss
+        self.model_id = model_id or f"{self._base_url or 'openai'}|{config.model}"
+        self._retry_wait = retry_wait
+        self._slots = threading.BoundedSemaphore(config.concurrency)
+        self._sdk = None
+        self._sdk_lock = threading.Lock()
+        self.json_mode = "schema"   # lowered to "object"/"none" if the server rejects schemas
+
+    # -- the SDK client is made on the first cache miss, so cached runs start no server ----------
+    def _client(self):
+        with self._sdk_lock:
+            if self._sdk is None:
+                import openai
+                if self._connect is not None:
+                    self._base_url = self._connect()
+                self._sdk = openai.OpenAI(base_url=self._base_url, api_key=self.config.api_key(),
+                                          max_retries=0, timeout=self.config.timeout)
+            return self._sdk
+
+    def params(self, *, temperature: float | None = None, max_tokens: int | None = None,
+               seed: int | None = None, response_format: dict | None = None) -> dict[str, Any]:
+        return {"temperature": self.config.temperature if temperature is None else temperature,
+                "max_tokens": self.config.max_tokens if max_tokens is None else max_tokens,
+                "seed": self.config.seed if seed is None else seed,
+                "response_format": response_format}
+
+    def complete(self, messages: Messages, *, response_format: dict | None = None,
+                 temperature: float | None = None, max_tokens: int | None = None,
+                 seed: int | None = None) -> ChatReply:
+        params = self.params(temperature=temperature, max_tokens=max_tokens, seed=seed,
+                             response_format=response_format)
+        key = cache_key(model_id=self.model_id, messages=messages, params=params)
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            self.usage.add_hit()
+            return ChatReply(hit.text, True, hit.prompt_tokens, hit.completion_tokens)
+        with self._slots:
+            text, prompt_tokens, completion_tokens, estimated = self._request(messages, params)
+        self.usage.add_call(prompt_tokens, completion_tokens, estimated=estimated,
+                            cost=self._cost(prompt_tokens, completion_tokens))
+        if self.cache is not None:
+            self.cache.put(key, self.model_id, CachedReply(text, prompt_tokens, completion_tokens))
+        return ChatReply(text, False, prompt_tokens, completion_tokens)
+
+    def __call__(self, messages: Messages, *, response_format: dict | None = None) -> str:
+        return self.complete(messages, response_format=response_format).text
+
+    def _request(self, messages: Messages, params: dict[str, Any]) -> tuple[str, int, int, bool]:
+        import openai
+        from tenacity import (RetryError, Retrying, retry_if_exception, stop_after_attempt,
+                              wait_exponential_jitter)
+
+        initial, cap = self._retry_wait
+        backoff = wait_exponential_jitter(multiplier=initial, max=cap, jitter=initial)
+
+        def wait(state) -> float:
+            exc = state.outcome.exception() if state.outcome else None
+            hinted = _retry_after(exc) if exc is not None else None
+            return max(backoff(state), hinted or 0.0)
+
+        def note_retry(state) -> None:
+            self.usage.add_retry()
+
+        kwargs = {k: v for k, v in params.items() if v is not None}
+        try:
+            for attempt in Retrying(retry=retry_if_exception(_retryable), wait=wait,
+                                    stop=stop_after_attempt(self.config.max_retries + 1),
+                                    before_sleep=note_retry, reraise=False):
+                with attempt:
+                    response = self._client().chat.completions.create(
+                        model=self.config.model, messages=messages, **kwargs)
+        except RetryError as exc:
+            self.usage.add_failure()
+            last = exc.last_attempt.exception()
+            raise LLMCallError(f"{self.config.role} model {self.config.model!r}: gave up after "
+                               f"{self.config.max_retries + 1} attempts: {_describe(last)}") from None
+        except openai.OpenAIError as exc:
+            self.usage.add_failure()
+            raise LLMCallError(f"{self.config.role} model {self.config.model!r}: "
+                               f"{_describe(exc)}") from None
+        if not response.choices:
+            self.usage.add_failure()
+            raise LLMCallError(f"{self.config.role} model {self.config.model!r}: reply has no choices")
+        text = response.choices[0].message.content or ""
+        usage = response.usage
+        if usage is not None and usage.prompt_tokens is not None:
+            return text, int(usage.prompt_tokens), int(usage.completion_tokens or 0), False
+        return text, count_message_tokens(messages), count_tokens(text), True
+
+    def _cost(self, prompt_tokens: int, completion_tokens: int) -> float | None:
+        if self.config.is_local:
+            return 0.0
+        pin, pout = self.config.price_input_per_mtok, self.config.price_output_per_mtok
+        if pin is None or pout is None:
+            return None
+        return (prompt_tokens * pin + completion_tokens * pout) / 1e6
+
+
+def _describe(exc: BaseException | None) -> str:
+    """The error's class and status, never its request (which could echo headers)."""
+    if exc is None:
+        return "unknown error"
+    status = getattr(exc, "status_code", None)
+    message = str(getattr(exc, "message", "") or exc).splitlines()[0][:200] if str(exc) else ""
+    return f"{type(exc).__name__}{f' {status}' if status else ''}{f': {message}' if message else ''}"

@@ -1,0 +1,147 @@
+"""Which chat model plays which role, from CLI flags, then the environment, then a TOML file.
+
+Two roles: `agent` (what an LLM agent calls) and `judge` (what LLM-as-judge metrics call). They are
+resolved separately: a judge never inherits the agent's model. With nothing configured a role gets
+the packaged local model (llama.cpp), and the run records that it did.
+
+API keys come only from the environment. A TOML file may name the variable that holds the key
+(`api_key_env = "MY_KEY"`) but a literal key in it is refused, so keys never sit in files we read,
+log, cache or write into manifests.
+"""
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+from scholarbench.errors import ScholarbenchError
+
+ROLES = ("agent", "judge")
+LOCAL = "local"   # the model name that means "the packaged llama.cpp model"
+DEFAULT_CONFIG_FILE = "scholarbench.toml"
+_ENV_PREFIX = {"agent": "SCHOLARBENCH_MODEL", "judge": "SCHOLARBENCH_JUDGE"}
+_FILE_KEYS = {"model", "base_url", "api_key_env", "temperature", "max_tokens", "seed", "timeout",
+              "concurrency", "max_retries", "price_input_per_mtok", "price_output_per_mtok",
+              "local_model"}
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """One role's model. `model == "local"` means the packaged GGUF served by llama.cpp."""
+    role: str
+    model: str = LOCAL
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    seed: int | None = 0
+    timeout: float = 120.0
+    concurrency: int = 4
+    max_retries: int = 5
+    price_input_per_mtok: float | None = None
+    price_output_per_mtok: float | None = None
+    local_model: str = "qwen2.5-coder-0.5b"
+    source: dict[str, str] = field(default_factory=dict)   # field -> "flag" | "env" | "file" | "default"
+
+    @property
+    def is_local(self) -> bool:
+        return self.model == LOCAL
+
+    def api_key(self) -> str:
+        """The key, read from the environment at call time; never stored on the record."""
+        if self.is_local:
+            return "sk-local-no-key"
+        key = os.environ.get(self.api_key_env)
+        if key:
+            return key
+        if self.base_url and _is_loopback_url(self.base_url):
+            return "sk-no-key"   # local servers (vLLM, llama.cpp, Ollama) accept any key
+        raise ScholarbenchError(
+            f"the {self.role} model {self.model!r} needs an API key in ${self.api_key_env} "
+            f"(keys are read from the environment only)")
+
+    def public(self) -> dict[str, Any]:
+        """What a manifest may record: everything but secrets (there are none on the record)."""
+        out = asdict(self)
+        out.pop("source")
+        out["configured_by"] = dict(self.source)
+        return out
+
+
+def _is_loopback_url(url: str) -> bool:
+    from urllib.parse import urlparse
+    host = (urlparse(url).hostname or "").lower()
+    return host in {"localhost", "127.0.0.1", "::1"} or host.startswith("127.")
+
+
+def _coerce(name: str, value: Any, where: str) -> Any:
+    kinds = {"temperature": float, "timeout": float, "price_input_per_mtok": float,
+             "price_output_per_mtok": float, "max_tokens": int, "seed": int, "concurrency": int,
+             "max_retries": int}
+    if name in kinds and value is not None:
+        try:
+            value = kinds[name](value)
+        except (TypeError, ValueError):
+            raise ScholarbenchError(f"{where}: {name} must be a number, not {value!r}") from None
+        if name in {"concurrency", "max_retries", "max_tokens"} and value < (0 if name == "max_retries" else 1):
+            raise ScholarbenchError(f"{where}: {name} out of range ({value})")
+    return value
+
+
+def read_config_file(path: Path) -> dict[str, dict[str, Any]]:
+    """`[agent]` and `[judge]` tables; a table `[llm]` gives defaults for both."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ScholarbenchError(f"{path}: not valid TOML ({exc})") from None
+    except OSError as exc:
+        raise ScholarbenchError(f"{path}: cannot read ({exc.strerror})") from None
+    out: dict[str, dict[str, Any]] = {}
+    shared = data.get("llm", {})
+    for role in ROLES:
+        table = {**shared, **data.get(role, {})}
+        for key in table:
+            if key in {"api_key", "key", "openai_api_key"}:
+                raise ScholarbenchError(f"{path}: [{role}] {key}: API keys are read from the "
+                                        "environment only; name the variable with api_key_env")
+            if key not in _FILE_KEYS:
+                raise ScholarbenchError(f"{path}: [{role}] unknown key {key!r}; known: "
+                                        f"{', '.join(sorted(_FILE_KEYS))}")
+        out[role] = {k: _coerce(k, v, f"{path} [{role}]") for k, v in table.items()}
+    return out
+
+
+def _from_env(role: str, environ: Mapping[str, str]) -> dict[str, Any]:
+    prefix = _ENV_PREFIX[role]
+    names = {"model": prefix, "base_url": f"{prefix}_BASE_URL", "api_key_env": f"{prefix}_API_KEY_ENV"}
+    out = {k: environ[v] for k, v in names.items() if environ.get(v)}
+    return {k: _coerce(k, v, f"${names[k]}") for k, v in out.items()}
+
+
+def resolve_role(role: str, flags: Mapping[str, Any] | None = None, *,
+                 config_file: str | Path | None = None,
+                 environ: Mapping[str, str] | None = None) -> ModelConfig:
+    """Flags win over the environment, which wins over the file; then the defaults."""
+    if role not in ROLES:
+        raise ValueError(role)
+    environ = os.environ if environ is None else environ
+    path = Path(config_file) if config_file else None
+    if path is None and environ.get("SCHOLARBENCH_CONFIG"):
+        path = Path(environ["SCHOLARBENCH_CONFIG"])
+    if path is None and Path(DEFAULT_CONFIG_FILE).is_file():
+        path = Path(DEFAULT_CONFIG_FILE)
+    layers = [("file", read_config_file(path)[role] if path else {}),
+              ("env", _from_env(role, environ)),
+              ("flag", {k: _coerce(k, v, f"--{k}") for k, v in (flags or {}).items() if v is not None})]
+    config = ModelConfig(role=role, source={})
+    source: dict[str, str] = {}
+    for name, values in layers:
+        if values:
+            config = replace(config, **values)
+            source.update({k: name for k in values})
+    if config.base_url and config.model == LOCAL:
+        raise ScholarbenchError(f"{role}: a base_url was given ({config.base_url}) but no model "
+                                "name; pass --model/--judge NAME too")
+    return replace(config, source=source)

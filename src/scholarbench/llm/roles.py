@@ -1,0 +1,63 @@
+"""Bind the agent and judge roles to clients for one run, and record them in the manifest."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from scholarbench.llm.cache import ReplyCache
+from scholarbench.llm.client import ChatClient
+from scholarbench.llm.config import ModelConfig, resolve_role
+from scholarbench.paths import cache_dir
+
+
+def default_cache_path() -> Path:
+    return cache_dir() / "llm-replies.sqlite"
+
+
+def open_client(config: ModelConfig, *, cache: ReplyCache | None = None,
+                **client_kwargs: Any) -> ChatClient:
+    """A client for the role; the local model's server starts only on the first cache miss."""
+    if config.is_local:
+        from scholarbench.llm.local import _spec, shared_server_url
+        spec = _spec(config.local_model)
+        client = ChatClient(config, cache=cache, model_id=spec.model_id,
+                            connect=lambda: shared_server_url(spec.name), **client_kwargs)
+        client.json_mode = "llama"   # llama-cpp-python turns a schema into a grammar
+        return client
+    return ChatClient(config, cache=cache, **client_kwargs)
+
+
+@dataclass
+class LLMRoles:
+    """The clients of one run. Judge and agent are resolved independently."""
+    agent: ChatClient | None = None
+    judge: ChatClient | None = None
+    cache: ReplyCache | None = field(default=None, repr=False)
+
+    def manifest_entry(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for role in ("agent", "judge"):
+            client = getattr(self, role)
+            if client is not None:
+                out[role] = {**client.config.public(), "model_id": client.model_id}
+        return out
+
+    def usage(self) -> dict[str, Any]:
+        return {role: getattr(self, role).usage.as_dict() for role in ("agent", "judge")
+                if getattr(self, role) is not None}
+
+
+def bind_roles(*, agent_flags: Mapping[str, Any] | None = None,
+               judge_flags: Mapping[str, Any] | None = None, need_agent: bool = False,
+               need_judge: bool = False, config_file: str | Path | None = None,
+               cache_path: str | Path | None = None, no_cache: bool = False) -> LLMRoles:
+    cache = None if no_cache else ReplyCache(cache_path or default_cache_path())
+    roles = LLMRoles(cache=cache)
+    if need_agent:
+        roles.agent = open_client(resolve_role("agent", agent_flags, config_file=config_file),
+                                  cache=cache)
+    if need_judge:
+        roles.judge = open_client(resolve_role("judge", judge_flags, config_file=config_file),
+                                  cache=cache)
+    return roles

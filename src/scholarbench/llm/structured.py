@@ -1,0 +1,96 @@
+"""JSON replies: ask with a schema where the server supports it, parse strictly, repair once.
+
+Strict parsing means the whole reply must be one JSON value; the only leniency is one Markdown
+code fence around it (```json … ```), which small models add even in JSON mode. A reply that
+fails to parse or validate gets one repair turn naming the problem; if that fails too, the item is
+"unscored" with the reason, for the caller to count and show. Nothing here raises on bad model
+output.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from scholarbench.llm.client import ChatClient, LLMCallError, Messages
+
+_FENCE = re.compile(r"^```(?:json|JSON)?\s*\n(.*)\n\s*```$", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class JsonOutcome:
+    value: Any = None
+    unscored: str | None = None     # why no value could be had; None when `value` is good
+    attempts: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.unscored is None
+
+
+def parse_json_strict(text: str) -> Any:
+    body = text.strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1).strip()
+    return json.loads(body)
+
+
+JSON_MODES = ("llama", "schema", "object", "none")
+
+
+def response_formats(schema: dict | None, name: str) -> dict[str, dict | None]:
+    """Each way of asking for JSON, strongest first. "llama" is llama-cpp-python's own form (a
+    grammar from the schema); "schema" is OpenAI's structured outputs."""
+    if schema is None:
+        return {"llama": {"type": "json_object"}, "schema": {"type": "json_object"},
+                "object": {"type": "json_object"}, "none": None}
+    return {"llama": {"type": "json_object", "schema": schema},
+            "schema": {"type": "json_schema",
+                       "json_schema": {"name": name, "schema": schema, "strict": True}},
+            "object": {"type": "json_object"}, "none": None}
+
+
+def ask_json(client: ChatClient, messages: Messages, *, validate: Callable[[Any], Any],
+             schema: dict | None = None, name: str = "reply", repairs: int = 1,
+             **sampling: Any) -> JsonOutcome:
+    """`validate(parsed)` returns the value to keep or raises ValueError naming what is wrong."""
+    history = list(messages)
+    formats = response_formats(schema, name)
+    problem = "no reply"
+    for attempt in range(1, repairs + 2):
+        try:
+            text = _complete(client, history, formats, sampling)
+        except LLMCallError as exc:
+            return JsonOutcome(unscored=f"call failed: {exc}", attempts=attempt)
+        try:
+            return JsonOutcome(value=validate(parse_json_strict(text)), attempts=attempt)
+        except json.JSONDecodeError as exc:
+            problem = f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        except (ValueError, TypeError, KeyError) as exc:
+            problem = f"JSON of the wrong shape ({exc})"
+        history = history + [
+            {"role": "assistant", "content": text},
+            {"role": "user", "content": f"Your reply was {problem}. Reply again with only the "
+                                        "JSON value asked for, nothing before or after it."}]
+    return JsonOutcome(unscored=f"after {repairs} repair(s): {problem}", attempts=repairs + 1)
+
+
+def _complete(client: ChatClient, messages: Messages, formats: dict[str, dict | None],
+              sampling: dict[str, Any]) -> str:
+    """Ask with the schema; a server that rejects that form (HTTP 400) is asked in the next one,
+    and the client remembers the form that worked."""
+    mode = getattr(client, "json_mode", "schema")
+    order = JSON_MODES[JSON_MODES.index(mode):]
+    last: LLMCallError | None = None
+    for current in order:
+        try:
+            reply = client.complete(messages, response_format=formats[current], **sampling)
+            client.json_mode = current
+            return reply.text
+        except LLMCallError as exc:
+            if "400" not in str(exc) and "BadRequest" not in str(exc):
+                raise
+            last = exc
+    raise last  # type: ignore[misc]

@@ -1,0 +1,49 @@
+"""Per-client accounting: calls, cache hits, retries, tokens and cost, safe across threads."""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Usage:
+    calls: int = 0              # requests that reached the model (after the cache)
+    cache_hits: int = 0
+    retries: int = 0
+    failures: int = 0           # calls that still failed after every retry
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    estimated_tokens: int = 0   # tokens counted offline because the server gave no usage
+    cost_usd: float | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def add_call(self, prompt_tokens: int, completion_tokens: int, *, estimated: bool,
+                 cost: float | None) -> None:
+        with self._lock:
+            self.calls += 1
+            self.prompt_tokens += prompt_tokens
+            self.completion_tokens += completion_tokens
+            if estimated:
+                self.estimated_tokens += prompt_tokens + completion_tokens
+            if cost is not None:
+                self.cost_usd = (self.cost_usd or 0.0) + cost
+
+    def add_hit(self) -> None:
+        with self._lock:
+            self.cache_hits += 1
+
+    def add_retry(self) -> None:
+        with self._lock:
+            self.retries += 1
+
+    def add_failure(self) -> None:
+        with self._lock:
+            self.failures += 1
+
+    def as_dict(self) -> dict:
+        with self._lock:
+            return {"calls": self.calls, "cache_hits": self.cache_hits, "retries": self.retries,
+                    "failures": self.failures, "prompt_tokens": self.prompt_tokens,
+                    "completion_tokens": self.completion_tokens,
+                    "estimated_tokens": self.estimated_tokens,
+                    "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6)}

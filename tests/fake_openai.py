@@ -1,0 +1,120 @@
+"""A scripted OpenAI-compatible chat server on 127.0.0.1 for tests and benches.
+
+Each request takes the next step of the script (or `default` when the script is used up): a reply
+text, an HTTP status, a delay before replying, or a dropped connection. Every request body is
+recorded, so tests can check what the client sent.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable
+
+
+@dataclass
+class Step:
+    text: str | None = None          # reply content
+    status: int = 200
+    delay: float = 0.0
+    drop: bool = False               # close the connection without a reply
+    usage: bool = True               # include a usage block
+    retry_after: float | None = None
+
+
+@dataclass
+class FakeOpenAI:
+    default: Step | Callable[[dict], Step] = field(default_factory=lambda: Step(text="ok"))
+    script: deque = field(default_factory=deque)
+    requests: list = field(default_factory=list)
+    in_flight: int = 0
+    max_in_flight: int = 0
+    _server: ThreadingHTTPServer | None = None
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def push(self, *steps: Step) -> None:
+        self.script.extend(steps)
+
+    def _next(self, body: dict) -> Step:
+        with self._lock:
+            self.requests.append(body)
+            if self.script:
+                return self.script.popleft()
+        return self.default(body) if callable(self.default) else self.default
+
+    def start(self) -> "FakeOpenAI":
+        fake = self
+        self._lock = threading.Lock()
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args) -> None:
+                pass
+
+            def _send(self, status: int, payload: dict, headers: dict | None = None) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                self._send(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                step = fake._next(body)
+                with fake._lock:
+                    fake.in_flight += 1
+                    fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+                try:
+                    self._answer(step, body)
+                finally:
+                    with fake._lock:
+                        fake.in_flight -= 1
+
+            def _answer(self, step: Step, body: dict) -> None:
+                if step.delay:
+                    time.sleep(step.delay)
+                if step.drop:
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
+                if step.status != 200:
+                    headers = {"Retry-After": str(step.retry_after)} if step.retry_after else None
+                    self._send(step.status, {"error": {"message": f"scripted {step.status}",
+                                                       "type": "scripted", "code": step.status}},
+                               headers)
+                    return
+                payload = {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0,
+                           "model": body.get("model", "fake"),
+                           "choices": [{"index": 0, "finish_reason": "stop",
+                                        "message": {"role": "assistant", "content": step.text}}]}
+                if step.usage:
+                    payload["usage"] = {"prompt_tokens": 11, "completion_tokens": 7,
+                                        "total_tokens": 18}
+                self._send(200, payload)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                         daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
