@@ -154,10 +154,18 @@ def cmd_score(args: argparse.Namespace) -> int:
         print(format_summary(summary))
         print(f"scores: {args.out}")
         return 0
+    if args.target == "deepsynth":
+        from scholarbench.deepsynth.judged import format_summary, score_deepsynth_judged
+        if not (args.judged and args.out):
+            raise ScholarbenchError("score deepsynth needs --judged F.jsonl --out S.jsonl")
+        summary = score_deepsynth_judged(Path(args.judged), Path(args.out), variant=args.variant)
+        print(format_summary(summary))
+        print(f"scores: {args.out}")
+        return 0
     run_dir = Path(args.target)
     if not run_dir.is_dir():
         raise ScholarbenchError(f"{run_dir}: not a run directory nor a benchmark name "
-                                "(taxobench, researcharena)")
+                                "(taxobench, researcharena, deepsynth)")
     from scholarbench.runner.manifest import read_manifest
     if read_manifest(run_dir).get("benchmark") == "researcharena":
         from scholarbench.runner.researcharena import format_summary
@@ -260,13 +268,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     score = sub.add_parser("score", help="score files (`score taxobench --gold --pred --out`, "
                            "`score researcharena --qrels --run --out`) or re-score RUN_DIR")
-    score.add_argument("target", help="'taxobench', 'researcharena' or a run directory")
+    score.add_argument("target", help="'taxobench', 'researcharena', 'deepsynth' or a run "
+                       "directory")
     score.add_argument("--gold", help="taxobench: gold instance file")
     score.add_argument("--pred", help="taxobench: prediction file")
     score.add_argument("--qrels", help="researcharena: TREC qrels")
     score.add_argument("--run", dest="run_file", help="researcharena: TREC run")
     score.add_argument("--on-duplicate", choices=["keep_first", "error"], default="keep_first",
                        help="researcharena: a docid twice for one query (trec_eval refuses: error)")
+    score.add_argument("--judged", help="deepsynth: judged task file (upstream format, "
+                       "eval_result per sub-group)")
+    score.add_argument("--variant", choices=["paper", "upstream"], default="paper",
+                       help="deepsynth: the paper's scoring rules or upstream score.py's")
     score.add_argument("--out")
     score.set_defaults(func=cmd_score)
 

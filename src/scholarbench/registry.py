@@ -22,6 +22,7 @@ _BUILTIN_MODULES = (
     "scholarbench.metrics.taxobench",
     "scholarbench.metrics.organisation",
     "scholarbench.runner.researcharena",
+    "scholarbench.deepsynth.scores",
 )
 
 
