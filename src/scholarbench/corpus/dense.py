@@ -12,9 +12,9 @@ reused only while all of those match; otherwise it is rebuilt (embedding every p
 swapped in atomically, as the BM25 indices are. Rows are in paper_id order (the store's order).
 
 Building embeds the texts through the given embedder in batches of `BATCH` texts (one
-`embed` call per batch, never one per text). A `CachedEmbedder` also keeps every vector it
-computes in its memory (and disk) cache; the saved index is what makes a second build
-unnecessary.
+`embed` call per batch, never one per text). A `CachedEmbedder` is bypassed for its encoder
+while building, so corpus vectors are not copied into the per-text cache; the saved index is what
+makes a second build unnecessary.
 
 Search is exact. The vectors are held in a faiss `IndexFlatIP` (that is what is saved and
 loaded), and a query is scored against all of them with one matrix-vector product over the
@@ -72,8 +72,13 @@ def normalize(vectors: np.ndarray) -> np.ndarray:
 
 
 def embed_texts(embedder: Embedder, texts: Sequence[str], batch: int = BATCH) -> np.ndarray:
-    """L2-normalised float32 vectors of `texts`, one `embed` call per `batch` texts."""
-    parts = [normalize(embedder.embed(list(texts[start:start + batch])))
+    """L2-normalised float32 vectors of `texts`, one `embed` call per `batch` texts.
+
+    A caching embedder is bypassed for its encoder: an index build embeds every paper once, and
+    those vectors live in the index, so copying them into the per-text cache only bloats it."""
+    encoder = getattr(embedder, "encoder", None)
+    embed = encoder.encode if encoder is not None else embedder.embed
+    parts = [normalize(embed(list(texts[start:start + batch])))
              for start in range(0, len(texts), batch)]
     if not parts:
         raise ValueError("no texts to embed")
