@@ -154,6 +154,16 @@ def cmd_score(args: argparse.Namespace) -> int:
         print(format_summary(summary))
         print(f"scores: {args.out}")
         return 0
+    if args.target == "reportbench":
+        from scholarbench.reportbench import format_summary, score_reportbench_files
+        if not (args.gt_dir and args.pred and args.out):
+            raise ScholarbenchError("score reportbench needs --gt-dir D --pred P.jsonl --out S.jsonl")
+        summary = score_reportbench_files(Path(args.gt_dir), Path(args.pred), Path(args.out),
+                                          corpus=Path(args.corpus) if args.corpus else None,
+                                          match=args.match, unresolved=args.unresolved)
+        print(format_summary(summary))
+        print(f"scores: {args.out}")
+        return 0
     if args.target == "deepsynth":
         from scholarbench.deepsynth.judged import format_summary, score_deepsynth_judged
         if not (args.judged and args.out):
@@ -165,7 +175,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     run_dir = Path(args.target)
     if not run_dir.is_dir():
         raise ScholarbenchError(f"{run_dir}: not a run directory nor a benchmark name "
-                                "(taxobench, researcharena, deepsynth)")
+                                "(taxobench, researcharena, reportbench, deepsynth)")
     from scholarbench.runner.manifest import read_manifest
     if read_manifest(run_dir).get("benchmark") == "researcharena":
         from scholarbench.runner.researcharena import format_summary
@@ -268,14 +278,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     score = sub.add_parser("score", help="score files (`score taxobench --gold --pred --out`, "
                            "`score researcharena --qrels --run --out`) or re-score RUN_DIR")
-    score.add_argument("target", help="'taxobench', 'researcharena', 'deepsynth' or a run "
-                       "directory")
+    score.add_argument("target", help="'taxobench', 'researcharena', 'reportbench', 'deepsynth' "
+                       "or a run directory")
     score.add_argument("--gold", help="taxobench: gold instance file")
     score.add_argument("--pred", help="taxobench: prediction file")
     score.add_argument("--qrels", help="researcharena: TREC qrels")
     score.add_argument("--run", dest="run_file", help="researcharena: TREC run")
     score.add_argument("--on-duplicate", choices=["keep_first", "error"], default="keep_first",
                        help="researcharena: a docid twice for one query (trec_eval refuses: error)")
+    score.add_argument("--gt-dir", help="reportbench: ground-truth folder (one <arxiv_id> "
+                       "JSON-lines file of reference titles per survey)")
+    score.add_argument("--corpus", help="reportbench: corpus directory to resolve report "
+                       "references by id/title (default: none, titles as written)")
+    score.add_argument("--match", choices=["exact", "aligned"], default="exact",
+                       help="reportbench: normalised-title equality (default) or the TaxoBench "
+                       "title alignment rule")
+    score.add_argument("--unresolved", choices=["exclude", "miss"], default="exclude",
+                       help="reportbench: references without a title leave the precision "
+                       "denominator (default, as upstream) or count as misses (lower bound)")
     score.add_argument("--judged", help="deepsynth: judged task file (upstream format, "
                        "eval_result per sub-group)")
     score.add_argument("--variant", choices=["paper", "upstream"], default="paper",

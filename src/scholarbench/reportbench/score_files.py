@@ -1,0 +1,245 @@
+"""`scholarbench score reportbench --gt-dir D --pred P.jsonl --out S.jsonl`.
+
+Prediction lines are `{"arxiv_id": …, "report": "<markdown>"}` or
+`{"arxiv_id": …, "references": [{"title": …}, …]}` (items may also carry `authors`, `url`,
+`doi`, `arxiv_id`, `is_academic_paper`; nothing else). The arXiv id may carry a version or an
+`arXiv:` prefix.
+
+One output line per GT survey (every `<arxiv_id>.jsonl` of the GT folder, sorted by id):
+`arxiv_id, ref_precision, ref_recall, ref_count, n_gt` and the counts behind them (`status`,
+`n_matched`, `n_found`, `n_resolved`, `n_titled`, `n_unresolved`, `n_unresolved_with_id`,
+`unresolved_reasons`, `pred_line`, `input`). Nothing is dropped:
+- `status="scored"`: a valid prediction line; `"no_references"`: valid, but nothing to match
+  on (scores 0, counted); `"missing"`: no prediction line for this survey (scores 0,
+  counted, ids listed); `"malformed"`: only malformed lines for it (scores 0, counted).
+- A malformed line (not JSON, not an object, unknown keys, no/invalid `arxiv_id`, neither or
+  both of `report` and `references`, a bad item) is counted with its line number and reason.
+- A second valid line for the same survey is counted as a duplicate (the first is scored).
+- A line whose survey is not in the GT folder is counted as unknown (nothing to score against).
+
+Means are over every GT survey (missing and malformed ones as 0) in `means`; `means_scored`
+is over the surveys with a valid line; `micro` pools matches and counts over all surveys
+(upstream prints both a macro and this micro figure, over the surveys it did not drop).
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from scholarbench.data.jsonl import open_text
+from scholarbench.data.sources.keys import id_key
+from scholarbench.data.trec import write_lines_atomic
+from scholarbench.errors import DataError
+from scholarbench.reportbench.extract import (ExtractedReferences, extract_references,
+                                              item_error, references_from_items)
+from scholarbench.reportbench.ground_truth import load_ground_truth
+from scholarbench.reportbench.metrics import Match, Unresolved, reference_scores
+from scholarbench.reportbench.resolve import TitleExtractor
+
+LINE_KEYS = frozenset({"arxiv_id", "report", "references"})
+METRICS = ("ref_precision", "ref_recall", "ref_count")
+
+
+def _survey_id(value: object) -> str | None:
+    if not isinstance(value, str):
+        return None
+    key = id_key("arxiv", value)
+    return key.split(":", 1)[1] if key else None
+
+
+def _check_line(obj: object) -> tuple[str | None, str | None]:
+    """(arxiv_id or None, reason the line is malformed or None)."""
+    if not isinstance(obj, dict):
+        return None, f"expected a JSON object, got {type(obj).__name__}"
+    survey = _survey_id(obj.get("arxiv_id"))
+    if "arxiv_id" not in obj:
+        return None, "no 'arxiv_id'"
+    if survey is None:
+        return None, f"'arxiv_id' is not an arXiv id: {obj.get('arxiv_id')!r}"
+    extra = sorted(set(obj) - LINE_KEYS)
+    if extra:
+        return survey, f"unknown key(s) {extra} (allowed: {sorted(LINE_KEYS)})"
+    has_report, has_refs = "report" in obj, "references" in obj
+    if has_report == has_refs:
+        return survey, "needs exactly one of 'report' and 'references'"
+    if has_report and not isinstance(obj["report"], str):
+        return survey, "'report' must be a string (Markdown)"
+    if has_refs:
+        if not isinstance(obj["references"], list):
+            return survey, "'references' must be a list of {\"title\": …} objects"
+        for i, item in enumerate(obj["references"]):
+            why = item_error(item)
+            if why:
+                return survey, f"references[{i}]: {why}"
+    return survey, None
+
+
+def _read_predictions(path: Path) -> tuple[list[tuple[int, str, dict]], list[dict]]:
+    """(valid lines as (line, arxiv_id, obj), malformed as {line, arxiv_id, reason})."""
+    valid, bad = [], []
+    with open_text(path) as handle:
+        try:
+            for lineno, raw in enumerate(handle, start=1):
+                if not raw.strip():
+                    continue
+                try:
+                    obj = json.loads(raw)
+                except json.JSONDecodeError as exc:
+                    bad.append({"line": lineno, "arxiv_id": None,
+                                "reason": f"not valid JSON ({exc.msg} at column {exc.colno})"})
+                    continue
+                survey, why = _check_line(obj)
+                if why:
+                    bad.append({"line": lineno, "arxiv_id": survey, "reason": why})
+                else:
+                    valid.append((lineno, survey, obj))
+        except (OSError, UnicodeDecodeError, EOFError) as exc:
+            raise DataError(f"cannot read: {exc}", file=str(path)) from exc
+    return valid, bad
+
+
+def _open_corpus(corpus: Any):
+    """A Corpus (or anything with `resolve` and `get_by_ids`) as is; a path is opened."""
+    if isinstance(corpus, (str, os.PathLike)):
+        from scholarbench.corpus.store import Corpus
+        return Corpus.open(corpus)
+    return corpus
+
+
+def _zero_row(survey: str, n_gt: int, status: str) -> dict:
+    return {"arxiv_id": survey, "ref_precision": 0.0, "ref_recall": 0.0, "ref_count": 0,
+            "n_gt": n_gt, "status": status, "n_matched": 0, "n_found": 0, "n_resolved": 0,
+            "n_titled": 0, "n_unresolved": 0, "n_unresolved_with_id": 0,
+            "unresolved_reasons": {}, "pred_line": None, "input": None}
+
+
+def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path: str | Path,
+                            corpus: Any = None, *, title_extractor: TitleExtractor | None = None,
+                            match: Match = "exact", unresolved: Unresolved = "exclude"
+                            ) -> dict[str, Any]:
+    """Score every GT survey of `gt_dir` against `pred_path`; write one line per survey to
+    `out_path` (atomically); return the summary (see the module docstring). `corpus`: a
+    `Corpus`, a corpus directory, or None (ids then resolve to nothing: only stated titles
+    score)."""
+    pred_path, out_path = Path(pred_path), Path(out_path)
+    gt = load_ground_truth(gt_dir)                       # DataError on bad GT
+    gt_titles = {s: [r.title for r in refs] for s, refs in gt.items()}
+    corpus = _open_corpus(corpus)
+    valid, malformed = _read_predictions(pred_path)
+    chosen: dict[str, tuple[int, dict]] = {}
+    duplicates, unknown = [], []
+    for lineno, survey, obj in valid:
+        if survey not in gt:
+            unknown.append({"line": lineno, "arxiv_id": survey})
+        elif survey in chosen:
+            duplicates.append({"line": lineno, "arxiv_id": survey,
+                               "first_line": chosen[survey][0]})
+        else:
+            chosen[survey] = (lineno, obj)
+    malformed_ids = {m["arxiv_id"] for m in malformed if m["arxiv_id"]}
+    rows = []
+    pooled = {"found": 0, "resolved": 0, "titled": 0, "unresolved": 0, "unresolved_with_id": 0,
+              "not_academic": 0, "reasons": {}}
+    for survey in sorted(gt):
+        titles = gt_titles[survey]
+        n_gt = reference_scores([], titles).n_gt
+        if survey not in chosen:
+            status = "malformed" if survey in malformed_ids else "missing"
+            rows.append(_zero_row(survey, n_gt, status))
+            continue
+        lineno, obj = chosen[survey]
+        if "report" in obj:
+            found: ExtractedReferences = extract_references(obj["report"], corpus,
+                                                            title_extractor)
+        else:
+            found = references_from_items(obj["references"], corpus, title_extractor)
+        scores = reference_scores(found.scored_titles(), titles,
+                                  unresolved_with_id=found.unresolved_with_id(), match=match,
+                                  unresolved=unresolved)
+        counts = found.counts()
+        row = {"arxiv_id": survey, **{k: scores.as_dict()[k] for k in METRICS}, "n_gt": n_gt,
+               "status": "scored" if scores.ref_count else "no_references",
+               "n_matched": scores.n_matched, **{k: counts[k] for k in (
+                   "n_found", "n_resolved", "n_titled", "n_unresolved", "n_unresolved_with_id",
+                   "unresolved_reasons")},
+               "pred_line": lineno, "input": "report" if "report" in obj else "references"}
+        if counts["n_not_academic"]:
+            row["n_not_academic"] = counts["n_not_academic"]
+        rows.append(row)
+        pooled["found"] += counts["n_found"]
+        pooled["resolved"] += counts["n_resolved"]
+        pooled["titled"] += counts["n_titled"]
+        pooled["unresolved"] += counts["n_unresolved"]
+        pooled["unresolved_with_id"] += counts["n_unresolved_with_id"]
+        pooled["not_academic"] += counts["n_not_academic"]
+        for why, n in counts["unresolved_reasons"].items():
+            pooled["reasons"][why] = pooled["reasons"].get(why, 0) + n
+        row["_gt_matched"] = scores.n_gt_matched
+    micro_matched = sum(r["n_matched"] for r in rows)
+    micro_count = sum(r["ref_count"] for r in rows)
+    micro_gt_matched = sum(r.pop("_gt_matched", 0) for r in rows)
+    micro_gt = sum(r["n_gt"] for r in rows)
+    write_lines_atomic(out_path, (json.dumps(r, ensure_ascii=False) for r in rows))
+    scored = [r for r in rows if r["pred_line"] is not None]
+
+    def mean(rs: list[dict], key: str) -> float | None:
+        return sum(r[key] for r in rs) / len(rs) if rs else None
+
+    return {
+        "benchmark": "reportbench", "gt_dir": str(gt_dir), "pred": str(pred_path),
+        "out": str(out_path),
+        "options": {"match": match, "unresolved": unresolved,
+                    "corpus": str(getattr(corpus, "directory", "")) or None,
+                    "title_extractor": title_extractor is not None},
+        "n_surveys": len(rows), "n_predicted": len(scored),
+        "n_no_references": sum(1 for r in rows if r["status"] == "no_references"),
+        "n_missing": sum(1 for r in rows if r["status"] == "missing"),
+        "missing_ids": [r["arxiv_id"] for r in rows if r["status"] == "missing"],
+        "n_malformed_surveys": sum(1 for r in rows if r["status"] == "malformed"),
+        "n_malformed_lines": len(malformed), "malformed": malformed,
+        "n_duplicate_lines": len(duplicates), "duplicates": duplicates,
+        "n_unknown_lines": len(unknown), "unknown": unknown,
+        "means": {k: mean(rows, k) for k in METRICS},
+        "means_scored": {k: mean(scored, k) for k in METRICS},
+        "micro": {"ref_precision": micro_matched / micro_count if micro_count else 0.0,
+                  "ref_recall": micro_gt_matched / micro_gt if micro_gt else 0.0},
+        "references": pooled,
+    }
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    """Terminal text: means over all surveys with the counts that explain them."""
+    opts = summary["options"]
+    lines = [f"reportbench: {summary['n_surveys']} surveys, {summary['n_predicted']} with a "
+             f"prediction ({summary['n_no_references']} of them without references, scored 0); "
+             f"{summary['n_missing']} missing and {summary['n_malformed_surveys']} malformed "
+             f"(scored 0, in the means)",
+             f"  lines: {summary['n_malformed_lines']} malformed, "
+             f"{summary['n_duplicate_lines']} duplicate (first kept), "
+             f"{summary['n_unknown_lines']} for surveys not in the GT (ignored)",
+             f"  matching: {opts['match']}, unresolved references: {opts['unresolved']}, "
+             f"corpus: {opts['corpus'] or 'none'}, title extractor: "
+             f"{'yes' if opts['title_extractor'] else 'no'}"]
+    for key in METRICS:
+        value, scored = summary["means"][key], summary["means_scored"][key]
+        fmt = (lambda v: "—" if v is None else f"{v:.4f}") if key != "ref_count" else (
+            lambda v: "—" if v is None else f"{v:.2f}")
+        lines.append(f"  {key:<14} {fmt(value):>8}   (over predicted surveys: {fmt(scored)})")
+    micro = summary["micro"]
+    lines.append(f"  micro          precision {micro['ref_precision']:.4f}, "
+                 f"recall {micro['ref_recall']:.4f}")
+    refs = summary["references"]
+    reasons = ", ".join(f"{n} {why}" for why, n in sorted(refs["reasons"].items(),
+                                                           key=lambda kv: -kv[1])) or "none"
+    lines.append(f"  references: {refs['found']} found, {refs['resolved']} resolved to the "
+                 f"corpus, {refs['titled']} titled only, {refs['unresolved']} unresolved "
+                 f"({refs['unresolved_with_id']} with a paper id; {reasons})"
+                 + (f", {refs['not_academic']} not academic (left out)"
+                    if refs["not_academic"] else ""))
+    for item in summary["malformed"][:5]:
+        lines.append(f"  malformed line {item['line']}: {item['reason']}")
+    if summary["n_malformed_lines"] > 5:
+        lines.append(f"  … {summary['n_malformed_lines'] - 5} more malformed lines")
+    return "\n".join(lines)
