@@ -188,16 +188,6 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_report(args: argparse.Namespace) -> int:
-    from scholarbench.report.tables import leaderboard, load_runs, to_csv
-    runs = load_runs([Path(p) for p in args.run_dirs])
-    if args.format == "csv":
-        print(to_csv(runs), end="")
-    else:
-        print(leaderboard(runs, fmt=args.format, published=not args.no_published))
-    return 0
-
-
 def cmd_demo(args: argparse.Namespace) -> int:
     from scholarbench.demo import run_demo
     run_demo(data=args.data, out=Path(args.out), limit=args.limit)
@@ -307,7 +297,9 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("run_dirs", nargs="+")
     report.add_argument("--format", choices=["terminal", "markdown", "csv"], default="terminal")
     report.add_argument("--no-published", action="store_true", help="leave out the paper's rows")
-    report.set_defaults(func=cmd_report)
+    from scholarbench.report.commands import add_compare_parser, add_report_arguments
+    add_report_arguments(report)
+    add_compare_parser(sub)
 
     add_llm_parser(sub)
 

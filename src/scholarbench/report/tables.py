@@ -6,6 +6,10 @@ Bottom-Up: Tables 4, 5) with our rows first, notes on undefined (null) metrics a
 malformed predictions, then the paper's rows marked "(published)"; `to_csv` gives one row per run.
 Display follows the paper: percentages ×100 with 2 decimals and "%", US-TED and NSR/NSP/Soft F1
 with 2 decimals, an undefined mean as "—".
+
+The table model (`Table`, `Row`, `TableGroup`) and its renderers (`render_groups`: terminal,
+Markdown, LaTeX) are shared by every benchmark's report section (`scholarbench.report.sections`);
+the HTML report renders the same `Table` objects, so every format shows the same cells.
 """
 from __future__ import annotations
 
@@ -216,24 +220,40 @@ def run_notes(run: RunSummary, keys: Sequence[str]) -> str | None:
 
 
 @dataclass(frozen=True)
-class _Row:
+class Row:
     kind: str                  # "ours" | "separator" | "published"
     cells: tuple[str, ...]     # for a separator: (label,)
+    values: tuple[float | None, ...] = ()   # the raw numbers behind the metric cells
+    source: str | None = None  # ours: the run directory
 
 
 @dataclass(frozen=True)
-class _Table:
+class Table:
     title: str
     header: tuple[str, ...]
-    rows: tuple[_Row, ...]
+    rows: tuple[Row, ...]
     notes: tuple[str, ...]
+    keys: tuple[str, ...] = ()  # metric keys of the columns after the first two
+
+
+@dataclass(frozen=True)
+class TableGroup:
+    """One heading's tables, e.g. "TaxoBench — Deep Research mode" and its three layouts."""
+    title: str
+    tables: tuple[Table, ...]
+    benchmark: str = "taxobench"
+    mode: str = ""
+
+
+_Row, _Table = Row, Table   # former private names
 
 
 def _build_table(layout: TableLayout, mode: str, runs: Sequence[RunSummary],
-                 published: bool) -> _Table:
+                 published: bool) -> Table:
     header = ("System", "Samples") + tuple(_header(k) for k in layout.keys)
-    rows = [_Row("ours", (run.name, f"n={run.n_samples}")
-                 + tuple(format_value(k, run.metrics[k].mean) for k in layout.keys))
+    rows = [Row("ours", (run.name, f"n={run.n_samples}")
+                + tuple(format_value(k, run.metrics[k].mean) for k in layout.keys),
+                tuple(run.metrics[k].mean for k in layout.keys), str(run.run_dir))
             for run in runs]
     notes = tuple(note for run in runs if (note := run_notes(run, layout.keys)))
     if published:
@@ -242,10 +262,11 @@ def _build_table(layout: TableLayout, mode: str, runs: Sequence[RunSummary],
             if row.group != group:
                 group = row.group
                 label = f"published: {PAPER_CITATION}" + (f", {group}" if group else "")
-                rows.append(_Row("separator", (label,)))
-            rows.append(_Row("published", (f"{row.system} (published)", f"n={PAPER_N_SURVEYS}")
-                             + tuple(format_value(k, row.values[k]) for k in layout.keys)))
-    return _Table(layout.title, header, tuple(rows), notes)
+                rows.append(Row("separator", (label,)))
+            rows.append(Row("published", (f"{row.system} (published)", f"n={PAPER_N_SURVEYS}")
+                            + tuple(format_value(k, row.values[k]) for k in layout.keys),
+                            tuple(row.values[k] for k in layout.keys)))
+    return Table(layout.title, header, tuple(rows), notes, layout.keys)
 
 
 def _footnote(runs: Sequence[RunSummary]) -> str:
@@ -263,7 +284,7 @@ def _md(text: str) -> str:
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
 
 
-def _render_markdown(table: _Table) -> list[str]:
+def _render_markdown(table: Table) -> list[str]:
     width = len(table.header)
     lines = [f"### {table.title}", "",
              "| " + " | ".join(_md(h) for h in table.header) + " |",
@@ -280,7 +301,7 @@ def _render_markdown(table: _Table) -> list[str]:
     return lines
 
 
-def _render_terminal(table: _Table) -> list[str]:
+def _render_terminal(table: Table) -> list[str]:
     data = [r.cells for r in table.rows if r.kind != "separator"]
     widths = [max(len(row[i]) for row in [table.header, *data]) for i in range(len(table.header))]
 
@@ -297,30 +318,109 @@ def _render_terminal(table: _Table) -> list[str]:
     return lines
 
 
-def leaderboard(runs: Sequence[RunSummary], fmt: str = "terminal", published: bool = True) -> str:
-    """Per mode present, our runs in the paper's table layouts, then the paper's rows marked."""
-    if fmt not in ("terminal", "markdown"):
-        raise ValueError(f"fmt must be 'terminal' or 'markdown', not {fmt!r}")
-    if not runs:
-        return "No runs to report."
-    markdown = fmt == "markdown"
-    render = _render_markdown if markdown else _render_terminal
+# LaTeX: the characters TeX treats specially, and the few non-ASCII symbols our tables print.
+_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+          "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+          "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
+          "|": r"\textbar{}", "—": "---", "–": "--", "↑": r"\ensuremath{\uparrow}",
+          "↓": r"\ensuremath{\downarrow}", "∩": r"\ensuremath{\cap}",
+          "⊥": r"\ensuremath{\bot}", "ρ": r"\ensuremath{\rho}", "≈": r"\ensuremath{\approx}",
+          "×": r"\ensuremath{\times}", "−": "-", "≤": r"\ensuremath{\leq}",
+          "≥": r"\ensuremath{\geq}"}
+
+
+def latex_escape(text: str) -> str:
+    """Plain text → LaTeX source that prints it: specials escaped, arrows and ∩ as math."""
+    return "".join(_LATEX.get(ch, ch) for ch in str(text))
+
+
+def _render_latex(table: Table, heading: str = "") -> list[str]:
+    """One booktabs `table` float (needs \\usepackage{booktabs}); published rows in italics."""
+    width = len(table.header)
+    caption = f"{heading}: {table.title}" if heading else table.title
+    lines = [r"\begin{table}[htbp]", r"\centering", r"\small",
+             rf"\caption{{{latex_escape(caption)}}}",
+             r"\begin{tabular}{l" + "r" * (width - 1) + "}", r"\toprule",
+             " & ".join(latex_escape(h) for h in table.header) + r" \\", r"\midrule"]
+    for row in table.rows:
+        if row.kind == "separator":
+            lines.append(r"\midrule")
+            lines.append(rf"\multicolumn{{{width}}}{{l}}{{\textit{{{latex_escape(row.cells[0])}}}}}"
+                         r" \\")
+        elif row.kind == "published":
+            lines.append(" & ".join(rf"\textit{{{latex_escape(c)}}}" for c in row.cells)
+                         + r" \\")
+        else:
+            lines.append(" & ".join(latex_escape(c) for c in row.cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    if table.notes:
+        lines.append(r"\par\smallskip{\footnotesize "
+                     + r" \\ ".join("Note --- " + latex_escape(n) for n in table.notes) + "}")
+    lines.append(r"\end{table}")
+    return lines
+
+
+FORMATS = ("terminal", "markdown", "latex")
+
+
+def render_groups(groups: Sequence[TableGroup], fmt: str = "terminal",
+                  footnotes: Sequence[str] = ()) -> str:
+    """Headed groups of tables as terminal text, GitHub Markdown or LaTeX (booktabs)."""
+    if fmt not in FORMATS:
+        raise ValueError(f"fmt must be one of {', '.join(FORMATS)}, not {fmt!r}")
     out: list[str] = []
-    for mode in MODES:
-        mode_runs = [run for run in runs if run.mode == mode]
-        if not mode_runs:
-            continue
-        title = f"TaxoBench — {MODE_TITLES[mode]}"
+    for group in groups:
         if out:
             out.append("")
-        out.extend([f"## {title}", ""] if markdown else [title, "=" * len(title), ""])
-        for i, layout in enumerate(LAYOUTS[mode]):
+        if fmt == "markdown":
+            out.extend([f"## {group.title}", ""])
+        elif fmt == "latex":
+            out.extend([f"% {group.title}", ""])
+        else:
+            out.extend([group.title, "=" * len(group.title), ""])
+        for i, table in enumerate(group.tables):
             if i:
                 out.append("")
-            out.extend(render(_build_table(layout, mode, mode_runs, published)))
-    if published:
-        out.extend(["", _md(_footnote(runs)) if markdown else _footnote(runs)])
+            if fmt == "markdown":
+                out.extend(_render_markdown(table))
+            elif fmt == "latex":
+                out.extend(_render_latex(table, group.title))
+            else:
+                out.extend(_render_terminal(table))
+    for note in footnotes:
+        if fmt == "markdown":
+            out.extend(["", _md(note)])
+        elif fmt == "latex":
+            out.extend(["", "% " + note])
+        else:
+            out.extend(["", note])
     return "\n".join(out)
+
+
+def taxobench_groups(runs: Sequence[RunSummary], published: bool = True) -> list[TableGroup]:
+    """Per mode present (the paper's order), the paper's table layouts with our rows first."""
+    groups = []
+    for mode in MODES:
+        mode_runs = [run for run in runs if run.mode == mode]
+        if mode_runs:
+            groups.append(TableGroup(f"TaxoBench — {MODE_TITLES[mode]}",
+                                     tuple(_build_table(layout, mode, mode_runs, published)
+                                           for layout in LAYOUTS[mode]), "taxobench", mode))
+    return groups
+
+
+def taxobench_footnote(runs: Sequence[RunSummary]) -> str:
+    return _footnote(runs)
+
+
+def leaderboard(runs: Sequence[RunSummary], fmt: str = "terminal", published: bool = True) -> str:
+    """Per mode present, our runs in the paper's table layouts, then the paper's rows marked."""
+    if fmt not in FORMATS:
+        raise ValueError(f"fmt must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    if not runs:
+        return "No runs to report."
+    return render_groups(taxobench_groups(runs, published), fmt,
+                         [_footnote(runs)] if published else [])
 
 
 def to_csv(runs: Sequence[RunSummary]) -> str:

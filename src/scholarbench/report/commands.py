@@ -1,0 +1,159 @@
+"""Command-line entry points of the report layer: `report`, `compare`, `export`.
+
+Wiring in cli.py (`build_parser`):
+
+    from scholarbench.report.commands import add_compare_parser, add_report_arguments
+    report = sub.add_parser("report", help="leaderboards, HTML report and table exports of "
+                            "finished runs")
+    add_report_arguments(report)      # run_dirs, --format, --no-published, --html, --out, ...
+    add_compare_parser(sub)           # `compare RUN_A RUN_B` and `export RUN_DIR`
+
+`add_report_arguments` also works on a parser that already has `run_dirs`, `--format` and
+`--no-published` (it widens --format's choices and adds the rest), and sets `func=cmd_report`.
+Errors are ScholarbenchError / DataError, which `cli.main` prints as `error: ...` with exit 2.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from scholarbench.errors import ScholarbenchError
+
+_SUFFIX_FORMAT = {".md": "markdown", ".markdown": "markdown", ".csv": "csv", ".tex": "latex",
+                  ".txt": "terminal"}
+
+
+def add_report_arguments(report_parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Add the report options to the `report` sub-command's parser (see the module docstring)."""
+    from scholarbench.report.exports import TABLE_FORMATS
+    options = report_parser._option_string_actions     # argparse keeps no public view
+    if not any(a.dest == "run_dirs" for a in report_parser._actions):
+        report_parser.add_argument("run_dirs", nargs="+", metavar="RUN_DIR",
+                                   help="finished run directories (any benchmark)")
+    if "--format" in options:
+        options["--format"].choices = list(TABLE_FORMATS)
+        options["--format"].default = None
+        options["--format"].help = ("leaderboard table format (default: terminal; from --out's "
+                                    "suffix .md/.csv/.tex when given)")
+    else:
+        report_parser.add_argument("--format", choices=list(TABLE_FORMATS), default=None,
+                                   help="leaderboard table format (default: terminal; from "
+                                   "--out's suffix .md/.csv/.tex when given)")
+    if "--no-published" not in options:
+        report_parser.add_argument("--no-published", action="store_true",
+                                   help="leave out the papers' published rows")
+    report_parser.add_argument("--html", metavar="OUT.html",
+                               help="write the self-contained HTML report (plots, drill-down, "
+                               "taxonomy views, run metadata) to this file")
+    report_parser.add_argument("--out", metavar="FILE",
+                               help="write the leaderboard tables to FILE instead of stdout")
+    report_parser.add_argument("--title", default="scholarbench report",
+                               help="HTML report title")
+    report_parser.add_argument("--max-samples", type=int, metavar="N",
+                               help="HTML drill-down: at most N samples per benchmark and mode")
+    report_parser.add_argument("--no-tree-papers", action="store_true",
+                               help="HTML taxonomy views: categories only, no paper titles")
+    report_parser.set_defaults(func=cmd_report, format=None)
+    return report_parser
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Tables to stdout (or --out), and/or the HTML report (--html)."""
+    from scholarbench.report.exports import leaderboard_text
+    from scholarbench.report.sections import load_report_runs
+    runs = load_report_runs([Path(p) for p in args.run_dirs])
+    published = not getattr(args, "no_published", False)
+    html = getattr(args, "html", None)
+    out = getattr(args, "out", None)
+    max_samples = getattr(args, "max_samples", None)
+    if max_samples is not None and max_samples < 0:
+        raise ScholarbenchError("--max-samples must be >= 0")
+    fmt = getattr(args, "format", None)
+    if fmt is None and out:
+        fmt = _SUFFIX_FORMAT.get(Path(out).suffix.lower(), "terminal")
+    if fmt is None and not html:
+        fmt = "terminal"
+    tables_to_stdout = fmt is not None and not out
+    if html:
+        from scholarbench.report.html import render_html_report
+        text = render_html_report(runs, published=published,
+                                  title=getattr(args, "title", None) or "scholarbench report",
+                                  max_samples=max_samples,
+                                  tree_papers=not getattr(args, "no_tree_papers", False))
+        path = Path(html)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+        print(f"wrote {path} ({len(text.encode('utf-8')) / 1024:.0f} KB, {len(runs)} run"
+              f"{'' if len(runs) == 1 else 's'})",
+              file=sys.stderr if tables_to_stdout else sys.stdout)
+    if fmt is None:
+        return 0
+    text = leaderboard_text(runs, fmt, published)
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        print(f"wrote {out} ({fmt})")
+    elif fmt == "csv":
+        print(text, end="")
+    else:
+        print(text)
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from scholarbench.report.compare import compare_runs, format_comparison
+    result = compare_runs(Path(args.run_a), Path(args.run_b), n_boot=args.n_boot,
+                          seed=args.seed, metrics=args.metrics or None)
+    if args.format == "json":
+        print(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
+    else:
+        print(format_comparison(result, args.format))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from scholarbench.report.exports import export_bibtex, export_trec
+    if not (args.trec or args.bibtex):
+        raise ScholarbenchError("export needs --trec OUT and/or --bibtex OUT")
+    if args.qrels and not args.trec:
+        raise ScholarbenchError("--qrels goes with --trec")
+    if args.trec:
+        info = export_trec(Path(args.run_dir), Path(args.trec),
+                           Path(args.qrels) if args.qrels else None)
+        print(f"wrote {info.path}: {info.lines} lines for {info.queries} queries"
+              + (f", {info.duplicates_dropped} repeated papers dropped"
+                 if info.duplicates_dropped else "")
+              + (f"; qrels {info.qrels_path}" if info.qrels_path else ""))
+    if args.bibtex:
+        n = export_bibtex(Path(args.run_dir), Path(args.bibtex), sample=args.sample)
+        print(f"wrote {args.bibtex}: {n} BibTeX entries")
+    return 0
+
+
+def add_compare_parser(subparsers) -> None:
+    """Add the `compare` and `export` sub-commands to the CLI's sub-parsers."""
+    cmp = subparsers.add_parser(
+        "compare", help="per-metric differences between two runs with paired bootstrap CIs "
+        "and a paired permutation test, on the samples both share")
+    cmp.add_argument("run_a", metavar="RUN_A")
+    cmp.add_argument("run_b", metavar="RUN_B")
+    cmp.add_argument("--metric", action="append", dest="metrics", metavar="M",
+                     help="compare only this metric (repeatable; default: all)")
+    cmp.add_argument("--n-boot", type=int, default=10000,
+                     help="bootstrap resamples (and permutation resamples) (default 10000)")
+    cmp.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    cmp.add_argument("--format", choices=["terminal", "markdown", "json"], default="terminal")
+    cmp.set_defaults(func=cmd_compare)
+
+    exp = subparsers.add_parser(
+        "export", help="an agent's retrieved papers as a TREC run and/or BibTeX")
+    exp.add_argument("run_dir", metavar="RUN_DIR")
+    exp.add_argument("--trec", metavar="OUT", help="write a TREC run file")
+    exp.add_argument("--qrels", metavar="OUT", help="with --trec: also write the qrels")
+    exp.add_argument("--bibtex", metavar="OUT", help="write a BibTeX file")
+    exp.add_argument("--sample", metavar="ID", help="BibTeX: only this sample's papers")
+    exp.set_defaults(func=cmd_export)

@@ -1,0 +1,217 @@
+"""`write_html_report`: one self-contained HTML file for finished runs of any benchmark.
+
+The file needs no network and runs no script: CSS is inline, every plot is inline SVG
+(`report.svg`), the drill-down opens with `<details>`. It holds, per benchmark present (sections
+dispatched on manifest["benchmark"], `report.sections`): the leaderboards per mode with the
+paper's published rows marked, the benchmark's figures, the per-sample drill-down (metric values,
+flags, expert vs model trees), and for every run its metadata (models, judge, corpus, versions,
+tokens, cost, unscored counts — whatever the manifest records). All text from runs is escaped.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Sequence
+
+from scholarbench.report.htmlkit import Page, e
+from scholarbench.report.sections.base import ReportRun, by_benchmark, load_report_runs
+
+CSS = """
+:root { --ink:#1b1b1b; --muted:#666; --rule:#222; --soft:#e5e5e5; --bg:#ffffff;
+  --matched:#1a7f37; --renamed:#b35900; --missing:#c62828; --extra:#1f5fbf; }
+* { box-sizing: border-box; }
+body { margin:0; background:#f4f4f2; color:var(--ink);
+  font: 15px/1.5 Charter, "Bitstream Charter", "Sitka Text", Cambria, "DejaVu Serif", Georgia, serif; }
+main { max-width: 1180px; margin: 0 auto; background: var(--bg); padding: 36px 56px 64px;
+  box-shadow: 0 0 0 1px #e2e2de; }
+h1 { font-size: 26px; margin: 0 0 4px; font-weight: 600; letter-spacing: -0.01em; }
+h2 { font-size: 21px; margin: 40px 0 8px; padding-top: 12px; border-top: 2px solid var(--rule); }
+h3 { font-size: 17px; margin: 28px 0 6px; }
+h4 { font-size: 14px; margin: 22px 0 6px; text-transform: uppercase; letter-spacing: .06em;
+  color: #444; font-family: "Helvetica Neue", Helvetica, Arial, sans-serif; }
+h5 { font-size: 13px; margin: 0 0 6px; font-family: "Helvetica Neue", Helvetica, Arial, sans-serif; }
+p.sub, .muted { color: var(--muted); }
+code, pre { font: 12px/1.45 "DejaVu Sans Mono", Menlo, Consolas, monospace; }
+pre { white-space: pre-wrap; word-break: break-word; background:#fafaf8; padding: 10px;
+  border: 1px solid var(--soft); max-height: 420px; overflow: auto; }
+nav.toc { font-size: 13.5px; columns: 2; column-gap: 40px; margin: 18px 0 8px;
+  padding: 12px 18px; background: #fafaf8; border: 1px solid var(--soft); }
+nav.toc a { color: var(--ink); text-decoration: none; } nav.toc a:hover { text-decoration: underline; }
+nav.toc .l3 { padding-left: 16px; } nav.toc .l4 { padding-left: 32px; color: var(--muted); }
+table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+table.lb { margin: 14px 0 4px; font-size: 13.5px; min-width: 60%; }
+table.lb caption { caption-side: top; text-align: left; font-weight: 600; padding-bottom: 4px; }
+table.lb thead tr { border-top: 2px solid var(--rule); border-bottom: 1px solid var(--rule); }
+table.lb tbody tr:last-child { border-bottom: 2px solid var(--rule); }
+table.lb th, table.lb td { padding: 3px 10px; text-align: right; white-space: nowrap; }
+table.lb th:first-child, table.lb td:first-child { text-align: left; }
+table.lb thead th { font-weight: 600; }
+table.lb tbody th { font-weight: normal; }
+table.lb tr.ours th { font-weight: 600; }
+table.lb tr.published { color: #6b6b6b; font-style: italic; }
+table.lb tr.sep td { text-align: left; font-size: 12px; color: var(--muted); font-style: italic;
+  border-top: 1px solid #bbb; padding-top: 5px; }
+.badge { font: 10px/1 "Helvetica Neue", Arial, sans-serif; font-style: normal; color: #555;
+  border: 1px solid #bbb; border-radius: 3px; padding: 1px 4px; vertical-align: 1px; }
+ul.notes { font-size: 12.5px; color: #444; margin: 2px 0 10px; padding-left: 18px; }
+p.footnote { font-size: 12.5px; color: var(--muted); margin-top: 8px; }
+.figures { margin-top: 6px; }
+figure.fig { margin: 18px 0 24px; }
+figure.fig .panels { display: flex; flex-wrap: wrap; gap: 8px 18px; align-items: flex-end; }
+figure.fig .panel-label { display: none; }
+figcaption { font-size: 13px; color: #333; max-width: 900px; margin-top: 4px; }
+svg.chart { display: block; max-width: 100%; height: auto; }
+details.sample { border-top: 1px solid var(--soft); padding: 6px 0; }
+details.sample > summary { cursor: pointer; list-style-position: outside; }
+details.sample .sid { font-family: "DejaVu Sans Mono", monospace; font-size: 12.5px;
+  background: #f0f0ec; padding: 1px 5px; border-radius: 3px; }
+details.sample .stitle { font-weight: 600; }
+details.sample .sbits { display: block; font-size: 12.5px; color: var(--muted); margin-left: 18px; }
+.sample-body { padding: 6px 0 8px 18px; }
+.sample-body p { font-size: 12.5px; margin: 6px 0; }
+table.sample-metrics { font-size: 11.5px; margin: 6px 0 10px; display: block; overflow-x: auto;
+  max-width: 100%; }
+table.sample-metrics th, table.sample-metrics td { padding: 2px 6px; text-align: right;
+  border-bottom: 1px solid var(--soft); white-space: nowrap; }
+table.sample-metrics th:first-child { text-align: left; }
+table.sample-metrics thead th { border-bottom: 1px solid var(--rule); font-weight: 600; }
+table.sample-metrics td.flags { text-align: left; color: var(--missing); white-space: normal; }
+details.tree-details { margin: 6px 0; } details.tree-details > summary { cursor: pointer;
+  font-family: "Helvetica Neue", Arial, sans-serif; font-size: 13px; }
+.tree-summary { font-size: 12.5px; margin: 6px 0; }
+.tree-cols { display: grid; grid-template-columns: 1fr 1fr; gap: 18px; }
+.tree-col { border: 1px solid var(--soft); padding: 8px 10px; background: #fcfcfb; min-width: 0; }
+ul.tree, ul.tree ul { list-style: none; margin: 0; padding-left: 14px; }
+ul.tree { padding-left: 0; font: 12.5px/1.45 "Helvetica Neue", Helvetica, Arial, sans-serif; }
+ul.tree ul.children { border-left: 1px dotted #bbb; margin-left: 5px; }
+li.node > .label { padding: 0 3px; border-radius: 2px; }
+.node .sym { display: inline-block; width: 13px; font-weight: 700; text-align: center; }
+.st-root > .label { font-weight: 700; }
+.st-matched > .sym, .st-matched > .label { color: var(--matched); }
+.st-renamed > .sym, .st-renamed > .label { color: var(--renamed); }
+.st-missing > .sym, .st-missing > .label { color: var(--missing); }
+.st-missing > .label { text-decoration: line-through; text-decoration-thickness: 1px; }
+.st-extra > .sym, .st-extra > .label { color: var(--extra); }
+.st-extra > .label { font-style: italic; }
+.tag { font-size: 10.5px; margin-left: 6px; padding: 0 4px; border-radius: 3px;
+  border: 1px solid currentColor; white-space: nowrap; }
+.tag-renamed { color: var(--renamed); } .tag-singleton { color: #777; }
+ul.papers { padding-left: 18px; color: #555; font-size: 11.5px; }
+.paper .psym { display: inline-block; width: 12px; }
+.paper.placed .psym, .paper.expert .psym { color: var(--matched); }
+li.paper.lost { color: #a84848; } li.paper.other { color: #888; }
+.paper.lost .psym { color: var(--missing); }
+.tree-legend { display: flex; flex-wrap: wrap; gap: 4px 16px; font: 12px "Helvetica Neue", Arial,
+  sans-serif; margin: 8px 0 12px; padding: 6px 10px; background: #fafaf8; border: 1px solid var(--soft); }
+.tree-legend .sym { font-weight: 700; margin-right: 3px; }
+.tree-legend .st-missing > .label { text-decoration: line-through; }
+table.runs { font-size: 13px; margin: 8px 0; width: 100%; }
+table.runs th, table.runs td { padding: 3px 10px; text-align: left; border-bottom: 1px solid var(--soft);
+  vertical-align: top; }
+table.runs td:nth-child(-n+5), table.runs td:nth-child(7) { white-space: nowrap; }
+table.runs td:last-child code { font-size: 11px; word-break: break-all; }
+table.runs thead th { border-top: 2px solid var(--rule); border-bottom: 1px solid var(--rule); }
+details.run { border-top: 1px solid var(--soft); padding: 6px 0; }
+details.run > summary { cursor: pointer; font-weight: 600; }
+dl.facts { display: grid; grid-template-columns: 170px 1fr; gap: 2px 14px; font-size: 13px;
+  margin: 8px 0; }
+dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; word-break: break-word; }
+ol.ranked { font-size: 12px; padding-left: 28px; margin: 4px 0 10px; }
+ol.ranked li.rel { color: var(--matched); } ol.ranked li.nonrel { color: #777; }
+.legend-line { font-size: 12.5px; color: #444; }
+footer { margin-top: 48px; font-size: 12px; color: var(--muted); border-top: 1px solid var(--soft);
+  padding-top: 10px; }
+@media (max-width: 900px) { main { padding: 20px; } .tree-cols { grid-template-columns: 1fr; }
+  nav.toc { columns: 1; } }
+@media print { body { background: #fff; } main { box-shadow: none; max-width: none; padding: 0; } }
+"""
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("scholarbench")
+    except Exception:  # pragma: no cover - not installed as a distribution
+        return "unknown"
+
+
+def _runs_table(runs: Sequence[ReportRun], anchors: dict[Path, str]) -> str:
+    rows = []
+    for r in runs:
+        s = r.raw_summary
+        extra = []
+        for key in ("n_missing", "n_malformed"):
+            if s.get(key):
+                extra.append(f"{s[key]} {key[2:]}")
+        if isinstance(s.get("n_unscorable"), dict) and s["n_unscorable"]:
+            extra.append("unscorable " + ", ".join(f"{v} {k}"
+                                                   for k, v in s["n_unscorable"].items()))
+        rows.append(f'<tr data-run="{e(r.run_dir)}"><td><a href="#{anchors[r.run_dir]}">'
+                    f"{e(r.name)}</a></td><td>{e(r.benchmark)}</td><td>{e(r.mode)}</td>"
+                    f"<td>{e(r.manifest.get('agent') or '')}</td>"
+                    f"<td>{e(r.summary.n_samples)}</td><td>{e('; '.join(extra) or '—')}</td>"
+                    f"<td>{e(str(r.manifest.get('created', ''))[:19].replace('T', ' '))}</td>"
+                    f"<td><code>{e(r.run_dir)}</code></td></tr>")
+    return ('<table class="runs"><thead><tr><th>run</th><th>benchmark</th><th>mode</th>'
+            "<th>agent</th><th>samples</th><th>missing / malformed / unscorable</th>"
+            "<th>created (UTC)</th><th>directory</th></tr></thead><tbody>" + "".join(rows)
+            + "</tbody></table>")
+
+
+def render_html_report(runs: Sequence[ReportRun], *, published: bool = True,
+                       title: str = "scholarbench report", embedder: Any = None,
+                       max_samples: int | None = None, tree_papers: bool = True) -> str:
+    """The report as one HTML string (see the module docstring)."""
+    page = Page(published=published, embedder=embedder, max_samples=max_samples,
+                tree_papers=tree_papers)
+    body: list[str] = []
+    body.append(page.heading(2, "Runs"))
+    anchors = {r.run_dir: page.anchor(f"run {r.run_dir.name}") for r in runs}
+    body.append(_runs_table(runs, anchors))
+    grouped = by_benchmark(runs)
+    for section, section_runs in grouped:
+        body.append(f'<section class="benchmark" data-benchmark="{e(section.benchmark)}">')
+        body.append(section.html(section_runs, page))
+        body.append("</section>")
+    body.append(page.heading(2, "Run metadata"))
+    for section, section_runs in grouped:
+        for r in section_runs:
+            body.append(f'<details class="run" id="{anchors[r.run_dir]}"><summary>{e(r.name)} '
+                        f'<span class="muted">({e(r.benchmark)}, {e(r.mode)})</span></summary>'
+                        f"{section.run_metadata(r)}</details>")
+    toc = "".join(f'<div class="l{level}"><a href="#{anchor}">{e(text)}</a></div>'
+                  for level, anchor, text in page.toc)
+    created = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    benchmarks = ", ".join(s.title for s, _ in grouped) or "none"
+    head = (f"<header><h1>{e(title)}</h1><p class=\"sub\">{len(runs)} run"
+            f"{'' if len(runs) == 1 else 's'} · {e(benchmarks)} · generated {e(created)} by "
+            f"scholarbench {e(_version())}</p></header>")
+    footer = ("<footer>Published rows are transcribed from each benchmark's paper and were "
+              "measured on the paper's full data with its agents' outputs; ours on the samples "
+              "listed. Undefined values (—) are excluded from means and counted beside them. "
+              "Differences between two runs with confidence intervals: <code>scholarbench "
+              "compare RUN_A RUN_B</code>.</footer>")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{e(title)}</title><style>{CSS}</style></head><body><main>"
+            f"{head}<nav class=\"toc\">{toc}</nav>" + "\n".join(body) + footer
+            + "</main></body></html>\n")
+
+
+def write_html_report(run_dirs: Sequence[Path | str], out_path: Path | str,
+                      published: bool = True, *, title: str = "scholarbench report",
+                      embedder: Any = None, max_samples: int | None = None,
+                      tree_papers: bool = True) -> Path:
+    """Load the finished runs, write the report to `out_path` (atomically); returns the path.
+
+    `embedder` (optional) computes tree-node label similarity; without it the run's stored
+    embeddings are used when they cover every label, else a string similarity (treeview)."""
+    runs = load_report_runs(list(run_dirs))
+    text = render_html_report(runs, published=published, title=title, embedder=embedder,
+                              max_samples=max_samples, tree_papers=tree_papers)
+    out = Path(out_path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(out)
+    return out

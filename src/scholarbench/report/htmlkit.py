@@ -1,0 +1,227 @@
+"""HTML building blocks shared by the report's benchmark sections.
+
+Everything that reaches the page passes through `e()` (html.escape with quotes): sample ids,
+topics, titles, labels and manifest values are untrusted text. No script is emitted; the
+drill-down uses `<details>`.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from html import escape
+from typing import Any, Sequence
+
+from scholarbench.report.tables import Table
+
+
+def e(text: object) -> str:
+    return escape(str(text), quote=True)
+
+
+@dataclass
+class Page:
+    """Options and running numbers (figures, anchors) for one HTML report."""
+    published: bool = True
+    embedder: Any = None              # for tree-node label similarity; None = cache or strings
+    max_samples: int | None = None    # drill-down: at most this many samples per mode
+    tree_papers: bool = True          # list papers under the tree nodes
+    figure_count: int = 0
+    anchors: set[str] = field(default_factory=set)
+    toc: list[tuple[int, str, str]] = field(default_factory=list)   # (level, anchor, text)
+    cache: dict[Any, Any] = field(default_factory=dict)   # e.g. gold files read once per page
+
+    def anchor(self, text: str) -> str:
+        base = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "s"
+        anchor, i = base, 2
+        while anchor in self.anchors:
+            anchor, i = f"{base}-{i}", i + 1
+        self.anchors.add(anchor)
+        return anchor
+
+    def heading(self, level: int, text: str, toc: bool = True) -> str:
+        anchor = self.anchor(text)
+        if toc:
+            self.toc.append((level, anchor, text))
+        return f'<h{level} id="{anchor}">{e(text)}</h{level}>'
+
+    def figure(self, svg: str, caption: str, css: str = "") -> str:
+        self.figure_count += 1
+        return (f'<figure class="fig {css}" id="figure-{self.figure_count}">{svg}'
+                f"<figcaption><b>Figure {self.figure_count}.</b> {e(caption)}</figcaption>"
+                "</figure>")
+
+    def figures(self, items: Sequence[tuple[str, str]], caption: str) -> str:
+        """Several SVG panels under one numbered caption; items are (svg, panel label)."""
+        self.figure_count += 1
+        panels = "".join(f'<div class="panel">{svg}<div class="panel-label">{e(label)}</div>'
+                         "</div>" for svg, label in items)
+        return (f'<figure class="fig multi" id="figure-{self.figure_count}">'
+                f'<div class="panels">{panels}</div><figcaption><b>Figure '
+                f"{self.figure_count}.</b> {e(caption)}</figcaption></figure>")
+
+
+def table_html(table: Table, heading: str = "",
+               higher_is_better: dict[str, bool] | None = None) -> str:
+    """A leaderboard `Table` (the same cells as the terminal/Markdown/LaTeX output). The best of
+    our rows per column is bold when there are two or more of ours; published rows are marked."""
+    keys = table.keys
+    ours = [r for r in table.rows if r.kind == "ours"]
+    best: dict[int, float] = {}
+    if higher_is_better and len(ours) > 1:
+        for i, key in enumerate(keys):
+            values = [r.values[i] for r in ours if i < len(r.values) and r.values[i] is not None]
+            if values and key in higher_is_better:
+                best[i] = max(values) if higher_is_better[key] else min(values)
+    width = len(table.header)
+    out = [f'<table class="lb" data-title="{e(table.title)}"><caption>{e(table.title)}</caption>'
+           "<thead><tr>" + "".join(f'<th scope="col">{e(h)}</th>' for h in table.header)
+           + "</tr></thead><tbody>"]
+    for row in table.rows:
+        if row.kind == "separator":
+            out.append(f'<tr class="sep"><td colspan="{width}">{e(row.cells[0])}</td></tr>')
+            continue
+        cells = []
+        for i, cell in enumerate(row.cells):
+            if i == 0:
+                name = cell
+                badge = ""
+                if row.kind == "published" and name.endswith(" (published)"):
+                    name = name[: -len(" (published)")]
+                    badge = ' <span class="badge">published</span>'
+                cells.append(f'<th scope="row">{e(name)}{badge}</th>')
+                continue
+            k = i - 2
+            attrs = ""
+            if k >= 0 and k < len(keys):
+                value = row.values[k] if k < len(row.values) else None
+                raw = "" if value is None else repr(value)
+                attrs = f' data-key="{e(keys[k])}" data-value="{raw}"'
+                if row.kind == "ours" and k in best and value == best[k]:
+                    cells.append(f'<td{attrs}><b>{e(cell)}</b></td>')
+                    continue
+            cells.append(f"<td{attrs}>{e(cell)}</td>")
+        source = f' data-run="{e(row.source)}"' if row.source else ""
+        out.append(f'<tr class="{row.kind}"{source}>' + "".join(cells) + "</tr>")
+    out.append("</tbody></table>")
+    if table.notes:
+        out.append('<ul class="notes">' + "".join(f"<li>{e(n)}</li>" for n in table.notes)
+                   + "</ul>")
+    return "".join(out)
+
+
+def dl(items: Sequence[tuple[str, str]]) -> str:
+    """A definition list; values are already HTML."""
+    return ('<dl class="facts">' + "".join(f"<dt>{e(k)}</dt><dd>{v}</dd>" for k, v in items)
+            + "</dl>")
+
+
+def _short(value: object, limit: int = 16) -> str:
+    text = str(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _compact(value: object) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v}"
+                         for k, v in value.items())
+    if isinstance(value, list):
+        return " ".join(str(v) for v in value)
+    return str(value)
+
+
+# Manifest keys that may hold LLM usage, in the formats the llm layer may write.
+_USAGE_KEYS = ("usage", "tokens", "token_usage", "llm_usage", "cost", "cost_usd")
+_MODEL_KEYS = ("model", "models", "llm", "agent_model", "judge", "judges", "judge_model")
+
+
+def metadata_html(run, extra: Sequence[tuple[str, str]] = ()) -> str:
+    """What produced the run, from whatever its manifest and summary hold (older runs lack
+    some keys: those rows are left out), then the whole manifest as JSON."""
+    m, s = run.manifest, run.raw_summary
+    items: list[tuple[str, str]] = [("run directory", f"<code>{e(run.run_dir)}</code>"),
+                                    ("benchmark / mode", e(f"{run.benchmark} / {run.mode}")),
+                                    ("agent", e(m.get("agent") or s.get("agent") or "—"))]
+    if m.get("run_name"):
+        items.append(("run name", e(m["run_name"])))
+    if m.get("agent_config"):
+        items.append(("agent config", f"<code>{e(_compact(m['agent_config']))}</code>"))
+    for key in _MODEL_KEYS:
+        if m.get(key):
+            items.append((key.replace("_", " "), e(_compact(m[key]))))
+    if m.get("created"):
+        items.append(("created", e(m["created"])))
+    if m.get("command"):
+        items.append(("command", f"<code>scholarbench {e(_compact(m['command']))}</code>"))
+    data = m.get("data")
+    if isinstance(data, dict):
+        bits = [f"{k}: {_short(v, 80) if k != 'sha256' else _short(v)}" for k, v in data.items()
+                if isinstance(v, (str, int, float)) and k not in ("grading",)]
+        items.append(("data", e("; ".join(bits))))
+    corpus = m.get("corpus")
+    if isinstance(corpus, dict):
+        bits = [f"path: {corpus.get('path', '—')}"]
+        if corpus.get("sha256"):
+            bits.append(f"papers sha256: {_short(corpus['sha256'])}")
+        files = corpus.get("files")
+        if isinstance(files, dict) and isinstance(files.get("papers.parquet"), dict):
+            bits.append(f"{files['papers.parquet'].get('rows', '?'):,} papers"
+                        if isinstance(files['papers.parquet'].get('rows'), int) else "")
+        items.append(("corpus", e("; ".join(b for b in bits if b))))
+    if "embedder" in m:
+        items.append(("embedder", e(m["embedder"] or "none")))
+    for key in _USAGE_KEYS:
+        for source in (m, s):
+            if source.get(key) is not None:
+                items.append((key.replace("_", " "), f"<code>{e(_compact(source[key]))}</code>"))
+                break
+    counts = [f"{s.get('n_samples', '?')} samples"]
+    if "n_scored" in s:
+        counts.append(f"{s['n_scored']} scored")
+    for key in ("n_missing", "n_malformed"):
+        if key in s:
+            counts.append(f"{s[key]} {key[2:]}")
+    unscorable = s.get("n_unscorable")
+    if isinstance(unscorable, dict):
+        counts.append("unscorable: " + (", ".join(f"{v} {k}" for k, v in unscorable.items())
+                                        or "none"))
+    if "n_unscored" in s:
+        counts.append(f"{s['n_unscored']} unscored (judge)")
+    items.append(("samples", e("; ".join(counts))))
+    items.extend(extra)
+    if isinstance(m.get("embedding_cache"), dict):
+        items.append(("embedding cache", e(_compact(m["embedding_cache"]))))
+    if isinstance(m.get("scoring"), dict):
+        items.append(("scoring", e(_compact(m["scoring"]))))
+    if isinstance(m.get("versions"), dict):
+        items.append(("versions", e(" · ".join(f"{k} {v}" for k, v in m["versions"].items()))))
+    raw = json.dumps(m, indent=2, ensure_ascii=False, default=str)
+    return (dl(items) + f'<details class="raw"><summary>manifest.json</summary><pre>{e(raw)}'
+            "</pre></details>")
+
+
+def sample_metric_table(rows: Sequence[tuple[str, dict[str, Any]]],
+                        metrics: Sequence[Any]) -> str:
+    """One row per run for one sample: every metric, then flags (missing, malformed, error)."""
+    head = "".join(f"<th>{e(m.header())}</th>" for m in metrics)
+    out = [f'<table class="sample-metrics"><thead><tr><th>run</th>{head}<th>flags</th></tr>'
+           "</thead><tbody>"]
+    for name, row in rows:
+        cells = []
+        for m in metrics:
+            value = row.get(m.key)
+            value = value if isinstance(value, (int, float)) and not isinstance(value, bool) \
+                else None
+            cells.append(f'<td data-key="{e(m.key)}" data-value="'
+                         f'{"" if value is None else repr(value)}">{e(m.format(value))}</td>')
+        flags = [k for k in ("missing", "malformed") if row.get(k)]
+        if row.get("unscorable"):
+            flags.append(f"unscorable: {row['unscorable']}")
+        if row.get("error"):
+            flags.append(f"error: {row['error']}")
+        if not row:
+            flags.append("no row for this sample")
+        out.append(f"<tr><th>{e(name)}</th>{''.join(cells)}<td class='flags'>"
+                   f"{e('; '.join(flags))}</td></tr>")
+    out.append("</tbody></table>")
+    return "".join(out)

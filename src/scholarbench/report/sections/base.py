@@ -1,0 +1,194 @@
+"""What every benchmark's report section provides, and the registry keyed on manifest["benchmark"].
+
+A section is looked up by the run's `manifest["benchmark"]`: `section_for("taxobench")` imports
+`scholarbench.report.sections.taxobench` on first use, which registers its section with
+`@register_section`. A new benchmark adds one module here named after it (`-` → `_`) and
+nothing else changes: the terminal/Markdown/LaTeX/CSV tables, the HTML report, `compare` and the
+exports all dispatch through this registry.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import math
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+from scholarbench.data.jsonl import read_jsonl_tolerant
+from scholarbench.errors import DataError, ScholarbenchError
+from scholarbench.report.tables import MetricSummary, RunSummary, TableGroup
+
+if TYPE_CHECKING:  # pragma: no cover
+    from scholarbench.report.htmlkit import Page
+
+
+@dataclass(frozen=True)
+class MetricDisplay:
+    """How one metric is named and printed, and which direction is better."""
+    key: str
+    label: str
+    higher_is_better: bool = True
+    percent: bool = False      # ×100 with "%"
+    decimals: int = 4
+    bounds: tuple[float | None, float | None] = (0.0, 1.0)   # the metric's range (plot axes)
+
+    def format(self, value: float | None) -> str:
+        if value is None:
+            return "—"
+        text = (f"{value * 100:.{self.decimals}f}%" if self.percent
+                else f"{value:.{self.decimals}f}")
+        if text.startswith("-") and float(text.rstrip("%")) == 0:
+            text = text[1:]
+        return text
+
+    def header(self) -> str:
+        return self.label + ("↑" if self.higher_is_better else "↓")
+
+
+@dataclass
+class ReportRun:
+    """One finished run as the report sees it: validated means (`summary`), the raw manifest and
+    summary.json (keys may be absent in older runs), and the per-sample rows on demand."""
+    run_dir: Path
+    benchmark: str
+    mode: str
+    summary: RunSummary
+    manifest: dict[str, Any]
+    raw_summary: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        return self.summary.name
+
+    @cached_property
+    def scores(self) -> list[dict[str, Any]]:
+        """scores.jsonl, one row per sample (a torn last line ignored); [] when absent."""
+        return read_jsonl_tolerant(self.run_dir / "scores.jsonl")
+
+    def sample_values(self, keys: Sequence[str]) -> dict[str, dict[str, float | None]]:
+        """sample id → metric → value (None when undefined or unscorable)."""
+        out: dict[str, dict[str, float | None]] = {}
+        for row in self.scores:
+            values = {}
+            for key in keys:
+                value = row.get(key)
+                values[key] = (float(value) if isinstance(value, (int, float))
+                               and not isinstance(value, bool) and math.isfinite(value)
+                               else None)
+            out[str(row.get("id"))] = values
+        return out
+
+
+class ReportSection:
+    """Base class; a benchmark overrides what differs. See the module docstring."""
+    benchmark = ""
+    title = ""
+    order = 100                       # position in the report (TaxoBench first)
+    modes: tuple[str, ...] = ()
+    mode_titles: dict[str, str] = {}
+
+    def load(self, run_dir: Path, manifest: dict[str, Any]) -> ReportRun:
+        raise NotImplementedError
+
+    def metrics(self, mode: str) -> list[MetricDisplay]:
+        """Every metric of the mode, primary ones first."""
+        raise NotImplementedError
+
+    def groups(self, runs: Sequence[ReportRun], published: bool = True) -> list[TableGroup]:
+        raise NotImplementedError
+
+    def footnotes(self, runs: Sequence[ReportRun], published: bool = True) -> list[str]:
+        return []
+
+    def csv(self, runs: Sequence[ReportRun]) -> str:
+        raise NotImplementedError
+
+    def html(self, runs: Sequence[ReportRun], page: "Page") -> str:
+        raise NotImplementedError
+
+    def run_metadata(self, run: ReportRun) -> str:
+        """The run's metadata block in the HTML report (a section may add facts)."""
+        from scholarbench.report.htmlkit import metadata_html
+        return metadata_html(run)
+
+    def mode_title(self, mode: str) -> str:
+        return f"{self.title} — {self.mode_titles.get(mode, mode)}"
+
+
+_SECTIONS: dict[str, ReportSection] = {}
+
+
+def register_section(cls: type[ReportSection]) -> type[ReportSection]:
+    _SECTIONS[cls.benchmark] = cls()
+    return cls
+
+
+def section_for(benchmark: str) -> ReportSection:
+    if benchmark not in _SECTIONS:
+        module = f"scholarbench.report.sections.{benchmark.replace('-', '_')}"
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+        if benchmark not in _SECTIONS:
+            raise ScholarbenchError(f"no report section for benchmark {benchmark!r} (expected a "
+                                    f"module {module} registering one)")
+    return _SECTIONS[benchmark]
+
+
+# ------------------------------------------------------------------------------------- loading
+
+def read_json_object(path: Path, run_dir: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise DataError(f"missing; {run_dir} is not a finished run directory"
+                        + (" (score it with `scholarbench score RUN_DIR`)"
+                           if path.name == "summary.json" else ""), file=str(path))
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DataError(f"not valid JSON ({exc.msg}, column {exc.colno})", file=str(path),
+                        line=exc.lineno) from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"cannot be read ({exc})", file=str(path)) from exc
+    if not isinstance(data, dict):
+        raise DataError("expected a JSON object", file=str(path))
+    return data
+
+
+def load_report_run(run_dir: Path | str) -> ReportRun:
+    """One finished run of any benchmark with a report section."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise ScholarbenchError(f"{run_dir}: not a directory (expected a finished run directory)")
+    manifest = read_json_object(run_dir / "manifest.json", run_dir)
+    benchmark = manifest.get("benchmark")
+    if not isinstance(benchmark, str) or not benchmark:
+        raise DataError(f"expected the benchmark's name, got {benchmark!r}",
+                        file=str(run_dir / "manifest.json"), field="benchmark")
+    return section_for(benchmark).load(run_dir, manifest)
+
+
+def load_report_runs(run_dirs: Sequence[Path | str]) -> list[ReportRun]:
+    return [load_report_run(d) for d in run_dirs]
+
+
+def by_benchmark(runs: Sequence[ReportRun]) -> list[tuple[ReportSection, list[ReportRun]]]:
+    """Runs grouped per benchmark, sections in report order, runs in the order given."""
+    groups: dict[str, list[ReportRun]] = {}
+    for run in runs:
+        groups.setdefault(run.benchmark, []).append(run)
+    sections = sorted((section_for(b) for b in groups), key=lambda s: (s.order, s.benchmark))
+    return [(s, groups[s.benchmark]) for s in sections]
+
+
+def metric_summaries(summary: dict[str, Any], keys: Sequence[str], n_expected: int,
+                     path: Path) -> dict[str, MetricSummary]:
+    """Validated {mean, n, n_null} per key (n + n_null must equal `n_expected`)."""
+    from scholarbench.report.tables import _metric
+    if not isinstance(summary.get("metrics"), dict):
+        raise DataError(f"expected an object, got {summary.get('metrics')!r}", file=str(path),
+                        field="metrics")
+    return {key: _metric(summary, key, n_expected, path) for key in keys}

@@ -1,0 +1,229 @@
+"""The HTML report in a real browser: headless Chromium opens the file, the plots and the tree
+views render (non-zero boxes), nothing logs an error or fetches anything, a screenshot is saved.
+
+Chromium is driven over the DevTools protocol on a pipe (`--remote-debugging-pipe`: JSON
+messages separated by NUL on file descriptors 3 and 4), so the test needs no Python package,
+only the Debian packages `chromium` (and `chromium-driver`, for anyone driving it through
+WebDriver). Without Chromium the test is skipped, except under CI=true, where it fails.
+Set SCHOLARBENCH_CHROMIUM to use another binary; the screenshot goes to the test's tmp dir, or
+to $SCHOLARBENCH_SCREENSHOT_DIR when set.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import select
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from scholarbench.report.html import write_html_report
+
+from test_report_html import arena_runs, taxo_runs  # noqa: F401
+
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--remote-debugging-pipe"]
+
+
+def chromium_binary() -> str:
+    for candidate in (os.environ.get("SCHOLARBENCH_CHROMIUM"), "chromium", "chromium-browser",
+                      "google-chrome"):
+        if candidate and shutil.which(candidate):
+            return shutil.which(candidate)  # type: ignore[return-value]
+    message = ("headless Chromium not found (install the Debian packages: apt-get install -y "
+               "chromium chromium-driver)")
+    if os.environ.get("CI") == "true":
+        pytest.fail(message + "; CI must install them")
+    pytest.skip(message)
+
+
+class Browser:
+    """A minimal DevTools-protocol client over Chromium's debugging pipe."""
+
+    def __init__(self, binary: str, timeout: float = 30.0) -> None:
+        self.timeout = timeout
+        self.profile = tempfile.mkdtemp(prefix="sb-chromium-")
+        to_chrome_r, self._w = os.pipe()
+        self._r, from_chrome_w = os.pipe()
+
+        def child() -> None:    # Chromium reads commands on fd 3 and writes replies on fd 4
+            a, b = os.dup(to_chrome_r), os.dup(from_chrome_w)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+
+        self.proc = subprocess.Popen([binary, *FLAGS, f"--user-data-dir={self.profile}",
+                                      "about:blank"], close_fds=False, preexec_fn=child,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(to_chrome_r)
+        os.close(from_chrome_w)
+        self._buf = b""
+        self._id = 0
+        self.events: list[dict] = []
+        self.session: str | None = None
+
+    def _recv(self, deadline: float) -> dict:
+        while b"\0" not in self._buf:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([self._r], [], [], remaining)[0]:
+                raise TimeoutError("Chromium did not answer in time")
+            chunk = os.read(self._r, 1 << 20)
+            if not chunk:
+                raise EOFError("Chromium closed the debugging pipe")
+            self._buf += chunk
+        message, self._buf = self._buf.split(b"\0", 1)
+        return json.loads(message)
+
+    def call(self, method: str, params: dict | None = None, session: bool = True) -> dict:
+        self._id += 1
+        message: dict = {"id": self._id, "method": method, "params": params or {}}
+        if session and self.session:
+            message["sessionId"] = self.session
+        os.write(self._w, json.dumps(message).encode() + b"\0")
+        deadline = time.monotonic() + self.timeout
+        while True:
+            reply = self._recv(deadline)
+            if reply.get("id") == self._id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+            self.events.append(reply)
+
+    def wait_for(self, event: str) -> None:
+        deadline = time.monotonic() + self.timeout
+        while not any(e.get("method") == event for e in self.events):
+            self.events.append(self._recv(deadline))
+
+    def open(self, url: str, width: int = 1280, height: int = 1000) -> None:
+        target = self.call("Target.createTarget", {"url": "about:blank"}, session=False)
+        self.session = self.call("Target.attachToTarget", {"targetId": target["targetId"],
+                                                           "flatten": True},
+                                 session=False)["sessionId"]
+        for domain in ("Runtime", "Log", "Page", "Network"):
+            self.call(f"{domain}.enable")
+        self.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": height,
+                                                         "deviceScaleFactor": 1,
+                                                         "mobile": False})
+        self.call("Page.navigate", {"url": url})
+        self.wait_for("Page.loadEventFired")
+
+    def js(self, expression: str):
+        result = self.call("Runtime.evaluate", {"expression": expression,
+                                                "returnByValue": True})
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"{expression}: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def screenshot(self, path: Path, full_page: bool = False) -> Path:
+        params: dict = {"format": "png"}
+        if full_page:
+            size = self.js("[document.documentElement.scrollWidth, "
+                           "document.documentElement.scrollHeight]")
+            params.update(captureBeyondViewport=True,
+                          clip={"x": 0, "y": 0, "width": size[0], "height": size[1],
+                                "scale": 1})
+        data = self.call("Page.captureScreenshot", params)["data"]
+        path.write_bytes(base64.b64decode(data))
+        return path
+
+    def problems(self) -> list[str]:
+        """Console errors, uncaught exceptions and error log entries seen so far."""
+        out = []
+        for event in self.events:
+            method, params = event.get("method"), event.get("params", {})
+            if method == "Runtime.consoleAPICalled" and params.get("type") in ("error",
+                                                                              "assert"):
+                out.append(f"console.{params['type']}: {params.get('args')}")
+            elif method == "Runtime.exceptionThrown":
+                out.append(f"exception: {params.get('exceptionDetails')}")
+            elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
+                out.append(f"log: {params['entry'].get('text')}")
+        return out
+
+    def requests(self) -> list[str]:
+        return [e["params"]["request"]["url"] for e in self.events
+                if e.get("method") == "Network.requestWillBeSent"]
+
+    def close(self) -> None:
+        try:
+            self.call("Browser.close", session=False)
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+        for fd in (self._r, self._w):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+@pytest.fixture
+def browser():
+    b = Browser(chromium_binary())
+    yield b
+    b.close()
+
+
+CHECKS = """(() => {
+  const box = el => { const r = el.getBoundingClientRect(); return [r.width, r.height]; };
+  const figs = [...document.querySelectorAll('figure svg.chart')];
+  const firstTree = document.querySelector('details.sample[open] .tree-compare');
+  const missing = firstTree && firstTree.querySelector('li.node[data-status="missing"] > .label');
+  return {
+    charts: figs.length,
+    emptyCharts: figs.filter(s => { const [w, h] = box(s); return w < 50 || h < 50; }).length,
+    marks: document.querySelectorAll('figure svg.chart circle, figure svg.chart rect.bar, '
+                                     + 'figure svg.chart path.line').length,
+    tables: document.querySelectorAll('table.lb').length,
+    publishedRows: document.querySelectorAll('table.lb tr.published').length,
+    firstTree: firstTree ? box(firstTree) : null,
+    treeNodes: firstTree ? firstTree.querySelectorAll('li.node').length : 0,
+    missingColour: missing ? getComputedStyle(missing).color : null,
+    missingBox: missing ? box(missing) : null,
+  };
+})()"""
+
+OPEN_ALL = """(() => {
+  document.querySelectorAll('details').forEach(d => d.open = true);
+  const trees = [...document.querySelectorAll('.tree-compare')];
+  return {trees: trees.length,
+          hidden: trees.filter(t => t.getBoundingClientRect().height < 20).length,
+          mindmaps: document.querySelectorAll('section[data-mode="organisation"] .tree-compare')
+                    .length};
+})()"""
+
+
+def test_report_renders_in_chromium(browser, taxo_runs, arena_runs, tmp_path):
+    report = write_html_report([*taxo_runs, *arena_runs], tmp_path / "report.html")
+    browser.open(report.resolve().as_uri())
+    state = browser.js(CHECKS)
+    assert state["charts"] >= 12 and state["emptyCharts"] == 0, state
+    assert state["marks"] > 50, state
+    assert state["tables"] >= 7 and state["publishedRows"] > 40, state
+    assert state["firstTree"] and state["firstTree"][1] > 100, state       # tree view rendered
+    assert state["treeNodes"] >= 6, state
+    assert state["missingBox"] and state["missingBox"][0] > 0, state
+    assert state["missingColour"] == "rgb(198, 40, 40)", state              # marked in red
+    opened = browser.js(OPEN_ALL)
+    assert opened["trees"] == 3 + 3 + 1 and opened["hidden"] == 0 and opened["mindmaps"] == 1, opened
+    browser.js("window.scrollTo(0, 0); document.querySelectorAll('details:not(.sample)')"
+               ".forEach(d => d.open = false)")
+    assert browser.problems() == []
+    assert all(url.startswith(("file://", "data:")) for url in browser.requests()), \
+        browser.requests()
+    target = Path(os.environ.get("SCHOLARBENCH_SCREENSHOT_DIR") or tmp_path)
+    target.mkdir(parents=True, exist_ok=True)
+    shot = browser.screenshot(target / "report.png")
+    data = shot.read_bytes()
+    assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 20_000
+    print(f"screenshot: {shot}")
