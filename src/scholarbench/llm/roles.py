@@ -1,7 +1,7 @@
 """Bind the agent and judge roles to clients for one run, and record them in the manifest."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -9,6 +9,8 @@ from scholarbench.llm.cache import ReplyCache
 from scholarbench.llm.client import ChatClient
 from scholarbench.llm.config import ModelConfig, resolve_role
 from scholarbench.paths import cache_dir
+
+LOCAL_TIMEOUT = 600.0   # seconds per local-model request unless configured
 
 
 def default_cache_path() -> Path:
@@ -21,6 +23,8 @@ def open_client(config: ModelConfig, *, cache: ReplyCache | None = None,
     if config.is_local:
         from scholarbench.llm.local import _spec, shared_server_url
         spec = _spec(config.local_model)
+        if "timeout" not in config.source:   # CPU generation is slow on a busy machine
+            config = replace(config, timeout=LOCAL_TIMEOUT)
         client = ChatClient(config, cache=cache, model_id=spec.model_id,
                             connect=lambda: shared_server_url(spec.name), **client_kwargs)
         client.json_mode = "llama"   # llama-cpp-python turns a schema into a grammar

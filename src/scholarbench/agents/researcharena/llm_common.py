@@ -1,0 +1,314 @@
+"""What the LLM agents share: versioned prompts, model calls that count their failures, query
+clean-up, corpus retrieval with the leakage filters, and rank fusion.
+
+Prompts are the files ``prompts/<name>.txt`` (package data); the file name carries the version
+(``zero_shot_v1``), and an agent records the names and the sha256 of the prompts it uses in its
+config, so a changed prompt is a changed configuration (a run directory will not resume with
+it). Files are read verbatim (the final newline included: upstream's templates end with one).
+Placeholders are ``{name}`` with a lower-case name; they are filled in one pass, so a value that
+itself contains ``{topic}`` stays literal, and JSON braces in a template are left alone.
+
+Model calls go through `LLMTrace`, which never raises on a model failure: a call that fails
+after the client's retries (`LLMCallError`) or a JSON reply that stays unusable after the repair
+turn (`ask_json`'s "unscored") returns None, and is counted. The agent then takes its stated
+fallback and says so with `LLMTrace.fallback`. What the trace counted goes into the sample's
+``info`` (generate.jsonl):
+
+    "llm": {"calls": n, "failed": n, "unscored": n}      calls = requests asked for (cache hits
+                                                           included; repairs count as calls)
+    "fallback": ["query: the topic (call failed: ...)", ...]   only when a fallback was taken
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Callable, Iterable, Sequence
+
+from scholarbench.corpus.hybrid import K as RRF_K, rrf
+from scholarbench.llm.client import LLMCallError
+from scholarbench.llm.structured import ask_json
+
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+
+
+@dataclass(frozen=True)
+class Prompt:
+    name: str
+    text: str
+    sha256: str
+    fields: frozenset[str]
+
+    def fill(self, **values: object) -> str:
+        """Replace every placeholder in one pass; KeyError naming a placeholder left unfilled
+        or a value for which the template has no placeholder."""
+        missing = self.fields - set(values)
+        extra = set(values) - self.fields
+        if missing or extra:
+            raise KeyError(f"prompt {self.name}: missing {sorted(missing)}, "
+                           f"unknown {sorted(extra)}")
+        return _PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), self.text)
+
+    def identity(self) -> str:
+        return f"{self.name}@{self.sha256[:12]}"
+
+
+@lru_cache(maxsize=None)
+def load_prompt(name: str) -> Prompt:
+    """``prompts/<name>.txt`` of this package."""
+    path = resources.files("scholarbench.agents.researcharena").joinpath(f"prompts/{name}.txt")
+    if not path.is_file():
+        raise ValueError(f"unknown prompt {name!r}")
+    text = path.read_text(encoding="utf-8")
+    return Prompt(name, text, hashlib.sha256(text.encode("utf-8")).hexdigest(),
+                  frozenset(_PLACEHOLDER.findall(text)))
+
+
+def load_lines(name: str) -> list[dict[str, Any]]:
+    """A JSON-lines data file among the prompts (e.g. the few-shot examples)."""
+    return [json.loads(line) for line in load_prompt(name).text.splitlines() if line.strip()]
+
+
+def user(text: str) -> list[dict[str, str]]:
+    return [{"role": "user", "content": text}]
+
+
+@dataclass
+class LLMTrace:
+    """One sample's model calls: counts, and the fallbacks the agent took."""
+    client: Any
+    max_tokens: int | None = None
+    calls: int = 0
+    failed: int = 0
+    unscored: int = 0
+    fallbacks: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)   # the reasons, in call order
+
+    def complete(self, messages: list[dict[str, Any]], *, step: str) -> str | None:
+        """The reply text, or None (counted) when the call failed after the client's retries."""
+        self.calls += 1
+        try:
+            return self.client.complete(messages, max_tokens=self.max_tokens).text
+        except LLMCallError as exc:
+            self.failed += 1
+            self.problems.append(f"{step}: call failed: {exc}")
+            return None
+
+    def ask(self, messages: list[dict[str, Any]], *, step: str, validate: Callable[[Any], Any],
+            schema: dict | None = None) -> Any:
+        """A validated JSON value (`ask_json`, one repair turn), or None (counted)."""
+        outcome = ask_json(self.client, messages, validate=validate, schema=schema, name=step,
+                           max_tokens=self.max_tokens)
+        self.calls += max(outcome.attempts, 1)
+        if outcome.ok:
+            return outcome.value
+        if outcome.unscored and outcome.unscored.startswith("call failed"):
+            self.failed += 1
+        else:
+            self.unscored += 1
+        self.problems.append(f"{step}: {outcome.unscored}")
+        return None
+
+    def fallback(self, what: str, reason: str | None = None) -> None:
+        """Record that the agent used its stated fallback `what`, because of `reason` (default:
+        the last problem recorded)."""
+        if reason is None:
+            reason = self.problems[-1] if self.problems else "no usable reply"
+        self.fallbacks.append(f"{what} ({_short(reason)})")
+
+    def info(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"llm": {"calls": self.calls, "failed": self.failed,
+                                       "unscored": self.unscored}}
+        if self.fallbacks:
+            out["fallback"] = list(self.fallbacks)
+        return out
+
+
+def _short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+# ---- queries --------------------------------------------------------------------------------
+
+_LABEL = re.compile(r"^\W*(?:search\s+)?query\W*?:\s*(.+)$", re.IGNORECASE)
+_QUOTES = "\"'`“”‘’"
+
+
+def clean_query(reply: str, max_chars: int = 1000) -> str:
+    """A search query from a model's free-text reply (ZERO-SHOT, SELF-RAG's first query).
+
+    Upstream sends GPT's whole reply to Elasticsearch. We keep the whole reply too, with three
+    clean-ups that only remove formatting: code-fence lines are dropped; when a line is labelled
+    ``Query:`` / ``Search query:`` (any case, Markdown bold allowed) the text after the first such
+    label is the query (the rest is commentary); surrounding quotes are stripped. Whitespace is
+    collapsed and the result cut to `max_chars` characters. May return "" (the caller falls back).
+    """
+    lines = [ln for ln in reply.strip().splitlines() if not ln.strip().startswith("```")]
+    for line in lines:
+        labelled = _LABEL.match(line.strip())
+        if labelled and labelled.group(1).strip(_QUOTES + "* "):
+            lines = [labelled.group(1)]
+            break
+    text = " ".join(" ".join(lines).split())
+    text = text.strip("*").strip().strip(_QUOTES).strip()
+    return text[:max_chars].strip()
+
+
+_BULLET = re.compile(r"^\s*(?:[-*•+]+|\d+[.)])\s*")
+
+
+def tagged_block(reply: str, tag: str) -> str | None:
+    """The text between ``<tag>`` and ``</tag>`` (upstream's partition: after the first opening
+    tag, up to the next closing tag or the end); None when there is no opening tag."""
+    head, sep, rest = reply.partition(f"<{tag}>")
+    if not sep:
+        return None
+    return rest.partition(f"</{tag}>")[0]
+
+
+def bullet_lines(block: str) -> list[str]:
+    """Non-empty lines of a bullet list, bullets (``-``, ``*``, ``•``, ``1.``, ``2)``) removed,
+    repeated lines dropped (first kept)."""
+    out: list[str] = []
+    for line in block.splitlines():
+        text = " ".join(_BULLET.sub("", line).split())
+        if text and text not in out:
+            out.append(text)
+    return out
+
+
+# ---- retrieval ------------------------------------------------------------------------------
+
+SEARCHES = {"bm25": "search_bm25", "dense": "search_dense", "hybrid": "search_hybrid"}
+FUSIONS = ("rrf", "max-score")
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """A `Corpus` search (BM25, dense or hybrid over `fields`) with filters given per call."""
+    search: str = "bm25"
+    fields: str = "title"
+
+    def __post_init__(self) -> None:
+        if self.search not in SEARCHES:
+            raise ValueError(f"search must be one of {', '.join(SEARCHES)}, got {self.search!r}")
+        if self.fields not in ("title", "title+abstract"):
+            raise ValueError(f"fields must be 'title' or 'title+abstract', got {self.fields!r}")
+
+    @property
+    def needs_embedder(self) -> bool:
+        return self.search != "bm25"
+
+    def config(self) -> dict[str, Any]:
+        return {"search": self.search, "fields": self.fields}
+
+    def run(self, corpus: Any, text: str, k: int, filters: dict[str, Any],
+            embedder: Any = None) -> list[tuple[str, float]]:
+        """[(paper_id, score)] best first, at most k, the filters applied before the cut."""
+        args: list[Any] = [text, k]
+        if self.needs_embedder:
+            if embedder is None:
+                raise ValueError(f"{self.search} search needs an embedder")
+            args.append(embedder)
+        hits = getattr(corpus, SEARCHES[self.search])(*args, fields=self.fields, **filters)
+        return [(p.paper_id, float(s)) for p, s in hits if p.paper_id]
+
+
+def fuse(lists: Sequence[Sequence[tuple[str, float]]], k: int, method: str = "rrf",
+         rrf_k: int = RRF_K) -> list[tuple[str, float]]:
+    """Fuse ranked lists into the top k [(paper_id, score)].
+
+    ``rrf``: reciprocal rank fusion (`corpus.hybrid.rrf`, K = 60, ties by paper_id) — the
+    paper's DECOMPOSER. ``max-score``: upstream's merge (`retrieve_bge.py`): every hit of every
+    list pooled, each paper at its best retrieval score, sorted by score (ties by paper_id).
+    Raw BM25 scores of different queries are not comparable, which is why the paper fuses ranks.
+    """
+    if method == "rrf":
+        return rrf([[pid for pid, _ in hits] for hits in lists], k=rrf_k)[:k]
+    if method == "max-score":
+        best: dict[str, float] = {}
+        for hits in lists:
+            for pid, score in hits:
+                if pid not in best or score > best[pid]:
+                    best[pid] = score
+        return sorted(best.items(), key=lambda item: (-item[1], item[0]))[:k]
+    raise ValueError(f"fusion must be one of {', '.join(FUSIONS)}, got {method!r}")
+
+
+def pinned_ranking(first: Iterable[str], rest: Iterable[str], last: Iterable[str], k: int
+                   ) -> list[tuple[str, float]]:
+    """`first` in order, then `rest`, then `last` (each id once, at its first place), cut to k;
+    scores n - i for rank i of n (the order is the ranking)."""
+    order: list[str] = []
+    seen: set[str] = set()
+    for group in (first, rest, last):
+        for pid in group:
+            if pid not in seen:
+                seen.add(pid)
+                order.append(pid)
+    order = order[:k]
+    return [(pid, float(len(order) - i)) for i, pid in enumerate(order)]
+
+
+def positive_int(agent: str, name: str, value: object, minimum: int = 1) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        raise ValueError(f"{agent}: {name} must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def numbered(items: Iterable[str]) -> str:
+    lines = [f"{i}. {text}" for i, text in enumerate(items, start=1)]
+    return "\n".join(lines) if lines else "(none)"
+
+
+def indices(value: object, n: int, field_name: str) -> list[int]:
+    """A JSON list of 1-based item numbers, each in 1..n, as 0-based indices (repeats dropped);
+    ValueError otherwise (strict: a number outside the list is a malformed reply)."""
+    if not isinstance(value, list):
+        raise ValueError(f"{field_name!r} must be a list of numbers")
+    out: list[int] = []
+    for item in value:
+        if isinstance(item, bool) or not isinstance(item, int):
+            raise ValueError(f"{field_name!r} must hold whole numbers, got {item!r}")
+        if not 1 <= item <= n:
+            raise ValueError(f"{field_name!r}: {item} is not one of the numbers 1..{n}")
+        if item - 1 not in out:
+            out.append(item - 1)
+    return out
+
+
+# ---- the agents' common part ----------------------------------------------------------------
+
+class LLMRankingAgent:
+    """Discovery / selection agents that ask the run's agent model (`ctx.llm`) and search the
+    corpus with the leakage filters (`base.search_filters`)."""
+    name = ""
+    uses_llm = True
+    tasks = ("discovery", "selection")
+    needs_corpus = True
+    needs_embedder = False        # set per instance: dense and hybrid search need one
+
+    def _setup(self, k: int, search: str, fields: str, max_tokens: int) -> None:
+        self.k = positive_int(self.name, "k", k)
+        self.retrieval = Retrieval(search, fields)
+        self.needs_embedder = self.retrieval.needs_embedder
+        self.max_tokens = positive_int(self.name, "max_tokens", max_tokens)
+
+    def _base_config(self, *prompts: str) -> dict[str, Any]:
+        return {"k": self.k, **self.retrieval.config(), "max_tokens": self.max_tokens,
+                "prompts": [load_prompt(p).identity() for p in prompts],
+                "filters": "non-survey, before cut-off, survey excluded"}
+
+    def _context(self, ctx: Any) -> tuple[Any, LLMTrace]:
+        """The corpus and a fresh trace over the agent model; ValueError when either is absent."""
+        if ctx.corpus is None:
+            raise ValueError(f"{self.name} needs a corpus (run with --corpus, or let the CLI "
+                             "build the default one)")
+        if ctx.llm is None:
+            raise ValueError(f"{self.name} needs the agent chat model (ctx.llm)")
+        if self.needs_embedder and ctx.embedder is None:
+            raise ValueError(f"{self.name} with search={self.retrieval.search} needs an embedder")
+        return ctx.corpus, LLMTrace(ctx.llm, self.max_tokens)
