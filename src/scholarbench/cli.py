@@ -112,8 +112,13 @@ def cmd_run_researcharena(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     if args.benchmark == "researcharena":
+        if args.with_judge:
+            raise ScholarbenchError("--with-judge is for taxobench runs (ResearchArena has no "
+                                    "LLM judge)")
         return cmd_run_researcharena(args)
     from scholarbench.data.store import taxobench_gold_file
+    from scholarbench.judges.taxobench import format_judge_summary
+    from scholarbench.llm.commands import roles_from_args
     from scholarbench.paths import data_dir
     from scholarbench.runner.taxobench import RunConfig, run
     if not args.mode:
@@ -124,18 +129,26 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.mode == "deep-research":
         corpus = Path(args.corpus) if args.corpus else _default_corpus(data)
     out = Path(args.out or f"runs/{args.mode}-{args.agent}")
+    judge = (roles_from_args(args, need_agent=False, need_judge=True).judge
+             if args.with_judge else None)
     summary = run(RunConfig(gold_path=gold, mode=args.mode, agent=args.agent, out=out,
                             limit=args.limit, corpus_dir=corpus,
                             agent_params=_agent_params(args.agent_arg), run_name=args.name,
-                            llm=_llm_factory(args)),
+                            llm=_llm_factory(args), judge=judge),
                   _embedder())
     _print_summary(summary)
+    if judge_lines := format_judge_summary(summary):
+        print(judge_lines)
     print(f"run directory: {out}")
     return 0
 
 
 def cmd_score(args: argparse.Namespace) -> int:
     from scholarbench.runner.taxobench import score_files, score_run
+    if args.with_judge and args.target in ("taxobench", "researcharena", "reportbench",
+                                           "deepsynth"):
+        raise ScholarbenchError("--with-judge re-scores a TaxoBench run directory: "
+                                "scholarbench score RUN_DIR --with-judge")
     if args.target == "taxobench":
         if not (args.gold and args.pred and args.out):
             raise ScholarbenchError("score taxobench needs --gold G.jsonl --pred P.jsonl --out S.jsonl")
@@ -178,13 +191,23 @@ def cmd_score(args: argparse.Namespace) -> int:
                                 "(taxobench, researcharena, reportbench, deepsynth)")
     from scholarbench.runner.manifest import read_manifest
     if read_manifest(run_dir).get("benchmark") == "researcharena":
+        if args.with_judge:
+            raise ScholarbenchError(f"{run_dir}: --with-judge is for TaxoBench runs "
+                                    "(ResearchArena has no LLM judge)")
         from scholarbench.runner.researcharena import format_summary
         from scholarbench.runner.researcharena import score_run as score_arena
         task = read_manifest(run_dir).get("mode")
         print(format_summary(score_arena(run_dir, _embedder() if task == "organisation"
                                          else None)))
         return 0
-    _print_summary(score_run(run_dir, _embedder()))
+    from scholarbench.judges.taxobench import format_judge_summary
+    from scholarbench.llm.commands import roles_from_args
+    judge = (roles_from_args(args, need_agent=False, need_judge=True).judge
+             if args.with_judge else None)
+    summary = score_run(run_dir, _embedder(), judge=judge)
+    _print_summary(summary)
+    if judge_lines := format_judge_summary(summary):
+        print(judge_lines)
     return 0
 
 
@@ -263,6 +286,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "every reference (upstream's qrels)")
     run.add_argument("--taxobench", help="researcharena: TaxoBench instances for mind-maps "
                      "(default: the one imported file, if any)")
+    run.add_argument("--with-judge", action="store_true",
+                     help="taxobench: add the LLM-judge scores (the judge role: --judge, else "
+                     "the local model; never the agent's model)")
     add_model_flags(run, judge=True)
     run.set_defaults(func=cmd_run)
 
@@ -291,6 +317,10 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--variant", choices=["paper", "upstream"], default="paper",
                        help="deepsynth: the paper's scoring rules or upstream score.py's")
     score.add_argument("--out")
+    score.add_argument("--with-judge", action="store_true",
+                       help="RUN_DIR (taxobench): add the LLM-judge scores (judge role: --judge, "
+                       "else the local model); cached replies are reused")
+    add_model_flags(score, agent=False, judge=True)
     score.set_defaults(func=cmd_score)
 
     report = sub.add_parser("report", help="leaderboard of finished runs beside the paper's rows")

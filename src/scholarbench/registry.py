@@ -14,6 +14,7 @@ _BUILTIN_MODULES = (
     "scholarbench.agents.replay",
     "scholarbench.agents.cluster",
     "scholarbench.agents.bm25_title",
+    "scholarbench.agents.llm_taxonomy",
     "scholarbench.agents.researcharena.title_bm25",
     "scholarbench.agents.researcharena.citation_expand",
     "scholarbench.agents.researcharena.dense",

@@ -1,9 +1,15 @@
 """TaxoBench runs: generate → score → aggregate, each stage its own file in the run directory.
 
-generate.jsonl  one line per sample: {"id", "prediction" (upstream form) | null, "error", "seconds"}
-scores.jsonl    one line per gold instance: the metric keys (see metrics.taxobench) + flags
-summary.json    means over samples (nulls excluded and counted), missing/malformed counts
-manifest.json   config, package versions, data checksum, embedder, cache statistics
+generate.jsonl  one line per sample: {"id", "prediction" (upstream form) | null, "error",
+                "seconds"}, plus "info" when the agent reports counts (llm-taxonomy's dropped
+                papers, ...)
+scores.jsonl    one line per gold instance: the metric keys (see metrics.taxobench) + flags; with
+                a judge also judge_coverage … judge_avg and judge_unscored (reason or null)
+judge.jsonl     with a judge: per instance its scores, reasoning, attempts, prompt version
+summary.json    means over samples (nulls excluded and counted), missing/malformed counts; judge
+                metrics carry n_unscored beside n and n_null; agent info counts summed
+manifest.json   config, package versions, data checksum, embedder, cache statistics, chat models
+                (models.agent / models.judge), LLM usage per role, the judge's prompt version
 
 Lines are appended and flushed one sample at a time, so a killed run resumes where it stopped
 (finished samples are skipped; a torn last line is redone).
@@ -12,6 +18,7 @@ from __future__ import annotations
 
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -26,11 +33,13 @@ from scholarbench.errors import ScholarbenchError
 from scholarbench.metrics.taxobench import METRIC_KEYS, score_instance
 from scholarbench.records import TaxoPrediction, TaxoTask
 from scholarbench.files import sha256_file
+from scholarbench.judges.taxobench import NOT_JUDGED, JudgeResult, aggregate_judge, as_judge
 from scholarbench.runner.llm_record import add_usage, model_identity, record_models
 from scholarbench.runner.manifest import (check_resumable, new_manifest, read_manifest,
                                           write_manifest, resolve_llm)
 
-GENERATE, SCORES, SUMMARY = "generate.jsonl", "scores.jsonl", "summary.json"
+GENERATE, SCORES, SUMMARY, JUDGE = ("generate.jsonl", "scores.jsonl", "summary.json",
+                                   "judge.jsonl")
 
 
 @dataclass
@@ -45,6 +54,7 @@ class RunConfig:
     run_name: str | None = None
     progress: bool = True
     llm: Any = None          # LLMRoles, or a factory called only if the agent uses a model
+    judge: Any = None        # the judge role's ChatClient (or a TaxoBenchJudge): LLM-judge scores
 
 
 def _select(tasks: list[TaxoTask], limit: int | None) -> list[TaxoTask]:
@@ -83,7 +93,7 @@ def run(config: RunConfig, embedder: Embedder) -> dict[str, Any]:
         manifest = read_manifest(config.out)
         add_usage(manifest, roles, "agent")
         write_manifest(config.out, manifest)
-    return score_run(config.out, embedder, progress=config.progress)
+    return score_run(config.out, embedder, progress=config.progress, judge=config.judge)
 
 
 def _corpus_info(corpus_dir: Path | None) -> dict[str, Any] | None:
@@ -107,6 +117,9 @@ def generate(tasks: list[TaxoTask], agent: Any, ctx: AgentContext, out: Path,
         try:
             pred = agent.generate(task, ctx)
             record = {"id": task.id, "prediction": pred.to_upstream(), "error": pred.error}
+            info = getattr(pred, "info", None)
+            if info:
+                record["info"] = info
         except Exception as exc:  # an agent failure is this sample's outcome, not the run's
             record = {"id": task.id, "prediction": None,
                       "error": f"agent raised {type(exc).__name__}: {exc}"}
@@ -138,8 +151,15 @@ def load_generated(out: Path) -> dict[str, TaxoPrediction | None]:
     return preds
 
 
-def score_run(out: Path, embedder: Embedder, progress: bool = True) -> dict[str, Any]:
-    """(Re-)score every gold instance of a run from its generate.jsonl; rewrite scores + summary."""
+def score_run(out: Path, embedder: Embedder, progress: bool = True,
+              judge: Any = None) -> dict[str, Any]:
+    """(Re-)score every gold instance of a run from its generate.jsonl; rewrite scores + summary.
+
+    `judge` (the judge role's ChatClient, or a `TaxoBenchJudge`) adds the LLM-judge keys to each
+    row; a missing or malformed prediction is not sent to it. Judge calls run concurrently (up to
+    the client's concurrency; one at a time for the local model, whose server takes one request
+    at a time) and are answered from the reply cache when the run is re-scored.
+    """
     manifest = read_manifest(out)
     gold_path = Path(manifest["data"]["path"])
     if not gold_path.exists():
@@ -148,24 +168,140 @@ def score_run(out: Path, embedder: Embedder, progress: bool = True) -> dict[str,
     preds = load_generated(out)
     records = read_jsonl_tolerant(out / GENERATE)
     errors = {str(r["id"]): r.get("error") for r in records}
+    judge = as_judge(judge)
+    before = judge.client.usage.as_dict() if judge is not None else None
+    pending = _start_judging(judge, tasks, preds) if judge is not None else None
     tmp = out / (SCORES + ".tmp")
     tmp.unlink(missing_ok=True)
-    rows = []
-    for task in tqdm(tasks, desc="score", disable=not progress, unit="sample"):
-        pred = preds.get(task.id)
-        row = {"id": task.id, **score_instance(task.gold, pred, embedder)}
-        if pred is None and errors.get(task.id):
-            row["error"] = errors[task.id]
-        rows.append(row)
-        append_jsonl(tmp, row)
+    rows, judged = [], []
+    try:
+        for task in tqdm(tasks, desc="score", disable=not progress, unit="sample"):
+            pred = preds.get(task.id)
+            row = {"id": task.id, **score_instance(task.gold, pred, embedder)}
+            if pending is not None:
+                result = pending[task.id].result() if task.id in pending else NOT_JUDGED
+                row.update(result.row())
+                judged.append(_judge_record(task.id, result))
+            if pred is None and errors.get(task.id):
+                row["error"] = errors[task.id]
+            rows.append(row)
+            append_jsonl(tmp, row)
+    finally:
+        if pending is not None:
+            for future in pending.values():
+                future.cancel()          # only matters when scoring stopped on an error
+            _finish_judging(out, judge, before)
     tmp.replace(out / SCORES)
+    if judge is not None:
+        _write_jsonl(out / JUDGE, judged)
+    else:
+        _forget_judge(out)
     summary = aggregate(rows, manifest)
+    summary["agent_info"] = _sum_info(records, {t.id for t in tasks})
+    if judge is not None:
+        summary["judge"] = judge.info()
     (out / SUMMARY).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     stats = getattr(embedder, "stats", None)
     if stats is not None:
+        manifest = read_manifest(out)
         manifest["embedding_cache"] = stats.as_dict()
         write_manifest(out, manifest)
     return summary
+
+
+def _start_judging(judge: Any, tasks: list[TaxoTask],
+                   preds: dict[str, TaxoPrediction | None]) -> dict[str, Any]:
+    """Futures of the judge's results for the samples that have a well-formed taxonomy."""
+    config = getattr(judge.client, "config", None)
+    workers = 1 if config is None or config.is_local else max(1, config.concurrency)
+    executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="judge")
+    pending = {}
+    for task in tasks:
+        pred = preds.get(task.id)
+        if pred is not None and pred.taxonomy is not None and not pred.error:
+            pending[task.id] = executor.submit(_judge_safely, judge, task.gold, pred.taxonomy)
+    executor.shutdown(wait=False)
+    return pending
+
+
+def _judge_safely(judge: Any, gold: Any, taxonomy: Any) -> JudgeResult:
+    """Bad model output is already "unscored" inside the judge; this catches anything else
+    (e.g. a reply nested too deeply to parse) so one sample can never stop the scoring."""
+    try:
+        return judge.judge(gold, taxonomy)
+    except Exception as exc:
+        return JudgeResult(unscored=f"judge raised {type(exc).__name__}: {exc}"[:500],
+                           attempts=1, prompt=judge.prompt)
+
+
+def _judge_record(task_id: str, result: JudgeResult) -> dict[str, Any]:
+    return {"id": task_id, "judged": result.attempts > 0, "scores": result.scores,
+            "judge_avg": result.avg, "unscored": result.unscored, "attempts": result.attempts,
+            "reasoning": result.reasoning, "prompt": result.prompt}
+
+
+def _finish_judging(out: Path, judge: Any, before: dict[str, Any]) -> None:
+    """Record the judge model, its prompt version and this scoring's usage in the manifest."""
+    manifest = read_manifest(out)
+    roles = _JudgeUsage(judge.client, before)
+    record_models(manifest, roles, "judge")
+    manifest["judge"] = judge.info()
+    add_usage(manifest, roles, "judge")
+    write_manifest(out, manifest)
+
+
+class _JudgeUsage:
+    """A roles-like view whose judge usage is what this scoring added (the client may have
+    been used before, e.g. by an earlier score_run in the same process)."""
+
+    def __init__(self, client: Any, before: dict[str, Any]) -> None:
+        self.judge = self
+        self.config, self.model_id, self._client, self._before = (
+            client.config, client.model_id, client, before)
+
+    @property
+    def usage(self) -> Any:
+        return self
+
+    def as_dict(self) -> dict[str, Any]:
+        now = self._client.usage.as_dict()
+        out = {k: v - self._before.get(k, 0) for k, v in now.items()
+               if isinstance(v, int) and not isinstance(v, bool)}
+        cost_now, cost_before = now.get("cost_usd"), self._before.get("cost_usd")
+        out["cost_usd"] = None if cost_now is None else round(cost_now - (cost_before or 0.0), 6)
+        return out
+
+
+def _forget_judge(out: Path) -> None:
+    """Re-scored without a judge: the judge's files and manifest entries no longer describe the
+    scores (its usage stays in llm_usage, which counts every invocation)."""
+    (out / JUDGE).unlink(missing_ok=True)
+    manifest = read_manifest(out)
+    models = manifest.get("models") or {}
+    if "judge" in manifest or "judge" in models:
+        manifest.pop("judge", None)
+        models.pop("judge", None)
+        write_manifest(out, manifest)
+
+
+def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    tmp.replace(path)
+
+
+def _sum_info(records: list[dict[str, Any]], ids: set[str]) -> dict[str, int]:
+    """Agents' per-sample counts (generate.jsonl "info"), summed over the scored samples."""
+    total: dict[str, int] = {}
+    for record in records:
+        info = record.get("info")
+        if str(record.get("id")) in ids and isinstance(info, dict):
+            for key, value in info.items():
+                if isinstance(value, int) and not isinstance(value, bool):
+                    total[key] = total.get(key, 0) + value
+    return total
 
 
 def aggregate(rows: list[dict[str, Any]], manifest: dict[str, Any]) -> dict[str, Any]:
@@ -174,6 +310,8 @@ def aggregate(rows: list[dict[str, Any]], manifest: dict[str, Any]) -> dict[str,
         values = [r[key] for r in rows if r.get(key) is not None]
         metrics[key] = {"mean": sum(values) / len(values) if values else None,
                         "n": len(values), "n_null": len(rows) - len(values)}
+    if rows and all("judge_avg" in r for r in rows):
+        metrics.update(aggregate_judge(rows))
     return {"benchmark": "taxobench", "mode": manifest["mode"], "agent": manifest["agent"],
             "run_name": manifest.get("run_name"), "n_samples": len(rows),
             "n_missing": sum(1 for r in rows if r.get("missing")),
