@@ -10,13 +10,12 @@ import pytest
 from conftest import FakeEmbedder
 from fake_openai import FakeOpenAI, Step
 from scholarbench.agents.base import AgentContext, make_agent
-from scholarbench.agents.llm_taxonomy import (UNASSIGNED, LLMTaxonomyAgent, LLMTaxoPrediction,
-                                              taxonomy_schema)
+from scholarbench.agents.llm_taxonomy import UNASSIGNED, LLMTaxonomyAgent, taxonomy_schema
 from scholarbench.llm.cache import ReplyCache
 from scholarbench.llm.client import ChatClient
 from scholarbench.llm.config import ModelConfig
 from scholarbench.llm.roles import LLMRoles
-from scholarbench.records import Paper, TaxoNode, TaxoTask
+from scholarbench.records import Paper, TaxoNode, TaxoPrediction, TaxoTask
 from scholarbench.runner.taxobench import RunConfig, run
 
 PAPERS = [Paper("Dense Passage Retrieval", "Dual encoders retrieve passages."),
@@ -58,7 +57,7 @@ def test_scripted_reply_gives_the_exact_tree(fake):
     fake.push(Step(text=json.dumps(GOOD)))
     agent = make_agent("llm-taxonomy")
     pred = agent.generate(TASK, ctx(make_client(fake)))
-    assert isinstance(pred, LLMTaxoPrediction) and pred.error is None and pred.retrieved is None
+    assert type(pred) is TaxoPrediction and pred.error is None and pred.retrieved is None
     assert pred.taxonomy == TaxoNode("RAG", [
         TaxoNode("Retrieval", [TaxoNode("Dense", papers=["Dense Passage Retrieval"]),
                                TaxoNode("Sparse", papers=["BM25 and Beyond"])]),
@@ -213,6 +212,15 @@ def test_deep_research_retrieves_like_bm25_title_then_organises(fake, tiny_corpu
     baseline = BM25TitleAgent(k=4).generate(task, AgentContext("deep-research", FakeEmbedder(),
                                                                corpus_dir=tiny_corpus))
     assert pred.retrieved == baseline.retrieved and SURVEY not in pred.retrieved
+    assert baseline.info == {}                     # the base record's info: empty by default
+    # one retrieval: llm-taxonomy's is bm25-title's `retrieve`, not a copy of it
+    agent = LLMTaxonomyAgent(k=4)
+    plain = AgentContext("deep-research", FakeEmbedder(), corpus_dir=tiny_corpus)
+    assert agent.retrieve(task, plain) == BM25TitleAgent(k=4).retrieve(task, plain)
+    assert [p.title for p in agent.retrieve(task, plain)] == baseline.retrieved
+    calls = []
+    agent.retriever.retrieve = lambda t, c: calls.append(t.id) or []
+    assert agent.retrieve(task, plain) == [] and calls == ["9"]
     assert pred.taxonomy.children[0].papers == pred.retrieved[:3]
     assert pred.taxonomy.children[1] == TaxoNode(UNASSIGNED, papers=pred.retrieved[3:])
     assert "of the following 4 papers" in fake.requests[0]["messages"][1]["content"]
@@ -279,6 +287,8 @@ def test_full_run_records_models_and_usage_and_a_second_run_makes_no_call(tmp_pa
     assert manifest["judge"]["prompt"] == "taxobench_judge_v1"
     generated = [json.loads(line) for line in (out / "generate.jsonl").read_text().splitlines()]
     assert generated[0]["info"]["placed"] == 4
+    assert set(generated[0]) == {"id", "prediction", "error", "info", "seconds"}
+    assert "info" not in generated[0]["prediction"]        # the upstream form stays upstream's
 
     second_out = tmp_path / "run2"
     again = roles()

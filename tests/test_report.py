@@ -12,6 +12,7 @@ from scholarbench.cli import main
 from scholarbench.data.demo import demo_records
 from scholarbench.errors import DataError
 from scholarbench.metrics.taxobench import METRIC_KEYS
+from scholarbench.judges.taxobench import JUDGE_KEYS
 from scholarbench.report.published import PUBLISHED, TABLE_KEYS, PublishedRow, published_rows
 from scholarbench.report.tables import format_value, leaderboard, load_runs, to_csv
 from scholarbench.runner.manifest import new_manifest, write_manifest
@@ -28,7 +29,9 @@ HEADER_KEYS = {"Recall": "recall", "Precision": "precision", "F1": "f1", "ARI": 
                "Hom.": "homogeneity", "Comp.": "completeness", "V-Meas.": "v_measure",
                "ARI∩": "ari_cap", "V-Meas.∩": "v_measure_cap", "US-TED": "us_ted",
                "US-NTED": "us_nted", "SEM-PATH": "sem_path", "NSR": "nsr", "NSP": "nsp",
-               "Soft F1": "soft_f1"}
+               "Soft F1": "soft_f1", "Cov.": "judge_coverage", "Org.": "judge_organization",
+               "Log.": "judge_logic", "Topo.": "judge_topology", "Avg.": "judge_avg"}
+PAPER_TABLES = (2, 3, 4, 5, 7)   # Table 6 (judge-human agreement) describes no system
 
 
 def _clean(cell: str) -> str:
@@ -39,20 +42,22 @@ def _clean(cell: str) -> str:
 
 
 def _paper_tables() -> dict[int, dict]:
-    """Tables 2–5 of the paper file: header keys and (mode, group, system, printed cells) rows."""
+    """Tables 2–5 and 7 of the paper file: header keys and (mode, group, system, printed
+    cells) rows."""
     text = shared_path("papers", PAPER).read_text(encoding="utf-8")
     found: dict[int, list[dict]] = {}
     for match in re.finditer(r'<table border="1">(.*?)</table>', text, re.S):
         caption = re.search(r"\*\*Table (\d+)", text[match.end():])
         number = int(caption.group(1))
-        if number not in (2, 3, 4, 5):
+        if number not in PAPER_TABLES:
             continue
         body = match.group(1)
         thead, tbody = body.split("<tbody>")
         headers = [_clean(h) for attrs, h in re.findall(r"<th([^>]*)>(.*?)</th>", thead, re.S)
                    if "span" not in attrs]
         headers = [h for h in headers if h not in ("Deep Research Agent", "Model")]
-        mode = {2: "deep-research", 3: "deep-research", 4: "bottom-up", 5: None}[number]
+        mode = {2: "deep-research", 3: "deep-research", 4: "bottom-up", 5: None,
+                7: None}[number]
         group = None
         rows = []
         for tr in re.findall(r"<tr>(.*?)</tr>", tbody, re.S):
@@ -70,7 +75,7 @@ def _paper_tables() -> dict[int, dict]:
             rows.append({"mode": mode, "group": group, "system": cells[0], "cells": cells[1:]})
         found.setdefault(number, []).append({"keys": tuple(HEADER_KEYS[h] for h in headers),
                                              "rows": rows})
-    assert sorted(found) == [2, 3, 4, 5]
+    assert sorted(found) == list(PAPER_TABLES)
     assert all(len(tables) == 1 for tables in found.values()), "a caption matched two tables"
     return {number: tables[0] for number, tables in found.items()}
 
@@ -79,7 +84,7 @@ def _printed_value(cell: str) -> float:
     return float(cell[:-1]) / 100 if cell.endswith("%") else float(cell)
 
 
-@pytest.mark.parametrize("number", [2, 3, 4, 5])
+@pytest.mark.parametrize("number", PAPER_TABLES)
 def test_every_published_row_matches_the_paper(number):
     paper = _paper_tables()[number]
     assert paper["keys"] == TABLE_KEYS[number]              # columns in the paper's order
@@ -94,8 +99,27 @@ def test_every_published_row_matches_the_paper(number):
             assert format_value(key, row.values[key]) == cell   # we print it as the paper does
 
 
+def test_published_table_7_covers_both_modes_and_its_average_is_the_mean_of_four():
+    paper = _paper_tables()[7]
+    assert paper["keys"] == TABLE_KEYS[7] == JUDGE_KEYS           # Table 7's column order
+    assert [r["mode"] for r in paper["rows"]].count("deep-research") == 7
+    assert [r["mode"] for r in paper["rows"]].count("bottom-up") == 12
+    rows = published_rows(table=7)
+    assert len(rows) == 19
+    for row in rows:
+        dims = [row.values[k] for k in JUDGE_KEYS[:4]]
+        assert all(1.0 <= v <= 5.0 for v in row.values.values())
+        # the printed average: the mean of the unrounded scores, rounded to 2 decimals
+        assert abs(sum(dims) / 4 - row.values["judge_avg"]) <= 0.005 + 1e-9, row.system
+    # the same systems as the paper's other tables of each mode
+    assert {r.system for r in published_rows(7, "deep-research")} == \
+        {r.system for r in published_rows(2, "deep-research")}
+    assert [(r.group, r.system) for r in published_rows(7, "bottom-up")] == \
+        [(r.group, r.system) for r in published_rows(4, "bottom-up")]
+
+
 def test_published_rows_spot_checks_and_counts():
-    assert len(PUBLISHED) == 7 + 7 + 12 + 7 + 12
+    assert len(PUBLISHED) == 7 + 7 + 12 + 7 + 12 + 7 + 12
     by = {(r.table, r.mode, r.system): r for r in PUBLISHED}
     assert by[(2, "deep-research", "o3")].values["recall"] == 0.2092
     assert by[(2, "deep-research", "Grok")].values["precision"] == 0.2935
@@ -107,6 +131,13 @@ def test_published_rows_spot_checks_and_counts():
     assert by[(4, "bottom-up", "Kimi-K2-Thinking")].group == "Thinking-based"
     assert by[(5, "deep-research", "o3")].values == {"nsr": 0.76, "nsp": 0.92, "soft_f1": 0.83}
     assert by[(5, "bottom-up", "DeepSeek-V3.2-Thinking")].values["nsp"] == 0.89
+    assert by[(7, "deep-research", "o3")].values == {
+        "judge_coverage": 2.14, "judge_organization": 2.71, "judge_logic": 3.06,
+        "judge_topology": 2.28, "judge_avg": 2.55}
+    assert by[(7, "deep-research", "Doubao")].values["judge_coverage"] == 1.90
+    assert by[(7, "bottom-up", "DeepSeek-V3.2")].values["judge_avg"] == 2.59
+    assert by[(7, "bottom-up", "Kimi-K2-Thinking")].values["judge_logic"] == 2.64
+    assert by[(7, "bottom-up", "Kimi-K2-Thinking")].group == "Thinking-based"
     assert {r.mode for r in published_rows(table=4)} == {"bottom-up"}
     assert len(published_rows(table=5, mode="bottom-up")) == 12
     with pytest.raises(AttributeError):
@@ -118,7 +149,11 @@ def test_published_rows_spot_checks_and_counts():
 
 def make_run(root: Path, dirname: str, mode: str = "bottom-up", agent: str = "cluster",
              run_name: str | None = None, n: int = 5, means: dict | None = None,
-             nulls: dict | None = None, missing: int = 0, malformed: int = 0) -> Path:
+             nulls: dict | None = None, missing: int = 0, malformed: int = 0,
+             judge: dict | None = None) -> Path:
+    """A run directory with a manifest and summary in the runner's format. `judge` adds the
+    judge keys as score_run writes them: {"model": name, "prompt": version, "means": {key: v},
+    "unscored": k}; every missing/malformed sample is one without a prediction to judge."""
     d = root / dirname
     d.mkdir(parents=True)
     manifest = {"format": "scholarbench-run/1", "benchmark": "taxobench", "mode": mode,
@@ -134,6 +169,20 @@ def make_run(root: Path, dirname: str, mode: str = "bottom-up", agent: str = "cl
     summary = {"benchmark": "taxobench", "mode": mode, "agent": agent, "run_name": run_name,
                "n_samples": n, "n_missing": missing, "n_malformed": malformed,
                "metrics": metrics}
+    if judge is not None:
+        unscored = judge.get("unscored", 0)
+        n_null = unscored + missing + malformed
+        for key in JUDGE_KEYS:
+            mean = None if n_null == n else judge.get("means", {}).get(key, 3.0)
+            metrics[key] = {"mean": mean, "n": n - n_null, "n_null": n_null,
+                            "n_unscored": unscored}
+        model = judge.get("model", "gpt-4o-mini")
+        summary["judge"] = {"prompt": judge.get("prompt", "taxobench_judge_v1"),
+                            "prompt_sha256": "ab" * 32,
+                            "model_id": f"https://api.example/v1|{model}"}
+        manifest["models"] = {"judge": {"model": model,
+                                        "model_id": f"https://api.example/v1|{model}"}}
+        (d / "manifest.json").write_text(json.dumps(manifest))
     (d / "summary.json").write_text(json.dumps(summary))
     return d
 
@@ -405,3 +454,129 @@ def test_a_real_run_directory_loads_and_renders(tmp_path):
     text = leaderboard([loaded])
     assert _block(text, "Table 4")[2].split()[:2] == ["flat", f"n={len(records)}"]
     assert "flat: " in text and "1 missing prediction" in text
+
+
+# ------------------------------------------------------------------------------ LLM-as-judge
+
+def test_no_judge_table_when_no_run_was_judged(runs):
+    for fmt in ("terminal", "markdown", "latex"):
+        text = leaderboard(runs, fmt=fmt)
+        assert "Table 7" not in text and "LLM-as-Judge" not in text
+    assert not any(run.judged for run in runs) and all(r.judge is None for r in runs)
+    assert all(m.n_unscored == 0 for r in runs for m in r.metrics.values())
+
+
+def test_judge_table_for_the_judged_mode_with_unjudged_runs_dashed(tmp_path):
+    judged = make_run(tmp_path, "judged", agent="llm-taxonomy", missing=1, malformed=1,
+                      judge={"unscored": 1, "means": {"judge_coverage": 2.0, "judge_avg": 2.25}})
+    plain = make_run(tmp_path, "plain", agent="cluster")
+    dr = make_run(tmp_path, "dr", mode="deep-research", agent="bm25-title")
+    runs = load_runs([judged, plain, dr])
+    j = runs[0]
+    assert j.judged and j.judge.model == "gpt-4o-mini" and j.judge.prompt == "taxobench_judge_v1"
+    assert j.metrics["judge_avg"].n_unscored == 1 and j.metrics["judge_avg"].n_null == 3
+    text = leaderboard(runs)
+    titles = [line for line in text.splitlines() if line.startswith("Table ")]
+    assert titles.count("Table 7 layout — LLM-as-Judge") == 1     # Bottom-Up only: DR unjudged
+    table7 = _block(text, "Table 7")
+    assert table7[0].split() == ["System", "Samples", "Cov.↑", "Org.↑", "Log.↑", "Topo.↑",
+                                 "Avg.↑"]
+    assert table7[2].split() == ["llm-taxonomy", "n=5", "2.00", "3.00", "3.00", "3.00", "2.25"]
+    assert table7[3].split() == ["cluster", "n=5", "—", "—", "—", "—", "—"]
+    assert table7[5].split()[:3] == ["Claude-4.5-Sonnet", "(published)", "n=72"]
+    assert table7[5].split()[3:] == ["2.17", "2.74", "2.90", "2.32", "2.53"]
+    assert len([line for line in table7 if "(published)" in line]) == 12
+    notes = [line.strip() for line in table7 if line.startswith("  note")]
+    assert notes[0] == (
+        "note — llm-taxonomy: judge gpt-4o-mini, prompt taxobench_judge_v1; 1 of 5 samples "
+        "unscored (the judge's reply was unusable after a repair turn; excluded from the "
+        "means); 2 of 5 samples without a prediction to judge (missing or malformed; not sent "
+        "to the judge, excluded from the means)")
+    assert notes[1].startswith("note — cluster: not judged (re-score the run with "
+                               "`scholarbench score RUN_DIR --with-judge`")
+    assert notes[2] == ("note — Published rows were judged by GPT-4o (TaxoBench §3.4, appendix "
+                        "B); ours by gpt-4o-mini, so the scores are not directly comparable.")
+    # the other tables' notes are unchanged: missing predictions scored as empty taxonomies
+    assert "1 missing prediction (scored as an empty taxonomy)" in "\n".join(_block(text,
+                                                                                    "Table 4"))
+    assert "judge" not in "\n".join(_block(text, "Table 4"))
+    # without published rows: no comparison note, the run notes stay
+    bare = _block(leaderboard(runs, published=False), "Table 7")
+    assert not any("GPT-4o" in line for line in bare) and any("not judged" in x for x in bare)
+
+
+def test_judge_table_in_markdown_and_latex(tmp_path):
+    runs = load_runs([make_run(tmp_path, "j", mode="deep-research", agent="llm-taxonomy",
+                               judge={"unscored": 2})])
+    md = _md_tables(leaderboard(runs, fmt="markdown"))
+    table = md["Table 7 layout — LLM-as-Judge"]
+    assert table[0] == ["System", "Samples", "Cov.↑", "Org.↑", "Log.↑", "Topo.↑", "Avg.↑"]
+    assert table[1] == ["llm-taxonomy", "n=5", "3.00", "3.00", "3.00", "3.00", "3.00"]
+    assert ["o3 (published)", "n=72", "2.14", "2.71", "3.06", "2.28", "2.55"] in table
+    assert len(table) == 1 + 1 + 1 + 7          # header, ours, separator, the paper's 7 agents
+    latex = leaderboard(runs, fmt="latex")
+    assert r"\caption{TaxoBench --- Deep Research mode: Table 7 layout --- LLM-as-Judge}" in latex
+    assert r"Cov.\ensuremath{\uparrow}" in latex
+    assert r"\textit{Doubao (published)} & \textit{n=72} & \textit{1.90}" in latex
+    assert r"2 of 5 samples unscored" in latex and r"taxobench\_judge\_v1" in latex
+
+
+def test_a_gpt_4o_judge_and_two_different_judges(tmp_path):
+    same = load_runs([make_run(tmp_path, "a", judge={"model": "gpt-4o-2024-08-06"})])
+    assert "Published rows were judged by GPT-4o (TaxoBench §3.4), as ours" in leaderboard(same)
+    assert "not directly comparable" not in leaderboard(same)
+    two = load_runs([make_run(tmp_path, "b", agent="x", judge={"model": "gpt-4o"}),
+                     make_run(tmp_path, "c", agent="y", judge={"model": "qwen2.5-7b"})])
+    text = leaderboard(two)
+    assert ("Our runs were judged by different judges (gpt-4o, prompt taxobench_judge_v1; "
+            "qwen2.5-7b, prompt taxobench_judge_v1): their judge scores are not directly "
+            "comparable with each other.") in text
+    assert "ours by qwen2.5-7b, so the scores are not directly comparable" in text
+
+
+def test_judge_info_falls_back_to_the_manifest(tmp_path):
+    d = make_run(tmp_path, "r", judge={"model": "judge-x"})
+    summary = json.loads((d / "summary.json").read_text())
+    del summary["judge"]
+    (d / "summary.json").write_text(json.dumps(summary))
+    manifest = json.loads((d / "manifest.json").read_text())
+    manifest["judge"] = {"prompt": "taxobench_judge_v1"}
+    (d / "manifest.json").write_text(json.dumps(manifest))
+    [run] = load_runs([d])
+    assert (run.judge.model, run.judge.model_id, run.judge.prompt) == (
+        "judge-x", "https://api.example/v1|judge-x", "taxobench_judge_v1")
+    manifest.pop("models")
+    manifest.pop("judge")
+    (d / "manifest.json").write_text(json.dumps(manifest))
+    [run] = load_runs([d])
+    assert run.judge.label == "an unrecorded model, prompt not recorded"
+    assert "judge an unrecorded model, prompt not recorded" in leaderboard([run])
+
+
+def test_csv_has_the_judge_columns(tmp_path):
+    runs = load_runs([make_run(tmp_path, "j", agent="llm", missing=1, judge={"unscored": 1}),
+                      make_run(tmp_path, "p", agent="cluster")])
+    rows = list(csv.DictReader(io.StringIO(to_csv(runs))))
+    for key in JUDGE_KEYS:
+        assert {key, f"{key}_n", f"{key}_n_null", f"{key}_n_unscored"} <= set(rows[0])
+    judged, plain = rows
+    assert (judged["judge_avg"], judged["judge_avg_n"], judged["judge_avg_n_null"],
+            judged["judge_avg_n_unscored"]) == ("3.0", "3", "2", "1")
+    assert (judged["judge_model"], judged["judge_prompt"]) == ("gpt-4o-mini",
+                                                                "taxobench_judge_v1")
+    assert all(plain[c] == "" for c in plain if c.startswith("judge"))   # not judged: empty
+
+
+@pytest.mark.parametrize("breakage, fragment", [
+    (lambda m: m.pop("judge_logic"), "field 'metrics.judge_logic'"),
+    (lambda m: m["judge_avg"].update(n_unscored=4), "n_unscored (4) exceeds n_null (1)"),
+    (lambda m: m["judge_avg"].update(n_unscored=-1), "field 'metrics.judge_avg.n_unscored'"),
+])
+def test_bad_judge_entries_name_the_field(tmp_path, breakage, fragment):
+    d = make_run(tmp_path, "bad", judge={"unscored": 1})
+    summary = _summary(d)
+    breakage(summary["metrics"])
+    (d / "summary.json").write_text(json.dumps(summary))
+    with pytest.raises(DataError) as err:
+        load_runs([d])
+    assert str(d / "summary.json") in str(err.value) and fragment in str(err.value)

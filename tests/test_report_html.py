@@ -493,3 +493,144 @@ def test_unknown_benchmarks_get_a_clear_error(tmp_path):
     with pytest.raises(ScholarbenchError, match="no report section for benchmark "
                                                 "'no-such-bench'"):
         load_report_runs([d])
+
+
+# --------------------------------------------------------------------------------- LLM judge
+
+JUDGE_DIMS = ("semantic_coverage", "sibling_organization", "hierarchical_logic",
+              "structural_topology")
+EVIL_REASONING = "<script>alert('judge')</script> & <b>bold</b> claims"
+
+
+def make_judged_taxobench_run(root: Path, name: str, mode: str = "bottom-up",
+                              model: str = "gpt-4o-mini") -> Path:
+    """A run scored by the real judge path against a scripted server: sample 1 gets scores
+    4/3/3/2 with `EVIL_REASONING`, sample 2's judge replies are not JSON (unscored after the
+    repair turn), sample 3 has no prediction (never sent)."""
+    from fake_openai import FakeOpenAI, Step
+    from scholarbench.llm.client import ChatClient
+    from scholarbench.llm.config import ModelConfig
+    from scholarbench.runner.taxobench import score_run
+    records = demo_records()
+    root.mkdir(parents=True, exist_ok=True)
+    run_dir = make_taxobench_run(root, name, mode,
+                                 preds=[flat_prediction(r) for r in records[:-1]],
+                                 records=records)
+    choke = records[1]["survey"]
+
+    def script(body):
+        model_tree = body["messages"][1]["content"].split("<model_tree>")[1]
+        if choke in model_tree:
+            return Step(text="not json")
+        return Step(text=json.dumps({d: {"score": s, "reasoning": EVIL_REASONING}
+                                     for d, s in zip(JUDGE_DIMS, (4, 3, 3, 2))}))
+
+    server = FakeOpenAI(default=script).start()
+    try:
+        config = ModelConfig(role="judge", model=model, base_url=server.base_url,
+                             max_retries=1)
+        score_run(run_dir, FakeEmbedder(), progress=False,
+                  judge=ChatClient(config, retry_wait=(0.01, 0.02)))
+    finally:
+        server.stop()
+    return run_dir
+
+
+@pytest.fixture(scope="module")
+def judged_run(tmp_path_factory):
+    return make_judged_taxobench_run(tmp_path_factory.mktemp("judged"), "judged-bu")
+
+
+def test_judge_table_only_when_a_run_was_judged(taxo_runs, judged_run):
+    plain_html = render_html_report(load_report_runs(taxo_runs))
+    assert "Table 7" not in plain_html and 'class="judge"' not in plain_html
+    assert 'data-key="judge_avg"' not in plain_html
+    runs = load_report_runs([judged_run, taxo_runs[0], taxo_runs[1]])
+    html = render_html_report(runs)
+    rows = [r for r in leaderboard_rows(html) if r["table"] == "Table 7 layout — LLM-as-Judge"]
+    summary = json.loads((judged_run / "summary.json").read_text())
+    ours = {r["run"]: r for r in rows if r["kind"] == "ours"}
+    assert set(ours) == {str(judged_run), str(taxo_runs[0])}        # Bottom-Up only
+    for cell in ours[str(judged_run)]["cells"][2:]:
+        mean = summary["metrics"][cell["key"]]["mean"]
+        assert cell["text"] == format_value(cell["key"], mean) and float(cell["value"]) == mean
+    assert [c["text"] for c in ours[str(judged_run)]["cells"][2:]] == ["4.00", "3.00", "3.00",
+                                                                      "2.00", "3.00"]
+    assert [(c["text"], c["value"]) for c in ours[str(taxo_runs[0])]["cells"][2:]] == \
+        [("—", "")] * 5                                              # not judged
+    assert len([r for r in rows if r["kind"] == "published"]) == len(published_rows(7,
+                                                                                   "bottom-up"))
+    text = unescape(html)
+    assert "flat-bu: not judged (re-score the run with" in text
+    assert ("judged-bu: judge gpt-4o-mini, prompt taxobench_judge_v1; 1 of 3 samples unscored "
+            "(the judge's reply was unusable after a repair turn; excluded from the means); 1 of "
+            "3 samples without a prediction to judge") in text
+    assert "Published rows were judged by GPT-4o" in text and "not directly comparable" in text
+    assert 'data-chart="dist-judge_avg"' in html
+
+
+def test_drilldown_shows_the_judges_scores_and_escaped_reasoning(judged_run):
+    html = render_html_report(load_report_runs([judged_run]))
+    assert "<script" not in html.lower() and "<b>bold</b>" not in html
+    blocks = dict(re.findall(r'<div class="judge" data-run="[^"]*" data-sample="([^"]+)">(.*?)'
+                             r"</div>", html, re.S))
+    assert set(blocks) == {"1", "2", "3"}
+    first = blocks["1"]
+    assert first.count("&lt;script&gt;alert(&#x27;judge&#x27;)&lt;/script&gt; &amp; "
+                       "&lt;b&gt;bold&lt;/b&gt; claims") == 4        # one per dimension
+    scores = dict(re.findall(r'<tr data-key="(judge_\w+)"><th>[^<]*</th><td class="score" '
+                             r'data-value="([^"]*)"', first))
+    assert scores == {"judge_coverage": "4.0", "judge_organization": "3.0",
+                      "judge_logic": "3.0", "judge_topology": "2.0", "judge_avg": "3.0"}
+    assert "gpt-4o-mini, prompt taxobench_judge_v1" in first
+    assert 'class="judge-unscored">Unscored (2 calls)' in blocks["2"]
+    assert "not valid JSON" in blocks["2"] and "Excluded from the means" in blocks["2"]
+    assert "Not sent to the judge" in blocks["3"]
+    # inside the side-by-side taxonomy view, and the judge columns in the sample table
+    sample_1 = html.split('<details class="sample" data-sample="1"')[1].split(
+        '<details class="sample"')[0]
+    tree = sample_1.split('<details class="tree-details"')[1]
+    assert 'class="tree-compare"' in tree and '<div class="judge"' in tree
+    assert re.search(r'<td data-key="judge_avg" data-value="3.0">3.00</td>', sample_1)
+    sample_2 = html.split('<details class="sample" data-sample="2"')[1]
+    assert re.search(r"<td class='flags'>judge unscored: [^<]*not valid JSON", sample_2)
+
+
+def test_run_metadata_names_the_judge_its_usage_and_unscored_count(judged_run):
+    html = render_html_report(load_report_runs([judged_run]))
+    meta = unescape(html.split('id="run-metadata"')[1])
+    manifest = json.loads((judged_run / "manifest.json").read_text())
+    usage = manifest["llm_usage"]["judge"]
+    assert usage["calls"] == 3
+    facts = dict(re.findall(r"<dt>([^<]*)</dt><dd>(.*?)</dd>", meta, re.S))
+    assert "gpt-4o-mini" in facts["LLM judge"] and "prompt taxobench_judge_v1" in facts[
+        "LLM judge"]
+    assert facts["judge usage"].startswith(
+        f"3 calls (0 answered from the cache, 0 failed), {usage['prompt_tokens']:,} prompt + "
+        f"{usage['completion_tokens']:,} completion tokens")
+    assert facts["judge samples"] == ("1 of 3 scored; 1 unscored (unusable reply); 1 without a "
+                                      "prediction to judge — both excluded from the means")
+    runs_table = unescape(html.split('<table class="runs">')[1].split("</table>")[0])
+    assert "1 missing; 1 unscored by the judge" in runs_table
+
+
+def test_a_judged_run_without_its_judge_file_is_noted(judged_run, tmp_path):
+    import shutil
+    copy_dir = tmp_path / "copy"
+    shutil.copytree(judged_run, copy_dir)
+    (copy_dir / "judge.jsonl").unlink()
+    html = render_html_report(load_report_runs([copy_dir]))
+    assert "judge.jsonl is missing (the judge&#x27;s reasoning cannot be shown)" in html
+    assert "No judge record for this sample." in html
+    assert "Table 7 layout" in html                     # the means come from summary.json
+
+
+def test_compare_includes_the_judge_metrics_only_when_both_runs_have_them(judged_run,
+                                                                         taxo_runs):
+    from scholarbench.report.compare import compare_runs, format_comparison
+    both = compare_runs(judged_run, judged_run, n_boot=200)
+    by = {m.metric: m for m in both.metrics}
+    assert by["judge_avg"].n == 1 and by["judge_avg"].mean_a == 3.0
+    assert "judge_avg↑" in format_comparison(both)
+    mixed = compare_runs(judged_run, taxo_runs[0], n_boot=200)
+    assert not [m for m in mixed.metrics if m.metric.startswith("judge_")]

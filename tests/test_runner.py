@@ -80,6 +80,9 @@ def test_rescoring_a_run_reproduces_its_scores(tmp_path, gold_and_pred):
     assert summary == score_run(out, FakeEmbedder(), progress=False)
     assert _scores(out) == first
     assert json.loads((out / "manifest.json").read_text())["data"]["sha256"]
+    # an agent that reports no counts (empty TaxoPrediction.info) writes no "info" key
+    generated = [json.loads(l) for l in (out / "generate.jsonl").read_text().splitlines()]
+    assert all(set(r) == {"id", "prediction", "error", "seconds"} for r in generated)
 
 
 def test_resume_refuses_a_different_configuration(tmp_path, gold_and_pred):

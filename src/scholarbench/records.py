@@ -8,7 +8,7 @@ never by label.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Any, Iterator
 
 
 @dataclass
@@ -76,12 +76,16 @@ class TaxoPrediction:
     """An agent's answer for one instance. `taxonomy` is None when the agent gave none.
 
     `retrieved` is the agent's retrieved paper list (Deep Research mode); when None the papers in
-    the taxonomy are the retrieved set. `error` says why an output was malformed.
+    the taxonomy are the retrieved set. `error` says why an output was malformed. `info` holds the
+    agent's per-sample counts (e.g. llm-taxonomy's dropped or invented papers): the runner writes
+    it to generate.jsonl beside the prediction when it is not empty; it is not part of the
+    upstream form.
     """
     id: str
     taxonomy: TaxoNode | None
     retrieved: list[str] | None = None
     error: str | None = None
+    info: dict[str, Any] = field(default_factory=dict)
 
     @property
     def retrieved_titles(self) -> list[str]:

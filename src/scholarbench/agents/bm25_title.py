@@ -18,7 +18,7 @@ from typing import Any
 from scholarbench.agents.base import AgentContext
 from scholarbench.agents.cluster import ClusterParams, cluster_papers
 from scholarbench.corpus.store import Corpus
-from scholarbench.records import TaxoPrediction, TaxoTask
+from scholarbench.records import Paper, TaxoPrediction, TaxoTask
 from scholarbench.registry import register_agent
 from scholarbench.text.normalize import normalize_title
 
@@ -52,14 +52,19 @@ class BM25TitleAgent:
             self._corpus_dir = corpus_dir
         return self._corpus
 
-    def generate(self, task: TaxoTask, ctx: AgentContext) -> TaxoPrediction:
+    def retrieve(self, task: TaxoTask, ctx: AgentContext) -> list[Paper]:
+        """The top `k` papers for the topic by BM25 over `fields`, the survey excluded (every
+        corpus paper whose normalised title is the survey's or the topic's), best first."""
         corpus = self.corpus(ctx.corpus_dir)
         # paper ids are derived from the normalised title, so this excludes every spelling
         survey_ids = {pid for t in (task.survey, task.topic) if normalize_title(t)
                       for pid in corpus.resolve_all(t)}
         hits = corpus.search_bm25(task.topic, self.k, exclude_ids=survey_ids,
-                                   fields=self.fields)
-        papers = [paper for paper, _ in hits]
+                                  fields=self.fields)
+        return [paper for paper, _ in hits]
+
+    def generate(self, task: TaxoTask, ctx: AgentContext) -> TaxoPrediction:
+        papers = self.retrieve(task, ctx)
         retrieved = [p.title for p in papers]
         if not papers:
             return TaxoPrediction(task.id, None, retrieved=[],

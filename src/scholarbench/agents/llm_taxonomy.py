@@ -37,7 +37,7 @@ which the runner writes to generate.jsonl and sums in summary.json.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from scholarbench.agents.base import AgentContext
@@ -226,12 +226,6 @@ def extract_schema(kind: str) -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------ the records
 @dataclass
-class LLMTaxoPrediction(TaxoPrediction):
-    """A prediction plus `info` (counts of what the model dropped, invented, ...)."""
-    info: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
 class Extracted:
     summary: list[tuple[str, str]] | None = None
     core_task: str | None = None
@@ -387,16 +381,11 @@ class LLMTaxonomyAgent:
                                                       "fields": self.retriever.fields,
                                                       "query": "topic", "used_in": "deep-research"}}
 
-    # -- retrieval (Deep Research mode): bm25-title's corpus search ------------------------------
+    # -- retrieval (Deep Research mode) -----------------------------------------------------------
     def retrieve(self, task: TaxoTask, ctx: AgentContext) -> list[Paper]:
-        """bm25-title's retrieval: BM25 over the corpus with the topic, the survey excluded (the
-        same corpus calls as `BM25TitleAgent.generate`, which does not expose them on their own)."""
-        corpus = self.retriever.corpus(ctx.corpus_dir)
-        survey_ids = {pid for t in (task.survey, task.topic) if normalize_title(t)
-                      for pid in corpus.resolve_all(t)}
-        hits = corpus.search_bm25(task.topic, self.retriever.k, exclude_ids=survey_ids,
-                                  fields=self.retriever.fields)
-        return [paper for paper, _ in hits]
+        """bm25-title's retrieval (`BM25TitleAgent.retrieve`): BM25 over the corpus with the
+        topic, the survey excluded, top `k`."""
+        return self.retriever.retrieve(task, ctx)
 
     # -- generation --------------------------------------------------------------------------
     def generate(self, task: TaxoTask, ctx: AgentContext) -> TaxoPrediction:
@@ -407,14 +396,14 @@ class LLMTaxonomyAgent:
             found = self.retrieve(task, ctx)
             retrieved = [p.title for p in found]
             if not found:
-                return LLMTaxoPrediction(task.id, None, retrieved=[],
+                return TaxoPrediction(task.id, None, retrieved=[],
                                          error="BM25 retrieved no paper for the topic")
             papers, n_repeated = _distinct(found)
         else:
             papers, n_repeated = _distinct(task.papers)
         info: dict[str, Any] = {"n_papers": len(papers), "repeated_input_titles": n_repeated}
         if not papers:
-            return LLMTaxoPrediction(task.id, None, retrieved=retrieved,
+            return TaxoPrediction(task.id, None, retrieved=retrieved,
                                      error="no papers to organise", info=info)
         extracted, failures = self.extract(papers, ctx.llm)
         info["extraction_failures"] = failures
@@ -425,7 +414,7 @@ class LLMTaxonomyAgent:
                            validate=lambda v: parse_taxonomy_reply(v, len(papers)), **sampling)
         info["attempts"] = outcome.attempts
         if not outcome.ok:
-            return LLMTaxoPrediction(task.id, None, retrieved=retrieved, info=info,
+            return TaxoPrediction(task.id, None, retrieved=retrieved, info=info,
                                      error=f"taxonomy reply unusable {outcome.unscored}")
         tree: ParsedTree = outcome.value
         placed = set(tree.placed)
@@ -437,7 +426,7 @@ class LLMTaxonomyAgent:
                                                papers=[papers[i - 1].title for i in dropped]))
         info.update(placed=len(tree.placed), dropped=len(dropped), invented=len(tree.invented),
                     duplicates=tree.duplicates)
-        return LLMTaxoPrediction(task.id, tree.root, retrieved=retrieved, info=info)
+        return TaxoPrediction(task.id, tree.root, retrieved=retrieved, info=info)
 
     def taxonomy_messages(self, topic: str, papers: list[Paper],
                           extracted: list[Extracted]) -> list[dict[str, str]]:

@@ -105,6 +105,17 @@ li.paper.lost { color: #a84848; } li.paper.other { color: #888; }
   sans-serif; margin: 8px 0 12px; padding: 6px 10px; background: #fafaf8; border: 1px solid var(--soft); }
 .tree-legend .sym { font-weight: 700; margin-right: 3px; }
 .tree-legend .st-missing > .label { text-decoration: line-through; }
+.judge { margin: 8px 0 4px; }
+table.judge-scores { font-size: 12px; margin: 4px 0 8px; width: 100%; }
+table.judge-scores th, table.judge-scores td { padding: 2px 8px; text-align: left;
+  vertical-align: top; border-bottom: 1px solid var(--soft); }
+table.judge-scores thead th { border-bottom: 1px solid var(--rule); }
+table.judge-scores tbody th { white-space: nowrap; font-weight: 600; }
+table.judge-scores td.score { text-align: right; white-space: nowrap;
+  font-variant-numeric: tabular-nums; }
+table.judge-scores td.reasoning { white-space: pre-wrap; word-break: break-word; color: #333;
+  width: 100%; }
+p.judge-unscored { color: var(--missing); }
 table.runs { font-size: 13px; margin: 8px 0; width: 100%; }
 table.runs th, table.runs td { padding: 3px 10px; text-align: left; border-bottom: 1px solid var(--soft);
   vertical-align: top; }
@@ -146,6 +157,9 @@ def _runs_table(runs: Sequence[ReportRun], anchors: dict[Path, str]) -> str:
         if isinstance(s.get("n_unscorable"), dict) and s["n_unscorable"]:
             extra.append("unscorable " + ", ".join(f"{v} {k}"
                                                    for k, v in s["n_unscorable"].items()))
+        judge = r.summary.metrics.get("judge_avg")
+        if judge is not None and judge.n_unscored:
+            extra.append(f"{judge.n_unscored} unscored by the judge")
         rows.append(f'<tr data-run="{e(r.run_dir)}"><td><a href="#{anchors[r.run_dir]}">'
                     f"{e(r.name)}</a></td><td>{e(r.benchmark)}</td><td>{e(r.mode)}</td>"
                     f"<td>{e(r.manifest.get('agent') or '')}</td>"

@@ -217,6 +217,8 @@ def sample_metric_table(rows: Sequence[tuple[str, dict[str, Any]]],
         flags = [k for k in ("missing", "malformed") if row.get(k)]
         if row.get("unscorable"):
             flags.append(f"unscorable: {row['unscorable']}")
+        if row.get("judge_unscored"):
+            flags.append(f"judge unscored: {row['judge_unscored']}")
         if row.get("error"):
             flags.append(f"error: {row['error']}")
         if not row:

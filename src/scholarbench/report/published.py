@@ -1,11 +1,17 @@
-"""The TaxoBench paper's published results (Tables 2–5), as typed rows to show beside ours.
+"""The TaxoBench paper's published results (Tables 2–5 and 7), as typed rows to show beside ours.
 
 Transcribed from "Can Deep Research Agents Retrieve and Organize? Evaluating the Synthesis Gap
 with Expert Taxonomies" (Zhang et al. 2026; ../shared/papers/000_4fb1d97269a96388.txt).
 Values are stored on the same scale as our summaries: percentages as fractions (20.92% → 0.2092,
-US-NTED included), US-TED as the absolute distance printed, NSR/NSP/Soft F1 as printed (0.76).
+US-NTED included), US-TED as the absolute distance printed, NSR/NSP/Soft F1 as printed (0.76),
+the LLM-as-Judge scores of Table 7 (appendix B) on their 1–5 scale as printed (2.14).
 System names are exactly as printed; "*" marks the paper's preview model versions.
 `tests/test_report.py` checks every row against the paper's text.
+
+Table 7's judge is GPT-4o (paper §3.4; snapshot not stated), prompted with appendix E.3's rubric;
+its Avg. column is the mean of the four printed dimensions to within rounding (checked by the
+tests). Table 6 (Cohen's κ between GPT-4o and human raters) describes the judge, not systems,
+and is not transcribed.
 """
 from __future__ import annotations
 
@@ -25,13 +31,15 @@ TABLE_KEYS: dict[int, tuple[str, ...]] = {
     3: ("ari", "v_measure", "ari_cap", "v_measure_cap", "us_ted", "us_nted", "sem_path"),
     4: ("ari", "homogeneity", "completeness", "v_measure", "us_ted", "us_nted", "sem_path"),
     5: ("nsr", "nsp", "soft_f1"),
+    7: ("judge_coverage", "judge_organization", "judge_logic", "judge_topology", "judge_avg"),
 }
+PAPER_JUDGE = "GPT-4o"   # the model that produced Table 7 (paper §3.4)
 
 
 @dataclass(frozen=True)
 class PublishedRow:
     """One system's row of one of the paper's tables."""
-    table: int                 # 2, 3, 4 or 5
+    table: int                 # 2, 3, 4, 5 or 7
     mode: str                  # "deep-research" | "bottom-up"
     system: str                # as printed in the paper
     group: str | None          # "Non-thinking-based" / "Thinking-based" (Bottom-Up), else None
@@ -115,7 +123,34 @@ _TABLE_5 = _rows(5, DEEP_RESEARCH, None, [
     ("Kimi-K2-Thinking",           (0.88, 0.82, 0.85)),
 ])
 
-PUBLISHED: tuple[PublishedRow, ...] = tuple(_TABLE_2 + _TABLE_3 + _TABLE_4 + _TABLE_5)
+# Table 7 | LLM-as-Judge (GPT-4o, scores 1-5), both modes: Cov., Org., Log., Topo., Avg.
+# (appendix B; the Deep Research rows in the table's own order, which differs from Table 2's).
+_TABLE_7 = _rows(7, DEEP_RESEARCH, None, [
+    ("o3",         (2.14, 2.71, 3.06, 2.28, 2.55)),
+    ("Doubao",     (1.90, 2.57, 2.86, 2.03, 2.34)),
+    ("DeepSeek",   (1.90, 2.57, 2.75, 1.96, 2.30)),
+    ("Gemini",     (2.03, 2.76, 2.78, 2.25, 2.46)),
+    ("Grok",       (2.08, 2.58, 3.06, 2.19, 2.48)),
+    ("Perplexity", (2.07, 2.60, 2.78, 2.10, 2.39)),
+    ("Qwen",       (2.01, 2.62, 2.76, 2.08, 2.37)),
+]) + _rows(7, BOTTOM_UP, NON_THINKING, [
+    ("Claude-4.5-Sonnet", (2.17, 2.74, 2.90, 2.32, 2.53)),
+    ("GPT-5",             (2.11, 2.71, 2.83, 2.43, 2.52)),
+    ("Gemini-3-Pro*",     (2.18, 2.57, 2.97, 2.46, 2.55)),
+    ("DeepSeek-V3.2",     (2.17, 2.65, 3.01, 2.53, 2.59)),
+    ("Qwen3-Max*",        (2.14, 2.54, 2.85, 2.29, 2.46)),
+    ("Kimi-K2",           (2.04, 2.57, 2.85, 2.36, 2.46)),
+]) + _rows(7, BOTTOM_UP, THINKING, [
+    ("Claude-4.5-Sonnet-Thinking", (2.17, 2.68, 2.83, 2.32, 2.50)),
+    ("GPT-5-Thinking",             (2.14, 2.68, 2.83, 2.29, 2.49)),
+    ("Gemini-3-Pro-Thinking*",     (2.03, 2.71, 2.81, 2.28, 2.46)),
+    ("DeepSeek-V3.2-Thinking",     (2.14, 2.54, 2.94, 2.25, 2.47)),
+    ("Qwen3-Max-Thinking*",        (2.11, 2.60, 2.88, 2.43, 2.50)),
+    ("Kimi-K2-Thinking",           (2.10, 2.50, 2.64, 2.39, 2.41)),
+])
+
+PUBLISHED: tuple[PublishedRow, ...] = tuple(_TABLE_2 + _TABLE_3 + _TABLE_4 + _TABLE_5
+                                            + _TABLE_7)
 
 
 def published_rows(table: int | None = None, mode: str | None = None) -> list[PublishedRow]:

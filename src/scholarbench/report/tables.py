@@ -2,10 +2,17 @@
 
 `load_runs` reads each run directory's manifest.json and summary.json into a `RunSummary`;
 `leaderboard` renders, per mode present, the paper's tables (Deep Research: Tables 2, 3, 5;
-Bottom-Up: Tables 4, 5) with our rows first, notes on undefined (null) metrics and missing or
+Bottom-Up: Tables 4, 5; both modes: Table 7, the LLM-as-Judge scores, when some run of the mode
+was scored with a judge) with our rows first, notes on undefined (null) metrics and missing or
 malformed predictions, then the paper's rows marked "(published)"; `to_csv` gives one row per run.
-Display follows the paper: percentages ×100 with 2 decimals and "%", US-TED and NSR/NSP/Soft F1
-with 2 decimals, an undefined mean as "—".
+Display follows the paper: percentages ×100 with 2 decimals and "%", US-TED, NSR/NSP/Soft F1 and
+the judge's 1–5 scores with 2 decimals, an undefined mean as "—".
+
+Table 7's notes name each run's judge (model and prompt version, from summary.json's "judge"
+entry, else the manifest's models.judge / judge), count the samples the judge left unscored
+apart from those with no prediction to judge (both excluded from the means), mark runs scored
+without a judge ("not judged", "—" cells), and say when the published rows' judge (GPT-4o) is
+not ours, so the numbers are not directly comparable.
 
 The table model (`Table`, `Row`, `TableGroup`) and its renderers (`render_groups`: terminal,
 Markdown, LaTeX) are shared by every benchmark's report section (`scholarbench.report.sections`);
@@ -17,20 +24,23 @@ import csv
 import io
 import json
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from scholarbench.errors import DataError, ScholarbenchError
+from scholarbench.judges.taxobench import JUDGE_KEYS, JUDGE_METRICS
 from scholarbench.metrics.taxobench import METRIC_KEYS, METRICS, MetricInfo
 from scholarbench.report.published import (BOTTOM_UP, DEEP_RESEARCH, PAPER_CITATION,
-                                           PAPER_N_SURVEYS, TABLE_KEYS, published_rows)
+                                           PAPER_JUDGE, PAPER_N_SURVEYS, TABLE_KEYS,
+                                           published_rows)
 
 MODES = (DEEP_RESEARCH, BOTTOM_UP)  # the paper's order
 MODE_TITLES = {DEEP_RESEARCH: "Deep Research mode", BOTTOM_UP: "Bottom-Up mode"}
 NULL = "—"
-_INFO: dict[str, MetricInfo] = {m.key: m for m in METRICS}
+_INFO: dict[str, MetricInfo] = {m.key: m for m in (*METRICS, *JUDGE_METRICS)}
 
 
 @dataclass(frozen=True)
@@ -51,6 +61,8 @@ LAYOUTS: dict[str, tuple[TableLayout, ...]] = {
         TableLayout(5, "Table 5 layout — Soft set-matching diagnostics", TABLE_KEYS[5]),
     ),
 }
+# Table 7 (both modes), shown after a mode's other tables when some run of the mode was judged.
+JUDGE_LAYOUT = TableLayout(7, "Table 7 layout — LLM-as-Judge", TABLE_KEYS[7])
 
 
 @dataclass(frozen=True)
@@ -58,6 +70,30 @@ class MetricSummary:
     mean: float | None   # over the samples where the metric is defined
     n: int               # samples with a value
     n_null: int          # samples where it is undefined (excluded from the mean)
+    n_unscored: int = 0  # judge metrics: of n_null, the samples the judge failed on
+
+
+@dataclass(frozen=True)
+class JudgeInfo:
+    """Which judge produced a run's judge metrics (any part may be unknown in older runs)."""
+    model: str | None      # the judge model's name as configured (e.g. "gpt-4o-mini")
+    model_id: str | None   # the client's full model id ("BASE_URL|model")
+    prompt: str | None     # the judge prompt's version (e.g. "taxobench_judge_v1")
+
+    @property
+    def model_name(self) -> str:
+        return self.model or self.model_id or "an unrecorded model"
+
+    @property
+    def label(self) -> str:
+        """'gpt-4o-mini, prompt taxobench_judge_v1'."""
+        return f"{self.model_name}, prompt {self.prompt or 'not recorded'}"
+
+    @property
+    def is_paper_judge(self) -> bool:
+        """Whether the model is GPT-4o (any dated snapshot), the judge of the paper's Table 7."""
+        name = (self.model or (self.model_id or "").rsplit("|", 1)[-1]).strip().lower()
+        return re.fullmatch(r"(openai/)?gpt-4o(-\d{4}-\d{2}-\d{2})?", name) is not None
 
 
 @dataclass(frozen=True)
@@ -69,12 +105,18 @@ class RunSummary:
     n_samples: int
     n_missing: int
     n_malformed: int
-    metrics: dict[str, MetricSummary]
+    metrics: dict[str, MetricSummary]   # METRIC_KEYS, plus JUDGE_KEYS when the run was judged
+    judge: JudgeInfo | None = None      # set when the run was judged
 
     @property
     def name(self) -> str:
         """The system name shown in the tables: the run's name, else the agent's."""
         return self.run_name or self.agent
+
+    @property
+    def judged(self) -> bool:
+        """Whether the run was scored with the LLM judge (its summary has the judge keys)."""
+        return "judge_avg" in self.metrics
 
 
 # ---------------------------------------------------------------------------------------- loading
@@ -132,7 +174,38 @@ def _metric(summary: dict[str, Any], key: str, n_samples: int, path: Path) -> Me
     if (mean is None) != (n == 0):
         raise DataError(f"mean {mean!r} is inconsistent with n = {n}", file=str(path),
                         field=field)
-    return MetricSummary(None if mean is None else float(mean), n, n_null)
+    n_unscored = _count(entry, "n_unscored", path, field + ".") if "n_unscored" in entry else 0
+    if n_unscored > n_null:
+        raise DataError(f"n_unscored ({n_unscored}) exceeds n_null ({n_null}); unscored samples "
+                        "are among those without a value", file=str(path), field=field)
+    return MetricSummary(None if mean is None else float(mean), n, n_null, n_unscored)
+
+
+def _first_text(*values: object) -> str | None:
+    return next((v for v in values if isinstance(v, str) and v), None)
+
+
+def _judge_info(summary: dict[str, Any], manifest: dict[str, Any],
+                summary_path: Path) -> JudgeInfo:
+    """The judge of a judged run: summary.json's "judge" entry (written with the scores), else
+    the manifest's models.judge (model name, id) and "judge" (prompt version)."""
+    entry = summary.get("judge")
+    if entry is not None and not isinstance(entry, dict):
+        raise DataError(f"expected an object (the judge's model and prompt), got {entry!r}",
+                        file=str(summary_path), field="judge")
+    entry = entry or {}
+    models = manifest.get("models")
+    recorded = models.get("judge") if isinstance(models, dict) else None
+    recorded = recorded if isinstance(recorded, dict) else {}
+    manifest_judge = manifest.get("judge") if isinstance(manifest.get("judge"), dict) else {}
+    model_id = _first_text(entry.get("model_id"), recorded.get("model_id"),
+                           manifest_judge.get("model_id"))
+    model = _first_text(recorded.get("model")) if (
+        recorded.get("model_id") in (None, model_id)) else None
+    if model is None and model_id:
+        model = model_id.rsplit("|", 1)[-1] or None
+    return JudgeInfo(model, model_id, _first_text(entry.get("prompt"),
+                                                  manifest_judge.get("prompt")))
 
 
 def load_run(run_dir: Path | str) -> RunSummary:
@@ -169,9 +242,14 @@ def load_run(run_dir: Path | str) -> RunSummary:
         raise DataError(f"expected an object, got {summary.get('metrics')!r}",
                         file=str(summary_path), field="metrics")
     metrics = {key: _metric(summary, key, n_samples, summary_path) for key in METRIC_KEYS}
+    judge = None
+    if any(key in summary["metrics"] for key in JUDGE_KEYS):   # judged: all five keys, checked
+        metrics.update((key, _metric(summary, key, n_samples, summary_path))
+                       for key in JUDGE_KEYS)
+        judge = _judge_info(summary, manifest, summary_path)
     return RunSummary(run_dir=run_dir, mode=mode, agent=agent or "", run_name=run_name,
                       n_samples=n_samples, n_missing=n_missing, n_malformed=n_malformed,
-                      metrics=metrics)
+                      metrics=metrics, judge=judge)
 
 
 def load_runs(run_dirs: Iterable[Path | str]) -> list[RunSummary]:
@@ -219,6 +297,55 @@ def run_notes(run: RunSummary, keys: Sequence[str]) -> str | None:
     return f"{run.name}: {'; '.join(parts)}" if parts else None
 
 
+NOT_JUDGED_NOTE = ("not judged (re-score the run with `scholarbench score RUN_DIR --with-judge` "
+                   "for these columns)")
+
+
+def judge_notes(run: RunSummary) -> str:
+    """Table 7's note on one run: its judge, then the samples without judge scores, unscored
+    (the judge's reply was unusable) apart from those with no prediction to judge."""
+    if not run.judged:
+        return f"{run.name}: {NOT_JUDGED_NOTE}"
+    judge = run.judge or JudgeInfo(None, None, None)
+    parts = [f"judge {judge.label}"]
+    avg = run.metrics["judge_avg"]
+    of = f"of {_plural(run.n_samples, 'sample')}"
+    if avg.n_unscored:
+        parts.append(f"{avg.n_unscored} {of} unscored (the judge's reply was unusable after a "
+                     "repair turn; excluded from the means)")
+    no_prediction = avg.n_null - avg.n_unscored
+    if no_prediction:
+        parts.append(f"{no_prediction} {of} without a prediction to judge (missing or "
+                     "malformed; not sent to the judge, excluded from the means)")
+    for key in JUDGE_KEYS:    # one dimension without a value where the others have one
+        m = run.metrics[key]
+        if (m.n_null, m.n_unscored) != (avg.n_null, avg.n_unscored):
+            parts.append(f"{key} undefined for {m.n_null} {of} ({m.n_unscored} unscored; "
+                         "excluded from its mean)")
+    return f"{run.name}: {'; '.join(parts)}"
+
+
+def judge_comparability_notes(runs: Sequence[RunSummary], published: bool) -> list[str]:
+    """Whether our judge scores can be read against each other and against the paper's."""
+    judges = list(dict.fromkeys(run.judge or JudgeInfo(None, None, None)
+                                for run in runs if run.judged))
+    notes = []
+    if len({(j.model_id or j.model, j.prompt) for j in judges}) > 1:
+        notes.append("Our runs were judged by different judges ("
+                     + "; ".join(j.label for j in judges) + "): their judge scores are not "
+                     "directly comparable with each other.")
+    if published and judges:
+        others = list(dict.fromkeys(j.model_name for j in judges if not j.is_paper_judge))
+        if others:
+            notes.append(f"Published rows were judged by {PAPER_JUDGE} (TaxoBench §3.4, "
+                         f"appendix B); ours by {', '.join(others)}, so the scores are not "
+                         "directly comparable.")
+        else:
+            notes.append(f"Published rows were judged by {PAPER_JUDGE} (TaxoBench §3.4), as "
+                         "ours; the paper does not name the GPT-4o snapshot.")
+    return notes
+
+
 @dataclass(frozen=True)
 class Row:
     kind: str                  # "ours" | "separator" | "published"
@@ -248,25 +375,46 @@ class TableGroup:
 _Row, _Table = Row, Table   # former private names
 
 
+def _published_rows(layout: TableLayout, mode: str) -> list[Row]:
+    rows = []
+    group: object = object()
+    for row in published_rows(layout.table, mode):
+        if row.group != group:
+            group = row.group
+            label = f"published: {PAPER_CITATION}" + (f", {group}" if group else "")
+            rows.append(Row("separator", (label,)))
+        rows.append(Row("published", (f"{row.system} (published)", f"n={PAPER_N_SURVEYS}")
+                        + tuple(format_value(k, row.values[k]) for k in layout.keys),
+                        tuple(row.values[k] for k in layout.keys)))
+    return rows
+
+
+def _our_row(run: RunSummary, keys: Sequence[str]) -> Row:
+    """A run's row; a metric the run lacks (a judge column of an unjudged run) shows "—"."""
+    values = tuple(run.metrics[k].mean if k in run.metrics else None for k in keys)
+    return Row("ours", (run.name, f"n={run.n_samples}")
+               + tuple(format_value(k, v) for k, v in zip(keys, values)), values,
+               str(run.run_dir))
+
+
 def _build_table(layout: TableLayout, mode: str, runs: Sequence[RunSummary],
                  published: bool) -> Table:
     header = ("System", "Samples") + tuple(_header(k) for k in layout.keys)
-    rows = [Row("ours", (run.name, f"n={run.n_samples}")
-                + tuple(format_value(k, run.metrics[k].mean) for k in layout.keys),
-                tuple(run.metrics[k].mean for k in layout.keys), str(run.run_dir))
-            for run in runs]
-    notes = tuple(note for run in runs if (note := run_notes(run, layout.keys)))
+    rows = [_our_row(run, layout.keys) for run in runs]
+    if layout.table == JUDGE_LAYOUT.table:
+        notes = tuple([judge_notes(run) for run in runs]
+                      + judge_comparability_notes(runs, published))
+    else:
+        notes = tuple(note for run in runs if (note := run_notes(run, layout.keys)))
     if published:
-        group: object = object()
-        for row in published_rows(layout.table, mode):
-            if row.group != group:
-                group = row.group
-                label = f"published: {PAPER_CITATION}" + (f", {group}" if group else "")
-                rows.append(Row("separator", (label,)))
-            rows.append(Row("published", (f"{row.system} (published)", f"n={PAPER_N_SURVEYS}")
-                            + tuple(format_value(k, row.values[k]) for k in layout.keys),
-                            tuple(row.values[k] for k in layout.keys)))
+        rows.extend(_published_rows(layout, mode))
     return Table(layout.title, header, tuple(rows), notes, layout.keys)
+
+
+def mode_layouts(mode: str, runs: Sequence[RunSummary]) -> tuple[TableLayout, ...]:
+    """The mode's table layouts for these runs: Table 7 only when one of them was judged."""
+    judged = any(run.judged for run in runs if run.mode == mode)
+    return LAYOUTS[mode] + ((JUDGE_LAYOUT,) if judged else ())
 
 
 def _footnote(runs: Sequence[RunSummary]) -> str:
@@ -405,7 +553,8 @@ def taxobench_groups(runs: Sequence[RunSummary], published: bool = True) -> list
         if mode_runs:
             groups.append(TableGroup(f"TaxoBench — {MODE_TITLES[mode]}",
                                      tuple(_build_table(layout, mode, mode_runs, published)
-                                           for layout in LAYOUTS[mode]), "taxobench", mode))
+                                           for layout in mode_layouts(mode, mode_runs)),
+                                     "taxobench", mode))
     return groups
 
 
@@ -423,17 +572,31 @@ def leaderboard(runs: Sequence[RunSummary], fmt: str = "terminal", published: bo
                          [_footnote(runs)] if published else [])
 
 
+_JUDGE_SUFFIXES = ("", "_n", "_n_null", "_n_unscored")
+
+
 def to_csv(runs: Sequence[RunSummary]) -> str:
-    """One row per run: identity, sample counts, then per metric its mean, n and n_null."""
+    """One row per run: identity, sample counts, then per metric its mean, n and n_null; then
+    per judge metric its mean, n, n_null and n_unscored, and the judge's model and prompt
+    version (all empty for a run scored without a judge)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["system", "run_dir", "mode", "agent", "n_samples", "n_missing", "n_malformed"]
-                    + [f"{k}{suffix}" for k in METRIC_KEYS for suffix in ("", "_n", "_n_null")])
+                    + [f"{k}{suffix}" for k in METRIC_KEYS for suffix in ("", "_n", "_n_null")]
+                    + [f"{k}{suffix}" for k in JUDGE_KEYS for suffix in _JUDGE_SUFFIXES]
+                    + ["judge_model", "judge_model_id", "judge_prompt"])
     for run in runs:
         row: list[object] = [run.name, str(run.run_dir), run.mode, run.agent, run.n_samples,
                              run.n_missing, run.n_malformed]
         for key in METRIC_KEYS:
             m = run.metrics[key]
             row += ["" if m.mean is None else repr(m.mean), m.n, m.n_null]
+        for key in JUDGE_KEYS:
+            m = run.metrics.get(key)
+            row += (["" if m.mean is None else repr(m.mean), m.n, m.n_null, m.n_unscored]
+                    if m is not None else [""] * len(_JUDGE_SUFFIXES))
+        judge = run.judge if run.judged else None
+        row += ([judge.model or "", judge.model_id or "", judge.prompt or ""] if judge
+                else ["", "", ""])
         writer.writerow(row)
     return buffer.getvalue()

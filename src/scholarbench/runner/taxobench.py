@@ -117,9 +117,8 @@ def generate(tasks: list[TaxoTask], agent: Any, ctx: AgentContext, out: Path,
         try:
             pred = agent.generate(task, ctx)
             record = {"id": task.id, "prediction": pred.to_upstream(), "error": pred.error}
-            info = getattr(pred, "info", None)
-            if info:
-                record["info"] = info
+            if pred.info:
+                record["info"] = pred.info
         except Exception as exc:  # an agent failure is this sample's outcome, not the run's
             record = {"id": task.id, "prediction": None,
                       "error": f"agent raised {type(exc).__name__}: {exc}"}

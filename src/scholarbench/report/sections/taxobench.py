@@ -1,6 +1,12 @@
 """TaxoBench in the report: the paper's table layouts, Figs. 3–5 with our runs, the per-sample
 drill-down with expert vs model taxonomies (Figs. 9–10), run metadata.
 
+Runs scored with the LLM judge add Table 7's layout (LLM-as-Judge, both modes; runs of the mode
+without a judge show "—" and a "not judged" note), the judge columns and the judge's per-sample
+scores and reasoning (judge.jsonl, escaped) in the drill-down beside each taxonomy comparison,
+a per-sample distribution of the judge's average, and the judge's model, prompt version, token
+usage and unscored counts in the run metadata.
+
 Figures (each drawn from our runs' summary means and scores.jsonl, with the paper's published
 agents beside them where the paper reports the same quantities):
 
@@ -17,18 +23,26 @@ import math
 from pathlib import Path
 from typing import Any, Sequence
 
+from scholarbench.judges.taxobench import DIMENSIONS, JUDGE_KEYS, JUDGE_METRICS
 from scholarbench.metrics.taxobench import METRICS
 from scholarbench.report import svg
-from scholarbench.report.htmlkit import Page, e, sample_metric_table, table_html
+from scholarbench.report.htmlkit import Page, e, metadata_html, sample_metric_table, table_html
 from scholarbench.report.published import BOTTOM_UP, DEEP_RESEARCH, published_rows
 from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
                                                read_json_object, register_section)
 from scholarbench.report.tables import (LAYOUTS, MODE_TITLES, MODES, TableGroup, load_run,
                                         taxobench_footnote, taxobench_groups, to_csv)
 
-_BOUNDS = {"ari": (-1.0, 1.0), "ari_cap": (-1.0, 1.0), "us_ted": (0.0, None)}
+_BOUNDS = {"ari": (-1.0, 1.0), "ari_cap": (-1.0, 1.0), "us_ted": (0.0, None),
+           **{m.key: (1.0, 5.0) for m in JUDGE_METRICS}}
 DISPLAY = {m.key: MetricDisplay(m.key, m.label, m.higher_is_better, m.percent, 2,
-                                _BOUNDS.get(m.key, (0.0, 1.0))) for m in METRICS}
+                                _BOUNDS.get(m.key, (0.0, 1.0)))
+           for m in (*METRICS, *JUDGE_METRICS)}
+# The judge's four dimensions as the rubric names them (appendix E.3), in Table 7's order.
+JUDGE_DIMENSIONS = {"judge_coverage": "Semantic coverage & recall",
+                    "judge_organization": "Sibling organization (MECE)",
+                    "judge_logic": "Hierarchical consistency (logic)",
+                    "judge_topology": "Structural topology"}
 DISTRIBUTIONS = {DEEP_RESEARCH: ("recall", "precision", "f1", "ari", "ari_cap", "sem_path",
                                  "us_nted", "soft_f1"),
                  BOTTOM_UP: ("ari", "homogeneity", "completeness", "v_measure", "us_nted",
@@ -75,8 +89,10 @@ class TaxoBenchSection(ReportSection):
         return ReportRun(run_dir, self.benchmark, summary.mode, summary, manifest, raw)
 
     def metrics(self, mode: str) -> list[MetricDisplay]:
+        """The mode's table columns, the other metrics, then the judge's (present only in
+        judged runs; `compare` keeps the keys both runs have)."""
         first = [k for layout in LAYOUTS.get(mode, ()) for k in layout.keys]
-        keys = list(dict.fromkeys(first + [m.key for m in METRICS]))
+        keys = list(dict.fromkeys(first + [m.key for m in METRICS] + list(JUDGE_KEYS)))
         return [DISPLAY[k] for k in keys]
 
     def drilldown_metrics(self, mode: str) -> list[MetricDisplay]:
@@ -93,6 +109,11 @@ class TaxoBenchSection(ReportSection):
 
     def csv(self, runs: Sequence[ReportRun]) -> str:
         return to_csv([r.summary for r in runs])
+
+    def run_metadata(self, run: ReportRun) -> str:
+        """The generic metadata plus, for a judged run, the judge's model, prompt version, token
+        usage (manifest llm_usage.judge) and how many samples it scored."""
+        return metadata_html(run, _judge_facts(run))
 
     # ------------------------------------------------------------------------------- HTML
 
@@ -234,7 +255,9 @@ class TaxoBenchSection(ReportSection):
     def _fig_distributions(self, mode: str, runs: Sequence[ReportRun], colours: dict,
                            page: Page) -> str:
         panels = []
-        for key in DISTRIBUTIONS[mode]:
+        keys = DISTRIBUTIONS[mode] + (("judge_avg",) if any(r.summary.judged for r in runs)
+                                      else ())
+        for key in keys:
             d = DISPLAY[key]
             groups = []
             for r in runs:
@@ -248,7 +271,10 @@ class TaxoBenchSection(ReportSection):
             panels.append((chart, key))
         return page.figures(panels, "Per-sample score distributions: box = quartiles and "
                             "median, whiskers = range, dots = samples, diamond = mean; "
-                            "undefined values are counted under each run, not drawn.")
+                            "undefined values are counted under each run, not drawn"
+                            + ("; Avg. is the LLM judge's mean of its four 1–5 scores (a run "
+                               "without a judge has none)" if "judge_avg" in keys else "")
+                            + ".")
 
     # -------------------------------------------------------------------------- drill-down
 
@@ -280,6 +306,8 @@ class TaxoBenchSection(ReportSection):
         from scholarbench.report.treeview import compare_trees, render_comparison, similarity_for
         from scholarbench.runner.taxobench import load_generated
         metrics = self.drilldown_metrics(mode)
+        if any(r.summary.judged for r in runs):
+            metrics += [DISPLAY[k] for k in JUDGE_KEYS]
         rows = {r.run_dir: {str(row.get("id")): row for row in r.scores} for r in runs}
         ids = list(dict.fromkeys(sid for r in runs for sid in rows[r.run_dir]))
         limited = page.max_samples is not None and len(ids) > page.max_samples
@@ -288,6 +316,7 @@ class TaxoBenchSection(ReportSection):
         golds: dict[Path, dict[str, Any]] = {}
         notes = []
         preds: dict[Path, dict[str, Any]] = {}
+        judgements: dict[Path, dict[str, dict[str, Any]]] = {}
         sims = {}
         for r in runs:
             g, note = self._gold(r, page)
@@ -299,6 +328,11 @@ class TaxoBenchSection(ReportSection):
             except Exception as exc:
                 preds[r.run_dir] = {}
                 notes.append(f"{r.name}: generate.jsonl cannot be read ({exc})")
+            if r.summary.judged:
+                judged, note = _judge_records(r)
+                judgements[r.run_dir] = judged
+                if note:
+                    notes.append(f"{r.name}: {note}")
             labels = [n.name for sid in ids if sid in g for n in g[sid].gold.walk()]
             labels += [n.name for p in preds[r.run_dir].values()
                        if p is not None and p.taxonomy is not None for n in p.taxonomy.walk()]
@@ -317,18 +351,25 @@ class TaxoBenchSection(ReportSection):
             bits = []
             for r in runs:
                 row = rows[r.run_dir].get(sid, {})
-                vals = ", ".join(f"{DISPLAY[k].label} {DISPLAY[k].format(row.get(k))}"
-                                 for k in summary_keys)
+                keys = summary_keys + (("judge_avg",) if r.summary.judged else ())
+                vals = ", ".join(f"{'Judge ' if k == 'judge_avg' else ''}{DISPLAY[k].label} "
+                                 f"{DISPLAY[k].format(_number(row.get(k)))}" for k in keys)
                 bits.append(f"{r.name}: {vals}")
             body = [sample_metric_table([(r.name, rows[r.run_dir].get(sid, {})) for r in runs],
                                         metrics)]
+            judge_html = {r.run_dir: _judge_html(r, judgements.get(r.run_dir), sid)
+                          for r in runs if r.summary.judged and sid in rows[r.run_dir]}
             if task is None:
                 body.append('<p class="muted">No gold taxonomy for this sample (see the notes '
                             "above).</p>")
+                body.extend(judge_html.values())
             else:
                 for j, r in enumerate(runs):
                     run_task = golds[r.run_dir].get(sid)
-                    if sid not in rows[r.run_dir] or run_task is None:
+                    if sid not in rows[r.run_dir]:
+                        continue
+                    if run_task is None:
+                        body.append(judge_html.get(r.run_dir, ""))
                         continue
                     pred = preds[r.run_dir].get(sid)
                     cmp = compare_trees(run_task.gold,
@@ -338,10 +379,107 @@ class TaxoBenchSection(ReportSection):
                                              papers=page.tree_papers)
                     open_attr = " open" if i == 0 and j == 0 else ""
                     body.append(f'<details class="tree-details"{open_attr}><summary>Expert vs '
-                                f"{e(r.name)} taxonomy</summary>{tree}</details>")
+                                f"{e(r.name)} taxonomy</summary>{tree}"
+                                f"{judge_html.get(r.run_dir, '')}</details>")
             open_attr = " open" if i == 0 else ""
             out.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
                        f'<span class="sid">{e(sid)}</span> <span class="stitle">{e(heading)}'
                        f'</span><span class="sbits">{e(" · ".join(bits))}</span></summary>'
                        f'<div class="sample-body">{"".join(body)}</div></details>')
         return "\n".join(out)
+
+
+# ------------------------------------------------------------------------------------ the judge
+
+def _number(value: Any) -> float | None:
+    return (float(value) if isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value) else None)
+
+
+def _judge_records(run: ReportRun) -> tuple[dict[str, dict[str, Any]], str | None]:
+    """judge.jsonl by sample id, and a note when it cannot be read."""
+    from scholarbench.data.jsonl import read_jsonl_tolerant
+    path = run.run_dir / "judge.jsonl"
+    if not path.is_file():
+        return {}, "judge.jsonl is missing (the judge's reasoning cannot be shown)"
+    try:
+        records = read_jsonl_tolerant(path)
+    except Exception as exc:  # a report must not die on one unreadable file
+        return {}, f"judge.jsonl cannot be read ({exc})"
+    return {str(r.get("id")): r for r in records if isinstance(r, dict)}, None
+
+
+def _judge_html(run: ReportRun, records: dict[str, dict[str, Any]] | None, sid: str) -> str:
+    """One run's judgement of one sample: the four scores with the judge's reasoning, the
+    average; or why there are none (unscored with the reason, or nothing to judge)."""
+    judge = run.summary.judge
+    who = judge.label if judge is not None else "judge not recorded"
+    head = (f'<div class="judge" data-run="{e(run.run_dir)}" data-sample="{e(sid)}">'
+            f"<h5>LLM judge — {e(run.name)} <span class=\"muted\">({e(who)})</span></h5>")
+    record = (records or {}).get(sid)
+    if record is None:
+        return head + '<p class="muted">No judge record for this sample.</p></div>'
+    if not record.get("judged"):
+        return (head + '<p class="muted judge-none">Not sent to the judge: no well-formed '
+                "prediction (missing or malformed).</p></div>")
+    if record.get("unscored"):
+        attempts = record.get("attempts")
+        return (head + '<p class="judge-unscored">Unscored'
+                + (f" ({e(attempts)} call{'' if attempts == 1 else 's'})"
+                   if isinstance(attempts, int) else "")
+                + f": {e(record['unscored'])}. Excluded from the means.</p></div>")
+    scores = record.get("scores") if isinstance(record.get("scores"), dict) else {}
+    reasoning = record.get("reasoning") if isinstance(record.get("reasoning"), dict) else {}
+    rows = []
+    for reply_key, key, _, _ in DIMENSIONS:
+        value = _number(scores.get(key))
+        d = DISPLAY[key]
+        text = reasoning.get(reply_key)
+        rows.append(f'<tr data-key="{e(key)}"><th>{e(d.label)} — {e(JUDGE_DIMENSIONS[key])}</th>'
+                    f'<td class="score" data-value="{"" if value is None else repr(value)}">'
+                    f"{e('—' if value is None else f'{value:g}')}</td>"
+                    f'<td class="reasoning">{e(text) if isinstance(text, str) else ""}</td></tr>')
+    avg = _number(record.get("judge_avg"))
+    rows.append(f'<tr data-key="judge_avg"><th>{e(DISPLAY["judge_avg"].label)} — mean of the '
+                f'four</th><td class="score" data-value="{"" if avg is None else repr(avg)}">'
+                f'{e(DISPLAY["judge_avg"].format(avg))}</td><td class="reasoning"></td></tr>')
+    return (head + '<table class="judge-scores"><thead><tr><th>dimension</th><th>score '
+            "(1–5)</th><th>the judge's reasoning</th></tr></thead><tbody>" + "".join(rows)
+            + "</tbody></table></div>")
+
+
+def _judge_facts(run: ReportRun) -> list[tuple[str, str]]:
+    """Metadata rows about the judge (already HTML)."""
+    summary = run.summary
+    if not summary.judged:
+        return []
+    facts = []
+    judge = summary.judge
+    raw_judge = run.raw_summary.get("judge") if isinstance(run.raw_summary.get("judge"),
+                                                           dict) else {}
+    if judge is not None:
+        bits = [e(judge.model_name), f"prompt {e(judge.prompt or 'not recorded')}"]
+        if isinstance(raw_judge.get("prompt_sha256"), str):
+            bits.append(f"prompt sha256 <code>{e(raw_judge['prompt_sha256'][:16])}…</code>")
+        if judge.model_id and judge.model_id != judge.model:
+            bits.append(f"model id <code>{e(judge.model_id)}</code>")
+        facts.append(("LLM judge", " · ".join(bits)))
+    usage = run.manifest.get("llm_usage")
+    usage = usage.get("judge") if isinstance(usage, dict) else None
+    if isinstance(usage, dict):
+        def count(key: str) -> str:
+            value = usage.get(key)
+            return f"{value:,}" if isinstance(value, int) else "?"
+        text = (f"{count('calls')} calls ({count('cache_hits')} answered from the cache, "
+                f"{count('failures')} failed), {count('prompt_tokens')} prompt + "
+                f"{count('completion_tokens')} completion tokens")
+        cost = usage.get("cost_usd")
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+            text += f", ${cost:.4f}"
+        facts.append(("judge usage", e(text + " (every scoring of this run directory)")))
+    avg = summary.metrics["judge_avg"]
+    no_prediction = avg.n_null - avg.n_unscored
+    facts.append(("judge samples", e(f"{avg.n} of {summary.n_samples} scored; {avg.n_unscored} "
+                                     f"unscored (unusable reply); {no_prediction} without a "
+                                     "prediction to judge — both excluded from the means")))
+    return facts
