@@ -110,7 +110,31 @@ def cmd_run_researcharena(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_run_deepsynth(args: argparse.Namespace) -> int:
+    from scholarbench.llm.commands import roles_from_args
+    from scholarbench.paths import data_dir
+    from scholarbench.runner.deepsynth import (DeepSynthRunConfig, format_run_summary,
+                                               run_deepsynth)
+    if not args.tasks:
+        raise ScholarbenchError("run deepsynth needs --tasks FILE (upstream task JSON lines)")
+    corpus = Path(args.corpus) if args.corpus else (
+        None if args.agent == "replay" else _default_corpus(data_dir(args.data)))
+    out = Path(args.out or f"runs/deepsynth-{args.agent}")
+    summary = run_deepsynth(DeepSynthRunConfig(
+        tasks_path=Path(args.tasks), out=out, agent=args.agent,
+        agent_params=_agent_params(args.agent_arg),
+        replay=Path(args.replay) if args.replay else None, limit=args.limit, corpus_dir=corpus,
+        references=Path(args.references) if args.references else None, oracle=args.oracle,
+        judge_prompt=args.judge_prompt, run_name=args.name),
+        lambda **need: roles_from_args(args, **need))
+    print(format_run_summary(summary))
+    print(f"run directory: {out}")
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    if args.benchmark == "deepsynth":
+        return cmd_run_deepsynth(args)
     if args.benchmark == "researcharena":
         if args.with_judge:
             raise ScholarbenchError("--with-judge is for taxobench runs (ResearchArena has no "
@@ -190,6 +214,14 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise ScholarbenchError(f"{run_dir}: not a run directory nor a benchmark name "
                                 "(taxobench, researcharena, reportbench, deepsynth)")
     from scholarbench.runner.manifest import read_manifest
+    if read_manifest(run_dir).get("benchmark") == "deepsynth":
+        from scholarbench.runner import deepsynth as dse_runner
+        if args.with_judge:
+            from scholarbench.llm.commands import roles_from_args
+            dse_runner.judge_run(run_dir, roles_from_args(args, need_agent=False,
+                                                          need_judge=True).judge)
+        print(dse_runner.format_run_summary(dse_runner.score_run(run_dir)))
+        return 0
     if read_manifest(run_dir).get("benchmark") == "researcharena":
         if args.with_judge:
             raise ScholarbenchError(f"{run_dir}: --with-judge is for TaxoBench runs "
@@ -258,7 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
     corpus.set_defaults(func=cmd_corpus)
 
     run = sub.add_parser("run", help="generate → score → aggregate one agent on a benchmark")
-    run.add_argument("benchmark", choices=["taxobench", "researcharena"])
+    run.add_argument("benchmark", choices=["taxobench", "researcharena", "deepsynth"])
     run.add_argument("--mode", choices=["bottom-up", "deep-research"],
                      help="taxobench (required): bottom-up or deep-research")
     run.add_argument("--task", choices=["discovery", "selection", "organisation"],
@@ -289,6 +321,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--with-judge", action="store_true",
                      help="taxobench: add the LLM-judge scores (the judge role: --judge, else "
                      "the local model; never the agent's model)")
+    run.add_argument("--tasks", help="deepsynth: upstream task file (JSON lines with checklists)")
+    run.add_argument("--replay", help="deepsynth: judge and score reports from a file of "
+                     "{task_id, report} lines instead of running a writer")
+    run.add_argument("--references", help="deepsynth: reference lists per task for the oracle "
+                     "context (default: the survey's references in the corpus)")
+    run.add_argument("--oracle", choices=["summary", "abstract", "none"], default="summary",
+                     help="deepsynth: oracle context per reference (default: LLM summary)")
+    run.add_argument("--judge-prompt", default="checklist_judge_v1",
+                     choices=["checklist_judge_v1", "checklist_judge_upstream"],
+                     help="deepsynth: our quoted judge prompt (default) or upstream's verbatim")
     add_model_flags(run, judge=True)
     run.set_defaults(func=cmd_run)
 

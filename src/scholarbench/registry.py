@@ -30,6 +30,8 @@ _BUILTIN_MODULES = (
     "scholarbench.metrics.organisation",
     "scholarbench.runner.researcharena",
     "scholarbench.deepsynth.scores",
+    "scholarbench.agents.writers.e2e",
+    "scholarbench.agents.writers.agentic",
 )
 
 
