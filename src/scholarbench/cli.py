@@ -132,9 +132,34 @@ def cmd_run_deepsynth(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_run_reportbench(args: argparse.Namespace) -> int:
+    from scholarbench.llm.commands import roles_from_args
+    from scholarbench.paths import data_dir
+    from scholarbench.reportbench.statements import StatementConfig
+    from scholarbench.runner.reportbench import (ReportBenchRunConfig, format_summary,
+                                                 run_reportbench)
+    data = data_dir(args.data) / "reportbench"
+    needs_corpus = args.agent != "replay" or args.statements or args.llm_titles
+    corpus = Path(args.corpus) if args.corpus else (
+        _default_corpus(data_dir(args.data)) if needs_corpus else None)
+    out = Path(args.out or f"runs/reportbench-{args.granularity}-{args.agent}")
+    summary = run_reportbench(ReportBenchRunConfig(
+        data=data, agent=args.agent, out=out, agent_params=_agent_params(args.agent_arg),
+        granularity=args.granularity, statements=args.statements, llm_titles=args.llm_titles,
+        limit=args.limit, corpus_dir=corpus, allow_network=args.allow_network,
+        statement_config=StatementConfig(samples=args.samples), run_name=args.name),
+        lambda need_agent, need_judge: roles_from_args(args, need_agent=need_agent,
+                                                       need_judge=need_judge))
+    print(format_summary(summary))
+    print(f"run directory: {out}")
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     if args.benchmark == "deepsynth":
         return cmd_run_deepsynth(args)
+    if args.benchmark == "reportbench":
+        return cmd_run_reportbench(args)
     if args.benchmark == "researcharena":
         if args.with_judge:
             raise ScholarbenchError("--with-judge is for taxobench runs (ResearchArena has no "
@@ -214,6 +239,15 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise ScholarbenchError(f"{run_dir}: not a run directory nor a benchmark name "
                                 "(taxobench, researcharena, reportbench, deepsynth)")
     from scholarbench.runner.manifest import read_manifest
+    if read_manifest(run_dir).get("benchmark") == "reportbench":
+        from scholarbench.runner import reportbench as rb_runner
+        judge = None
+        if args.with_judge:
+            from scholarbench.llm.commands import roles_from_args
+            judge = roles_from_args(args, need_agent=False, need_judge=True).judge
+        print(rb_runner.format_summary(rb_runner.score_run(run_dir, judge=judge,
+                                                           statements=args.with_judge)))
+        return 0
     if read_manifest(run_dir).get("benchmark") == "deepsynth":
         from scholarbench.runner import deepsynth as dse_runner
         if args.with_judge:
@@ -290,7 +324,8 @@ def build_parser() -> argparse.ArgumentParser:
     corpus.set_defaults(func=cmd_corpus)
 
     run = sub.add_parser("run", help="generate → score → aggregate one agent on a benchmark")
-    run.add_argument("benchmark", choices=["taxobench", "researcharena", "deepsynth"])
+    run.add_argument("benchmark", choices=["taxobench", "researcharena", "deepsynth",
+                                           "reportbench"])
     run.add_argument("--mode", choices=["bottom-up", "deep-research"],
                      help="taxobench (required): bottom-up or deep-research")
     run.add_argument("--task", choices=["discovery", "selection", "organisation"],
@@ -331,6 +366,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--judge-prompt", default="checklist_judge_v1",
                      choices=["checklist_judge_v1", "checklist_judge_upstream"],
                      help="deepsynth: our quoted judge prompt (default) or upstream's verbatim")
+    run.add_argument("--granularity", choices=["shipped", "sentence", "paragraph", "detail"],
+                     default="shipped", help="reportbench: the shipped prompts, or prompts "
+                     "constructed from each survey at this granularity")
+    run.add_argument("--statements", action="store_true", help="reportbench: also judge cited "
+                     "and non-cited statements (cited_match_rate, noncited_accuracy)")
+    run.add_argument("--llm-titles", action="store_true", help="reportbench: let the judge model "
+                     "extract titles of references nothing else resolves")
+    run.add_argument("--allow-network", action="store_true", help="reportbench: fetch cited URLs "
+                     "not in the corpus (public http(s) only; off by default)")
+    run.add_argument("--samples", type=int, default=3, help="reportbench: votes per judge for "
+                     "non-cited statements")
     add_model_flags(run, judge=True)
     run.set_defaults(func=cmd_run)
 

@@ -30,6 +30,7 @@ _BUILTIN_MODULES = (
     "scholarbench.metrics.organisation",
     "scholarbench.runner.researcharena",
     "scholarbench.deepsynth.scores",
+    "scholarbench.runner.reportbench",
     "scholarbench.agents.writers.e2e",
     "scholarbench.agents.writers.agentic",
 )

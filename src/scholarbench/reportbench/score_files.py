@@ -17,6 +17,11 @@ One output line per GT survey (every `<arxiv_id>.jsonl` of the GT folder, sorted
 - A second valid line for the same survey is counted as a duplicate (the first is scored).
 - A line whose survey is not in the GT folder is counted as unknown (nothing to score against).
 
+With a `statement_judge` the lines with a `report` also carry the statement metrics
+(`statements.statement_row`: cited_match_rate, cited_match_rate_checkable, noncited_accuracy,
+noncited_accuracy_upstream and their counts); the others say why they were not judged
+(`statements`: "not judged (missing)", "… (references only, no report text)", "failed").
+
 Means are over every GT survey (missing and malformed ones as 0) in `means`; `means_scored`
 is over the surveys with a valid line; `micro` pools matches and counts over all surveys
 (upstream prints both a macro and this micro figure, over the surveys it did not drop).
@@ -37,6 +42,9 @@ from scholarbench.reportbench.extract import (ExtractedReferences, extract_refer
 from scholarbench.reportbench.ground_truth import load_ground_truth
 from scholarbench.reportbench.metrics import Match, Unresolved, reference_scores
 from scholarbench.reportbench.resolve import TitleExtractor
+from scholarbench.reportbench.statements import (aggregate_statement_rows,
+                                                 format_statement_summary, not_judged_row,
+                                                 statement_row)
 
 LINE_KEYS = frozenset({"arxiv_id", "report", "references"})
 METRICS = ("ref_precision", "ref_recall", "ref_count")
@@ -117,12 +125,13 @@ def _zero_row(survey: str, n_gt: int, status: str) -> dict:
 
 def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path: str | Path,
                             corpus: Any = None, *, title_extractor: TitleExtractor | None = None,
-                            match: Match = "exact", unresolved: Unresolved = "exclude"
-                            ) -> dict[str, Any]:
+                            match: Match = "exact", unresolved: Unresolved = "exclude",
+                            statement_judge: Any = None) -> dict[str, Any]:
     """Score every GT survey of `gt_dir` against `pred_path`; write one line per survey to
     `out_path` (atomically); return the summary (see the module docstring). `corpus`: a
     `Corpus`, a corpus directory, or None (ids then resolve to nothing: only stated titles
-    score)."""
+    score). `statement_judge` (a `statements.StatementJudge`) adds the statement metrics to
+    the lines with a `report` (others: `statements` says why not) and `summary["statements"]`."""
     pred_path, out_path = Path(pred_path), Path(out_path)
     gt = load_ground_truth(gt_dir)                       # DataError on bad GT
     gt_titles = {s: [r.title for r in refs] for s, refs in gt.items()}
@@ -148,6 +157,8 @@ def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path:
         if survey not in chosen:
             status = "malformed" if survey in malformed_ids else "missing"
             rows.append(_zero_row(survey, n_gt, status))
+            if statement_judge is not None:
+                rows[-1].update(not_judged_row(f"not judged ({status})"))
             continue
         lineno, obj = chosen[survey]
         if "report" in obj:
@@ -167,6 +178,8 @@ def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path:
                "pred_line": lineno, "input": "report" if "report" in obj else "references"}
         if counts["n_not_academic"]:
             row["n_not_academic"] = counts["n_not_academic"]
+        if statement_judge is not None:
+            row.update(_judge_statements(statement_judge, obj, found))
         rows.append(row)
         pooled["found"] += counts["n_found"]
         pooled["resolved"] += counts["n_resolved"]
@@ -187,7 +200,7 @@ def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path:
     def mean(rs: list[dict], key: str) -> float | None:
         return sum(r[key] for r in rs) / len(rs) if rs else None
 
-    return {
+    summary = {
         "benchmark": "reportbench", "gt_dir": str(gt_dir), "pred": str(pred_path),
         "out": str(out_path),
         "options": {"match": match, "unresolved": unresolved,
@@ -207,6 +220,21 @@ def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path:
                   "ref_recall": micro_gt_matched / micro_gt if micro_gt else 0.0},
         "references": pooled,
     }
+    if statement_judge is not None:
+        summary["statements"] = aggregate_statement_rows(rows)
+    return summary
+
+
+def _judge_statements(statement_judge: Any, obj: dict, found: ExtractedReferences) -> dict:
+    """The statement keys of one line: judged from its report, or why not."""
+    if "report" not in obj:
+        return not_judged_row("not judged (references only, no report text)")
+    try:
+        return statement_row(statement_judge.judge_report(obj["report"],
+                                                          found.references).metrics())
+    except Exception as exc:   # one report's failure is counted, never the run's end
+        return {**not_judged_row("failed"), "statements_error":
+                f"{type(exc).__name__}: {exc}"[:500]}
 
 
 def format_summary(summary: dict[str, Any]) -> str:
@@ -242,4 +270,6 @@ def format_summary(summary: dict[str, Any]) -> str:
         lines.append(f"  malformed line {item['line']}: {item['reason']}")
     if summary["n_malformed_lines"] > 5:
         lines.append(f"  … {summary['n_malformed_lines'] - 5} more malformed lines")
+    if summary.get("statements"):
+        lines += format_statement_summary(summary["statements"])
     return "\n".join(lines)

@@ -55,6 +55,7 @@ class Task:
     abstract: str = ""
     categories: tuple[str, ...] = ()
     doi: str = ""
+    updated: date | None = None  # the latest version's submission date (the cut-off's month)
 
     @property
     def cutoff_found(self) -> bool:
@@ -134,5 +135,6 @@ def load_tasks(path: str | Path, template: str | None = None) -> list[Task]:
             published=parse_date(versions[0].get("created")) if versions else None,
             abstract=text("abstract", optional=True),
             categories=tuple(text("categories", optional=True).split()),
-            doi=text("doi", optional=True)))
+            doi=text("doi", optional=True),
+            updated=parse_date(versions[-1].get("created")) if versions else None))
     return tasks

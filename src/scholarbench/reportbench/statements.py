@@ -1,0 +1,637 @@
+"""ReportBench statement metrics: `cited_match_rate` and `noncited_accuracy` (paper §2.2, §3.1,
+§3.2; prompts A.2.1–A.2.5; upstream `statement/prompts.py`, `verify_no_citations_web.py`).
+
+Every model call here is the JUDGE role's (the paper uses gpt-4o for extraction, passage
+selection and consistency, and web-connected judges for the vote); the report is quoted data in
+every prompt (`llm_common.quote`).
+
+Cited statements (three stages, as the paper):
+1. Extraction (A.2.1, ``cited_statements_v1``): the report is cut into chunks
+   (`llm_common.split_report`, 16,384 characters, upstream's BLOCK_SIZE) and each chunk gives
+   ``{"statements": [{"statement", "citation"}]}``. The paper asks for a bare list and a "url";
+   JSON mode needs an object at the top level, and our writers cite with ``[n]`` markers, so the
+   key is ``citation`` (a URL, DOI, arXiv id or marker as written; "url" is accepted too).
+   Items with an empty statement or citation are dropped and counted (`n_items_dropped`); a
+   chunk whose reply is unusable after the repair turn is counted (`extraction_unscored`, with
+   the reason) — its statements are not judged.
+2. Linking and lookup: each citation is linked to the report's parsed references
+   (`report_refs.parse_report` + `resolve`): URLs by `url_key`, DOIs/arXiv ids by id, markers
+   ``[3]`` / ``[1, 4-5]`` / ``[^2]`` by bibliography label, author-year by the mention text, else
+   by a stated title. A citation naming several works gives one pair per work (upstream: one
+   row per URL). Identical (statement, work) pairs count once. Each pair's source text comes
+   from `sources.SourceLookup` (corpus full text or abstract; the web only when enabled).
+3. Supporting passage and consistency: the source's passages are ranked by BM25 against the
+   statement and the top k (3) — at most 6,000 characters — are the "source document"; with
+   ``passage="llm"`` (default) the A.2.3 prompt (``supporting_passage_v1``) returns the
+   supporting content or NOT_FOUND, and the A.2.4 prompt (``consistency_v1``) judges
+   ``{"reason", "match"}`` on it; with ``passage="bm25"`` the top-k passages go to the A.2.4
+   judge directly (one call fewer per pair). NOT_FOUND is a mismatch without a judge call.
+
+   Each pair ends as one of:
+   - ``checked``: a verdict (`match` true/false; NOT_FOUND counts as false);
+   - ``unreachable``: no source text (reason counted: ``not in corpus``, ``no text in corpus``,
+     ``network off``, ``fetch failed`` …, and ``citation not in report`` when the citation the
+     extractor returned names no reference of the report);
+   - ``unscored``: the passage or judge call failed, or the judge's reply was not usable after
+     the repair turn (reason kept and shown).
+
+   ``cited_match_rate`` = matched / (checked + unreachable): an unreachable source is a
+   mismatch, as the paper counts a link that cannot be resolved (§4, "Citation
+   Hallucination"). ``cited_match_rate_checkable`` = matched / checked: the rate over the pairs
+   whose source text was found. Unscored pairs are in neither denominator and are counted. Both
+   are None (undefined, counted by the aggregate) for a report without cited statements.
+
+Non-cited statements (two steps):
+1. Extraction (A.2.2, ``noncited_statements_v1``) per chunk, given the cited statements found
+   in the same chunk; statements equal (normalised) to a cited one or to an earlier one are
+   dropped.
+2. Voting (A.2.5, ``fact_check_v1``): K judges (the judge role plus any extra clients) × N
+   samples (default 3; sample i is asked with ``seed=i`` at ``vote_temperature`` 0.7, so the
+   samples differ and each is cached). The judges get the top `evidence_k` corpus passages for
+   the statement from an `EvidenceTool` (corpus BM25 by default; web search is a tool the user
+   plugs in; none by default reaches the network). A vote whose reply is unusable after the
+   repair is unscored and counted; the statement's outcome is the majority of the usable votes:
+   ``correct`` / ``incorrect``; equal counts are a ``tie`` (reported apart); no usable vote:
+   ``unscored``. ``confidence`` = majority share (0.5 for a tie), as upstream.
+
+   ``noncited_accuracy`` = correct / (correct + incorrect): ties and unscored statements are
+   counted beside it, never in it. ``noncited_accuracy_upstream`` = correct / (correct +
+   incorrect + tie) reproduces upstream, whose denominator holds ties (and whose failed calls
+   are "false" votes — here they are unscored instead).
+"""
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Sequence
+
+from scholarbench.llm.client import LLMCallError
+from scholarbench.llm.structured import ask_json
+from scholarbench.reportbench.identifiers_in_text import (find_arxiv, find_dois, find_urls,
+                                                          ids_in_url, url_key)
+from scholarbench.reportbench.llm_common import (as_bool, load_prompt, need_object, one_line,
+                                                 quote, split_report)
+from scholarbench.reportbench.report_refs import Reference, _labels
+from scholarbench.reportbench.sources import (EvidenceTool, NoEvidence, SourceLookup,
+                                              SourceText, Unreachable, render_evidence,
+                                              render_passages, select_passages)
+from scholarbench.text.normalize import normalize_title
+
+PROMPTS = {"cited": "cited_statements_v1", "noncited": "noncited_statements_v1",
+           "passage": "supporting_passage_v1", "consistency": "consistency_v1",
+           "fact_check": "fact_check_v1"}
+PASSAGE_MODES = ("llm", "bm25")
+STATEMENT_RATES = ("cited_match_rate", "cited_match_rate_checkable", "noncited_accuracy",
+                   "noncited_accuracy_upstream")
+STATEMENT_COUNTS = ("n_cited", "n_cited_statements", "n_cited_checked", "n_cited_matched",
+                    "n_cited_not_found", "n_cited_unreachable", "n_cited_unscored",
+                    "n_noncited", "n_noncited_correct", "n_noncited_incorrect",
+                    "n_noncited_tie", "n_noncited_unscored", "n_votes", "n_votes_unscored",
+                    "n_extraction_unscored")
+NOT_IN_REPORT = "citation not in report"
+
+CITED_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["statements"],
+                "properties": {"statements": {"type": "array", "items": {
+                    "type": "object", "additionalProperties": False,
+                    "required": ["statement", "citation"],
+                    "properties": {"statement": {"type": "string"},
+                                   "citation": {"type": "string"}}}}}}
+NONCITED_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["statements"],
+                   "properties": {"statements": {"type": "array", "items": {
+                       "type": "object", "additionalProperties": False,
+                       "required": ["statement"],
+                       "properties": {"statement": {"type": "string"}}}}}}
+MATCH_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["reason", "match"],
+                "properties": {"reason": {"type": "string"}, "match": {"type": "boolean"}}}
+DECISION_SCHEMA = {"type": "object", "additionalProperties": False,
+                   "required": ["reason", "decision"],
+                   "properties": {"reason": {"type": "string"}, "decision": {"type": "boolean"}}}
+
+
+@dataclass(frozen=True)
+class StatementConfig:
+    """Everything that changes the statement metrics (recorded with every result)."""
+    chunk_chars: int = 16384          # report chunk size (upstream BLOCK_SIZE)
+    passage: str = "llm"              # "llm": A.2.3 picks the support; "bm25": top-k as is
+    passages_k: int = 3               # BM25 top-k passages of the cited source
+    source_chars: int = 6000          # at most this much source text per pair
+    noncited: bool = True             # also judge the non-cited statements
+    samples: int = 3                  # N samples per judge (non-cited vote)
+    vote_temperature: float = 0.7
+    evidence_k: int = 3               # corpus passages given to each fact-check vote
+    evidence_chars: int = 6000
+    extract_max_tokens: int = 2048
+    passage_max_tokens: int = 512
+    judge_max_tokens: int = 256
+
+    def __post_init__(self) -> None:
+        if self.passage not in PASSAGE_MODES:
+            raise ValueError(f"passage must be one of {PASSAGE_MODES}, not {self.passage!r}")
+        if self.samples < 1 or self.passages_k < 1 or self.chunk_chars < 1:
+            raise ValueError("samples, passages_k and chunk_chars must be >= 1")
+
+    def identity(self) -> dict[str, Any]:
+        used = ["cited", "consistency"] + (["passage"] if self.passage == "llm" else []) + \
+            (["noncited", "fact_check"] if self.noncited else [])
+        return {**asdict(self),
+                "prompts": {k: load_prompt(PROMPTS[k]).identity() for k in used}}
+
+
+# ---- records -----------------------------------------------------------------------------------
+
+@dataclass
+class CitedUnit:
+    statement: str
+    citation: str
+    ref: int | None                   # index into the report's references
+    status: str = "unscored"          # checked | unreachable | unscored
+    match: bool | None = None
+    reason: str | None = None         # judge's reason, unreachable detail or unscored reason
+    unreachable: str | None = None    # the unreachable kind
+    not_found: bool = False           # the passage step answered NOT_FOUND
+    passage: str | None = None        # what the judge compared the statement with
+    source: dict[str, Any] | None = None
+    attempts: int = 0
+
+
+@dataclass
+class Vote:
+    judge: str
+    sample: int
+    decision: bool | None
+    reason: str | None = None
+    unscored: str | None = None
+    attempts: int = 0
+
+
+@dataclass
+class NonCitedVerdict:
+    statement: str
+    votes: list[Vote] = field(default_factory=list)
+    evidence: list[str] = field(default_factory=list)    # sources of the evidence shown
+
+    @property
+    def n_true(self) -> int:
+        return sum(1 for v in self.votes if v.decision is True)
+
+    @property
+    def n_false(self) -> int:
+        return sum(1 for v in self.votes if v.decision is False)
+
+    @property
+    def outcome(self) -> str:
+        t, f = self.n_true, self.n_false
+        if t + f == 0:
+            return "unscored"
+        return "correct" if t > f else "incorrect" if f > t else "tie"
+
+    @property
+    def confidence(self) -> float | None:
+        t, f = self.n_true, self.n_false
+        return max(t, f) / (t + f) if t + f else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"statement": self.statement, "outcome": self.outcome, "n_true": self.n_true,
+                "n_false": self.n_false,
+                "n_unscored": sum(1 for v in self.votes if v.decision is None),
+                "confidence": self.confidence, "evidence": self.evidence,
+                "votes": [asdict(v) for v in self.votes]}
+
+
+@dataclass
+class StatementResult:
+    cited: list[CitedUnit] = field(default_factory=list)
+    noncited: list[NonCitedVerdict] = field(default_factory=list)
+    extraction: dict[str, Any] = field(default_factory=dict)
+
+    def metrics(self) -> dict[str, Any]:
+        units = self.cited
+        checked = [u for u in units if u.status == "checked"]
+        unreachable = [u for u in units if u.status == "unreachable"]
+        matched = sum(1 for u in checked if u.match)
+        reasons: dict[str, int] = {}
+        for u in unreachable:
+            reasons[u.unreachable or "unknown"] = reasons.get(u.unreachable or "unknown", 0) + 1
+        denom = len(checked) + len(unreachable)
+        outcomes = [v.outcome for v in self.noncited]
+        correct, incorrect, tie = (outcomes.count(k) for k in ("correct", "incorrect", "tie"))
+        ex = self.extraction
+        return {
+            "cited_match_rate": matched / denom if denom else None,
+            "cited_match_rate_checkable": matched / len(checked) if checked else None,
+            "n_cited": len(units), "n_cited_statements": len({u.statement for u in units}),
+            "n_cited_checked": len(checked), "n_cited_matched": matched,
+            "n_cited_not_found": sum(1 for u in checked if u.not_found),
+            "n_cited_unreachable": len(unreachable),
+            "n_cited_unscored": sum(1 for u in units if u.status == "unscored"),
+            "cited_unreachable_reasons": dict(sorted(reasons.items())),
+            "noncited_accuracy": correct / (correct + incorrect) if correct + incorrect else None,
+            "noncited_accuracy_upstream": (correct / (correct + incorrect + tie)
+                                           if correct + incorrect + tie else None),
+            "n_noncited": len(outcomes), "n_noncited_correct": correct,
+            "n_noncited_incorrect": incorrect, "n_noncited_tie": tie,
+            "n_noncited_unscored": outcomes.count("unscored"),
+            "n_votes": sum(len(v.votes) for v in self.noncited),
+            "n_votes_unscored": sum(1 for v in self.noncited for x in v.votes
+                                    if x.decision is None),
+            "n_extraction_unscored": (len(ex.get("cited_unscored", []))
+                                      + len(ex.get("noncited_unscored", []))),
+        }
+
+    def to_record(self) -> dict[str, Any]:
+        return {"metrics": self.metrics(), "extraction": self.extraction,
+                "cited": [asdict(u) for u in self.cited],
+                "noncited": [v.to_dict() for v in self.noncited]}
+
+
+# ---- validation of replies ---------------------------------------------------------------------
+
+def _items(value: Any) -> list:
+    if isinstance(value, dict):
+        value = need_object(value, ("statements",))["statements"]
+    if not isinstance(value, list):
+        raise ValueError(f"'statements' must be a list, got {type(value).__name__}")
+    return value
+
+
+def parse_cited(value: Any) -> tuple[list[tuple[str, str]], int]:
+    """(statement, citation) pairs and the number of items dropped as empty."""
+    pairs, dropped = [], 0
+    for i, item in enumerate(_items(value)):
+        if not isinstance(item, dict):
+            raise ValueError(f"statements[{i}] must be an object")
+        statement = item.get("statement")
+        citation = item.get("citation", item.get("url"))
+        if not isinstance(statement, str) or not isinstance(citation, (str, type(None))):
+            raise ValueError(f"statements[{i}]: 'statement' and 'citation' must be strings")
+        if not statement.strip() or not (citation or "").strip():
+            dropped += 1
+            continue
+        pairs.append((statement.strip(), citation.strip()))  # type: ignore[union-attr]
+    return pairs, dropped
+
+
+def parse_noncited(value: Any) -> tuple[list[str], int]:
+    out, dropped = [], 0
+    for i, item in enumerate(_items(value)):
+        text = item.get("statement") if isinstance(item, dict) else item
+        if not isinstance(text, str):
+            raise ValueError(f"statements[{i}] must be an object with a 'statement' string")
+        if text.strip():
+            out.append(text.strip())
+        else:
+            dropped += 1
+    return out, dropped
+
+
+def parse_match(value: Any) -> tuple[bool, str]:
+    obj = need_object(value, ("match",))
+    reason = obj.get("reason", "")
+    return as_bool(obj["match"], "match"), reason if isinstance(reason, str) else str(reason)
+
+
+def parse_decision(value: Any) -> tuple[bool, str]:
+    obj = need_object(value, ("decision",))
+    reason = obj.get("reason", "")
+    return as_bool(obj["decision"], "decision"), reason if isinstance(reason, str) else str(reason)
+
+
+# ---- linking citations to the report's references ---------------------------------------------
+
+_MARKER_TEXT = re.compile(r"\[\s*(\^[^\]\s]+|\d{1,4}(?:\s*[-–,;]\s*\d{1,4})*)\s*\]")
+
+
+class CitationIndex:
+    """Finds the references a citation string (as the extractor returned it) names."""
+
+    def __init__(self, refs: Sequence[Reference]) -> None:
+        self.refs = list(refs)
+        self.by_key: dict[str, set[int]] = {}
+        for i, ref in enumerate(self.refs):
+            keys = [f"url:{url_key(u)}" for u in ref.urls] + [f"id:{k}" for k in ref.ids]
+            if ref.label:
+                keys.append(f"label:{ref.label}")
+            keys += [f"title:{n}" for t in ref.titles() if (n := normalize_title(t))]
+            keys += [f"ay:{n}" for m in ref.mentions if m.kind == "author_year"
+                     if (n := normalize_title(m.text))]
+            for key in keys:
+                self.by_key.setdefault(key, set()).add(i)
+
+    def _get(self, key: str) -> list[int]:
+        return sorted(self.by_key.get(key, ()))
+
+    def link(self, citation: str) -> list[int]:
+        found: list[int] = []
+
+        def add(indexes: list[int]) -> None:
+            found.extend(i for i in indexes if i not in found)
+
+        for _, _, url in find_urls(citation):
+            add(self._get(f"url:{url_key(url)}"))
+            for key in ids_in_url(url):
+                add(self._get(f"id:{key}"))
+        for finder in (find_dois, find_arxiv):
+            for _, _, key in finder(citation):
+                add(self._get(f"id:{key}"))
+        for match in _MARKER_TEXT.finditer(citation):
+            spec = match.group(1)
+            labels = [spec] if spec.startswith("^") else _labels(spec.replace(";", ","))
+            for label in labels:
+                add(self._get(f"label:{label}"))
+        bare = citation.strip().strip("[]()").strip()
+        if not found and re.fullmatch(r"\^?\d{1,4}", bare):
+            add(self._get(f"label:{bare}"))
+        if not found:
+            norm = normalize_title(citation)
+            if norm:
+                add(self._get(f"ay:{norm}") + self._get(f"title:{norm}"))
+            if not found:
+                from scholarbench.data.sources.keys import id_key
+                key = id_key("arxiv", bare) or id_key("doi", bare)
+                if key:
+                    add(self._get(f"id:{key}"))
+        return found
+
+
+# ---- the pipeline ------------------------------------------------------------------------------
+
+def _messages(name: str, **values: str) -> list[dict[str, str]]:
+    return [{"role": "user", "content": load_prompt(PROMPTS[name]).fill(**values)}]
+
+
+def _source_info(source: SourceText, shown: Sequence[Any]) -> dict[str, Any]:
+    return {"origin": source.origin, "paper_id": source.paper_id, "title": source.title,
+            "url": source.url, "passages": [p.where for p in shown]}
+
+
+def _norm_statement(text: str) -> str:
+    return " ".join(normalize_title(text).split())
+
+
+class StatementJudge:
+    """Runs the statement pipeline for reports (one instance per run; thread-safe)."""
+
+    def __init__(self, judge: Any, *, lookup: SourceLookup | None = None,
+                 evidence: EvidenceTool | None = None, vote_judges: Sequence[Any] = (),
+                 config: StatementConfig | None = None, workers: int | None = None) -> None:
+        if judge is None:
+            raise ValueError("statement metrics need a judge model (the judge role)")
+        self.judge = judge
+        self.lookup = lookup or SourceLookup()
+        self.evidence = evidence or NoEvidence()
+        self.voters = [judge] + [j for j in vote_judges if j is not judge]
+        self.config = config or StatementConfig()
+        if workers is None:
+            local = any(getattr(getattr(c, "config", None), "is_local", False)
+                        for c in self.voters)
+            workers = 1 if local else max(1, min(getattr(getattr(c, "config", None),
+                                                         "concurrency", 4) for c in self.voters))
+        self.workers = workers
+
+    def identity(self) -> dict[str, Any]:
+        return {"judge": getattr(self.judge, "model_id", str(self.judge)),
+                "vote_judges": [getattr(c, "model_id", str(c)) for c in self.voters],
+                "evidence": self.evidence.name, "lookup": {
+                    "corpus": self.lookup.corpus is not None,
+                    "allow_network": self.lookup.allow_network},
+                "config": self.config.identity()}
+
+    def _map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+        if self.workers <= 1 or len(items) <= 1:
+            return [fn(x) for x in items]
+        with ThreadPoolExecutor(max_workers=self.workers,
+                                thread_name_prefix="reportbench-judge") as pool:
+            return list(pool.map(fn, items))
+
+    # -- stage 1: extraction --
+    def _extract_cited(self, chunk: str) -> tuple[list[tuple[str, str]] | None, int, str | None]:
+        outcome = ask_json(self.judge, _messages("cited", report=quote(chunk)),
+                           validate=parse_cited, schema=CITED_SCHEMA, name="cited_statements",
+                           max_tokens=self.config.extract_max_tokens)
+        if not outcome.ok:
+            return None, 0, outcome.unscored
+        pairs, dropped = outcome.value
+        return pairs, dropped, None
+
+    def _extract_noncited(self, chunk: str, cited: list[str]
+                          ) -> tuple[list[str] | None, int, str | None]:
+        listing = "\n".join(f"- {quote(one_line(s))}" for s in cited) or "(none)"
+        outcome = ask_json(self.judge, _messages("noncited", report=quote(chunk),
+                                                 cited_statements=listing),
+                           validate=parse_noncited, schema=NONCITED_SCHEMA,
+                           name="noncited_statements",
+                           max_tokens=self.config.extract_max_tokens)
+        if not outcome.ok:
+            return None, 0, outcome.unscored
+        found, dropped = outcome.value
+        return found, dropped, None
+
+    # -- stage 2/3: one (statement, reference) pair --
+    def _check(self, unit: CitedUnit, ref: Reference | None) -> CitedUnit:
+        cfg = self.config
+        if ref is None:
+            unit.status, unit.unreachable = "unreachable", NOT_IN_REPORT
+            unit.reason = f"the citation {unit.citation!r} names no reference of the report"
+            return unit
+        source = self.lookup.lookup(ref)
+        if isinstance(source, Unreachable):
+            unit.status, unit.unreachable = "unreachable", source.reason
+            unit.reason = source.detail or source.reason
+            return unit
+        shown = select_passages(unit.statement, source.passages, cfg.passages_k,
+                                cfg.source_chars)
+        unit.source = _source_info(source, shown)
+        source_text = render_passages(shown)
+        statement = quote(one_line(unit.statement))
+        if cfg.passage == "llm":
+            try:
+                reply = self.judge.complete(_messages("passage", statement=statement,
+                                                      source_text=quote(source_text)),
+                                            max_tokens=cfg.passage_max_tokens)
+            except LLMCallError as exc:
+                unit.status, unit.reason = "unscored", f"passage call failed: {exc}"
+                return unit
+            text = reply.text.strip()
+            unit.attempts += 1
+            if not text:
+                unit.status, unit.reason = "unscored", "empty reply to the passage prompt"
+                return unit
+            if re.fullmatch(r"[\"'`*\s]*NOT[_ ]FOUND[\"'`*.\s]*", text, re.IGNORECASE):
+                unit.status, unit.match, unit.not_found = "checked", False, True
+                unit.reason = "NOT_FOUND: no supporting content in the source"
+                return unit
+            passage = text
+        else:
+            passage = source_text
+        unit.passage = passage
+        outcome = ask_json(self.judge, _messages("consistency", statement=statement,
+                                                 source_sentence=quote(passage)),
+                           validate=parse_match, schema=MATCH_SCHEMA, name="consistency",
+                           max_tokens=cfg.judge_max_tokens)
+        unit.attempts += outcome.attempts
+        if not outcome.ok:
+            unit.status, unit.reason = "unscored", outcome.unscored
+            return unit
+        unit.status = "checked"
+        unit.match, unit.reason = outcome.value
+        return unit
+
+    # -- non-cited: one vote --
+    def _vote(self, job: tuple[int, int, str, str]) -> Vote:
+        j, sample, statement, evidence = job
+        client = self.voters[j]
+        outcome = ask_json(client, _messages("fact_check", statement=quote(one_line(statement)),
+                                             evidence_source=self.evidence.name,
+                                             evidence=quote(evidence)),
+                           validate=parse_decision, schema=DECISION_SCHEMA, name="fact_check",
+                           temperature=self.config.vote_temperature, seed=sample,
+                           max_tokens=self.config.judge_max_tokens)
+        name = getattr(client, "model_id", f"judge{j}")
+        if not outcome.ok:
+            return Vote(name, sample, None, unscored=outcome.unscored, attempts=outcome.attempts)
+        decision, reason = outcome.value
+        return Vote(name, sample, decision, reason, attempts=outcome.attempts)
+
+    def _verdict(self, statement: str) -> NonCitedVerdict:
+        found = self.evidence.search(statement, self.config.evidence_k) \
+            if self.config.evidence_k > 0 else []
+        rendered = render_evidence(found, self.config.evidence_chars)
+        jobs = [(j, s, statement, rendered) for j in range(len(self.voters))
+                for s in range(self.config.samples)]
+        return NonCitedVerdict(statement, [self._vote(job) for job in jobs],
+                               [e.source for e in found])
+
+    # -- a whole report --
+    def judge_report(self, report: str, refs: Sequence[Reference]) -> StatementResult:
+        cfg = self.config
+        chunks = split_report(report, cfg.chunk_chars)
+        index = CitationIndex(refs)
+        extraction: dict[str, Any] = {"chunks": len(chunks), "cited_unscored": [],
+                                      "noncited_unscored": [], "n_items_dropped": 0,
+                                      "n_duplicate_pairs": 0, "n_citations_unlinked": 0}
+        cited_by_chunk = self._map(self._extract_cited, chunks)
+        units: list[CitedUnit] = []
+        refs_of: list[Reference | None] = []
+        seen: set[tuple[str, int | None, str]] = set()
+        chunk_cited: list[list[str]] = []
+        for c, (pairs, dropped, problem) in enumerate(cited_by_chunk):
+            extraction["n_items_dropped"] += dropped
+            if problem is not None:
+                extraction["cited_unscored"].append({"chunk": c, "reason": problem})
+                chunk_cited.append([])
+                continue
+            chunk_cited.append([s for s, _ in pairs])
+            for statement, citation in pairs:
+                linked = index.link(citation)
+                if not linked:
+                    extraction["n_citations_unlinked"] += 1
+                for i in linked or [None]:
+                    key = (_norm_statement(statement), i,
+                           citation if i is None else "")
+                    if key in seen:
+                        extraction["n_duplicate_pairs"] += 1
+                        continue
+                    seen.add(key)
+                    units.append(CitedUnit(statement, citation, i))
+                    refs_of.append(index.refs[i] if i is not None else None)
+        checked = self._map(lambda pair: self._check(*pair), list(zip(units, refs_of)))
+        result = StatementResult(cited=checked, extraction=extraction)
+        if not cfg.noncited:
+            return result
+        noncited_by_chunk = self._map(lambda c: self._extract_noncited(*c),
+                                      list(zip(chunks, chunk_cited)))
+        known = {_norm_statement(u.statement) for u in checked}
+        statements: list[str] = []
+        for c, (found, dropped, problem) in enumerate(noncited_by_chunk):
+            extraction["n_items_dropped"] += dropped
+            if problem is not None:
+                extraction["noncited_unscored"].append({"chunk": c, "reason": problem})
+                continue
+            for statement in found or []:
+                norm = _norm_statement(statement)
+                if norm and norm not in known:
+                    known.add(norm)
+                    statements.append(statement)
+        result.noncited = self._map(self._verdict, statements)
+        return result
+
+
+# ---- per-survey rows and their aggregate (shared by the runner and `score reportbench`) --------
+
+def statement_row(metrics: dict[str, Any]) -> dict[str, Any]:
+    """The keys a scores line carries for one judged report (`statements`: "judged", or
+    "failed" when judging raised and `metrics` holds only null rates)."""
+    row: dict[str, Any] = {k: metrics.get(k) for k in STATEMENT_RATES}
+    row.update({k: metrics.get(k, 0) for k in STATEMENT_COUNTS})
+    row["cited_unreachable_reasons"] = metrics.get("cited_unreachable_reasons", {})
+    row["statements"] = "judged" if "n_cited" in metrics else "failed"
+    return row
+
+
+def not_judged_row(why: str = "not judged") -> dict[str, Any]:
+    return {**{k: None for k in STATEMENT_RATES}, "statements": why}
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def aggregate_statement_rows(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Means over the judged reports (a rate undefined for a report — no cited or no decided
+    non-cited statement — is left out and counted in `n_undefined`), pooled (micro) rates,
+    summed counts and unreachable reasons, and the reports not judged (no report text) or whose
+    judging failed."""
+    judged = [r for r in rows if r.get("statements") == "judged"]
+    stats: dict[str, Any] = {"n_judged": len(judged),
+                             "n_not_judged": sum(1 for r in rows if r.get("statements")
+                                                 not in (None, "judged", "failed")),
+                             "n_failed": sum(1 for r in rows if r.get("statements") == "failed")}
+    for key in STATEMENT_RATES:
+        values = [r[key] for r in judged if r.get(key) is not None]
+        stats[key] = {"mean": _mean(values), "n": len(values),
+                      "n_undefined": len(judged) - len(values)}
+    totals = {k: sum(r.get(k, 0) or 0 for r in judged) for k in STATEMENT_COUNTS}
+    stats["counts"] = totals
+    reasons: dict[str, int] = {}
+    for r in judged:
+        for why, n in (r.get("cited_unreachable_reasons") or {}).items():
+            reasons[why] = reasons.get(why, 0) + n
+    stats["cited_unreachable_reasons"] = dict(sorted(reasons.items()))
+    checked, unreachable = totals["n_cited_checked"], totals["n_cited_unreachable"]
+    decided = totals["n_noncited_correct"] + totals["n_noncited_incorrect"]
+    ties = totals["n_noncited_tie"]
+    stats["micro"] = {
+        "cited_match_rate": (totals["n_cited_matched"] / (checked + unreachable)
+                             if checked + unreachable else None),
+        "cited_match_rate_checkable": totals["n_cited_matched"] / checked if checked else None,
+        "noncited_accuracy": totals["n_noncited_correct"] / decided if decided else None,
+        "noncited_accuracy_upstream": (totals["n_noncited_correct"] / (decided + ties)
+                                       if decided + ties else None)}
+    stats["mean_cited_per_report"] = _mean([r.get("n_cited", 0) for r in judged])
+    stats["mean_noncited_per_report"] = _mean([r.get("n_noncited", 0) for r in judged])
+    return stats
+
+
+def format_statement_summary(stats: dict[str, Any]) -> list[str]:
+    def f(v: Any) -> str:
+        return "—" if v is None else f"{v:.4f}"
+
+    c = stats["counts"]
+    lines = [f"  {key:<28} {f(stats[key]['mean']):>8}   (n={stats[key]['n']}, undefined "
+             f"{stats[key]['n_undefined']}; micro {f(stats['micro'][key])})"
+             for key in STATEMENT_RATES]
+    reasons = ", ".join(f"{n} {why}" for why, n in sorted(
+        stats["cited_unreachable_reasons"].items(), key=lambda kv: -kv[1])) or "none"
+    lines.append(f"  cited: {c['n_cited']} pairs, {c['n_cited_checked']} checked "
+                 f"({c['n_cited_matched']} match, {c['n_cited_not_found']} NOT_FOUND), "
+                 f"{c['n_cited_unreachable']} unreachable ({reasons}), "
+                 f"{c['n_cited_unscored']} unscored")
+    lines.append(f"  non-cited: {c['n_noncited']} statements, {c['n_noncited_correct']} "
+                 f"correct, {c['n_noncited_incorrect']} incorrect, {c['n_noncited_tie']} "
+                 f"ties, {c['n_noncited_unscored']} unscored; {c['n_votes_unscored']} of "
+                 f"{c['n_votes']} votes unscored; {c['n_extraction_unscored']} extraction "
+                 f"chunks unscored")
+    lines.append(f"  reports judged {stats['n_judged']}, not judged {stats['n_not_judged']}, "
+                 f"judging failed {stats['n_failed']}")
+    return lines

@@ -1,0 +1,265 @@
+"""`run reportbench` (runner.reportbench) against a fake OpenAI server: replay and registry
+writers, constructed prompts, reference and statement scores, resume (limit 1 then all; a torn
+line), a second identical run making no request, both models and their usage in the manifest."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fake_openai import Step
+from scholarbench.agents.writers.base import WrittenReport
+from scholarbench.errors import ScholarbenchError
+from scholarbench.llm.cache import ReplyCache
+from scholarbench.llm.roles import LLMRoles
+from scholarbench.registry import REGISTRY
+from scholarbench.reportbench.statements import StatementConfig
+from scholarbench.runner.reportbench import (ReportBenchRunConfig, format_summary,
+                                             run_reportbench, score_run)
+from test_reportbench_llm import (RUN_DATA, build_tiny_corpus, fake, make_client,  # noqa: F401
+                                  route, user_text)
+
+GT = Path(__file__).parent / "data" / "reportbench" / "gt"
+REPORTS = RUN_DATA / "reports.jsonl"
+
+
+@pytest.fixture(scope="module")
+def corpus_dir(tmp_path_factory):
+    path = tmp_path_factory.mktemp("rbrun-corpus")
+    build_tiny_corpus(path).close()
+    return path
+
+
+@pytest.fixture
+def server(fake):
+    fake.default = route
+    fake.script.clear()
+    yield fake
+    fake.default = Step(text="ok")
+
+
+class Factory:
+    """roles_factory for the runner: clients on the fake server sharing one reply cache."""
+
+    def __init__(self, fake, cache_path: Path, judge: str = "judge-a") -> None:
+        self.fake, self.cache_path, self.judge = fake, cache_path, judge
+        self.calls: list[tuple[bool, bool]] = []
+        self.roles: LLMRoles | None = None
+
+    def __call__(self, *, need_agent: bool, need_judge: bool) -> LLMRoles:
+        self.calls.append((need_agent, need_judge))
+        cache = ReplyCache(self.cache_path)
+        self.roles = LLMRoles(
+            agent=make_client(self.fake, "agent-model", cache, role="agent") if need_agent
+            else None,
+            judge=make_client(self.fake, self.judge, cache) if need_judge else None, cache=cache)
+        return self.roles
+
+
+def config(out: Path, corpus_dir: Path, **kw) -> ReportBenchRunConfig:
+    base = dict(data=RUN_DATA, agent="replay", out=out, gt_dir=GT,
+                agent_params={"path": str(REPORTS)}, corpus_dir=corpus_dir, progress=False,
+                statement_config=StatementConfig(samples=1))
+    base.update(kw)
+    return ReportBenchRunConfig(**base)
+
+
+def rows(out: Path) -> dict[str, dict]:
+    return {r["arxiv_id"]: r for r in map(json.loads, (out / "scores.jsonl").read_text()
+                                          .splitlines())}
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+
+
+def test_replay_run_with_statements_resumes_and_reuses(server, corpus_dir, tmp_path):
+    out = tmp_path / "run"
+    factory = Factory(server, tmp_path / "cache.sqlite")
+    start = len(server.requests)
+    first = run_reportbench(config(out, corpus_dir, statements=True, limit=1), factory)
+    assert factory.calls == [(False, True)]          # replay: no agent model
+    after_first = len(server.requests)
+    assert first["n_tasks"] == 1 and after_first > start
+    summary = run_reportbench(config(out, corpus_dir, statements=True), factory)
+    new = server.requests[after_first:]
+    # only the second survey's report went to the judge; the first was not regenerated or judged
+    assert new and all("Adam combines momentum" in user_text(b) or "Adam" in user_text(b)
+                       for b in new)
+    assert [r["id"] for r in lines(out / "generate.jsonl")] == ["2101.00001", "2101.00002"]
+    assert [r["id"] for r in lines(out / "statements.jsonl")] == ["2101.00001", "2101.00002"]
+    scores = rows(out)
+    one, two = scores["2101.00001"], scores["2101.00002"]
+    # GT 2101.00001: Attention, BERT, ResNet (3 titles); the report cites those + 1 other
+    assert (one["ref_count"], one["n_gt"], one["ref_recall"]) == (4, 3, 1.0)
+    assert one["ref_precision"] == pytest.approx(3 / 4)
+    assert one["n_cited"] == 7 and one["cited_match_rate"] == pytest.approx(1 / 6)
+    assert one["cited_unreachable_reasons"] == {"citation not in report": 1,
+                                                "no text in corpus": 1, "not in corpus": 1}
+    assert one["n_noncited"] == 4 and one["statements"] == "judged"
+    assert (two["ref_precision"], two["ref_recall"]) == (1.0, 0.5)     # Adam of {Adam, LeCun}
+    assert two["cited_match_rate"] == 1.0 and two["n_noncited"] == 0
+    assert two["noncited_accuracy"] is None
+    st = summary["statements"]
+    assert st["n_judged"] == 2 and st["noncited_accuracy"]["n_undefined"] == 1
+    assert st["cited_match_rate"]["mean"] == pytest.approx((1 / 6 + 1) / 2)
+    assert st["micro"]["cited_match_rate"] == pytest.approx(2 / 7)
+    assert st["counts"]["n_cited_unscored"] == 1
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["models"]["judge"]["model"] == "judge-a" and "agent" not in manifest["models"]
+    usage = manifest["llm_usage"]["judge"]
+    assert usage["calls"] == len(server.requests) - start
+    assert manifest["statements"]["config"]["samples"] == 1
+    text = format_summary(summary)
+    assert "cited_match_rate" in text and "1 unscored" in text and "unreachable" in text
+
+
+def test_second_identical_run_makes_no_request(server, corpus_dir, tmp_path):
+    factory = Factory(server, tmp_path / "cache.sqlite")
+    first = run_reportbench(config(tmp_path / "a", corpus_dir, statements=True), factory)
+    n = len(server.requests)
+    # the same directory: everything is resumed from the files
+    again = run_reportbench(config(tmp_path / "a", corpus_dir, statements=True), factory)
+    assert len(server.requests) == n
+    # a new directory with the same reply cache: every call is a cache hit
+    other = run_reportbench(config(tmp_path / "b", corpus_dir, statements=True), factory)
+    assert len(server.requests) == n
+    for summary in (again, other):
+        assert summary["statements"]["micro"] == first["statements"]["micro"]
+        assert summary["means"] == first["means"]
+    manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
+    assert manifest["llm_usage"]["judge"]["calls"] == 0
+    assert manifest["llm_usage"]["judge"]["cache_hits"] > 0
+    assert rows(tmp_path / "a") == rows(tmp_path / "b")
+
+
+@REGISTRY.register("agent", "test-reportbench-writer")
+class ScriptedWriter:
+    """Asks the agent model for a report; the request it got is kept for the test."""
+    name = "test-reportbench-writer"
+    uses_llm = True
+    seen: list = []
+
+    def __init__(self, style: str = "plain") -> None:
+        self.style = style
+
+    def config(self):
+        return {"style": self.style}
+
+    def write(self, request, ctx):
+        ScriptedWriter.seen.append(request)
+        if request.task_id == "2101.00002":
+            raise RuntimeError("the writer broke")
+        text = ctx.llm.complete([{"role": "user", "content": request.prompt}]).text
+        return WrittenReport(text, cited=["arxiv:1706.03762"], info={"calls": 1})
+
+
+def agent_route(body):
+    if body["model"] == "agent-model":
+        return Step(text="# R\n\nThe Transformer relies solely on attention mechanisms [1].\n\n"
+                         "## References\n[1] Vaswani (2017). Attention is all you need. "
+                         "arXiv:1706.03762\n")
+    return route(body)
+
+
+def test_registry_writer_with_constructed_prompts(server, corpus_dir, tmp_path):
+    server.default = agent_route
+    ScriptedWriter.seen.clear()
+    out = tmp_path / "run"
+    factory = Factory(server, tmp_path / "cache.sqlite")
+    summary = run_reportbench(config(out, corpus_dir, agent="test-reportbench-writer",
+                                     agent_params={"style": "plain"}, granularity="sentence"),
+                              factory)
+    assert factory.calls == [(True, True)]
+    prompts = {r["id"]: r for r in lines(out / "prompts.jsonl")}
+    one = prompts["2101.00001"]
+    assert one["cutoff_ok"] and one["attempts"] == 2 and one["cutoff_expected"] == "2021-03-01"
+    assert one["comparison"]["cutoff_agrees"] and one["shipped_prompt"].startswith("Please help")
+    assert prompts["2101.00002"]["cutoff_expected"] == "2021-01-01"
+    request = ScriptedWriter.seen[0]
+    assert request.topic == one["prompt"] and request.cutoff.isoformat() == "2021-03-01"
+    assert request.prompt.startswith(one["prompt"] + "\n\nYou also need to follow")
+    assert 'Do not refer to the survey titled "Deep Architectures' in request.prompt
+    assert "Deep Architectures" not in request.topic
+    assert request.exclude_ids == ("arxiv:2101.00001", "doi:10.1000/survey.1")
+    generated = {r["id"]: r for r in lines(out / "generate.jsonl")}
+    assert generated["2101.00002"]["report"] is None
+    assert "writer raised RuntimeError: the writer broke" in generated["2101.00002"]["error"]
+    scores = rows(out)
+    assert scores["2101.00002"]["status"] == "missing" and scores["2101.00002"]["ref_count"] == 0
+    assert scores["2101.00001"]["ref_precision"] == 1.0
+    assert summary["n_missing"] == 1 and summary["means"]["ref_precision"] == 0.5
+    assert summary["prompts"]["n"] == 2 and summary["prompts"]["n_cutoff_ok"] == 2
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["models"]["agent"]["model"] == "agent-model"
+    assert manifest["models"]["prompt"]["model"] == "judge-a"
+    assert manifest["llm_usage"]["agent"]["calls"] == 1
+    assert manifest["llm_usage"]["judge"]["calls"] == 4     # 2 prompts, each with a repair
+    assert manifest["agent_config"] == {"style": "plain"}
+    assert "prompts: 2 constructed" in format_summary(summary)
+    # another writer configuration may not resume into this directory
+    with pytest.raises(ScholarbenchError, match="different 'agent_config'"):
+        run_reportbench(config(out, corpus_dir, agent="test-reportbench-writer",
+                               agent_params={"style": "other"}, granularity="sentence"),
+                        factory)
+
+
+def test_replay_problems_are_counted_and_a_torn_line_is_redone(server, corpus_dir, tmp_path):
+    reports = tmp_path / "reports.jsonl"
+    first = REPORTS.read_text().splitlines()[0]
+    reports.write_text("\n".join([first, "{not json", json.dumps({"arxiv_id": "2101.00002"}),
+                                  json.dumps({"arxiv_id": "2101.00001", "report": "dup"})])
+                       + "\n")
+    out = tmp_path / "run"
+    summary = run_reportbench(config(out, corpus_dir, agent_params={"path": str(reports)}))
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["agent_config"]["malformed_lines"] == 2
+    assert manifest["agent_config"]["duplicate_lines"] == 1
+    scores = rows(out)
+    assert scores["2101.00002"]["status"] == "missing"
+    assert "no report for 2101.00002" in scores["2101.00002"]["error"]
+    assert summary["n_missing"] == 1 and "statements" not in summary
+    # a torn last line (killed writer) is redone on resume
+    gen = out / "generate.jsonl"
+    data = gen.read_text().splitlines()
+    gen.write_text(data[0] + "\n" + data[1][:25])
+    run_reportbench(config(out, corpus_dir, agent_params={"path": str(reports)}))
+    assert [r["id"] for r in lines(gen)] == ["2101.00001", "2101.00002"]
+
+
+def test_llm_titles_are_recorded_and_replayed_without_the_cache(server, corpus_dir, tmp_path):
+    reports = tmp_path / "reports.jsonl"
+    reports.write_text(json.dumps({"arxiv_id": "2101.00001",
+                                   "report": "Transformers [1] and more [2]."}) + "\n")
+    out = tmp_path / "run"
+
+    class NoCache(Factory):
+        def __call__(self, *, need_agent, need_judge):
+            self.roles = LLMRoles(judge=make_client(self.fake, "judge-a"))
+            return self.roles
+
+    factory = NoCache(server, tmp_path / "unused.sqlite")
+    n = len(server.requests)
+    summary = run_reportbench(config(out, corpus_dir, agent_params={"path": str(reports)},
+                                     llm_titles=True, limit=1), factory)
+    assert len(server.requests) == n + 1
+    row = rows(out)["2101.00001"]
+    assert row["n_resolved"] == 1 and row["ref_precision"] == 1.0      # [1] -> Attention
+    assert row["title_extractor"] == {"titles": 1, "unscored": []}
+    assert summary["title_extractor"]["titles"] == 1
+    recorded = lines(out / "titles.jsonl")
+    assert recorded[0]["titles"] == [{"ref": 0, "title": "Attention Is All You Need"}]
+    # re-scoring (no reply cache) replays the recorded titles: no request
+    again = score_run(out, judge=factory.roles.judge, llm_titles=True)
+    assert len(server.requests) == n + 1 and again["title_extractor"]["replayed"] == 1
+    assert rows(out)["2101.00001"]["ref_precision"] == 1.0
+
+
+def test_bad_configurations_are_refused(corpus_dir, tmp_path):
+    with pytest.raises(ScholarbenchError, match="unknown granularity"):
+        run_reportbench(config(tmp_path / "x", corpus_dir, granularity="essay"))
+    with pytest.raises(ScholarbenchError, match="needs chat models"):
+        run_reportbench(config(tmp_path / "x", corpus_dir, statements=True))
+    with pytest.raises(ValueError, match="replay needs the reports file"):
+        run_reportbench(config(tmp_path / "x", corpus_dir, agent_params={}))
