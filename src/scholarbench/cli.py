@@ -420,6 +420,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_compare_parser(sub)
 
     add_llm_parser(sub)
+    from scholarbench.graph.commands import add_graph_parser
+    add_graph_parser(sub)
 
     lst = sub.add_parser("list", help="registered agents, metrics or benchmarks")
     lst.add_argument("kind", choices=["agent", "metric", "benchmark"])

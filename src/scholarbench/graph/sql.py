@@ -1,0 +1,158 @@
+"""The measures as SQL text, the one definition that DuckDB and Spark both run.
+
+Only the common subset of the two dialects is used (joins, GROUP BY, CASE, COUNT(DISTINCT),
+window SUM, CAST, SQRT), integer arithmetic wherever a result must be exact, and every output
+column is cast to a fixed type so both engines return the same Arrow schema. Floating-point
+values come from one division / square root of exact integers, so both engines produce the same
+bits (IEEE 754 division and square root are correctly rounded in C++ and Java alike).
+
+Parameters are integers validated by the callers and formatted into the text.
+"""
+from __future__ import annotations
+
+# Clean edges with the years of both ends (self-citations and repeats dropped).
+EDGES = """
+SELECT e.citing, e.cited, pc.year AS citing_year, pf.year AS cited_year
+FROM (SELECT DISTINCT citing, cited FROM edges_in WHERE citing <> cited) e
+JOIN papers pc ON pc.pid = e.citing
+JOIN papers pf ON pf.pid = e.cited
+"""
+
+
+def _after(later: str, focal: str, window: int | None) -> str:
+    """`later` is published after `focal` (by year), within `window` years when given."""
+    cond = f"{later} > {focal}"
+    if window is not None:
+        cond += f" AND {later} <= {focal} + {int(window)}"
+    return cond
+
+
+def disruption(window: int | None) -> str:
+    """Per paper: references, citations, n_i, n_j, n_k, the CD index and SciNet's variant.
+
+    With C1 = papers after f citing f, and C2 = papers after f citing >= 1 reference of f:
+    n_j = |C1 & C2| (the citers c of f that share a reference with f: triangles
+    f -> r <- c -> f), n_i = |C1| - n_j, n_k = |C2| - n_j (C2: the distinct (f, c) pairs of the
+    coupling join, grouped, then counted per f — a little faster than COUNT(DISTINCT) on both
+    engines).
+    Undefined (NULL): unknown year, no references, or no paper in the denominator.
+    """
+    c1 = _after("e.citing_year", "e.cited_year", window)
+    c2 = _after("b.citing_year", "a.citing_year", window)
+    return f"""
+WITH c1 AS (
+  SELECT e.cited AS f, COUNT(*) AS n1 FROM edges e WHERE {c1} GROUP BY e.cited),
+cj AS (
+  SELECT e.cited AS f, COUNT(DISTINCT e.citing) AS nj
+  FROM edges e
+  JOIN edges ec ON ec.citing = e.citing
+  JOIN edges ef ON ef.citing = e.cited AND ef.cited = ec.cited
+  WHERE {c1}
+  GROUP BY e.cited),
+c2 AS (
+  SELECT f, COUNT(*) AS n2
+  FROM (SELECT a.citing AS f, b.citing AS c
+        FROM edges a JOIN edges b ON b.cited = a.cited
+        WHERE {c2}
+        GROUP BY a.citing, b.citing) coupled
+  GROUP BY f),
+refs AS (SELECT citing AS f, COUNT(*) AS nr FROM edges GROUP BY citing),
+cites AS (SELECT cited AS f, COUNT(*) AS nc FROM edges GROUP BY cited),
+counts AS (
+  SELECT p.pid, p.year,
+         COALESCE(refs.nr, 0) AS nr, COALESCE(cites.nc, 0) AS nc,
+         COALESCE(c1.n1, 0) - COALESCE(cj.nj, 0) AS n_i,
+         COALESCE(cj.nj, 0) AS n_j,
+         COALESCE(c2.n2, 0) - COALESCE(cj.nj, 0) AS n_k
+  FROM papers p
+  LEFT JOIN refs ON refs.f = p.pid
+  LEFT JOIN cites ON cites.f = p.pid
+  LEFT JOIN c1 ON c1.f = p.pid
+  LEFT JOIN cj ON cj.f = p.pid
+  LEFT JOIN c2 ON c2.f = p.pid)
+SELECT CAST(pid AS INT) AS pid,
+       CAST(nr AS BIGINT) AS references_,
+       CAST(nc AS BIGINT) AS citations,
+       CAST(n_i AS BIGINT) AS n_i, CAST(n_j AS BIGINT) AS n_j, CAST(n_k AS BIGINT) AS n_k,
+       CASE WHEN year IS NULL OR nr = 0 OR n_i + n_j + n_k = 0 THEN CAST(NULL AS DOUBLE)
+            ELSE CAST(n_i - n_j AS DOUBLE) / CAST(n_i + n_j + n_k AS DOUBLE) END AS cd,
+       CASE WHEN year IS NULL OR nr = 0 OR n_i + n_j = 0 THEN CAST(NULL AS DOUBLE)
+            ELSE CAST(n_i - n_j AS DOUBLE) / CAST(n_i + n_j AS DOUBLE) END AS cd_scinet
+FROM counts
+ORDER BY pid
+"""
+
+
+# Uzzi novelty over `nets(r, citing, cited)`: r = 0 is the observed network, r = 1..N the
+# randomised ones. A stratum is the citing paper's year (-1 when unknown), or 0 for all papers.
+def _stratum(column: str, by_year: bool) -> str:
+    return f"COALESCE({column}, -1)" if by_year else "0"
+
+
+def _novelty_ctes(n: int, by_year: bool) -> str:
+    s = _stratum("p.year", by_year)
+    return f"""
+hist AS (
+  SELECT t.r, t.citing, p.venue, COUNT(*) AS m
+  FROM nets t JOIN papers p ON p.pid = t.cited
+  WHERE p.venue IS NOT NULL
+  GROUP BY t.r, t.citing, p.venue),
+pairs AS (
+  SELECT a.r, a.citing, a.venue AS v1, b.venue AS v2,
+         CASE WHEN a.venue = b.venue THEN CAST(a.m * (a.m - 1) / 2 AS BIGINT)
+              ELSE a.m * b.m END AS k
+  FROM hist a JOIN hist b ON b.r = a.r AND b.citing = a.citing AND b.venue >= a.venue
+  WHERE a.venue <> b.venue OR a.m > 1),
+counted AS (
+  SELECT r, s, v1, v2, CAST(SUM(k) AS BIGINT) AS cnt
+  FROM (SELECT q.r, {s} AS s, q.v1, q.v2, q.k
+        FROM pairs q JOIN papers p ON p.pid = q.citing) x
+  GROUP BY r, s, v1, v2),
+moments AS (
+  SELECT s, v1, v2,
+         CAST(SUM(CASE WHEN r = 0 THEN cnt ELSE 0 END) AS BIGINT) AS obs,
+         CAST(SUM(CASE WHEN r > 0 THEN cnt ELSE 0 END) AS BIGINT) AS s1,
+         CAST(SUM(CASE WHEN r > 0 THEN cnt * cnt ELSE 0 END) AS BIGINT) AS s2
+  FROM counted GROUP BY s, v1, v2),
+zs AS (
+  SELECT s, v1, v2, obs, s1, s2,
+         CASE WHEN {n} * s2 - s1 * s1 > 0
+              THEN CAST({n} * obs - s1 AS DOUBLE)
+                   / SQRT(CAST({n} * s2 - s1 * s1 AS DOUBLE) * {n} / {n - 1})
+              ELSE CAST(NULL AS DOUBLE) END AS z
+  FROM moments WHERE obs > 0)"""
+
+
+def pair_z(n: int, by_year: bool) -> str:
+    """Per (stratum, venue pair) observed in some paper: observed count, sum and sum of squares
+    of the randomised counts, and z = (obs - mean) / sd (sample sd over the N randomisations;
+    z = (N obs - S1) / sqrt((N S2 - S1^2) N / (N - 1)); NULL when the sd is 0)."""
+    return f"""WITH {_novelty_ctes(n, by_year)}
+SELECT CAST(s AS INT) AS stratum, CAST(v1 AS INT) AS v1, CAST(v2 AS INT) AS v2,
+       obs AS observed, s1, s2, z
+FROM zs ORDER BY stratum, v1, v2
+"""
+
+
+def novelty(n: int, by_year: bool, percentile: int) -> str:
+    """Per paper with >= 1 defined pair z-score: the `percentile`-th percentile of its pairs'
+    z-scores, each pair weighted by how many reference pairs map to it (inverted-CDF method: the
+    smallest z whose cumulative weight reaches percentile% of the total, exact on integers)."""
+    s = _stratum("p.year", by_year)
+    return f"""WITH {_novelty_ctes(n, by_year)},
+own AS (
+  SELECT q.citing AS pid, z.z, q.k
+  FROM pairs q
+  JOIN papers p ON p.pid = q.citing
+  JOIN zs z ON z.s = {s} AND z.v1 = q.v1 AND z.v2 = q.v2
+  WHERE q.r = 0 AND z.z IS NOT NULL),
+cum AS (
+  SELECT pid, z,
+         SUM(k) OVER (PARTITION BY pid ORDER BY z ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+           AS upto,
+         SUM(k) OVER (PARTITION BY pid) AS total
+  FROM own)
+SELECT CAST(pid AS INT) AS pid, MIN(z) AS novelty, CAST(MAX(total) AS BIGINT) AS pairs
+FROM cum WHERE upto * 100 >= total * {percentile}
+GROUP BY pid ORDER BY pid
+"""
