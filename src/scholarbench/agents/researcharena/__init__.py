@@ -6,6 +6,13 @@
     title-hybrid      TITLE with BM25 + dense fusion (Corpus.search_hybrid)
     cluster           CLUSTERING baseline for organisation, references given (intermediate)
     replay            outputs produced elsewhere (TREC run / mind-map JSON lines)
+    zero-shot         LLM writes one query (paper's ZERO-SHOT prompt), then BM25
+    decomposer        LLM sub-questions -> one query each -> reciprocal rank fusion
+    self-rag          iterative retrieval: LLM judges top hits and refines the query
+    storm             multi-perspective questions -> queries -> rank fusion
+    few-shot          FEW-SHOT typology: LLM builds the mind-map (organisation)
+    deep-research     search -> read -> decide loop (agents/deep_research.py)
+LLM agents and their designs: docs/researcharena-llm.md.
 """
 from scholarbench.agents.researcharena.base import (PREFIX, TASKS, ArenaAgent, ArenaContext,
                                                     ArenaOutput, ArenaQuery, make_arena_agent,
