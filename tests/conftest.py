@@ -9,6 +9,16 @@ import pytest
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
+# Tests never read or fill the user's caches (embeddings, LLM replies, the assembled local
+# model): each session gets its own, so no result depends on what an earlier run left behind.
+if "SCHOLARBENCH_TEST_KEEP_CACHE" not in os.environ:
+    import atexit
+    import shutil
+    import tempfile
+    _session_cache = tempfile.mkdtemp(prefix="scholarbench-test-cache-")
+    os.environ["SCHOLARBENCH_CACHE"] = _session_cache
+    atexit.register(shutil.rmtree, _session_cache, True)
+
 
 def shared_path(*parts: str) -> Path:
     """A path under ../shared; skip when absent (a user's clone), fail when CI=true."""

@@ -24,47 +24,19 @@ Chunks
 """
 from __future__ import annotations
 
-import hashlib
 import re
-from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 
-_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+from scholarbench.llm.prompts import Prompt, load_package_prompt
+
 QUOTE_TAGS = ("report", "statement", "source", "evidence", "survey", "cited_statements",
               "references")
 _LOOKALIKE = re.compile(r"<(?=\s*/?\s*(?:" + "|".join(QUOTE_TAGS) + r")\b)", re.IGNORECASE)
 _HEADING = re.compile(r"^#{1,3} ")
 
 
-@dataclass(frozen=True)
-class Prompt:
-    name: str
-    text: str
-    sha256: str
-    fields: frozenset[str]
-
-    def fill(self, **values: object) -> str:
-        missing, extra = self.fields - set(values), set(values) - self.fields
-        if missing or extra:
-            raise KeyError(f"prompt {self.name}: missing {sorted(missing)}, "
-                           f"unknown {sorted(extra)}")
-        return _PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), self.text)
-
-    def identity(self) -> str:
-        return f"{self.name}@{self.sha256[:12]}"
-
-
-@lru_cache(maxsize=None)
 def load_prompt(name: str) -> Prompt:
     """``prompts/<name>.txt`` of this package (one final newline dropped)."""
-    path = resources.files("scholarbench.reportbench").joinpath(f"prompts/{name}.txt")
-    if not path.is_file():
-        raise ValueError(f"unknown ReportBench prompt {name!r}")
-    text = path.read_text(encoding="utf-8")
-    text = text[:-1] if text.endswith("\n") else text
-    return Prompt(name, text, hashlib.sha256(text.encode("utf-8")).hexdigest(),
-                  frozenset(_PLACEHOLDER.findall(text)))
+    return load_package_prompt("scholarbench.reportbench", name, strip_final_newline=True)
 
 
 def quote(text: str) -> str:

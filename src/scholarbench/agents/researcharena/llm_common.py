@@ -20,51 +20,21 @@ fallback and says so with `LLMTrace.fallback`. What the trace counted goes into 
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
-from importlib import resources
 from typing import Any, Callable, Iterable, Sequence
 
+from scholarbench.llm.prompts import Prompt, load_package_prompt
 from scholarbench.corpus.hybrid import K as RRF_K, rrf
 from scholarbench.llm.client import LLMCallError
 from scholarbench.llm.structured import ask_json
 
-_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
 
-@dataclass(frozen=True)
-class Prompt:
-    name: str
-    text: str
-    sha256: str
-    fields: frozenset[str]
-
-    def fill(self, **values: object) -> str:
-        """Replace every placeholder in one pass; KeyError naming a placeholder left unfilled
-        or a value for which the template has no placeholder."""
-        missing = self.fields - set(values)
-        extra = set(values) - self.fields
-        if missing or extra:
-            raise KeyError(f"prompt {self.name}: missing {sorted(missing)}, "
-                           f"unknown {sorted(extra)}")
-        return _PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), self.text)
-
-    def identity(self) -> str:
-        return f"{self.name}@{self.sha256[:12]}"
-
-
-@lru_cache(maxsize=None)
 def load_prompt(name: str) -> Prompt:
     """``prompts/<name>.txt`` of this package."""
-    path = resources.files("scholarbench.agents.researcharena").joinpath(f"prompts/{name}.txt")
-    if not path.is_file():
-        raise ValueError(f"unknown prompt {name!r}")
-    text = path.read_text(encoding="utf-8")
-    return Prompt(name, text, hashlib.sha256(text.encode("utf-8")).hexdigest(),
-                  frozenset(_PLACEHOLDER.findall(text)))
+    return load_package_prompt("scholarbench.agents.researcharena", name)
 
 
 def load_lines(name: str) -> list[dict[str, Any]]:

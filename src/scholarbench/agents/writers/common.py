@@ -37,13 +37,11 @@ Model calls
 """
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
-from importlib import resources
 from typing import Any, Callable, Iterable, Sequence
 
+from scholarbench.llm.prompts import Prompt, load_package_prompt
 from scholarbench.agents.writers.base import OracleReference, WriterContext, WritingRequest
 from scholarbench.agents.writers.budget import (MESSAGE_OVERHEAD, TokenBudget, pack,
                                                 truncate_tokens)
@@ -51,41 +49,15 @@ from scholarbench.llm.client import LLMCallError
 from scholarbench.llm.structured import ask_json
 from scholarbench.llm.tokens import count_message_tokens, count_tokens
 
-_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 HEADER_TOKENS = 48          # a source's "[n] Title (year)" line is cut to this
 
 
 # ---- prompts ---------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Prompt:
-    name: str
-    text: str
-    sha256: str
-    fields: frozenset[str]
-
-    def fill(self, **values: object) -> str:
-        """Every ``{name}`` replaced in one pass (a value containing ``{x}`` stays literal)."""
-        missing, extra = self.fields - set(values), set(values) - self.fields
-        if missing or extra:
-            raise KeyError(f"prompt {self.name}: missing {sorted(missing)}, "
-                           f"unknown {sorted(extra)}")
-        return _PLACEHOLDER.sub(lambda m: str(values[m.group(1)]), self.text)
-
-    def identity(self) -> str:
-        return f"{self.name}@{self.sha256[:12]}"
-
-
-@lru_cache(maxsize=None)
 def load_prompt(name: str, package: str = "scholarbench.agents.writers") -> Prompt:
-    """``prompts/<name>.txt`` of ``package`` (package data; the name carries the version)."""
-    path = resources.files(package).joinpath(f"prompts/{name}.txt")
-    if not path.is_file():
-        raise ValueError(f"unknown prompt {name!r} in {package}")
-    text = path.read_text(encoding="utf-8")
-    text = text[:-1] if text.endswith("\n") else text
-    return Prompt(name, text, hashlib.sha256(text.encode("utf-8")).hexdigest(),
-                  frozenset(_PLACEHOLDER.findall(text)))
+    """``prompts/<name>.txt`` of ``package`` (package data; the name carries the version; one
+    final newline dropped)."""
+    return load_package_prompt(package, name, strip_final_newline=True)
 
 
 def fill_within(prompt: Prompt, budget: int, fixed: dict[str, str],
