@@ -155,7 +155,39 @@ def cmd_run_reportbench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _scinet_dirs(args: argparse.Namespace) -> tuple[Path, Path]:
+    """The citation graph and unArXive folders: flags, else the imported datasets."""
+    from scholarbench.paths import data_dir
+    data = data_dir(args.data)
+    graph = Path(args.graph) if args.graph else data / "arxiv2023"
+    unarxive = Path(args.unarxive) if args.unarxive else data / "unarxive"
+    if not graph.exists():
+        raise ScholarbenchError(f"no citation graph at {graph}: scholarbench data import "
+                                "arxiv2023 PATH, or pass --graph DIR")
+    return graph, unarxive
+
+
+def cmd_run_scinet(args: argparse.Namespace) -> int:
+    from scholarbench.llm.commands import roles_from_args
+    from scholarbench.runner.scinet import SciNetRunConfig, format_summary, run_scinet
+    if args.task not in ("ego", "pair", "path"):
+        raise ScholarbenchError("run scinet needs --task ego|pair|path")
+    graph, unarxive = _scinet_dirs(args)
+    out = Path(args.out or f"runs/scinet-{args.task}-{args.agent.replace('/', '-')}")
+    summary = run_scinet(SciNetRunConfig(
+        family=args.task, agent=args.agent, out=out, graph_dir=graph, unarxive_dir=unarxive,
+        tasks=Path(args.tasks) if args.tasks else None, limit=args.limit,
+        agent_params=_agent_params(args.agent_arg), run_name=args.name),
+        lambda need_agent=True, need_judge=False: roles_from_args(
+            args, need_agent=need_agent, need_judge=need_judge))
+    print(format_summary(summary))
+    print(f"run directory: {out}")
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    if args.benchmark == "scinet":
+        return cmd_run_scinet(args)
     if args.benchmark == "deepsynth":
         return cmd_run_deepsynth(args)
     if args.benchmark == "reportbench":
@@ -226,6 +258,17 @@ def cmd_score(args: argparse.Namespace) -> int:
         print(format_summary(summary))
         print(f"scores: {args.out}")
         return 0
+    if args.target == "scinet":
+        from scholarbench.runner.scinet import format_summary, score_scinet_files
+        if not (args.tasks and args.answers and args.out):
+            raise ScholarbenchError("score scinet needs --tasks T.jsonl --answers A.jsonl "
+                                    "--out S.jsonl")
+        graph, unarxive = _scinet_dirs(args)
+        print(format_summary(score_scinet_files(Path(args.tasks), Path(args.answers),
+                                                Path(args.out), graph_dir=graph,
+                                                unarxive_dir=unarxive)))
+        print(f"scores: {args.out}")
+        return 0
     if args.target == "deepsynth":
         from scholarbench.deepsynth.judged import format_summary, score_deepsynth_judged
         if not (args.judged and args.out):
@@ -239,6 +282,11 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise ScholarbenchError(f"{run_dir}: not a run directory nor a benchmark name "
                                 "(taxobench, researcharena, reportbench, deepsynth)")
     from scholarbench.runner.manifest import read_manifest
+    if read_manifest(run_dir).get("benchmark") == "scinet":
+        raise ScholarbenchError(f"{run_dir} is a SciNet run: re-score it with `scholarbench "
+                                f"score scinet --tasks {run_dir / 'tasks.jsonl'} --answers "
+                                f"{run_dir / 'generate.jsonl'} --out S.jsonl` (or run it again "
+                                "with the same --out: finished tasks are kept and re-scored)")
     if read_manifest(run_dir).get("benchmark") == "reportbench":
         from scholarbench.runner import reportbench as rb_runner
         judge = None
@@ -325,11 +373,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="generate → score → aggregate one agent on a benchmark")
     run.add_argument("benchmark", choices=["taxobench", "researcharena", "deepsynth",
-                                           "reportbench"])
+                                           "reportbench", "scinet"])
     run.add_argument("--mode", choices=["bottom-up", "deep-research"],
                      help="taxobench (required): bottom-up or deep-research")
-    run.add_argument("--task", choices=["discovery", "selection", "organisation"],
-                     help="researcharena (required): discovery, selection or organisation")
+    run.add_argument("--task", choices=["discovery", "selection", "organisation", "ego", "pair",
+                                        "path"],
+                     help="researcharena (required): discovery, selection or organisation; "
+                     "scinet (required): ego, pair or path")
+    run.add_argument("--graph", help="scinet: citation graph folder (default: the imported "
+                     "arxiv2023 dataset)")
+    run.add_argument("--unarxive", help="scinet: unArXive folder for citation contexts (default: "
+                     "the imported unarxive dataset)")
     run.add_argument("--agent", required=True)
     run.add_argument("--agent-arg", action="append", default=[], metavar="KEY=VALUE",
                      help="agent parameter, e.g. path=preds.jsonl for replay, k=50 for bm25-title")
@@ -356,7 +410,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--with-judge", action="store_true",
                      help="taxobench: add the LLM-judge scores (the judge role: --judge, else "
                      "the local model; never the agent's model)")
-    run.add_argument("--tasks", help="deepsynth: upstream task file (JSON lines with checklists)")
+    run.add_argument("--tasks", help="deepsynth: upstream task file (JSON lines with checklists); "
+                     "scinet: a task file instead of the tasks built from the graph")
     run.add_argument("--replay", help="deepsynth: judge and score reports from a file of "
                      "{task_id, report} lines instead of running a writer")
     run.add_argument("--references", help="deepsynth: reference lists per task for the oracle "
@@ -400,6 +455,10 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--unresolved", choices=["exclude", "miss"], default="exclude",
                        help="reportbench: references without a title leave the precision "
                        "denominator (default, as upstream) or count as misses (lower bound)")
+    score.add_argument("--tasks", help="scinet: task file (JSON lines)")
+    score.add_argument("--answers", help="scinet: answers, {task_id, papers: [...]} lines")
+    score.add_argument("--graph", help="scinet: citation graph folder (default: imported arxiv2023)")
+    score.add_argument("--unarxive", help="scinet: unArXive folder (default: imported unarxive)")
     score.add_argument("--judged", help="deepsynth: judged task file (upstream format, "
                        "eval_result per sub-group)")
     score.add_argument("--variant", choices=["paper", "upstream"], default="paper",

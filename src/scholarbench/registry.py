@@ -33,6 +33,9 @@ _BUILTIN_MODULES = (
     "scholarbench.runner.reportbench",
     "scholarbench.agents.writers.e2e",
     "scholarbench.agents.writers.agentic",
+    "scholarbench.scinet.metrics",
+    "scholarbench.scinet.agents",
+    "scholarbench.runner.scinet",
 )
 
 

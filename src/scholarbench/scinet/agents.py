@@ -1,0 +1,203 @@
+"""SciNet agents: `scinet/embedding`, `scinet/bm25` (semantic baselines over the graph's titles)
+and `scinet/relation-aware` (graph tools). An agent gets a task WITHOUT its ground truth and a
+`SciNetContext`, and returns a ranked list of graph ids.
+
+- embedding: MiniLM (all-MiniLM-L6-v2) embeddings of every title in an exact faiss inner-product
+  index (`corpus.dense.DenseIndex`); the query text is embedded; the top `k` titles.
+- bm25: BM25 (bm25s, `corpus.bm25.BM25Index`) over titles; the query text; the top `k`.
+  Both return `k` = 50 papers for ego and pair tasks and `path_k` = 6 for path tasks (the
+  ground-truth paths have at most 6 papers; precision-type metrics punish longer lists).
+- relation-aware, one graph tool per family:
+  ego: the field's graph category (the code in the field name, else the category whose name
+  the field matches, else the majority category of the field's 200 best BM25 hits), ranked by
+  the scientometric measure (novelty ascending, disruption descending; undefined last);
+  pncites: the query paper's citers, those with a Positive citation context first, then by
+  citation count; cooccur: papers co-mentioned with it in a paragraph first (by paragraphs),
+  then its co-cited papers by co-citation count; path: the most influential citation path
+  between the two endpoints (`PathFinder`, at most `max_papers` papers), endpoints resolved by
+  id or exact title; no path found -> the two endpoints.
+  The query paper is resolved from `task.source` (an id) or, failing that, from the title in
+  the query (exact normalised title, else the best BM25 title hit).
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from scholarbench.graph import PathError
+from scholarbench.registry import register_agent
+from scholarbench.scinet.env import CATEGORY_NAMES, SciNetEnv
+from scholarbench.scinet.records import SciNetTask
+from scholarbench.scinet.sentiment import classify_sentiment
+
+_TITLE_IN_QUERY = re.compile(r'titled "(.*)"')
+_CODE = re.compile(r"\((cs\.[A-Z]{2})\)")
+
+
+@dataclass
+class SciNetContext:
+    env: SciNetEnv
+    embedder: Any = None     # needed by `embedding`
+    llm: Any = None          # the agent role's ChatClient (LLM agents)
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+class _Indexes:
+    """Title indices of one environment, built on first use."""
+
+    def __init__(self, env: SciNetEnv) -> None:
+        self.env = env
+        self._bm25 = None
+        self._dense: dict[str, Any] = {}
+
+    def texts(self) -> list[str]:
+        return [self.env.title(i) for i in self.env.ids]
+
+    def bm25(self, query: str, k: int) -> list[str]:
+        from scholarbench.corpus.bm25 import BM25Index
+        if self._bm25 is None:
+            self._bm25 = BM25Index.build(self.texts())
+        rows, _ = self._bm25.top(query, k)
+        return [self.env.ids[r] for r in rows]
+
+    def dense(self, query: str, k: int, embedder: Any) -> list[str]:
+        from scholarbench.corpus.dense import DenseIndex
+        key = getattr(embedder, "model_id", "embedder")
+        if key not in self._dense:
+            self._dense[key] = DenseIndex.build(self.texts(), embedder)
+        index = self._dense[key]
+        rows, _ = index.search(index.query_vector(query, embedder), k)
+        return [self.env.ids[r] for r in rows]
+
+
+_INDEXES: dict[int, _Indexes] = {}
+
+
+def indexes(env: SciNetEnv) -> _Indexes:
+    if id(env) not in _INDEXES or _INDEXES[id(env)].env is not env:
+        _INDEXES[id(env)] = _Indexes(env)
+    return _INDEXES[id(env)]
+
+
+class _Base:
+    name = "base"
+    uses_llm = False
+    needs_embedder = False
+
+    def __init__(self, k: int = 50, path_k: int = 6) -> None:
+        self.k, self.path_k = int(k), int(path_k)
+
+    def config(self) -> dict[str, Any]:
+        return {"name": self.name, "k": self.k, "path_k": self.path_k}
+
+    def _k(self, task: SciNetTask) -> int:
+        return self.path_k if task.family == "path" else self.k
+
+
+@register_agent("scinet/bm25")
+class BM25Agent(_Base):
+    name = "bm25"
+
+    def answer(self, task: SciNetTask, ctx: SciNetContext) -> list[str]:
+        return indexes(ctx.env).bm25(task.query, self._k(task))
+
+
+@register_agent("scinet/embedding")
+class EmbeddingAgent(_Base):
+    name = "embedding"
+    needs_embedder = True
+
+    def answer(self, task: SciNetTask, ctx: SciNetContext) -> list[str]:
+        if ctx.embedder is None:
+            raise ValueError("scinet/embedding needs an embedder")
+        return indexes(ctx.env).dense(task.query, self._k(task), ctx.embedder)
+
+
+@register_agent("scinet/relation-aware")
+class RelationAwareAgent(_Base):
+    name = "relation-aware"
+
+    def __init__(self, k: int = 50, max_papers: int = 6) -> None:
+        super().__init__(k=k, path_k=max_papers)
+        self.max_papers = int(max_papers)
+
+    def config(self) -> dict[str, Any]:
+        return {"name": self.name, "k": self.k, "max_papers": self.max_papers}
+
+    # tools ------------------------------------------------------------------------------
+    def category_of(self, task: SciNetTask, env: SciNetEnv) -> str | None:
+        text = task.field or task.query
+        if (m := _CODE.search(text)) and m.group(1) in env.graph.venues:
+            return m.group(1)
+        low = text.lower()
+        for code, name in sorted(CATEGORY_NAMES.items()):
+            if name.lower() in low and code in env.graph.venues:
+                return code
+        hits = indexes(env).bm25(text, 200)
+        cats = Counter(c for c in (env.category(h) for h in hits) if c)
+        return min(cats.items(), key=lambda kv: (-kv[1], kv[0]))[0] if cats else None
+
+    def resolve_paper(self, ref: str | None, title: str | None, env: SciNetEnv) -> str | None:
+        for text in (ref, title):
+            if text and (gid := env.resolve(text)):
+                return gid
+        if title:
+            hits = indexes(env).bm25(title, 1)
+            return hits[0] if hits else None
+        return None
+
+    def rank_by_measure(self, env: SciNetEnv, ids: list[str], measure: str) -> list[str]:
+        arr = env.measure(measure)
+        vals = np.array([arr[env.graph.pid(i)] for i in ids], dtype=np.float64)
+        key = vals if measure == "novelty" else -vals
+        order = sorted(range(len(ids)), key=lambda i: (not np.isfinite(key[i]),
+                                                      key[i] if np.isfinite(key[i]) else 0.0,
+                                                      ids[i]))
+        return [ids[i] for i in order]
+
+    # answer -----------------------------------------------------------------------------
+    def answer(self, task: SciNetTask, ctx: SciNetContext) -> list[str]:
+        env = ctx.env
+        if task.family == "ego":
+            cat = self.category_of(task, env)
+            if cat is None:
+                return []
+            measure = "novelty" if task.kind == "novel" else "disruption"
+            return self.rank_by_measure(env, env.category_ids(cat), measure)[: self.k]
+        if task.family == "pair":
+            m = _TITLE_IN_QUERY.search(task.query)
+            q = self.resolve_paper(task.source, m.group(1) if m else None, env)
+            if q is None:
+                return []
+            if task.kind == "pncites":
+                pos = {c.citing for c in env.contexts.contexts_of(q)
+                       if classify_sentiment(c.text) == "Positive"}
+                citers = env.citers(q)
+                citers.sort(key=lambda c: (c not in pos, -env.n_citations(c), c))
+                return citers[: self.k]
+            cm = env.contexts.comentioned(q)
+            co = env.cocited(q)
+            order = sorted(set(cm) | set(co),
+                           key=lambda p: (-cm.get(p, 0), -co.get(p, 0), p))
+            return [p for p in order if env.has(p)][: self.k]
+        a = self.resolve_paper(task.classic, task.classic, env)
+        b = self.resolve_paper(task.recent, task.recent, env)
+        if a is None or b is None:
+            return [x for x in (a, b) if x]
+        try:
+            return list(env.path_finder.find(a, b, max_papers=self.max_papers).path)
+        except PathError:
+            return [a, b]
+
+
+AGENTS = ("scinet/embedding", "scinet/bm25", "scinet/relation-aware")
+
+
+def make_scinet_agent(name: str, **params: Any) -> Any:
+    from scholarbench.registry import REGISTRY
+    full = name if name.startswith("scinet/") else f"scinet/{name}"
+    return REGISTRY.get("agent", full)(**params)

@@ -1,0 +1,172 @@
+"""SciNet-style tasks with ground truth, built by rule from a citation graph (seeded).
+
+Ego-centric (per category with >= `min_papers` papers with a defined value of the measure):
+  "What are the top 5 most novel|disruptive papers in the field of <field>?"; gold `ranked` =
+  the category's top `k_gold` (50) papers by the measure (novelty: lowest p10 z first; disruption:
+  highest CD first; ties by id), with their values.
+Pair-wise (query papers sampled, seeded, among listed papers with >= `min_citers` citers):
+  pncites: gold `citers` = every graph paper citing it; `positive` = citers one of whose citation
+  contexts the sentiment rule labels Positive (None when no graph citer has a context).
+  cooccur: gold `cocited` = every paper cited together with it by >= 1 graph paper (with the
+  co-citation count); `comentioned` = papers cited in one paragraph with it (context store; None
+  when it is in no paragraph). Query papers that appear in a paragraph are taken first.
+Path-wise (per category with >= `min_papers` papers): classic = the category's `n_classic` (50)
+  most-cited papers, recent = its `n_recent` (10) most-cited papers of the graph's last
+  `recent_years` (2) years; pairs shuffled (seeded); kept when a citation path of 3..`max_papers`
+  papers leads from classic to recent; gold = `max_citation_path(max_papers=...)`.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from scholarbench.graph import PathError
+from scholarbench.scinet.env import SciNetEnv, field_name
+from scholarbench.scinet.queries import ego_query, pair_query, path_query
+from scholarbench.scinet.records import SciNetTask
+from scholarbench.scinet.sentiment import RULES_VERSION, classify_sentiment
+
+BUILD_VERSION = "scinet-tasks-v1"
+
+
+@dataclass(frozen=True)
+class BuildSettings:
+    seed: int = 0
+    k_gold: int = 50             # ego: size of the ground-truth top list
+    min_papers: int = 100        # ego/path: categories with at least this many defined values (ego) or papers (path)
+    n_pair: int = 100            # pair: query papers per kind
+    min_citers: int = 5          # pair: a query paper has at least this many citers
+    n_classic: int = 50
+    n_recent: int = 10
+    recent_years: int = 2
+    max_papers: int = 6          # path: longest ground-truth path (papers, endpoints included)
+    per_category: int = 5        # path: tasks per category
+    max_tries: int = 200         # path: candidate pairs tried per category
+
+
+def _rank(ids: list[str], values: np.ndarray, descending: bool) -> list[int]:
+    key = -values if descending else values
+    return sorted(range(len(ids)), key=lambda i: (key[i], ids[i]))
+
+
+def build_ego(env: SciNetEnv, s: BuildSettings) -> list[SciNetTask]:
+    tasks = []
+    for category in sorted(env.graph.venues):
+        ids = env.category_ids(category)
+        for kind, measure, desc in (("novel", "novelty", False), ("disruptive", "disruption", True)):
+            arr = env.measure(measure)
+            vals = np.array([arr[env.graph.pid(i)] for i in ids], dtype=np.float64)
+            ok = np.isfinite(vals)
+            if ok.sum() < s.min_papers:
+                continue
+            dids = [i for i, k in zip(ids, ok) if k]
+            dvals = vals[ok]
+            order = _rank(dids, dvals, desc)[: s.k_gold]
+            field = field_name(category)
+            tasks.append(SciNetTask(
+                f"ego/{kind}/{category}", "ego", kind, ego_query(kind, field), field=field,
+                category=category,
+                gold={"ranked": [dids[i] for i in order], "values": [float(dvals[i]) for i in order],
+                      "measure": measure, "population": env.population_name(measure)},
+                info={"papers_with_value": int(ok.sum()), "papers": len(ids)}))
+    return tasks
+
+
+def positive_citers(env: SciNetEnv, paper: str) -> tuple[list[str] | None, list[str]]:
+    """(positive citers or None when no graph citer has a context, citers with a context)."""
+    labels: dict[str, list[str]] = {}
+    for c in env.contexts.contexts_of(paper):
+        if env.has(c.citing) and env.cites(c.citing, paper):
+            labels.setdefault(c.citing, []).append(classify_sentiment(c.text))
+    if not labels:
+        return None, []
+    return sorted(c for c, ls in labels.items() if "Positive" in ls), sorted(labels)
+
+
+def build_pair(env: SciNetEnv, s: BuildSettings) -> list[SciNetTask]:
+    rng = np.random.default_rng([s.seed, 2])
+    counts = env.citation_counts
+    listed = env.graph.listed
+    cand = [env.ids[i] for i in np.flatnonzero(listed & (counts >= s.min_citers))]
+    tasks = []
+    # pncites: papers with contexts first, then a seeded sample
+    with_ctx = sorted({c.cited for c in env.contexts.contexts if env.has(c.citing)
+                       and env.cites(c.citing, c.cited)})
+    picked = with_ctx[: s.n_pair]
+    rest = [c for c in cand if c not in set(picked)]
+    picked += [rest[i] for i in sorted(rng.permutation(len(rest))[: s.n_pair - len(picked)])]
+    for paper in picked:
+        positive, known = positive_citers(env, paper)
+        tasks.append(SciNetTask(
+            f"pair/pncites/{paper}", "pair", "pncites", pair_query("pncites", env.title(paper)),
+            source=paper,
+            gold={"citers": sorted(env.citers(paper)), "positive": positive,
+                  "context_citers": known, "cocited": [], "comentioned": None},
+            info={"sentiment_rule": RULES_VERSION}))
+    # cooccur
+    para = sorted(p for p in {q for par in env.contexts.paragraphs for q in par.cited}
+                  if env.contexts.comentioned(p))
+    picked = para[: s.n_pair]
+    rest = [c for c in cand if c not in set(picked)]
+    picked += [rest[i] for i in sorted(rng.permutation(len(rest))[: s.n_pair - len(picked)])]
+    for paper in picked:
+        co = env.cocited(paper)
+        cm = env.contexts.comentioned(paper) if env.contexts.has_paragraphs(paper) else None
+        tasks.append(SciNetTask(
+            f"pair/cooccur/{paper}", "pair", "cooccur", pair_query("cooccur", env.title(paper)),
+            source=paper,
+            gold={"citers": [], "cocited": sorted(co, key=lambda k: (-co[k], k)),
+                  "cocited_counts": {k: co[k] for k in sorted(co)},
+                  "comentioned": sorted(cm) if cm is not None else None},
+            info={}))
+    return tasks
+
+
+def build_path(env: SciNetEnv, s: BuildSettings) -> list[SciNetTask]:
+    g = env.graph
+    last = int(g.year[g.has_year].max()) if g.has_year.any() else None
+    tasks = []
+    for category in sorted(g.venues):
+        ids = env.category_ids(category)
+        if len(ids) < s.min_papers or last is None:
+            continue
+        by_cites = sorted(ids, key=lambda i: (-env.n_citations(i), i))
+        classic = by_cites[: s.n_classic]
+        recent = [i for i in by_cites
+                  if (env.year(i) or -1) > last - s.recent_years and i not in classic][: s.n_recent]
+        pairs = [(a, b) for a in classic for b in recent]
+        rng = np.random.default_rng([s.seed, 3, g.venues.index(category)])
+        made = 0
+        for j in rng.permutation(len(pairs))[: s.max_tries]:
+            a, b = pairs[int(j)]
+            try:
+                found = env.path_finder.find(a, b, max_papers=s.max_papers)
+            except PathError:
+                continue
+            if len(found.path) < 3:
+                continue
+            field = field_name(category)
+            tasks.append(SciNetTask(
+                f"path/{category}/{made:03d}", "path", "path",
+                path_query(env.title(a), env.title(b), field), field=field, category=category,
+                classic=a, recent=b, gold={"path": list(found.path), "score": found.score},
+                info={"max_papers": s.max_papers}))
+            made += 1
+            if made >= s.per_category:
+                break
+    return tasks
+
+
+def build_tasks(env: SciNetEnv, family: str | None = None,
+                settings: BuildSettings | None = None) -> list[SciNetTask]:
+    """All tasks (or one family's), deterministic for a graph, contexts and settings."""
+    s = settings or BuildSettings()
+    out = []
+    for fam, fn in (("ego", build_ego), ("pair", build_pair), ("path", build_path)):
+        if family in (None, fam):
+            for t in fn(env, s):
+                t.info.update({"build": BUILD_VERSION, "settings": asdict(s),
+                               "env": env.describe()})
+                out.append(t)
+    return out
