@@ -271,6 +271,117 @@ def test_registered_names_configs_and_checks():
         make_writer("e2e-writer", max_tokens=8000)
 
 
+# ---- search="deep-research": the deep-research loop finds the initial sources -------------
+
+DECIDE = "You are a research assistant collecting the papers"
+
+
+def readings(body) -> list[str]:
+    """The titles a deep-research decide prompt shows ("1. Title (year)")."""
+    text = body["messages"][0]["content"].split("had not read before")[1].split("\n\nReply")[0]
+    return re.findall(r"^\d+\. (.+?)(?: \(\d{4}\))?$", text, re.MULTILINE)
+
+
+def researching(then, queries=("widget learning after the survey", "a survey of widget learning")):
+    """Decide: every reading relevant, then the scripted queries (which name the late paper and
+    the survey), then stop; every other prompt goes to ``then``."""
+    def answer(body):
+        text = body["messages"][0]["content"]
+        if DECIDE not in text:
+            return then(body) if callable(then) else then
+        step = int(re.search(r"This is step (\d+)", text).group(1))
+        more = step <= len(queries)
+        return Step(text=json.dumps({"relevant": list(range(1, len(readings(body)) + 1)),
+                                     "notes": f"step {step}", "action":
+                                     "search" if more else "stop",
+                                     "query": queries[step - 1] if more else ""}))
+    return answer
+
+
+def test_e2e_deep_research_search_keeps_the_cutoff_and_exclusions(fake, corpus):
+    fake.default = researching(Step(text="# W\n\nA [1] B [2] C [3] D [4] E [5]."))
+    writer = make_writer("e2e-writer", search="deep-research")
+    out = writer.write(request(), WriterContext(llm=client(fake), corpus=corpus))
+    assert out.error is None
+    decide = [b for b in fake.requests if DECIDE in b["messages"][0]["content"]]
+    write = [b for b in fake.requests if DECIDE not in b["messages"][0]["content"]]
+    assert len(decide) == 3 and len(write) == 1
+    # the loop's queries: the topic, then the model's (aimed at the late paper and the survey)
+    assert out.info["research"]["queries"] == ["widget learning",
+                                               "widget learning after the survey",
+                                               "a survey of widget learning"]
+    assert out.info["research"]["stopped"] == "model"
+    shown = [t for b in decide for t in readings(b)]
+    assert "Widget transformers" in shown and "Early widget learning methods" in shown
+    assert "Widget learning after the survey" not in shown          # after the cut-off
+    assert "A survey of widget learning" not in shown               # the excluded survey
+    sources = section_of(write[0]["messages"][0]["content"], "Sources")
+    assert "Widget learning after the survey" not in sources
+    assert "A survey of widget learning" not in sources
+    # the sources are the loop's answer in its order: papers judged relevant first
+    assert re.findall(r"^\[\d+\] (.+?) \(\d{4}\)$", sources, re.MULTILINE)[:len(shown)] == shown
+    assert LATE not in out.cited and SURVEY not in out.cited and out.cited
+    # the loop's calls are the writer's: 3 decide + 1 write
+    assert out.info["llm"] == {"calls": 4, "failed": 0, "unscored": 0}
+    assert out.info["sources"] == "search" and "fallback" not in out.info
+
+
+def test_deep_research_search_falls_back_to_what_it_found_when_a_decision_fails(fake, corpus):
+    """Rule: the loop stops at the failed decision and its answer is the fused ranking of the
+    searches already run (here BM25 for the topic); counted, named in ``fallback``."""
+    fake.push(Step(status=500))
+    fake.default = Step(text="# W\n\nA [1].")
+    out = make_writer("e2e-writer", search="deep-research").write(
+        request(), WriterContext(llm=client(fake), corpus=corpus))
+    bm25 = make_writer("e2e-writer")
+    fake.default = Step(text="# W\n\nA [1].")
+    plain = bm25.write(request(), WriterContext(llm=client(fake), corpus=corpus))
+    assert out.error is None and out.info["llm"] == {"calls": 2, "failed": 1, "unscored": 0}
+    assert out.info["fallback"][0].startswith("stop: answer with what was found so far")
+    assert out.info["research"]["stopped"] == "llm_failure"
+    assert section_of(fake.requests[1]["messages"][0]["content"], "Sources") == \
+        section_of(fake.requests[2]["messages"][0]["content"], "Sources")
+    assert out.cited == plain.cited
+
+
+def test_agentic_deep_research_search_and_a_repeated_write_makes_no_call(fake, corpus, tmp_path):
+    from scholarbench.llm.cache import ReplyCache
+    fake.default = researching(Agentic(), queries=("widget learning after the survey",))
+    cache_path = tmp_path / "replies.sqlite"
+    writer = make_writer("agentic-writer", search="deep-research", polish=False)
+    first = writer.write(request(), WriterContext(llm=client(fake, cache=ReplyCache(cache_path)),
+                                                   corpus=corpus))
+    assert first.error is None and first.info["research"]["queries"][1] == \
+        "widget learning after the survey"
+    for body in fake.requests:
+        text = body["messages"][0]["content"]
+        assert not re.search(r"\[\d+\] (Widget learning after the survey|A survey of widget "
+                             r"learning)", text)
+        if DECIDE in text:
+            assert not {"Widget learning after the survey",
+                        "A survey of widget learning"} & set(readings(body))
+    assert LATE not in first.cited and SURVEY not in first.cited
+    n = len(fake.requests)
+    again = writer.write(request(), WriterContext(llm=client(fake, cache=ReplyCache(cache_path)),
+                                                  corpus=corpus))
+    assert len(fake.requests) == n and again.markdown == first.markdown
+
+
+def test_the_search_option_is_checked_and_in_the_config():
+    bm25 = make_writer("e2e-writer").config()
+    assert "search" not in bm25 and "research" not in bm25        # as before the option
+    for name in ("e2e-writer", "agentic-writer"):
+        config = make_writer(name, search="deep-research", research_steps=2, k=12).config()
+        assert config["search"] == "deep-research"
+        assert config["research"]["max_steps"] == 2 and config["research"]["k"] == 12
+        assert config["research"]["prompt"].startswith("deep_research_decide_v1@")
+        assert config["research"]["fields"] == "title+abstract"
+        with pytest.raises(ValueError, match="search must be one of"):
+            make_writer(name, search="web")
+        with pytest.raises(ValueError, match="max_steps"):
+            make_writer(name, search="deep-research", research_steps=0)
+
+
 # ---- helpers -----------------------------------------------------------------------------
 
 def test_markers_and_model_bibliographies():

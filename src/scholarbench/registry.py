@@ -15,6 +15,7 @@ _BUILTIN_MODULES = (
     "scholarbench.agents.cluster",
     "scholarbench.agents.bm25_title",
     "scholarbench.agents.llm_taxonomy",
+    "scholarbench.agents.deep_research_taxo",
     "scholarbench.agents.researcharena.title_bm25",
     "scholarbench.agents.researcharena.citation_expand",
     "scholarbench.agents.researcharena.dense",

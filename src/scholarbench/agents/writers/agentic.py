@@ -10,9 +10,10 @@ too, where there is no oracle and the writer searches the corpus.
 2. **Per section**, in plan order:
    a. *Candidates*: the papers the plan gave the section, then — without an oracle — the
       top ``k_section`` (10) BM25 hits for "heading focus" (request filters; new papers join
-      the source pool with the next free id), then the rest of the pool ranked by word
-      overlap with "heading focus" (idf-weighted over the pool, ties by id); the first
-      ``select_candidates`` (25).
+      the source pool with the next free id; BM25 even with ``search="deep-research"``, which
+      chooses only the initial ``k`` sources, ``common.find_sources``), then the rest of the
+      pool ranked by word overlap with "heading focus" (idf-weighted over the pool, ties by
+      id); the first ``select_candidates`` (25).
    b. *Relevance selection* (``agentic_select_v1``, JSON ``{"papers": [...]}``): at most
       ``papers_per_section`` (3) of the candidates. Fallback: the first candidates.
    c. *Selective deep reading* (``agentic_notes_v1``): each selected paper's full text where
@@ -46,10 +47,11 @@ from typing import Any
 
 from scholarbench.agents.writers.base import WriterContext, WritingRequest, WrittenReport
 from scholarbench.agents.writers.budget import tail_tokens, truncate_tokens
-from scholarbench.agents.writers.common import (Calls, Source, SourcePool, cited_numbers,
-                                                clean_section, fill_within, finish_report,
-                                                full_text, load_prompt, open_corpus,
-                                                render_sources, search)
+from scholarbench.agents.writers.common import (Calls, Source, SourcePool, check_search,
+                                                cited_numbers, clean_section, fill_within,
+                                                finish_report, full_text, load_prompt,
+                                                open_corpus, render_sources, search,
+                                                search_config)
 from scholarbench.agents.writers.e2e import check_int, initial_sources, make_budget
 from scholarbench.llm.tokens import count_tokens
 from scholarbench.registry import register_agent
@@ -108,8 +110,10 @@ class AgenticWriter:
                  select_tokens: int = 96, notes_tokens: int = 512, section_tokens: int = 700,
                  polish: bool = True, request_tokens: int = 1200, history_tokens: int = 600,
                  skeleton_tokens: int = 600, listing_tokens: int = 60, read_tokens: int = 2000,
-                 exclude_surveys: bool = False) -> None:
+                 exclude_surveys: bool = False, search: str = "bm25",
+                 research_steps: int = 4) -> None:
         self.k = check_int("k", k, 0)
+        self.search, self.research = check_search(search, research_steps)
         self.k_section = check_int("k_section", k_section, 0)
         self.max_sections = check_int("max_sections", max_sections, 1)
         self.papers_per_section = check_int("papers_per_section", papers_per_section, 1)
@@ -141,7 +145,8 @@ class AgenticWriter:
                 "request_tokens", "history_tokens", "skeleton_tokens", "listing_tokens",
                 "read_tokens", "exclude_surveys")
         return {**{k: getattr(self, k) for k in keys}, **self.budget.config(),
-                "prompts": [p.identity() for p in self.prompts.values()]}
+                "prompts": [p.identity() for p in self.prompts.values()],
+                **search_config(self.search, self.research, self.k)}
 
     # -- phases ---------------------------------------------------------------------------
 
@@ -286,7 +291,8 @@ class AgenticWriter:
         if ctx.llm is None:
             return WrittenReport("", error="agentic-writer needs the agent role's chat model")
         calls = Calls(ctx.llm, self.budget)
-        pool, origin = initial_sources(request, ctx, self.k, self.exclude_surveys)
+        pool, origin, research = initial_sources(request, ctx, self.k, self.exclude_surveys,
+                                                 self.search, self.research, calls)
         corpus = open_corpus(ctx)
         searching = origin == "search"
         title, sections = self._plan(calls, request, pool)
@@ -315,6 +321,8 @@ class AgenticWriter:
             "sections_written": len(written), **{k: counts[k] for k in (
                 "sections_failed", "read_full_text", "read_summary", "polish_applied",
                 "polish_rejected", "polish_failed")}, **calls.info()}
+        if research:
+            info["research"] = research
         if not written:
             reason = calls.problems[-1] if calls.problems else "no section was written"
             return WrittenReport("", error=f"every section failed; last: {reason}", info=info)

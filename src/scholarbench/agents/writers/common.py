@@ -10,6 +10,19 @@ Sources and citation ids
     ``exclude_surveys``); a paper gets the next free ``n`` the first time a search returns it
     and keeps it for the rest of the report.
 
+    The initial no-oracle retrieval (`find_sources`) is ``search="bm25"`` (default: the top k
+    BM25 hits for the query) or ``search="deep-research"``: the generic deep-research loop
+    (`agents/deep_research.py`) with the topic as its first query, in a `CorpusEnv` that
+    applies the same filters to every search it runs (BM25 over title + abstract, as the
+    "bm25" mode; reading titles, years and abstracts cut to 300 characters — what the writer
+    shows of its sources anyway — and no full text). Its answer, cut to k, becomes the
+    sources in ranking order. Its model calls are the writer's and are counted with them
+    (`Calls.absorb`); a decide call that fails ends the loop with what its searches found
+    (the loop's rule), recorded in ``fallback``. Its prompts are bounded by the loop's own
+    budgets (``read_per_step`` readings of at most ~150 tokens each, plus the notes so far),
+    not sized by the writer's `TokenBudget`. Later searches (agentic-writer's per-section
+    candidates) stay BM25.
+
 The report
     The model is asked to cite as ``[n]`` / ``[n, m]`` and not to write a reference list. A
     bibliography section it writes anyway (found with ReportBench's own rule,
@@ -38,7 +51,7 @@ Model calls
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
 from scholarbench.llm.prompts import Prompt, load_package_prompt
@@ -134,6 +147,15 @@ class Calls:
     def fallback(self, what: str) -> None:
         reason = self.problems[-1] if self.problems else "no usable reply"
         self.fallbacks.append(f"{what} ({reason[:300]})")
+
+    def absorb(self, trace: Any) -> None:
+        """Count another component's calls (an `LLMTrace`, e.g. the deep-research loop's) as
+        this report's."""
+        self.calls += trace.calls
+        self.failed += trace.failed
+        self.unscored += trace.unscored
+        self.problems.extend(trace.problems)
+        self.fallbacks.extend(trace.fallbacks)
 
     def info(self) -> dict[str, Any]:
         out: dict[str, Any] = {"llm": {"calls": self.calls, "failed": self.failed,
@@ -329,6 +351,60 @@ def search(corpus: Any, request: WritingRequest, query: str, k: int, *,
     return [paper for paper, _ in hits]
 
 
+SEARCH_MODES = ("bm25", "deep-research")
+RESEARCH_ABSTRACT_CHARS = 300
+
+
+def check_search(search: Any, research_steps: Any = 4) -> tuple[str, Any]:
+    """A writer's ``search`` option and the loop's settings (k is set per call)."""
+    from scholarbench.agents.deep_research import DeepResearchSettings
+    if search not in SEARCH_MODES:
+        raise ValueError(f"search must be one of {', '.join(SEARCH_MODES)}, got {search!r}")
+    return search, DeepResearchSettings(max_steps=research_steps)
+
+
+def search_config(search: str, settings: Any, k: int) -> dict[str, Any]:
+    """What of the no-oracle retrieval changes a writer's output (for its ``config()``); {} for
+    "bm25", the default, so configs (and run directories) from before the option still match."""
+    if search == "bm25":
+        return {}
+    from scholarbench.agents.deep_research import DECIDE_PROMPT
+    from scholarbench.agents.researcharena.llm_common import load_prompt as load_arena_prompt
+    return {"search": search, "research": {
+        **replace(settings, k=max(1, k)).config(), "search": "bm25", "fields": "title+abstract",
+        "abstract_chars": RESEARCH_ABSTRACT_CHARS, "paragraph_chars": 0,
+        "prompt": load_arena_prompt(DECIDE_PROMPT).identity()}}
+
+
+def find_sources(corpus: Any, request: WritingRequest, query: str, k: int, *,
+                 exclude_surveys: bool = False, search_mode: str = "bm25",
+                 settings: Any = None, calls: Calls | None = None
+                 ) -> tuple[list[Any], dict[str, Any]]:
+    """The initial sources without an oracle: papers for ``query`` with the request's filters,
+    by BM25 or by the deep-research loop (module docstring); and what the loop did ({} for
+    BM25)."""
+    if search_mode == "bm25":
+        return search(corpus, request, query, k, exclude_surveys=exclude_surveys), {}
+    from scholarbench.agents.deep_research import CorpusEnv, DeepResearchSettings, deep_research
+    from scholarbench.agents.researcharena.llm_common import Retrieval
+    if search_mode not in SEARCH_MODES:
+        raise ValueError(f"search must be one of {', '.join(SEARCH_MODES)}, got {search_mode!r}")
+    settings = settings or DeepResearchSettings()
+    query = " ".join(query.split())[:1000]
+    if corpus is None or k <= 0 or not query or calls is None:
+        return [], {}
+    filters = {"exclude_ids": excluded_ids(corpus, request), "before": request.cutoff,
+               "exclude_surveys": exclude_surveys}
+    env = CorpusEnv(corpus, Retrieval("bm25", "title+abstract"), filters,
+                    abstract_chars=RESEARCH_ABSTRACT_CHARS, paragraph_chars=0)
+    result = deep_research(request.topic or query, env, calls.client,
+                           replace(settings, k=k), first_query=query)
+    if result.trace is not None:
+        calls.absorb(result.trace)
+    info = {key: v for key, v in result.info().items() if key not in ("llm", "fallback")}
+    return corpus.get_by_ids([pid for pid, _ in result.ranking]), info
+
+
 def full_text(corpus: Any, paper_id: str | None) -> str:
     """A paper's full-text paragraphs (section names as they change), or "" when the corpus
     has none."""
@@ -353,6 +429,7 @@ def clean_section(text: str, heading: str) -> str:
 
 
 __all__ = ["Calls", "HEADER_TOKENS", "MARKER", "Prompt", "Source", "SourcePool",
-           "cited_numbers", "clean_section", "excluded_ids", "fill_within", "finish_report",
+           "SEARCH_MODES", "check_search", "cited_numbers", "clean_section", "excluded_ids",
+           "find_sources", "search_config", "fill_within", "finish_report",
            "full_text", "load_prompt", "marker_numbers", "open_corpus", "reference_line",
            "render_sources", "search", "strip_bibliography"]
