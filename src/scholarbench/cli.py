@@ -177,7 +177,8 @@ def cmd_run_scinet(args: argparse.Namespace) -> int:
     summary = run_scinet(SciNetRunConfig(
         family=args.task, agent=args.agent, out=out, graph_dir=graph, unarxive_dir=unarxive,
         tasks=Path(args.tasks) if args.tasks else None, limit=args.limit,
-        agent_params=_agent_params(args.agent_arg), run_name=args.name),
+        agent_params=_agent_params(args.agent_arg), run_name=args.name,
+        with_judge=args.with_judge),
         lambda need_agent=True, need_judge=False: roles_from_args(
             args, need_agent=need_agent, need_judge=need_judge))
     print(format_summary(summary))
@@ -264,9 +265,13 @@ def cmd_score(args: argparse.Namespace) -> int:
             raise ScholarbenchError("score scinet needs --tasks T.jsonl --answers A.jsonl "
                                     "--out S.jsonl")
         graph, unarxive = _scinet_dirs(args)
+        judge = None
+        if args.with_judge:
+            from scholarbench.llm.commands import roles_from_args
+            judge = roles_from_args(args, need_agent=False, need_judge=True).judge
         print(format_summary(score_scinet_files(Path(args.tasks), Path(args.answers),
                                                 Path(args.out), graph_dir=graph,
-                                                unarxive_dir=unarxive)))
+                                                unarxive_dir=unarxive, judge=judge)))
         print(f"scores: {args.out}")
         return 0
     if args.target == "deepsynth":

@@ -18,13 +18,15 @@ and `scinet/relation-aware` (graph tools). An agent gets a task WITHOUT its grou
   id or exact title; no path found -> the two endpoints.
   The query paper is resolved from `task.source` (an id) or, failing that, from the title in
   the query (exact normalised title, else the best BM25 title hit).
+- deep-research: the generic LLM deep-research loop over the graph's titles (`DeepResearchAgent`,
+  `uses_llm`; docs/scinet.md).
 """
 from __future__ import annotations
 
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -58,11 +60,14 @@ class _Indexes:
         return [self.env.title(i) for i in self.env.ids]
 
     def bm25(self, query: str, k: int) -> list[str]:
+        return [pid for pid, _ in self.bm25_scored(query, k)]
+
+    def bm25_scored(self, query: str, k: int) -> list[tuple[str, float]]:
         from scholarbench.corpus.bm25 import BM25Index
         if self._bm25 is None:
             self._bm25 = BM25Index.build(self.texts())
-        rows, _ = self._bm25.top(query, k)
-        return [self.env.ids[r] for r in rows]
+        rows, scores = self._bm25.top(query, k)
+        return [(self.env.ids[r], float(s)) for r, s in zip(rows, scores)]
 
     def dense(self, query: str, k: int, embedder: Any) -> list[str]:
         from scholarbench.corpus.dense import DenseIndex
@@ -194,7 +199,104 @@ class RelationAwareAgent(_Base):
             return [a, b]
 
 
-AGENTS = ("scinet/embedding", "scinet/bm25", "scinet/relation-aware")
+class GraphResearchEnv:
+    """The graph's papers as a deep-research environment (`agents.deep_research.ResearchEnv`):
+    search = BM25 over the titles; read = title and year (the graph has no abstracts)."""
+
+    def __init__(self, env: SciNetEnv) -> None:
+        self.env = env
+        self.searches: list[str] = []
+
+    def search(self, query: str, k: int) -> list[tuple[str, float]]:
+        self.searches.append(query)
+        return indexes(self.env).bm25_scored(query, k)
+
+    def read(self, paper_ids: Sequence[str]) -> list[Any]:
+        from scholarbench.agents.deep_research import Reading
+        return [Reading(pid, self.env.title(pid), self.env.year(pid)) for pid in paper_ids]
+
+
+def first_query(task: SciNetTask) -> str:
+    """The loop's first search: the quoted title (pair; path: the classic paper's), else the
+    field, else the whole query."""
+    m = _FIRST_TITLE.search(task.query)
+    if m:
+        return m.group(1)
+    return task.field or task.query
+
+
+_FIRST_TITLE = re.compile(r'"(.+?)"')
+
+
+@register_agent("scinet/deep-research")
+class DeepResearchAgent(_Base):
+    """The generic deep-research loop (`agents/deep_research.py`) over the graph's titles, the
+    topic being the task's query (see docs/scinet.md, "deep-research agent").
+
+    Answer: ego and pair — the loop's ranking (papers the model judged relevant first, then the
+    fusion of every search, then the papers it judged irrelevant), top `k`; path — the two
+    endpoints (resolved like `relation-aware`: id, exact title, else the best BM25 title hit)
+    with the `path_k` - 2 best-ranked other papers between them, in year order (then ranking).
+    Fallback rule (counted in generate.jsonl `info` and the summary's `agent_llm`): a model call
+    that fails or stays malformed ends the loop with what was found so far (the loop's own
+    rule, `stopped = "llm_failure"`); an empty ranking falls back to the BM25 titles of the
+    first query."""
+    name = "deep-research"
+    uses_llm = True
+
+    def __init__(self, k: int = 50, path_k: int = 6, max_steps: int = 4, depth: int = 50,
+                 read_per_step: int = 5, max_read: int = 20, max_tokens: int = 384) -> None:
+        from scholarbench.agents.deep_research import DeepResearchSettings
+        super().__init__(k=k, path_k=path_k)
+        if self.path_k < 2:
+            raise ValueError("scinet/deep-research: path_k must be >= 2 (the two endpoints)")
+        self.settings = DeepResearchSettings(max_steps=max_steps, depth=depth,
+                                             read_per_step=read_per_step, max_read=max_read,
+                                             k=max(self.k, self.path_k),
+                                             max_tokens=max_tokens)
+
+    def config(self) -> dict[str, Any]:
+        from scholarbench.agents.deep_research import DECIDE_PROMPT
+        from scholarbench.agents.researcharena.llm_common import load_prompt
+        return {"name": self.name, "k": self.k, "path_k": self.path_k,
+                **self.settings.config(), "prompt": load_prompt(DECIDE_PROMPT).identity(),
+                "search": "bm25 titles", "reading": "title, year",
+                "topic": "the task query", "first_query": "quoted title, else field, else query"}
+
+    def answer(self, task: SciNetTask, ctx: SciNetContext) -> list[str]:
+        return self.answer_with_info(task, ctx)[0]
+
+    def answer_with_info(self, task: SciNetTask, ctx: SciNetContext
+                         ) -> tuple[list[str], dict[str, Any]]:
+        from scholarbench.agents.deep_research import deep_research
+        if ctx.llm is None:
+            raise ValueError("scinet/deep-research needs the agent role's chat model")
+        env = ctx.env
+        genv = GraphResearchEnv(env)
+        start = first_query(task)
+        result = deep_research(task.query, genv, ctx.llm, self.settings, first_query=start)
+        info = result.info()
+        ranking = [pid for pid, _ in result.ranking]
+        if not ranking:
+            ranking = indexes(env).bm25(start, max(self.k, self.path_k))
+            info.setdefault("fallback", []).append("empty ranking: BM25 titles of the first query")
+        if task.family != "path":
+            return ranking[: self.k], info
+        ra = RelationAwareAgent()
+        titles = _PATH_TITLES.search(task.query)
+        a = ra.resolve_paper(task.classic, titles.group(1) if titles else task.classic, env)
+        b = ra.resolve_paper(task.recent, titles.group(2) if titles else task.recent, env)
+        ends = [x for x in (a, b) if x]
+        middle = [p for p in ranking if p not in ends][: self.path_k - len(ends)]
+        pos = {p: i for i, p in enumerate(middle)}
+        middle.sort(key=lambda p: (env.year(p) or 0, pos[p]))
+        return ([a] if a else []) + middle + ([b] if b else []), info
+
+
+_PATH_TITLES = re.compile(r'from "(.*)" to "(.*)" in the field')
+
+
+AGENTS = ("scinet/embedding", "scinet/bm25", "scinet/relation-aware", "scinet/deep-research")
 
 
 def make_scinet_agent(name: str, **params: Any) -> Any:

@@ -173,7 +173,7 @@ def aggregate(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
                            "missing_answers": sum(1 for r in rows if r.get("missing_answer")),
                            "not_in_graph": sum(r.get("not_in_graph", 0) for r in rows),
                            "no_gold": sum(1 for r in rows if r.get("no_gold"))}
-    for m in METRICS:
+    for m in METRICS + LLM_METRICS:     # LLM metrics only in rows a judge scored
         present = [r for r in rows if m in r]
         if not present:
             continue

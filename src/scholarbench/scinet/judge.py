@@ -1,0 +1,234 @@
+"""SciNet's LLM-judged metrics: `novelty_llm`, `disruption_llm` (ego) and
+`path_rationality_llm` (path), through the judge role (never the agent's model by default).
+
+Prompts (`prompts/*_judge.v1.txt`, package data; identity = name@sha256 prefix, recorded in the
+manifest) are the paper's appendix-C prompts (`prompts/{novelty,disruption,path_rationality}
+.v1.txt`, verbatim) with three changes only: the bracketed placeholders become `{fields}`; the
+data is wrapped in tags (`<title>`, `<abstract>`, `<request>`, `<paper>`) preceded by one
+sentence saying the tagged text is quoted data, never instructions; the "(or: [No abstract
+provided…])" alternative is filled in when a paper has no abstract (every arxiv-2023 paper). Every
+value placed in a prompt is put on one line (control characters and line breaks to spaces, cut
+at `max_chars`) and every lookalike of a quoting tag in it has its `<` written `&lt;`, so an
+answer item or a title cannot close its block or forge a prompt line.
+
+- `novelty_llm` / `disruption_llm` (ego tasks of kind novel / disruptive): the judge rates each
+  distinct in-graph returned paper (the first `K` = 50 answer items, as every SciNet metric) on
+  its own — title, and abstract where the environment has one; the task's value is the mean
+  score (0–10) of the papers the judge scored. A paper is judged once per run (its judgement is
+  reused by every task that returns it).
+- `path_rationality_llm` (path tasks): one judgement of the returned list as a path, in the
+  order returned (the first `K` items, repeats dropped): in-graph items as their graph title and
+  year, other items as their own text marked "(not a paper of the collection)". The task's
+  query is the "Original Request".
+
+Rules: the reply must be one JSON object `{"score": integer 0..10, "reasoning": string}` and
+nothing else (`ask_json`: strict parse, one repair turn naming the problem). Still unusable, or
+the call failed after the client's retries → that item is *unscored*: excluded, counted per task
+(`<metric>_unscored`) and in the summary with its reason code (`invalid_json`, `wrong_shape`,
+`call_failed`); a task whose every judged item is unscored scores null (counted in `n_null`).
+An empty or missing answer, or an ego answer with no paper of the graph, scores 0 without a
+call (the agent's failure, as for the deterministic metrics).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from scholarbench.llm.prompts import Prompt, load_package_prompt
+from scholarbench.llm.structured import ask_json
+from scholarbench.scinet.env import SciNetEnv
+from scholarbench.scinet.metrics import K
+from scholarbench.scinet.records import SciNetTask
+
+PROMPTS = {"novelty_llm": "novelty_judge.v1", "disruption_llm": "disruption_judge.v1",
+           "path_rationality_llm": "path_rationality_judge.v1"}
+NO_ABSTRACT = "No abstract provided. Please evaluate based on the title alone."
+SCORE_SCHEMA = {"type": "object", "additionalProperties": False,
+                "required": ["score", "reasoning"],
+                "properties": {"score": {"type": "integer", "minimum": 0, "maximum": 10},
+                               "reasoning": {"type": "string"}}}
+QUOTE_TAGS = ("title", "abstract", "request", "paper")
+_LOOKALIKE = re.compile(r"<(?=\s*/?\s*(?:" + "|".join(QUOTE_TAGS) + r")\b)", re.IGNORECASE)
+NOT_IN_GRAPH = "(not a paper of the collection)"
+
+
+def load_prompt(name: str) -> Prompt:
+    return load_package_prompt("scholarbench.scinet", name)
+
+
+def quote(text: object, max_chars: int = 2000) -> str:
+    """One line, tag lookalikes defused, at most `max_chars` characters."""
+    flat = " ".join(re.sub(r"[\x00-\x1f\x7f]", " ", str(text)).split())
+    if len(flat) > max_chars:
+        flat = flat[:max_chars].rstrip() + " …"
+    return _LOOKALIKE.sub("&lt;", flat)
+
+
+def validate_score(value: Any) -> dict[str, Any]:
+    """{"score": int 0..10, "reasoning": str}, nothing else; ValueError naming the problem."""
+    if not isinstance(value, dict):
+        raise ValueError("expected a JSON object")
+    extra = sorted(set(value) - {"score", "reasoning"})
+    if extra:
+        raise ValueError(f"unexpected key(s) {extra}; only 'score' and 'reasoning'")
+    score = value.get("score")
+    if isinstance(score, bool) or not isinstance(score, int):
+        raise ValueError("'score' must be an integer from 0 to 10")
+    if not 0 <= score <= 10:
+        raise ValueError(f"'score' {score} is outside 0..10")
+    if not isinstance(value.get("reasoning"), str):
+        raise ValueError("'reasoning' must be a string")
+    return {"score": score, "reasoning": value["reasoning"]}
+
+
+def reason_code(unscored: str) -> str:
+    if unscored.startswith("call failed"):
+        return "call_failed"
+    return "invalid_json" if "not valid JSON" in unscored else "wrong_shape"
+
+
+@dataclass
+class Judgement:
+    key: str
+    metric: str
+    subject: str                 # paper id (ego) or task id (path)
+    score: int | None
+    reasoning: str | None
+    unscored: str | None
+    attempts: int
+    model: str
+    prompt: str
+
+    def as_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+class SciNetJudge:
+    """The judge of one run. `store` (a `judge.jsonl` path) keeps every judgement; scored ones
+    made by the same model and prompt are reused on the next scoring (no request)."""
+
+    def __init__(self, client: Any, *, k: int = K, max_tokens: int = 512,
+                 max_chars: int = 2000, store: str | Path | None = None) -> None:
+        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+            raise ValueError(f"judge k must be an integer >= 1, got {k!r}")
+        self.client, self.k, self.max_tokens, self.max_chars = client, k, max_tokens, max_chars
+        self.prompts = {m: load_prompt(n) for m, n in PROMPTS.items()}
+        self.model = str(getattr(client, "model_id", type(client).__name__))
+        self.store = Path(store) if store else None
+        self.done: dict[str, Judgement] = {}
+        self.asked = 0                       # judgements asked of the model in this run
+        if self.store is not None and self.store.exists():
+            for line in self.store.read_text(encoding="utf-8").splitlines():
+                try:
+                    j = Judgement(**json.loads(line))
+                except (ValueError, TypeError):
+                    continue                 # a torn or foreign line: judged again
+                if j.unscored is None and j.model == self.model and j.metric in self.prompts \
+                        and j.prompt == self.prompts[j.metric].identity():
+                    self.done[j.key] = j
+
+    def identity(self) -> dict[str, Any]:
+        return {"model_id": self.model, "k": self.k, "max_tokens": self.max_tokens,
+                "scale": "integer 0..10",
+                "prompts": {m: p.identity() for m, p in self.prompts.items()}}
+
+    # ---- one judgement -------------------------------------------------------------------
+    def _judge(self, metric: str, subject: str, text: str) -> Judgement:
+        prompt = self.prompts[metric]
+        key = hashlib.sha256(f"{metric}\n{self.model}\n{prompt.identity()}\n{text}"
+                             .encode("utf-8")).hexdigest()[:24]
+        if key in self.done:
+            return self.done[key]
+        self.asked += 1
+        out = ask_json(self.client, [{"role": "user", "content": text}], validate=validate_score,
+                       schema=SCORE_SCHEMA, name="score", max_tokens=self.max_tokens)
+        j = Judgement(key, metric, subject,
+                      out.value["score"] if out.ok else None,
+                      out.value["reasoning"] if out.ok else None,
+                      out.unscored, out.attempts, self.model, prompt.identity())
+        self.done[key] = j
+        return j
+
+    def paper_text(self, metric: str, paper_id: str, env: SciNetEnv) -> str:
+        abstract = (getattr(env, "abstracts", None) or {}).get(paper_id, "")
+        abstract = (f"<abstract>{quote(abstract, self.max_chars)}</abstract>"
+                    if abstract and abstract.strip() else NO_ABSTRACT)
+        return self.prompts[metric].fill(title=quote(env.title(paper_id), self.max_chars),
+                                         abstract=abstract)
+
+    def path_text(self, task: SciNetTask, items: Sequence[str], env: SciNetEnv) -> str:
+        lines = []
+        for n, item in enumerate(items, start=1):
+            gid = env.resolve(item)
+            if gid is not None:
+                year = env.year(gid)
+                lines.append(f"{n}. <paper>{quote(env.title(gid), self.max_chars)}</paper>"
+                             + (f" ({year})" if year else ""))
+            else:
+                lines.append(f"{n}. <paper>{quote(item, self.max_chars)}</paper> {NOT_IN_GRAPH}")
+        return self.prompts["path_rationality_llm"].fill(query=quote(task.query, self.max_chars),
+                                                         papers="\n".join(lines))
+
+    # ---- one task ------------------------------------------------------------------------
+    def score(self, task: SciNetTask, papers: Sequence[Any] | None, env: SciNetEnv
+              ) -> dict[str, Any]:
+        """The task's LLM metric with its counts ({} for pair tasks)."""
+        papers = [] if papers is None else list(papers)
+        if task.family == "ego":
+            metric = "novelty_llm" if task.kind == "novel" else "disruption_llm"
+            ids: list[str] = []
+            for item in papers[:K]:
+                gid = env.resolve(item)
+                if gid is not None and gid not in ids:
+                    ids.append(gid)
+            ids = ids[: self.k]
+            js = [self._judge(metric, gid, self.paper_text(metric, gid, env)) for gid in ids]
+        elif task.family == "path":
+            metric = "path_rationality_llm"
+            items: list[str] = []
+            seen: set[str] = set()
+            for item in papers[:K]:
+                gid = env.resolve(item)
+                key = gid if gid is not None else f"?{item!r}"
+                if key not in seen:
+                    seen.add(key)
+                    items.append(str(item) if gid is None else gid)
+            js = ([self._judge(metric, task.task_id, self.path_text(task, items, env))]
+                  if items else [])
+        else:
+            return {}
+        scored = [j.score for j in js if j.score is not None]
+        unscored = [j for j in js if j.score is None]
+        value = (sum(scored) / len(scored) if scored else None) if js else 0.0
+        return {metric: value, f"{metric}_judged": len(scored),
+                f"{metric}_unscored": len(unscored),
+                f"{metric}_unscored_reasons": [reason_code(j.unscored or "") for j in unscored]}
+
+    def save(self) -> None:
+        if self.store is None:
+            return
+        tmp = self.store.with_suffix(".jsonl.tmp")
+        with tmp.open("w", encoding="utf-8") as handle:
+            for j in self.done.values():
+                handle.write(json.dumps(j.as_json()) + "\n")
+        tmp.replace(self.store)
+
+
+def judge_counts(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Summary counts of the judge: items scored / unscored and reasons, per LLM metric."""
+    out: dict[str, Any] = {}
+    for metric in PROMPTS:
+        present = [r for r in rows if metric in r]
+        if not present:
+            continue
+        reasons = Counter(c for r in present for c in r.get(f"{metric}_unscored_reasons", []))
+        out[metric] = {"judged": sum(r.get(f"{metric}_judged", 0) for r in present),
+                       "unscored": sum(r.get(f"{metric}_unscored", 0) for r in present),
+                       "tasks_null": sum(1 for r in present if r[metric] is None),
+                       "reasons": dict(sorted(reasons.items()))}
+    return out
