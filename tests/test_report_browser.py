@@ -24,6 +24,7 @@ import pytest
 
 from scholarbench.report.html import write_html_report
 
+from test_report_deepsynth_reportbench import deepsynth_runs, reportbench_runs  # noqa: F401
 from test_report_html import arena_runs, taxo_runs  # noqa: F401
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -227,3 +228,60 @@ def test_report_renders_in_chromium(browser, taxo_runs, arena_runs, tmp_path):
     data = shot.read_bytes()
     assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 20_000
     print(f"screenshot: {shot}")
+
+
+ALL_FOUR = """(() => {
+  const box = el => { const r = el.getBoundingClientRect(); return [r.width, r.height]; };
+  const sections = [...document.querySelectorAll('section.benchmark')].map(s => s.dataset.benchmark);
+  const charts = bench => [...document.querySelectorAll(
+      `section.benchmark[data-benchmark="${bench}"] figure svg.chart`)];
+  const empty = list => list.filter(s => { const [w, h] = box(s); return w < 50 || h < 50; }).length;
+  const segs = [...document.querySelectorAll('svg[data-chart="status-breakdown"] rect.seg')];
+  const firstDse = document.querySelector(
+      'section.benchmark[data-benchmark="deepsynth"] details.sample[open]');
+  const firstRb = document.querySelector(
+      'section.benchmark[data-benchmark="reportbench"] details.sample[open] .ref-cols');
+  return {
+    sections,
+    dseCharts: charts('deepsynth').length, rbCharts: charts('reportbench').length,
+    emptyCharts: empty(charts('deepsynth')) + empty(charts('reportbench')),
+    segments: segs.length, wideSegments: segs.filter(r => box(r)[0] > 1).length,
+    dsePublished: document.querySelectorAll(
+        'section.benchmark[data-benchmark="deepsynth"] table.lb tr.published').length,
+    rbPublished: document.querySelectorAll(
+        'section.benchmark[data-benchmark="reportbench"] table.lb tr.published').length,
+    dseSample: firstDse ? box(firstDse) : null,
+    refCols: firstRb ? box(firstRb) : null,
+    scripts: document.querySelectorAll('script').length,
+  };
+})()"""
+
+
+def test_report_with_all_four_benchmarks_renders(browser, taxo_runs, arena_runs,
+                                                 deepsynth_runs, reportbench_runs, tmp_path):
+    report = write_html_report([*taxo_runs, *arena_runs, *deepsynth_runs, *reportbench_runs],
+                               tmp_path / "report-all.html")
+    browser.open(report.resolve().as_uri(), height=1700)
+    state = browser.js(ALL_FOUR)
+    assert state["sections"] == ["taxobench", "researcharena", "deepsynth", "reportbench"], state
+    assert state["dseCharts"] >= 6 and state["rbCharts"] >= 5 and state["emptyCharts"] == 0, state
+    assert state["segments"] >= 16 and state["wideSegments"] >= 8, state
+    assert state["dsePublished"] == 10 and state["rbPublished"] == 6, state
+    assert state["dseSample"] and state["dseSample"][1] > 150, state
+    assert state["refCols"] and state["refCols"][1] > 30, state
+    assert state["scripts"] == 0, state                     # the hostile reports stay text
+    opened = browser.js(OPEN_ALL)
+    assert opened["hidden"] == 0, opened
+    assert browser.problems() == []
+    assert all(url.startswith(("file://", "data:")) for url in browser.requests()), \
+        browser.requests()
+    browser.js("document.querySelectorAll('details:not(.sample)').forEach(d => d.open = false)")
+    target = Path(os.environ.get("SCHOLARBENCH_SCREENSHOT_DIR") or tmp_path)
+    target.mkdir(parents=True, exist_ok=True)
+    for bench in ("deepsynth", "reportbench"):
+        browser.js(f"document.querySelector('section.benchmark[data-benchmark=\"{bench}\"]')"
+                   ".scrollIntoView()")
+        shot = browser.screenshot(target / f"report-{bench}.png")
+        data = shot.read_bytes()
+        assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 50_000
+        print(f"screenshot: {shot}")

@@ -131,8 +131,8 @@ def compare_runs(run_a: Path | str | ReportRun, run_b: Path | str | ReportRun,
     if a.benchmark != b.benchmark:
         raise ScholarbenchError(f"cannot compare a {a.benchmark} run with a {b.benchmark} run")
     section = section_for(a.benchmark)
-    displays = {m.key: m for m in section.metrics(a.mode)}
-    for m in section.metrics(b.mode):
+    displays = {m.key: m for m in section.paired_metrics(a.mode)}
+    for m in section.paired_metrics(b.mode):
         displays.setdefault(m.key, m)
     keys = [k for k in displays if k in a.summary.metrics and k in b.summary.metrics]
     if metrics:

@@ -45,7 +45,7 @@ table.lb thead tr { border-top: 2px solid var(--rule); border-bottom: 1px solid 
 table.lb tbody tr:last-child { border-bottom: 2px solid var(--rule); }
 table.lb th, table.lb td { padding: 3px 10px; text-align: right; white-space: nowrap; }
 table.lb th:first-child, table.lb td:first-child { text-align: left; }
-table.lb thead th { font-weight: 600; }
+table.lb thead th { font-weight: 600; white-space: normal; vertical-align: bottom; }
 table.lb tbody th { font-weight: normal; }
 table.lb tr.ours th { font-weight: 600; }
 table.lb tr.published { color: #6b6b6b; font-style: italic; }
@@ -130,9 +130,34 @@ dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; word-break: break-
 ol.ranked { font-size: 12px; padding-left: 28px; margin: 4px 0 10px; }
 ol.ranked li.rel { color: var(--matched); } ol.ranked li.nonrel { color: #777; }
 .legend-line { font-size: 12.5px; color: #444; }
+table.judge-labels { font-size: 11.5px; width: 100%; margin: 4px 0 8px; }
+table.judge-labels th, table.judge-labels td { padding: 2px 8px; text-align: left;
+  vertical-align: top; border-bottom: 1px solid var(--soft); }
+table.judge-labels thead th { border-bottom: 1px solid var(--rule); }
+table.judge-labels td:first-child { white-space: nowrap; color: #555; }
+table.judge-labels td.label { white-space: nowrap; font-weight: 600; }
+tr.st-correct td.label { color: var(--matched); }
+tr.st-incorrect td.label { color: var(--missing); }
+tr.st-not-mentioned td.label { color: #777; } tr.st-unscored td.label { color: var(--renamed); }
+table.sample-metrics.groups th:first-child { max-width: 260px; white-space: normal; }
+details.labels, details.excerpt { margin: 4px 0 8px; }
+details.labels > summary, details.excerpt > summary { cursor: pointer;
+  font: 13px "Helvetica Neue", Arial, sans-serif; }
+pre.report { max-height: 300px; font-size: 11.5px; }
+.flag { color: var(--missing); font-weight: normal; }
+.run-block { margin: 8px 0 14px; }
+h5.run-name { margin: 10px 0 2px; }
+.ref-cols { display: grid; grid-template-columns: repeat(3, 1fr); gap: 12px; margin: 4px 0 8px; }
+.ref-col { border: 1px solid var(--soft); background: #fcfcfb; padding: 6px 10px; min-width: 0; }
+.ref-col h6 { margin: 0 0 4px; font: 600 12px "Helvetica Neue", Arial, sans-serif; }
+.ref-col.rel h6 { color: var(--matched); } .ref-col.extra h6 { color: var(--extra); }
+.ref-col.missed h6 { color: var(--missing); }
+ul.refs { margin: 0; padding-left: 16px; font-size: 11.5px; line-height: 1.4; }
+.section-placeholder { border: 1px dashed #bbb; padding: 8px 12px; color: var(--muted); }
 footer { margin-top: 48px; font-size: 12px; color: var(--muted); border-top: 1px solid var(--soft);
   padding-top: 10px; }
-@media (max-width: 900px) { main { padding: 20px; } .tree-cols { grid-template-columns: 1fr; }
+@media (max-width: 900px) { main { padding: 20px; }
+  .tree-cols, .ref-cols { grid-template-columns: 1fr; }
   nav.toc { columns: 1; } }
 @media print { body { background: #fff; } main { box-shadow: none; max-width: none; padding: 0; } }
 """

@@ -151,7 +151,8 @@ def _legend(parts: list[str], frame: _Frame, entries: Sequence[tuple[str, str, s
     if not entries:
         return
     x = float(frame.left)
-    y = frame.top - 13
+    rows = (legend_room(entries, frame.width, frame.left) - 4) // 14
+    y = frame.top - 13 - 14 * (rows - 1)     # the rows end just above the plot area
     for label, col, style in entries:
         width = len(label) * 6.0 + 26
         if x + width > frame.width - 4 and x > frame.left:
@@ -164,6 +165,9 @@ def _legend(parts: list[str], frame: _Frame, entries: Sequence[tuple[str, str, s
         elif style == "hatched":
             parts.append(f'<rect x="{sx - 5:.1f}" y="{y - 5}" width="10" height="10" '
                          f'fill="url(#{hatch})" stroke="{col}"/>')
+        elif style == "square":
+            parts.append(f'<rect x="{sx - 5:.1f}" y="{y - 5}" width="10" height="10" '
+                         f'fill="{col}"/>')
         else:
             fill = col if style == "filled" else "#ffffff"
             parts.append(f'<circle cx="{sx:.1f}" cy="{y}" r="4" fill="{fill}" '
@@ -494,5 +498,78 @@ def lines(series: Sequence[LineSeries], *, x_label: str, y_label: str, title: st
                      f'stroke-width="2" data-series="{_e(s.name)}"><title>{_e(s.name)}</title>'
                      "</path>")
     _legend(parts, frame, entries)
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+@dataclass
+class StackSegment:
+    """One status of a stacked bar (e.g. "correct"): its name and fill; `hatched` draws it
+    as a grey hatch (a status that is not a judgement, e.g. unscored)."""
+    name: str
+    colour: str
+    hatched: bool = False
+
+
+@dataclass
+class StackRow:
+    label: str
+    counts: Sequence[int]     # one per segment
+    published: bool = False
+
+
+def stacked_bars(rows: Sequence[StackRow], segments: Sequence[StackSegment], *,
+                 title: str = "", x_label: str = "share of checklist requirements",
+                 width: int = 620, kind: str = "stacked") -> str:
+    """Horizontal 100% stacked bars, one per row (e.g. per run), segments in order; each
+    segment is labelled with its share when wide enough and carries its count in `data-count`
+    and a tooltip. The total is printed at the bar's end."""
+    label_w = min(220, max(90, 7 * max((len(r.label) for r in rows), default=8) + 12))
+    entries = [(s.name, s.colour, "hatched" if s.hatched else "square") for s in segments]
+    top = 30 + legend_room(entries, width, label_w)
+    bar_h, gap = 20, 9
+    height = top + len(rows) * (bar_h + gap) + 40
+    frame = _Frame(width, height, left=label_w, right=64, top=top, bottom=40)
+    parts = _open(width, height, title or x_label, kind)
+    uid = "hatch-" + hashlib.sha1(repr((title, [(r.label, list(r.counts)) for r in rows])
+                                      ).encode()).hexdigest()[:10]
+    parts.append(_hatch(uid))
+    _title(parts, frame, title)
+    x0, x1 = frame.left, width - frame.right
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        x = x0 + tick * (x1 - x0)
+        parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top - 4}" y2="{height - 36}" '
+                     'stroke="#e6e6e6"/>')
+        parts.append(f'<text x="{x:.1f}" y="{height - 22}" text-anchor="middle" '
+                     f'fill="#444">{int(tick * 100)}%</text>')
+    parts.append(f'<text x="{(x0 + x1) / 2:.1f}" y="{height - 6}" text-anchor="middle" '
+                 f'fill="#222">{_e(x_label)}</text>')
+    for ri, row in enumerate(rows):
+        y = top + ri * (bar_h + gap)
+        total = sum(row.counts)
+        label = row.label if len(row.label) <= 34 else row.label[:33] + "…"
+        parts.append(f'<text x="{x0 - 8}" y="{y + bar_h / 2 + 4:.1f}" text-anchor="end" '
+                     f'fill="{"#777" if row.published else "#111"}">{_e(label)}'
+                     f"<title>{_e(row.label)}</title></text>")
+        x = float(x0)
+        for seg, count in zip(segments, row.counts):
+            share = count / total if total else 0.0
+            w = share * (x1 - x0)
+            fill = f"url(#{uid})" if seg.hatched else seg.colour
+            parts.append(f'<rect class="bar seg" x="{x:.1f}" y="{y}" width="{max(w, 0):.1f}" '
+                         f'height="{bar_h}" fill="{fill}" stroke="#ffffff" stroke-width="0.6" '
+                         f'data-row="{_e(row.label)}" data-segment="{_e(seg.name)}" '
+                         f'data-count="{count}" data-share="{share!r}"><title>{_e(row.label)} '
+                         f"— {_e(seg.name)}: {count} of {total} ({share * 100:.1f}%)</title>"
+                         "</rect>")
+            if w >= 34:
+                ink = "#222" if seg.hatched else "#ffffff"
+                parts.append(f'<text x="{x + w / 2:.1f}" y="{y + bar_h / 2 + 4:.1f}" '
+                             f'text-anchor="middle" font-size="10.5" fill="{ink}">'
+                             f"{share * 100:.1f}%</text>")
+            x += w
+        parts.append(f'<text x="{x1 + 6}" y="{y + bar_h / 2 + 4:.1f}" fill="#555" '
+                     f'font-size="10.5">n={total:,}</text>')
+    _legend(parts, frame, entries, hatch=uid)
     parts.append("</svg>")
     return "\n".join(parts)

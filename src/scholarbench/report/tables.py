@@ -15,8 +15,9 @@ without a judge ("not judged", "—" cells), and say when the published rows' ju
 not ours, so the numbers are not directly comparable.
 
 The table model (`Table`, `Row`, `TableGroup`) and its renderers (`render_groups`: terminal,
-Markdown, LaTeX) are shared by every benchmark's report section (`scholarbench.report.sections`);
-the HTML report renders the same `Table` objects, so every format shows the same cells.
+Markdown, LaTeX) are shared by every benchmark's report section (`scholarbench.report.sections`:
+TaxoBench, ResearchArena, DeepSynth-Eval, ReportBench; CSV is each section's own `csv`); the
+HTML report renders the same `Table` objects, so every format shows the same cells.
 """
 from __future__ import annotations
 
@@ -474,7 +475,8 @@ _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"
           "↓": r"\ensuremath{\downarrow}", "∩": r"\ensuremath{\cap}",
           "⊥": r"\ensuremath{\bot}", "ρ": r"\ensuremath{\rho}", "≈": r"\ensuremath{\approx}",
           "×": r"\ensuremath{\times}", "−": "-", "≤": r"\ensuremath{\leq}",
-          "≥": r"\ensuremath{\geq}"}
+          "≥": r"\ensuremath{\geq}", "†": r"\ensuremath{\dagger}",
+          "·": r"\ensuremath{\cdot}"}
 
 
 def latex_escape(text: str) -> str:

@@ -33,17 +33,21 @@ class MetricDisplay:
     percent: bool = False      # ×100 with "%"
     decimals: int = 4
     bounds: tuple[float | None, float | None] = (0.0, 1.0)   # the metric's range (plot axes)
+    sign: str = "%"            # printed after a percent value ("" when the header says "(%)")
+    directional: bool = True   # False for counts: no ↑/↓ in the header
 
     def format(self, value: float | None) -> str:
         if value is None:
             return "—"
-        text = (f"{value * 100:.{self.decimals}f}%" if self.percent
+        text = (f"{value * 100:.{self.decimals}f}{self.sign}" if self.percent
                 else f"{value:.{self.decimals}f}")
-        if text.startswith("-") and float(text.rstrip("%")) == 0:
+        if text.startswith("-") and float(text.rstrip(self.sign or "%")) == 0:
             text = text[1:]
         return text
 
     def header(self) -> str:
+        if not self.directional:
+            return self.label
         return self.label + ("↑" if self.higher_is_better else "↓")
 
 
@@ -57,6 +61,7 @@ class ReportRun:
     summary: RunSummary
     manifest: dict[str, Any]
     raw_summary: dict[str, Any]
+    id_key: str = "id"         # the sample id's key in scores.jsonl (task_id, arxiv_id, …)
 
     @property
     def name(self) -> str:
@@ -64,8 +69,13 @@ class ReportRun:
 
     @cached_property
     def scores(self) -> list[dict[str, Any]]:
-        """scores.jsonl, one row per sample (a torn last line ignored); [] when absent."""
-        return read_jsonl_tolerant(self.run_dir / "scores.jsonl")
+        """scores.jsonl, one row per sample (a torn last line ignored); [] when absent. Every
+        row carries its sample id under "id" too (copied from `id_key`), so the drill-downs,
+        `compare` and the exports pair samples the same way for every benchmark."""
+        rows = read_jsonl_tolerant(self.run_dir / "scores.jsonl")
+        if self.id_key != "id":
+            rows = [{**r, "id": r.get(self.id_key)} if "id" not in r else r for r in rows]
+        return rows
 
     def sample_values(self, keys: Sequence[str]) -> dict[str, dict[str, float | None]]:
         """sample id → metric → value (None when undefined or unscorable)."""
@@ -95,6 +105,11 @@ class ReportSection:
     def metrics(self, mode: str) -> list[MetricDisplay]:
         """Every metric of the mode, primary ones first."""
         raise NotImplementedError
+
+    def paired_metrics(self, mode: str) -> list[MetricDisplay]:
+        """The metrics `compare` pairs per sample: those with a per-sample value in
+        scores.jsonl (a pooled metric, e.g. DeepSynth-Eval's micro precision, has none)."""
+        return self.metrics(mode)
 
     def groups(self, runs: Sequence[ReportRun], published: bool = True) -> list[TableGroup]:
         raise NotImplementedError

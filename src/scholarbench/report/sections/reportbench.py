@@ -1,0 +1,563 @@
+"""ReportBench in the report: the paper's Table 1 layout (reference Precision, Recall, Ref Num;
+cited statements' Match Rate and Count; non-cited statements' Factual Acc and Count) beside its
+published rows, the statement judgements' counts (unreachable, unscored, ties) beside the
+means, precision-vs-recall plots per run and per survey, score distributions, a per-survey
+drill-down (the report's references matched to the survey's bibliography, the bibliography's
+missed titles, the extra references; statement counts; the report's opening, all escaped) and
+run metadata.
+
+Means are summary.json's: reference metrics over every task (a task without a report scores 0
+and stays in the means, counted); statement rates over the judged reports where the rate is
+defined (undefined and not-judged reports excluded and counted); Count = mean (statement,
+citation) pairs / non-cited statements per judged report. The drill-down's matched / missed /
+extra lists are recomputed from generate.jsonl, the run's GT folder and corpus with the exact
+title match of `reportbench.metrics` (the LLM title extractor is not re-run); when that
+disagrees with scores.jsonl the drill-down says so.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any, Sequence
+
+from scholarbench.errors import DataError
+from scholarbench.report import svg
+from scholarbench.report.htmlkit import Page, e, metadata_html, sample_metric_table, table_html
+from scholarbench.report.published_reportbench import (KEYS as TABLE_KEYS, PAPER_CITATION,
+                                                       PAPER_JUDGES, PAPER_N, published_rows)
+from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
+                                               read_json_object, register_section)
+from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
+
+REF_KEYS = ("ref_precision", "ref_recall", "ref_count")
+RATES = ("cited_match_rate", "cited_match_rate_checkable", "noncited_accuracy",
+         "noncited_accuracy_upstream")
+COUNTS = ("n_cited", "n_noncited")
+DISPLAY: dict[str, MetricDisplay] = {
+    "ref_precision": MetricDisplay("ref_precision", "Precision", decimals=3),
+    "ref_recall": MetricDisplay("ref_recall", "Recall", decimals=3),
+    "ref_count": MetricDisplay("ref_count", "Ref Num", decimals=2, bounds=(0.0, None)),
+    "cited_match_rate": MetricDisplay("cited_match_rate", "Match Rate", percent=True,
+                                      decimals=2),
+    "n_cited": MetricDisplay("n_cited", "Count (cited)", decimals=2, bounds=(0.0, None)),
+    "noncited_accuracy": MetricDisplay("noncited_accuracy", "Factual Acc", percent=True,
+                                       decimals=2),
+    "n_noncited": MetricDisplay("n_noncited", "Count (non-cited)", decimals=2,
+                                bounds=(0.0, None)),
+    "cited_match_rate_checkable": MetricDisplay("cited_match_rate_checkable",
+                                                "Match Rate (checkable)", percent=True,
+                                                decimals=2),
+    "noncited_accuracy_upstream": MetricDisplay("noncited_accuracy_upstream",
+                                                "Factual Acc (ties wrong)", percent=True,
+                                                decimals=2),
+}
+TITLE = "Table 1 layout — references and statements"
+LIST_LIMIT = 40          # titles per list in the drill-down
+EXCERPT_CHARS = 2000
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+def _int(raw: dict[str, Any], key: str, path: Path) -> int:
+    value = raw.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise DataError(f"expected a non-negative integer, got {value!r}", file=str(path),
+                        field=key)
+    return value
+
+
+def _mean_of(value: object, path: Path, field: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise DataError(f"expected a number or null, got {value!r}", file=str(path),
+                        field=field)
+    return float(value)
+
+
+def judged(run: ReportRun) -> bool:
+    return isinstance(run.raw_summary.get("statements"), dict)
+
+
+@register_section
+class ReportBenchSection(ReportSection):
+    benchmark = "reportbench"
+    title = "ReportBench"
+    order = 40
+    modes = ("shipped", "sentence", "paragraph", "detail")
+    mode_titles = {"shipped": "shipped prompts", "sentence": "sentence-level prompts",
+                   "paragraph": "paragraph-level prompts", "detail": "detail-level prompts"}
+
+    def load(self, run_dir: Path, manifest: dict[str, Any]) -> ReportRun:
+        path = run_dir / "summary.json"
+        raw = read_json_object(path, run_dir)
+        if raw.get("benchmark") != "reportbench":
+            raise DataError(f"benchmark is {raw.get('benchmark')!r}, the manifest says "
+                            "'reportbench'", file=str(path), field="benchmark")
+        n = _int(raw, "n_tasks", path)
+        means = raw.get("means")
+        if not isinstance(means, dict):
+            raise DataError(f"expected an object, got {means!r}", file=str(path), field="means")
+        metrics = {k: MetricSummary(_mean_of(means.get(k), path, f"means.{k}"), n, 0)
+                   for k in REF_KEYS}
+        st = raw.get("statements")
+        if isinstance(st, dict):
+            n_judged = _int(st, "n_judged", path)
+            for key in RATES:
+                entry = st.get(key) or {}
+                count = entry.get("n", 0) if isinstance(entry.get("n"), int) else 0
+                metrics[key] = MetricSummary(_mean_of(entry.get("mean"), path,
+                                                      f"statements.{key}.mean"), count,
+                                             n - count)
+            for key, name in (("n_cited", "mean_cited_per_report"),
+                              ("n_noncited", "mean_noncited_per_report")):
+                value = _mean_of(st.get(name), path, f"statements.{name}")
+                metrics[key] = MetricSummary(value, n_judged if value is not None else 0,
+                                             n - (n_judged if value is not None else 0))
+        mode = str(raw.get("granularity") or manifest.get("mode") or "shipped")
+        summary = RunSummary(run_dir, mode, str(manifest.get("agent") or raw.get("agent") or ""),
+                             manifest.get("run_name") or raw.get("run_name"), n,
+                             int(raw.get("n_missing") or 0), 0, metrics)
+        return ReportRun(run_dir, self.benchmark, mode, summary, manifest, raw,
+                         id_key="arxiv_id")
+
+    def metrics(self, mode: str) -> list[MetricDisplay]:
+        return [DISPLAY[k] for k in TABLE_KEYS + RATES[1::2]]
+
+    def paired_metrics(self, mode: str) -> list[MetricDisplay]:
+        return [DISPLAY[k] for k in REF_KEYS + RATES]
+
+    # ------------------------------------------------------------------------------ tables
+
+    def _notes(self, run: ReportRun) -> list[str]:
+        raw, parts = run.raw_summary, []
+        if raw.get("n_missing"):
+            parts.append(f"{_plural(raw['n_missing'], 'task')} without a report (reference "
+                         "metrics 0, in the means)")
+        if raw.get("n_no_references"):
+            parts.append(f"{_plural(raw['n_no_references'], 'report')} without a reference "
+                         "(scored 0)")
+        st = raw.get("statements")
+        if isinstance(st, dict):
+            c = st.get("counts") or {}
+            parts.append(
+                f"statements judged in {st.get('n_judged', 0)} reports"
+                + (f" ({st['n_not_judged']} not judged" if st.get("n_not_judged") else "")
+                + (f", {st['n_failed']} failed" if st.get("n_failed") else "")
+                + (")" if st.get("n_not_judged") else "")
+                + f"; cited pairs: {c.get('n_cited', 0)}, {c.get('n_cited_matched', 0)} "
+                f"matched, {c.get('n_cited_unreachable', 0)} unreachable (counted as not "
+                f"matched in Match Rate), {c.get('n_cited_unscored', 0)} unscored (excluded)"
+                f"; non-cited: {c.get('n_noncited', 0)}, {c.get('n_noncited_tie', 0)} ties "
+                f"(excluded from Factual Acc), {c.get('n_noncited_unscored', 0)} unscored")
+            for key in ("cited_match_rate", "noncited_accuracy"):
+                undefined = (st.get(key) or {}).get("n_undefined")
+                if undefined:
+                    parts.append(f"{DISPLAY[key].label} undefined for "
+                                 f"{_plural(undefined, 'report')} (excluded)")
+        else:
+            parts.append("statements not judged (score with --statements for these columns)")
+        return [f"{run.name}: {'; '.join(parts)}"] if parts else []
+
+    def _table(self, runs: Sequence[ReportRun], published: bool) -> Table:
+        keys = TABLE_KEYS
+        header = ("System", "Samples") + tuple(DISPLAY[k].label for k in keys)
+        rows = []
+        for r in runs:
+            values = tuple(r.summary.metrics[k].mean if k in r.summary.metrics else None
+                           for k in keys)
+            rows.append(Row("ours", (r.name, f"n={r.summary.n_samples}")
+                            + tuple(DISPLAY[k].format(v) for k, v in zip(keys, values)),
+                            values, str(r.run_dir)))
+        group: object = object()
+        for row in (published_rows() if published else []):
+            if row.group != group:
+                group = row.group
+                rows.append(Row("separator", (f"published: {PAPER_CITATION}, {group}",)))
+            rows.append(Row("published", (f"{row.system} (published)", f"n={PAPER_N}")
+                            + tuple(DISPLAY[k].format(row.values[k]) for k in keys),
+                            tuple(row.values[k] for k in keys)))
+        notes = [n for r in runs for n in self._notes(r)]
+        return Table(TITLE, header, tuple(rows), tuple(notes), keys)
+
+    STATEMENT_COLUMNS = (("n_cited", "Cited"), ("n_cited_matched", "Matched"),
+                         ("n_cited_unreachable", "Unreach."),
+                         ("n_cited_unscored", "Unsc."),
+                         ("cited_match_rate_checkable", "Match*"),
+                         ("n_noncited", "Non-cited"), ("n_noncited_correct", "Correct"),
+                         ("n_noncited_incorrect", "Incorr."), ("n_noncited_tie", "Ties"),
+                         ("n_noncited_unscored", "Unsc."),
+                         ("noncited_accuracy_upstream", "Acc†"))
+
+    def _statement_table(self, runs: Sequence[ReportRun]) -> Table | None:
+        runs = [r for r in runs if judged(r)]
+        if not runs:
+            return None
+        header = ("System", "Judged") + tuple(label for _, label in self.STATEMENT_COLUMNS)
+        rows = []
+        for r in runs:
+            st = r.raw_summary["statements"]
+            counts = st.get("counts") or {}
+            cells, values = [], []
+            for key, _ in self.STATEMENT_COLUMNS:
+                if key in RATES:
+                    value = r.summary.metrics[key].mean
+                    cells.append(DISPLAY[key].format(value))
+                else:
+                    value = float(counts.get(key, 0))
+                    cells.append(f"{int(value):,}")
+                values.append(value)
+            rows.append(Row("ours", (r.name, f"n={st.get('n_judged', 0)}") + tuple(cells),
+                            tuple(values), str(r.run_dir)))
+        notes = ["Cited (statement, citation) pairs: matched, unreachable (the cited source "
+                 "not found; not matched in Match Rate), unscored (the judge's reply "
+                 "unusable; excluded). Non-cited statements: correct, incorrect, tied votes "
+                 "(excluded from Factual Acc), unscored. Totals over the judged reports. "
+                 "* Match Rate over the checkable pairs only (unreachable left out). "
+                 "† Factual Acc with ties counted as wrong (upstream's script)."]
+        for r in runs:
+            reasons = r.raw_summary["statements"].get("cited_unreachable_reasons") or {}
+            if reasons:
+                notes.append(f"{r.name}: unreachable — "
+                             + ", ".join(f"{v} {k}" for k, v in reasons.items()))
+        return Table("Statement judgements (ours): counts beside the means", header,
+                     tuple(rows), tuple(notes),
+                     tuple(k for k, _ in self.STATEMENT_COLUMNS))
+
+    def groups(self, runs: Sequence[ReportRun], published: bool = True) -> list[TableGroup]:
+        out = []
+        for mode in self.modes + tuple(sorted({r.mode for r in runs} - set(self.modes))):
+            mode_runs = [r for r in runs if r.mode == mode]
+            if not mode_runs:
+                continue
+            tables = [self._table(mode_runs, published)]
+            st = self._statement_table(mode_runs)
+            if st is not None:
+                tables.append(st)
+            out.append(TableGroup(self.mode_title(mode), tuple(tables), self.benchmark, mode))
+        return out
+
+    def footnotes(self, runs: Sequence[ReportRun], published: bool = True) -> list[str]:
+        if not published or not runs:
+            return []
+        return [f"Published rows: {PAPER_CITATION}, on the benchmark's {PAPER_N} surveys with "
+                f"the products' and models' web-searching outputs (July 2025), judged by "
+                f"{PAPER_JUDGES}; ours on the tasks listed over our corpus and judges, so the "
+                "two are not comparable one to one (docs/reportbench.md)."]
+
+    def csv(self, runs: Sequence[ReportRun]) -> str:
+        keys = [k for k in REF_KEYS + RATES + COUNTS if any(k in r.summary.metrics for r in runs)]
+        count_keys = [k for k, _ in self.STATEMENT_COLUMNS if k not in RATES]
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["system", "run_dir", "granularity", "agent", "n_tasks",
+                         "n_with_report", "n_missing", "n_no_references", "n_judged"]
+                        + [f"{k}{s}" for k in keys for s in ("", "_n", "_n_null")]
+                        + [f"total_{k}" for k in count_keys])
+        for r in runs:
+            raw = r.raw_summary
+            st = raw.get("statements") if judged(r) else {}
+            row: list[object] = [r.name, str(r.run_dir), r.mode, r.summary.agent,
+                                 r.summary.n_samples, raw.get("n_with_report", ""),
+                                 raw.get("n_missing", ""), raw.get("n_no_references", ""),
+                                 st.get("n_judged", "") if st else ""]
+            for key in keys:
+                m = r.summary.metrics.get(key)
+                row += (["", "", ""] if m is None else
+                        ["" if m.mean is None else repr(m.mean), m.n, m.n_null])
+            counts = (st or {}).get("counts") or {}
+            row += [counts.get(k, "") if st else "" for k in count_keys]
+            writer.writerow(row)
+        return buffer.getvalue()
+
+    # -------------------------------------------------------------------------------- HTML
+
+    def html(self, runs: Sequence[ReportRun], page: Page) -> str:
+        out = [page.heading(2, self.title)]
+        directions = {k: d.higher_is_better for k, d in DISPLAY.items()}
+        footnotes = self.footnotes(runs, page.published)
+        for group in self.groups(runs, page.published):
+            mode_runs = [r for r in runs if r.mode == group.mode]
+            out.append(f'<section class="mode" data-benchmark="reportbench" '
+                       f'data-mode="{e(group.mode)}">')
+            out.append(page.heading(3, group.title))
+            out.append(page.heading(4, "Leaderboard", toc=False))
+            out.extend(table_html(t, group.title, directions) for t in group.tables)
+            out.extend(f'<p class="footnote">{e(f)}</p>' for f in footnotes)
+            out.append(page.heading(4, f"Figures — ReportBench {group.mode}", toc=False))
+            out.append(self._figures(mode_runs, page))
+            out.append(page.heading(4, f"Per-survey drill-down — ReportBench {group.mode}"))
+            out.append(self._drilldown(mode_runs, page))
+            out.append("</section>")
+        return "\n".join(out)
+
+    def _figures(self, runs: Sequence[ReportRun], page: Page) -> str:
+        colours = {r.run_dir: svg.colour(i) for i, r in enumerate(runs)}
+        p, rc = "ref_precision", "ref_recall"
+        points = [svg.Point(r.summary.metrics[rc].mean or 0.0, r.summary.metrics[p].mean or 0.0,
+                            r.name, colours[r.run_dir],
+                            tooltip=f"{r.name}: precision "
+                            f"{DISPLAY[p].format(r.summary.metrics[p].mean)}, recall "
+                            f"{DISPLAY[rc].format(r.summary.metrics[rc].mean)}",
+                            data={"run": str(r.run_dir)}) for r in runs]
+        legend = [(r.name, colours[r.run_dir], "filled") for r in runs]
+        if page.published:
+            points += [svg.Point(row.values[rc], row.values[p], row.system, published=True,
+                                 tooltip=f"{row.system} (published): precision "
+                                 f"{row.values[p]:.3f}, recall {row.values[rc]:.3f}")
+                       for row in published_rows()]
+            legend.append(("published (Table 1)", svg.PUBLISHED_COLOUR, "hollow"))
+        per_run = svg.scatter(points, x_label="reference recall", y_label="reference precision",
+                              title="Precision vs recall per run", legend=legend,
+                              x_percent=False, y_percent=False, clamp=(0.0, 1.0),
+                              kind="pr-runs", width=440, height=360)
+        survey_points = []
+        for r in runs:
+            for sid, v in r.sample_values((p, rc)).items():
+                if v[p] is not None and v[rc] is not None:
+                    survey_points.append(svg.Point(v[rc], v[p], colour=colours[r.run_dir],
+                                                   small=True, tooltip=f"{r.name} · {sid}: "
+                                                   f"precision {v[p]:.3f}, recall {v[rc]:.3f}",
+                                                   data={"sample": sid}))
+            m = r.summary.metrics
+            survey_points.append(svg.Point(m[rc].mean or 0.0, m[p].mean or 0.0, "",
+                                           colours[r.run_dir], tooltip=f"{r.name}: mean"))
+        per_survey = svg.scatter(survey_points, x_label="reference recall",
+                                 y_label="reference precision",
+                                 title="Precision vs recall per survey",
+                                 legend=[(r.name, colours[r.run_dir], "filled") for r in runs],
+                                 x_range=(0.0, None), y_range=(0.0, 1.0), x_percent=False,
+                                 y_percent=False, clamp=(0.0, 1.0), kind="pr-surveys",
+                                 width=440, height=360)
+        parts = [page.figures([(per_run, "per run"), (per_survey, "per survey")],
+                              "Reference precision against recall. Left: each run's mean "
+                              "(filled) and the paper's Table 1 rows (hollow grey). Right: every "
+                              "survey of each run (small dots; tooltips name the survey) and the "
+                              "run's mean (large).")]
+        panels = []
+        for key in ("ref_precision", "ref_recall", "ref_count", "cited_match_rate",
+                    "noncited_accuracy"):
+            if not any(key in r.summary.metrics for r in runs):
+                continue
+            d = DISPLAY[key]
+            groups = []
+            for r in runs:
+                values = r.sample_values((key,))
+                defined = [(sid, v[key]) for sid, v in values.items() if v[key] is not None]
+                groups.append(svg.StripGroup(r.name, [v for _, v in defined],
+                                             [sid for sid, _ in defined], colours[r.run_dir],
+                                             n_null=len(values) - len(defined)))
+            fixed = d.bounds if None not in d.bounds else (None, None)
+            panels.append((svg.box_strip(groups, title=d.label, y_percent=d.percent,
+                                         clamp=d.bounds, y_range=fixed, kind=f"dist-{key}"),
+                           key))
+        parts.append(page.figures(panels, "Per-survey score distributions: box = quartiles "
+                                  "and median, whiskers = range, dots = surveys, diamond = "
+                                  "mean; statement rates over the judged reports where they "
+                                  "are defined (undefined counted under the name)."))
+        return '<div class="figures">' + "".join(parts) + "</div>"
+
+    # ---------------------------------------------------------------------------- drill-down
+
+    def _context(self, run: ReportRun, page: Page) -> dict[str, Any]:
+        """The run's tasks (by arxiv id), GT titles and corpus, read once per page."""
+        key = ("reportbench-context", str(run.run_dir))
+        if key in page.cache:
+            return page.cache[key]
+        ctx: dict[str, Any] = {"tasks": {}, "gt": {}, "corpus": None}
+        data = run.manifest.get("data") if isinstance(run.manifest.get("data"), dict) else {}
+        try:
+            from scholarbench.reportbench.tasks import load_tasks
+            ctx["tasks"] = {t.arxiv_id: t for t in load_tasks(Path(data["path"]))}
+        except Exception:
+            pass
+        try:
+            from scholarbench.reportbench.ground_truth import load_ground_truth
+            ctx["gt"] = load_ground_truth(Path(data["gt_dir"]))
+        except Exception:
+            pass
+        corpus = run.manifest.get("corpus")
+        if isinstance(corpus, dict) and corpus.get("path"):
+            try:
+                from scholarbench.corpus.store import Corpus
+                ctx["corpus"] = Corpus.open(Path(corpus["path"]))
+            except Exception:
+                pass
+        page.cache[key] = ctx
+        return ctx
+
+    def reference_lists(self, run: ReportRun, report: str | None, page: Page, sid: str
+                        ) -> dict[str, list[str]] | None:
+        """{"matched": report titles in the GT, "extra": report titles not in it, "missed":
+        GT titles no reference matched}, exact normalised-title match; None without the GT."""
+        from scholarbench.reportbench.extract import extract_references
+        from scholarbench.reportbench.metrics import distinct_references
+        from scholarbench.text.normalize import normalize_title
+        ctx = self._context(run, page)
+        if sid not in ctx["gt"]:
+            return None
+        gt_titles = [g.title for g in ctx["gt"][sid]]
+        gt = {}
+        for t in gt_titles:
+            gt.setdefault(normalize_title(t), t)
+        gt.pop("", None)
+        matched, extra, hit = [], [], set()
+        if isinstance(report, str) and report.strip():
+            refs = extract_references(report, ctx["corpus"]).titled()
+            groups = distinct_references([r.titles() for r in refs])
+            shown: dict[str, str] = {}
+            for r in refs:
+                for t in r.titles():
+                    shown.setdefault(normalize_title(t), t)
+            for norms in groups:
+                found = [n for n in norms if n in gt]
+                if found:
+                    matched.append(gt[found[0]])
+                    hit.update(found)
+                else:
+                    extra.append(shown.get(norms[0], norms[0]))
+        missed = [title for n, title in gt.items() if n not in hit]
+        return {"matched": matched, "missed": missed, "extra": extra}
+
+    def _drilldown(self, runs: Sequence[ReportRun], page: Page) -> str:
+        rows = {r.run_dir: {str(row.get("id")): row for row in r.scores} for r in runs}
+        ids = list(dict.fromkeys(sid for r in runs for sid in rows[r.run_dir]))
+        out = []
+        if page.max_samples is not None and len(ids) > page.max_samples:
+            ids = ids[: page.max_samples]
+            out.append(f'<p class="muted">The first {len(ids)} surveys are shown '
+                       "(--max-samples).</p>")
+        from scholarbench.data.jsonl import read_jsonl_tolerant
+        generated = {r.run_dir: {str(g.get("id")): g for g in
+                                 read_jsonl_tolerant(r.run_dir / "generate.jsonl")}
+                     for r in runs}
+        metrics = [DISPLAY[k] for k in REF_KEYS + ("cited_match_rate", "noncited_accuracy")]
+        for i, sid in enumerate(ids):
+            task = next((self._context(r, page)["tasks"].get(sid) for r in runs
+                         if sid in self._context(r, page)["tasks"]), None)
+            heading = task.title if task is not None else ""
+            body = [sample_metric_table([(r.name, rows[r.run_dir].get(sid, {})) for r in runs],
+                                        metrics)]
+            if task is not None:
+                body.append(f'<p class="muted">arXiv {e(sid)}'
+                            + (f" · cut-off {e(task.cutoff)}" if task.cutoff else "")
+                            + (f" · {e(task.application_domain)}" if task.application_domain
+                               else "") + "</p>")
+            for r in runs:
+                body.append(self._run_block(r, sid, rows[r.run_dir].get(sid) or {},
+                                            generated[r.run_dir].get(sid), page))
+            open_attr = " open" if i == 0 else ""
+            out.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
+                       f'<span class="sid">{e(sid)}</span> <span class="stitle">{e(heading)}'
+                       f'</span></summary><div class="sample-body">{"".join(body)}</div>'
+                       "</details>")
+        return "\n".join(out)
+
+    def _run_block(self, run: ReportRun, sid: str, row: dict[str, Any],
+                   record: dict[str, Any] | None, page: Page) -> str:
+        report = (record or {}).get("report")
+        parts = [f'<h5 class="run-name">{e(run.name)}</h5>']
+        lists = self.reference_lists(run, report, page, sid)
+        if lists is None:
+            parts.append('<p class="muted">The run\'s ground-truth folder is not readable: '
+                         "reference lists not shown.</p>")
+        else:
+            scored = row.get("n_matched")
+            note = ""
+            if isinstance(scored, int) and scored != len(lists["matched"]):
+                note = (f" (scored: {scored} matched — the scores used the LLM title "
+                        "extractor or another match rule; the lists are the exact match "
+                        "without it)")
+            n_gt = len(lists["matched"]) + len(lists["missed"])
+            parts.append(f'<p class="legend-line">{len(lists["matched"])} matched, '
+                         f'{len(lists["missed"])} of the survey\'s {n_gt} references missed, '
+                         f"{len(lists['extra'])} extra{e(note)}</p>")
+            parts.append('<div class="ref-cols">')
+            for key, title, cls in (("matched", "Matched (in the survey's bibliography)",
+                                     "rel"), ("extra", "Extra (not in the bibliography)",
+                                              "extra"),
+                                    ("missed", "Missed (bibliography, not cited)", "missed")):
+                items = lists[key]
+                shown = items[:LIST_LIMIT]
+                more = (f'<li class="muted">… {len(items) - LIST_LIMIT} more</li>'
+                        if len(items) > LIST_LIMIT else "")
+                parts.append(f'<div class="ref-col {cls}" data-list="{key}"><h6>{e(title)} '
+                             f"({len(items)})</h6><ul class='refs'>"
+                             + "".join(f"<li>{e(t)}</li>" for t in shown) + more
+                             + "</ul></div>")
+            parts.append("</div>")
+        if row.get("statements") == "judged":
+            parts.append(f'<p class="legend-line">Statements: {row.get("n_cited", 0)} cited '
+                         f'pairs, {row.get("n_cited_matched", 0)} matched, '
+                         f'{row.get("n_cited_unreachable", 0)} unreachable, '
+                         f'{row.get("n_cited_unscored", 0)} unscored; '
+                         f'{row.get("n_noncited", 0)} non-cited, '
+                         f'{row.get("n_noncited_correct", 0)} correct, '
+                         f'{row.get("n_noncited_incorrect", 0)} incorrect, '
+                         f'{row.get("n_noncited_tie", 0)} ties.</p>')
+        elif row.get("statements"):
+            parts.append(f'<p class="muted">Statements: {e(row["statements"])}.</p>')
+        if isinstance(report, str) and report.strip():
+            more = (f"the first {EXCERPT_CHARS:,} of {len(report):,} characters"
+                    if len(report) > EXCERPT_CHARS else f"{len(report):,} characters")
+            parts.append(f'<details class="excerpt"><summary>{e(run.name)} — report '
+                         f'({more})</summary><pre class="report">'
+                         f"{e(report[:EXCERPT_CHARS])}</pre></details>")
+        else:
+            why = (record or {}).get("error") or row.get("error") or "not generated"
+            parts.append(f'<p class="muted">No report ({e(why)}).</p>')
+        return '<div class="run-block">' + "".join(parts) + "</div>"
+
+    # ---------------------------------------------------------------------------- metadata
+
+    def run_metadata(self, run: ReportRun) -> str:
+        m, s = run.manifest, run.raw_summary
+        models = m.get("models") or {}
+        extra: list[tuple[str, str]] = []
+        for role, label in (("agent", "writer model"), ("judge", "judge model"),
+                            ("prompt", "prompt-construction model")):
+            info = models.get(role)
+            if isinstance(info, dict):
+                extra.append((label, e(info.get("model") or info.get("model_id") or "—")))
+        if isinstance(models.get("vote_judges"), list):
+            extra.append(("vote judges", e(", ".join(str(v.get("model") or v.get("model_id"))
+                                                     for v in models["vote_judges"]))))
+        if isinstance(m.get("statements"), dict):
+            ident = m["statements"]
+            extra.append(("statement judging", e(", ".join(
+                f"{k}={v}" for k, v in ident.items() if isinstance(v, (str, int, float))))))
+        usage = m.get("llm_usage") or {}
+        if isinstance(usage, dict) and usage:
+            extra.append(("tokens per role", e("; ".join(
+                f"{role}: {u.get('prompt_tokens', 0):,} in / {u.get('completion_tokens', 0):,} "
+                f"out, {u.get('calls', 0)} calls"
+                + (f", ${u['cost_usd']:.4f}" if u.get("cost_usd") else "")
+                for role, u in usage.items() if isinstance(u, dict)))))
+        refs = s.get("references") or {}
+        if refs:
+            reasons = ", ".join(f"{v} {k}" for k, v in (refs.get("reasons") or {}).items())
+            extra.append(("references found", e(
+                f"{refs.get('found', 0)} found, {refs.get('resolved', 0)} resolved in the "
+                f"corpus, {refs.get('titled', 0)} titled only, {refs.get('unresolved', 0)} "
+                f"unresolved" + (f" ({reasons})" if reasons else ""))))
+        micro = s.get("micro") or {}
+        if micro:
+            extra.append(("micro precision / recall", e(
+                f"{micro.get('ref_precision', 0):.4f} / {micro.get('ref_recall', 0):.4f}")))
+        st = s.get("statements")
+        if isinstance(st, dict):
+            c = st.get("counts") or {}
+            extra.append(("statement counts", e(
+                f"{st.get('n_judged', 0)} judged, {st.get('n_not_judged', 0)} not judged, "
+                f"{st.get('n_failed', 0)} failed; unreachable {c.get('n_cited_unreachable', 0)}"
+                f", cited unscored {c.get('n_cited_unscored', 0)}, ties "
+                f"{c.get('n_noncited_tie', 0)}, non-cited unscored "
+                f"{c.get('n_noncited_unscored', 0)}, votes unscored "
+                f"{c.get('n_votes_unscored', 0)}")))
+        options = m.get("options")
+        if isinstance(options, dict):
+            extra.append(("options", e(", ".join(f"{k}={v}" for k, v in options.items()))))
+        return metadata_html(run, extra)
