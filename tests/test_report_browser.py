@@ -26,6 +26,7 @@ from scholarbench.report.html import write_html_report
 
 from test_report_deepsynth_reportbench import deepsynth_runs, reportbench_runs  # noqa: F401
 from test_report_html import arena_runs, taxo_runs  # noqa: F401
+from test_report_scinet import scinet_runs  # noqa: F401
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -230,7 +231,7 @@ def test_report_renders_in_chromium(browser, taxo_runs, arena_runs, tmp_path):
     print(f"screenshot: {shot}")
 
 
-ALL_FOUR = """(() => {
+ALL_BENCHMARKS = """(() => {
   const box = el => { const r = el.getBoundingClientRect(); return [r.width, r.height]; };
   const sections = [...document.querySelectorAll('section.benchmark')].map(s => s.dataset.benchmark);
   const charts = bench => [...document.querySelectorAll(
@@ -253,17 +254,25 @@ ALL_FOUR = """(() => {
     dseSample: firstDse ? box(firstDse) : null,
     refCols: firstRb ? box(firstRb) : null,
     scripts: document.querySelectorAll('script').length,
+    snCharts: charts('scinet').length, snEmpty: empty(charts('scinet')),
+    snBars: document.querySelectorAll(
+        'section.benchmark[data-benchmark="scinet"] svg.chart rect.bar').length,
+    snTables: document.querySelectorAll(
+        'section.benchmark[data-benchmark="scinet"] table.lb').length,
   };
 })()"""
 
 
-def test_report_with_all_four_benchmarks_renders(browser, taxo_runs, arena_runs,
-                                                 deepsynth_runs, reportbench_runs, tmp_path):
-    report = write_html_report([*taxo_runs, *arena_runs, *deepsynth_runs, *reportbench_runs],
-                               tmp_path / "report-all.html")
+def test_report_with_all_benchmarks_renders(browser, taxo_runs, arena_runs, deepsynth_runs,
+                                            reportbench_runs, scinet_runs, tmp_path):
+    report = write_html_report([*taxo_runs, *arena_runs, *deepsynth_runs, *reportbench_runs,
+                                *scinet_runs.values()], tmp_path / "report-all.html")
     browser.open(report.resolve().as_uri(), height=1700)
-    state = browser.js(ALL_FOUR)
-    assert state["sections"] == ["taxobench", "researcharena", "deepsynth", "reportbench"], state
+    state = browser.js(ALL_BENCHMARKS)
+    assert state["sections"] == ["taxobench", "researcharena", "deepsynth", "reportbench",
+                                 "scinet"], state
+    assert state["snCharts"] >= 6 and state["snEmpty"] == 0 and state["snBars"] >= 10, state
+    assert state["snTables"] == 3 + 2, state            # per family, + LLM tables (ego, path)
     assert state["dseCharts"] >= 6 and state["rbCharts"] >= 5 and state["emptyCharts"] == 0, state
     assert state["segments"] >= 16 and state["wideSegments"] >= 8, state
     assert state["dsePublished"] == 10 and state["rbPublished"] == 6, state
@@ -278,7 +287,7 @@ def test_report_with_all_four_benchmarks_renders(browser, taxo_runs, arena_runs,
     browser.js("document.querySelectorAll('details:not(.sample)').forEach(d => d.open = false)")
     target = Path(os.environ.get("SCHOLARBENCH_SCREENSHOT_DIR") or tmp_path)
     target.mkdir(parents=True, exist_ok=True)
-    for bench in ("deepsynth", "reportbench"):
+    for bench in ("deepsynth", "reportbench", "scinet"):
         browser.js(f"document.querySelector('section.benchmark[data-benchmark=\"{bench}\"]')"
                    ".scrollIntoView()")
         shot = browser.screenshot(target / f"report-{bench}.png")

@@ -16,8 +16,8 @@ not ours, so the numbers are not directly comparable.
 
 The table model (`Table`, `Row`, `TableGroup`) and its renderers (`render_groups`: terminal,
 Markdown, LaTeX) are shared by every benchmark's report section (`scholarbench.report.sections`:
-TaxoBench, ResearchArena, DeepSynth-Eval, ReportBench; CSV is each section's own `csv`); the
-HTML report renders the same `Table` objects, so every format shows the same cells.
+TaxoBench, ResearchArena, DeepSynth-Eval, ReportBench, SciNet; CSV is each section's own
+`csv`); the HTML report renders the same `Table` objects, so every format shows the same cells.
 """
 from __future__ import annotations
 
