@@ -23,6 +23,22 @@ from scholarbench.report.tables import MetricSummary, RunSummary, TableGroup
 if TYPE_CHECKING:  # pragma: no cover
     from scholarbench.report.htmlkit import Page
 
+def plural(count: int, word: str) -> str:
+    """'1 task', '2,500 tasks'."""
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+def count_field(raw: dict[str, Any], key: str, path: Path, *, prefix: str = "",
+                missing_ok: bool = False) -> int:
+    """A non-negative integer count from a summary, else a DataError naming file and field
+    (`prefix` names the enclosing keys; `missing_ok` reads an absent key as 0)."""
+    value = raw.get(key, 0 if missing_ok else None)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise DataError(f"expected a non-negative integer, got {value!r}", file=str(path),
+                        field=prefix + key)
+    return value
+
+
 
 @dataclass(frozen=True)
 class MetricDisplay:

@@ -25,7 +25,8 @@ from scholarbench.report import svg
 from scholarbench.report.htmlkit import Page, e, metadata_html, sample_metric_table, table_html
 from scholarbench.report.published_deepsynth import (PAPER_CITATION, PAPER_JUDGE, PAPER_N,
                                                      published_rows)
-from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
+from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection, count_field,
+                                               plural,
                                                read_json_object, register_section)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
 
@@ -56,16 +57,8 @@ TITLE = "Table 1 layout — evaluation metrics (%)"
 EXCERPT_CHARS = 2400
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
-def _int(raw: dict[str, Any], key: str, path: Path) -> int:
-    value = raw.get(key)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise DataError(f"expected a non-negative integer, got {value!r}", file=str(path),
-                        field=key)
-    return value
 
 
 def _number(value: object) -> float | None:
@@ -129,9 +122,9 @@ class DeepSynthSection(ReportSection):
         if raw.get("benchmark") != "deepsynth":
             raise DataError(f"benchmark is {raw.get('benchmark')!r}, the manifest says "
                             "'deepsynth'", file=str(path), field="benchmark")
-        n_tasks = _int(raw, "n_tasks", path)
+        n_tasks = count_field(raw, "n_tasks", path)
         for key in COUNT_KEYS:
-            _int(raw, key, path)
+            count_field(raw, key, path)
         metrics = {k: _metric_summary(raw, k, n_tasks, path) for k in KEYS}
         reports = raw.get("reports") if isinstance(raw.get("reports"), dict) else {}
         agent = manifest.get("agent") or raw.get("agent") or ""
@@ -169,13 +162,13 @@ class DeepSynthSection(ReportSection):
             why = (raw.get("judge") or {}).get("unscored_reasons") or raw.get(
                 "unscored_reasons") or {}
             reasons = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in why.items())
-            parts.append(f"{_plural(n_unscored, 'requirement')} of {total:,} unscored (the "
+            parts.append(f"{plural(n_unscored, 'requirement')} of {total:,} unscored (the "
                          f"judge's reply unusable: {reasons or 'reasons not recorded'}; "
                          "excluded from every score)")
         for key in TASK_KEYS:
             m = run.summary.metrics[key]
             if m.n_null:
-                parts.append(f"{DISPLAY[key].label} undefined for {_plural(m.n_null, 'task')} "
+                parts.append(f"{DISPLAY[key].label} undefined for {plural(m.n_null, 'task')} "
                              "(no scored item; excluded from the mean)")
         reports = raw.get("reports") or {}
         bad = {k: v for k, v in reports.items() if k != "ok" and v}

@@ -26,7 +26,8 @@ from scholarbench.report import svg
 from scholarbench.report.htmlkit import Page, e, metadata_html, sample_metric_table, table_html
 from scholarbench.report.published_reportbench import (KEYS as TABLE_KEYS, PAPER_CITATION,
                                                        PAPER_JUDGES, PAPER_N, published_rows)
-from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
+from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection, count_field,
+                                               plural,
                                                read_json_object, register_section)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
 
@@ -57,16 +58,8 @@ LIST_LIMIT = 40          # titles per list in the drill-down
 EXCERPT_CHARS = 2000
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
-def _int(raw: dict[str, Any], key: str, path: Path) -> int:
-    value = raw.get(key)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise DataError(f"expected a non-negative integer, got {value!r}", file=str(path),
-                        field=key)
-    return value
 
 
 def _mean_of(value: object, path: Path, field: str) -> float | None:
@@ -97,7 +90,7 @@ class ReportBenchSection(ReportSection):
         if raw.get("benchmark") != "reportbench":
             raise DataError(f"benchmark is {raw.get('benchmark')!r}, the manifest says "
                             "'reportbench'", file=str(path), field="benchmark")
-        n = _int(raw, "n_tasks", path)
+        n = count_field(raw, "n_tasks", path)
         means = raw.get("means")
         if not isinstance(means, dict):
             raise DataError(f"expected an object, got {means!r}", file=str(path), field="means")
@@ -105,7 +98,7 @@ class ReportBenchSection(ReportSection):
                    for k in REF_KEYS}
         st = raw.get("statements")
         if isinstance(st, dict):
-            n_judged = _int(st, "n_judged", path)
+            n_judged = count_field(st, "n_judged", path)
             for key in RATES:
                 entry = st.get(key) or {}
                 count = entry.get("n", 0) if isinstance(entry.get("n"), int) else 0
@@ -135,10 +128,10 @@ class ReportBenchSection(ReportSection):
     def _notes(self, run: ReportRun) -> list[str]:
         raw, parts = run.raw_summary, []
         if raw.get("n_missing"):
-            parts.append(f"{_plural(raw['n_missing'], 'task')} without a report (reference "
+            parts.append(f"{plural(raw['n_missing'], 'task')} without a report (reference "
                          "metrics 0, in the means)")
         if raw.get("n_no_references"):
-            parts.append(f"{_plural(raw['n_no_references'], 'report')} without a reference "
+            parts.append(f"{plural(raw['n_no_references'], 'report')} without a reference "
                          "(scored 0)")
         st = raw.get("statements")
         if isinstance(st, dict):
@@ -157,7 +150,7 @@ class ReportBenchSection(ReportSection):
                 undefined = (st.get(key) or {}).get("n_undefined")
                 if undefined:
                     parts.append(f"{DISPLAY[key].label} undefined for "
-                                 f"{_plural(undefined, 'report')} (excluded)")
+                                 f"{plural(undefined, 'report')} (excluded)")
         else:
             parts.append("statements not judged (score with --statements for these columns)")
         return [f"{run.name}: {'; '.join(parts)}"] if parts else []

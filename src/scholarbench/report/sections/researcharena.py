@@ -20,7 +20,7 @@ from scholarbench.report import svg
 from scholarbench.report.htmlkit import Page, e, sample_metric_table, table_html
 from scholarbench.report.published_researcharena import (PAPER_CITATION, PAPER_N, TABLE_KEYS,
                                                          published_rows)
-from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
+from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection, plural,
                                                metric_summaries, read_json_object,
                                                register_section)
 from scholarbench.report.tables import Row, RunSummary, Table, TableGroup
@@ -43,8 +43,6 @@ PAPER_TABLE = {"discovery": 1, "selection": 2, "organisation": 3}
 TOP_N = 10   # ranked papers shown per sample and run
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _table_title(task: str) -> str:
@@ -102,14 +100,14 @@ class ResearchArenaSection(ReportSection):
         unscorable = raw.get("n_unscorable") or {}
         if isinstance(unscorable, dict) and sum(unscorable.values()):
             why = ", ".join(f"{n} {reason}" for reason, n in unscorable.items())
-            parts.append(f"{_plural(sum(unscorable.values()), 'task')} unscorable ({why}; "
+            parts.append(f"{plural(sum(unscorable.values()), 'task')} unscorable ({why}; "
                          "excluded from the means)")
         if run.summary.n_missing:
-            parts.append(_plural(run.summary.n_missing, "missing output") + " (scored as "
+            parts.append(plural(run.summary.n_missing, "missing output") + " (scored as "
                          + ("an empty mind-map)" if run.mode == "organisation"
                             else "an empty ranking)"))
         if run.summary.n_malformed:
-            parts.append(_plural(run.summary.n_malformed, "malformed output") + " (scored as "
+            parts.append(plural(run.summary.n_malformed, "malformed output") + " (scored as "
                          + ("an empty mind-map)" if run.mode == "organisation"
                             else "an empty ranking)"))
         nulls = {}

@@ -28,7 +28,8 @@ from typing import Any, Sequence
 from scholarbench.errors import DataError
 from scholarbench.report import svg
 from scholarbench.report.htmlkit import Page, e, metadata_html, sample_metric_table, table_html
-from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
+from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection, count_field,
+                                               plural,
                                                read_json_object, register_section)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
 
@@ -97,16 +98,8 @@ ORACLE_NOTE = ("relation-aware computes the very graph measures the ground truth
 LIST_LIMIT = 50
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
-def _int(raw: dict[str, Any], key: str, path: Path, prefix: str = "") -> int:
-    value = raw.get(key, 0)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise DataError(f"expected a non-negative integer, got {value!r}", file=str(path),
-                        field=prefix + key)
-    return value
 
 
 def _number(value: object, path: Path, field: str) -> float | None:
@@ -161,9 +154,9 @@ class SciNetSection(ReportSection):
         if not isinstance(agg, dict):
             raise DataError(f"expected an object, got {agg!r}", file=str(path),
                             field=prefix[:-1])
-        n_tasks = _int(agg, "n_tasks", path, prefix)
+        n_tasks = count_field(agg, "n_tasks", path, prefix=prefix, missing_ok=True)
         for key in ("empty_answers", "missing_answers", "not_in_graph", "no_gold"):
-            _int(agg, key, path, prefix)
+            count_field(agg, key, path, prefix=prefix, missing_ok=True)
         metrics: dict[str, MetricSummary] = {}
         for key in ALL_KEYS:
             entry = agg.get(key)
@@ -172,8 +165,9 @@ class SciNetSection(ReportSection):
             if not isinstance(entry, dict):
                 raise DataError(f"expected an object with macro, n, n_null, got {entry!r}",
                                 file=str(path), field=prefix + key)
-            n = _int(entry, "n", path, prefix + key + ".")
-            n_null = _int(entry, "n_null", path, prefix + key + ".")
+            n = count_field(entry, "n", path, prefix=prefix + key + ".", missing_ok=True)
+            n_null = count_field(entry, "n_null", path, prefix=prefix + key + ".",
+                                 missing_ok=True)
             unscored = 0
             if key in LLM_KEYS[family]:
                 unscored = min(n_null, int(((agg.get("judge") or {}).get(key) or {})
@@ -218,16 +212,16 @@ class SciNetSection(ReportSection):
 
     def _notes(self, run: ReportRun) -> str | None:
         agg, parts = family_summary(run), []
-        counts = [f"{_plural(agg[k], label)}" for k, label in
+        counts = [f"{plural(agg[k], label)}" for k, label in
                   (("empty_answers", "empty answer"), ("missing_answers", "missing answer"))
                   if agg.get(k)]
         if counts:
             parts.append(", ".join(counts) + " (scored 0, in the means)")
         if agg.get("not_in_graph"):
-            parts.append(f"{_plural(agg['not_in_graph'], 'answer item')} not in the graph "
+            parts.append(f"{plural(agg['not_in_graph'], 'answer item')} not in the graph "
                          "(misses)")
         if agg.get("no_gold"):
-            parts.append(f"{_plural(agg['no_gold'], 'task')} without ground truth (upstream "
+            parts.append(f"{plural(agg['no_gold'], 'task')} without ground truth (upstream "
                          "queries; no metric)")
         for key in KEYS[run.mode]:
             m = run.summary.metrics.get(key)
@@ -235,7 +229,7 @@ class SciNetSection(ReportSection):
                 continue
             if m.n_null:
                 why = UNDEFINED_WHY.get(key, "undefined")
-                parts.append(f"{DISPLAY[key].label} undefined for {_plural(m.n_null, 'task')} "
+                parts.append(f"{DISPLAY[key].label} undefined for {plural(m.n_null, 'task')} "
                              f"({why}; excluded)")
         per = [f"{DISPLAY[k].label} n={run.summary.metrics[k].n}" for k in KEYS[run.mode]
                if k in run.summary.metrics]
@@ -301,7 +295,7 @@ class SciNetSection(ReportSection):
                                         (c.get("reasons") or {}).items()) or "none"
                     m = r.summary.metrics.get(k)
                     notes.append(f"{r.name}: {DISPLAY[k].label} over "
-                                 f"{_plural(m.n if m else 0, 'task')}; {c.get('judged', 0)} "
+                                 f"{plural(m.n if m else 0, 'task')}; {c.get('judged', 0)} "
                                  f"items scored, {c.get('unscored', 0)} unscored ({reasons}; "
                                  f"excluded), {c.get('tasks_null', 0)} tasks null")
         judges = sorted({self._judge_name(r) for r in runs})
