@@ -122,7 +122,7 @@ class RunSummary:
 
 # ---------------------------------------------------------------------------------------- loading
 
-def _read_json(path: Path, run_dir: Path) -> dict[str, Any]:
+def read_json_object(path: Path, run_dir: Path) -> dict[str, Any]:
     if not path.is_file():
         raise DataError(f"missing; {run_dir} is not a finished run directory"
                         + (" (score it with `scholarbench score RUN_DIR`)"
@@ -215,8 +215,8 @@ def load_run(run_dir: Path | str) -> RunSummary:
     if not run_dir.is_dir():
         raise ScholarbenchError(f"{run_dir}: not a directory (expected a finished run directory)")
     manifest_path, summary_path = run_dir / "manifest.json", run_dir / "summary.json"
-    manifest = _read_json(manifest_path, run_dir)
-    summary = _read_json(summary_path, run_dir)
+    manifest = read_json_object(manifest_path, run_dir)
+    summary = read_json_object(summary_path, run_dir)
     for path, data in ((manifest_path, manifest), (summary_path, summary)):
         benchmark = data.get("benchmark")
         if benchmark != "taxobench":

@@ -9,7 +9,6 @@ exports all dispatch through this registry.
 from __future__ import annotations
 
 import importlib
-import json
 import math
 from dataclasses import dataclass
 from functools import cached_property
@@ -18,7 +17,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from scholarbench.data.jsonl import read_jsonl_tolerant
 from scholarbench.errors import DataError, ScholarbenchError
-from scholarbench.report.tables import MetricSummary, RunSummary, TableGroup
+from scholarbench.report.tables import (MetricSummary, RunSummary, TableGroup,
+                                         read_json_object)
 
 if TYPE_CHECKING:  # pragma: no cover
     from scholarbench.report.htmlkit import Page
@@ -26,6 +26,16 @@ if TYPE_CHECKING:  # pragma: no cover
 def plural(count: int, word: str) -> str:
     """'1 task', '2,500 tasks'."""
     return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+def optional_number(value: object, path: Path, field: str) -> float | None:
+    """A number or null from a summary, else a DataError naming file and field."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise DataError(f"expected a number or null, got {value!r}", file=str(path),
+                        field=field)
+    return float(value)
 
 
 def count_field(raw: dict[str, Any], key: str, path: Path, *, prefix: str = "",
@@ -37,7 +47,6 @@ def count_field(raw: dict[str, Any], key: str, path: Path, *, prefix: str = "",
         raise DataError(f"expected a non-negative integer, got {value!r}", file=str(path),
                         field=prefix + key)
     return value
-
 
 
 @dataclass(frozen=True)
@@ -171,22 +180,6 @@ def section_for(benchmark: str) -> ReportSection:
 
 
 # ------------------------------------------------------------------------------------- loading
-
-def read_json_object(path: Path, run_dir: Path) -> dict[str, Any]:
-    if not path.is_file():
-        raise DataError(f"missing; {run_dir} is not a finished run directory"
-                        + (" (score it with `scholarbench score RUN_DIR`)"
-                           if path.name == "summary.json" else ""), file=str(path))
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(f"not valid JSON ({exc.msg}, column {exc.colno})", file=str(path),
-                        line=exc.lineno) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"cannot be read ({exc})", file=str(path)) from exc
-    if not isinstance(data, dict):
-        raise DataError("expected a JSON object", file=str(path))
-    return data
 
 
 def load_report_run(run_dir: Path | str) -> ReportRun:

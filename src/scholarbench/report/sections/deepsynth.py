@@ -25,9 +25,9 @@ from scholarbench.report import svg
 from scholarbench.report.htmlkit import Page, e, metadata_html, sample_metric_table, table_html
 from scholarbench.report.published_deepsynth import (PAPER_CITATION, PAPER_JUDGE, PAPER_N,
                                                      published_rows)
-from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection, count_field,
-                                               plural,
-                                               read_json_object, register_section)
+from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
+                                               count_field, plural, read_json_object,
+                                               register_section)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
 
 KEYS = ("dse_overall", "dse_general", "dse_constraint", "dse_precision")
@@ -55,10 +55,6 @@ COUNT_DISPLAY = {k: MetricDisplay(k, label, decimals=0, bounds=(0.0, None), dire
                  zip(COUNT_KEYS, ("Correct", "Not mentioned", "Incorrect", "Unscored"))}
 TITLE = "Table 1 layout — evaluation metrics (%)"
 EXCERPT_CHARS = 2400
-
-
-
-
 
 
 def _number(value: object) -> float | None:

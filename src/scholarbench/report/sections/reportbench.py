@@ -26,8 +26,8 @@ from scholarbench.report import svg
 from scholarbench.report.htmlkit import Page, e, metadata_html, sample_metric_table, table_html
 from scholarbench.report.published_reportbench import (KEYS as TABLE_KEYS, PAPER_CITATION,
                                                        PAPER_JUDGES, PAPER_N, published_rows)
-from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection, count_field,
-                                               plural,
+from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
+                                               count_field, optional_number, plural,
                                                read_json_object, register_section)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
 
@@ -58,19 +58,6 @@ LIST_LIMIT = 40          # titles per list in the drill-down
 EXCERPT_CHARS = 2000
 
 
-
-
-
-
-def _mean_of(value: object, path: Path, field: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise DataError(f"expected a number or null, got {value!r}", file=str(path),
-                        field=field)
-    return float(value)
-
-
 def judged(run: ReportRun) -> bool:
     return isinstance(run.raw_summary.get("statements"), dict)
 
@@ -94,7 +81,7 @@ class ReportBenchSection(ReportSection):
         means = raw.get("means")
         if not isinstance(means, dict):
             raise DataError(f"expected an object, got {means!r}", file=str(path), field="means")
-        metrics = {k: MetricSummary(_mean_of(means.get(k), path, f"means.{k}"), n, 0)
+        metrics = {k: MetricSummary(optional_number(means.get(k), path, f"means.{k}"), n, 0)
                    for k in REF_KEYS}
         st = raw.get("statements")
         if isinstance(st, dict):
@@ -102,12 +89,12 @@ class ReportBenchSection(ReportSection):
             for key in RATES:
                 entry = st.get(key) or {}
                 count = entry.get("n", 0) if isinstance(entry.get("n"), int) else 0
-                metrics[key] = MetricSummary(_mean_of(entry.get("mean"), path,
+                metrics[key] = MetricSummary(optional_number(entry.get("mean"), path,
                                                       f"statements.{key}.mean"), count,
                                              n - count)
             for key, name in (("n_cited", "mean_cited_per_report"),
                               ("n_noncited", "mean_noncited_per_report")):
-                value = _mean_of(st.get(name), path, f"statements.{name}")
+                value = optional_number(st.get(name), path, f"statements.{name}")
                 metrics[key] = MetricSummary(value, n_judged if value is not None else 0,
                                              n - (n_judged if value is not None else 0))
         mode = str(raw.get("granularity") or manifest.get("mode") or "shipped")

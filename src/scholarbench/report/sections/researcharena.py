@@ -43,8 +43,6 @@ PAPER_TABLE = {"discovery": 1, "selection": 2, "organisation": 3}
 TOP_N = 10   # ranked papers shown per sample and run
 
 
-
-
 def _table_title(task: str) -> str:
     table = PAPER_TABLE[task]
     return f"Table {table} layout — {TASK_TITLES[task]}"

@@ -28,8 +28,8 @@ from typing import Any, Sequence
 from scholarbench.errors import DataError
 from scholarbench.report import svg
 from scholarbench.report.htmlkit import Page, e, metadata_html, sample_metric_table, table_html
-from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection, count_field,
-                                               plural,
+from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
+                                               count_field, optional_number, plural,
                                                read_json_object, register_section)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
 
@@ -98,19 +98,6 @@ ORACLE_NOTE = ("relation-aware computes the very graph measures the ground truth
 LIST_LIMIT = 50
 
 
-
-
-
-
-def _number(value: object, path: Path, field: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise DataError(f"expected a number or null, got {value!r}", file=str(path),
-                        field=field)
-    return float(value)
-
-
 def family_summary(run: ReportRun) -> dict[str, Any]:
     """summary.json's `families.<family>` entry of the run."""
     return run.raw_summary["families"][run.mode]
@@ -172,11 +159,11 @@ class SciNetSection(ReportSection):
             if key in LLM_KEYS[family]:
                 unscored = min(n_null, int(((agg.get("judge") or {}).get(key) or {})
                                            .get("tasks_null", 0) or 0))
-            metrics[key] = MetricSummary(_number(entry.get("macro"), path,
+            metrics[key] = MetricSummary(optional_number(entry.get("macro"), path,
                                                  prefix + key + ".macro"), n, n_null, unscored)
             if "micro" in entry:
                 metrics[f"{key}_micro"] = MetricSummary(
-                    _number(entry.get("micro"), path, prefix + key + ".micro"), n, n_null)
+                    optional_number(entry.get("micro"), path, prefix + key + ".micro"), n, n_null)
         # the report's run table and metadata read these generic keys; summary.json's own
         # keys are all kept as they are
         raw = {**raw, "n_samples": n_tasks, "n_missing": agg.get("missing_answers", 0)}
