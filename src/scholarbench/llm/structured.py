@@ -52,28 +52,34 @@ def response_formats(schema: dict | None, name: str) -> dict[str, dict | None]:
             "object": {"type": "json_object"}, "none": None}
 
 
+REPAIR_HINT = "Reply again with only the JSON value asked for, nothing before or after it."
+
+
 def ask_json(client: ChatClient, messages: Messages, *, validate: Callable[[Any], Any],
              schema: dict | None = None, name: str = "reply", repairs: int = 1,
-             **sampling: Any) -> JsonOutcome:
-    """`validate(parsed)` returns the value to keep or raises ValueError naming what is wrong."""
+             parse: Callable[[str], Any] = parse_json_strict, constrain: bool = True,
+             repair_hint: str = REPAIR_HINT, **sampling: Any) -> JsonOutcome:
+    """`validate(parse(reply))` returns the value to keep or raises ValueError naming what is
+    wrong. A reply format with its own wrapping (e.g. JSON inside tags) passes its own `parse`
+    and `constrain=False`, so the server is not told to emit bare JSON."""
     history = list(messages)
-    formats = response_formats(schema, name)
+    formats = response_formats(schema, name) if constrain else None
     problem = "no reply"
     for attempt in range(1, repairs + 2):
         try:
-            text = _complete(client, history, formats, sampling)
+            text = (_complete(client, history, formats, sampling) if formats is not None
+                    else client.complete(history, **sampling).text)
         except LLMCallError as exc:
             return JsonOutcome(unscored=f"call failed: {exc}", attempts=attempt)
         try:
-            return JsonOutcome(value=validate(parse_json_strict(text)), attempts=attempt)
+            return JsonOutcome(value=validate(parse(text)), attempts=attempt)
         except json.JSONDecodeError as exc:
             problem = f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
         except (ValueError, TypeError, KeyError) as exc:
             problem = f"JSON of the wrong shape ({exc})"
         history = history + [
             {"role": "assistant", "content": text},
-            {"role": "user", "content": f"Your reply was {problem}. Reply again with only the "
-                                        "JSON value asked for, nothing before or after it."}]
+            {"role": "user", "content": f"Your reply was {problem}. {repair_hint}"}]
     return JsonOutcome(unscored=f"after {repairs} repair(s): {problem}", attempts=repairs + 1)
 
 

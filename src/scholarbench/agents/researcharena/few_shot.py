@@ -124,25 +124,15 @@ class FewShot:
             raise ValueError(f"{self.name} needs the agent chat model (ctx.llm)")
         prompt, info = self._prompt(query, ctx)
         trace = LLMTrace(ctx.llm, self.max_tokens)
-        messages = user(prompt)
-        problem = "no reply"
-        for attempt in range(self.repairs + 1):
-            reply = trace.complete(messages, step="typology")
-            if reply is None:     # failed after the client's retries: no mind-map
-                return ArenaOutput(error=f"no typology: {trace.problems[-1]}",
-                                   info={**info, **trace.info()})
-            try:
-                mindmap = parse_reply(reply)
-            except ValueError as exc:
-                problem = str(exc)
-                messages = messages + [
-                    {"role": "assistant", "content": reply},
-                    {"role": "user", "content": f"Your reply could not be used: {problem}. Reply "
-                     "again with only the typology as a JSON object of nested headings (null "
-                     "for a leaf) inside <typology>...</typology>."}]
-                continue
-            return ArenaOutput(mindmap=mindmap,
-                               info={**info, "repairs_used": attempt, **trace.info()})
-        trace.unscored += 1
-        return ArenaOutput(error=f"unparseable typology after {self.repairs} repair(s): {problem}",
+        mindmap = trace.ask(user(prompt), step="typology", validate=lambda tree: tree,
+                            parse=parse_reply, constrain=False, repairs=self.repairs,
+                            repair_hint="Reply again with only the typology as a JSON object of "
+                            "nested headings (null for a leaf) inside <typology>...</typology>.")
+        if mindmap is not None:
+            return ArenaOutput(mindmap=mindmap, info={**info, "repairs_used":
+                                                      trace.last_attempts - 1, **trace.info()})
+        problem = trace.problems[-1].removeprefix("typology: ")
+        if trace.failed:          # failed after the client's retries: no mind-map
+            return ArenaOutput(error=f"no typology: {problem}", info={**info, **trace.info()})
+        return ArenaOutput(error=f"unparseable typology: {problem}",
                            info={**info, "unparseable": 1, **trace.info()})

@@ -56,6 +56,7 @@ class LLMTrace:
     unscored: int = 0
     fallbacks: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)   # the reasons, in call order
+    last_attempts: int = 0                              # attempts of the last `ask`
 
     def complete(self, messages: list[dict[str, Any]], *, step: str) -> str | None:
         """The reply text, or None (counted) when the call failed after the client's retries."""
@@ -68,10 +69,12 @@ class LLMTrace:
             return None
 
     def ask(self, messages: list[dict[str, Any]], *, step: str, validate: Callable[[Any], Any],
-            schema: dict | None = None) -> Any:
-        """A validated JSON value (`ask_json`, one repair turn), or None (counted)."""
+            schema: dict | None = None, **options: Any) -> Any:
+        """A validated JSON value (`ask_json`, one repair turn by default; `options` go to
+        ask_json: repairs, parse, constrain, repair_hint), or None (counted)."""
         outcome = ask_json(self.client, messages, validate=validate, schema=schema, name=step,
-                           max_tokens=self.max_tokens)
+                           max_tokens=self.max_tokens, **options)
+        self.last_attempts = outcome.attempts
         self.calls += max(outcome.attempts, 1)
         if outcome.ok:
             return outcome.value
