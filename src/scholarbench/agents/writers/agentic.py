@@ -290,7 +290,7 @@ class AgenticWriter:
     def write(self, request: WritingRequest, ctx: WriterContext) -> WrittenReport:
         if ctx.llm is None:
             return WrittenReport("", error="agentic-writer needs the agent role's chat model")
-        calls = Calls(ctx.llm, self.budget)
+        calls = Calls(ctx.llm, budget=self.budget)
         pool, origin, research = initial_sources(request, ctx, self.k, self.exclude_surveys,
                                                  self.search, self.research, calls)
         corpus = open_corpus(ctx)

@@ -51,16 +51,15 @@ Model calls
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Sequence
 
 from scholarbench.llm.prompts import Prompt, load_package_prompt
 from scholarbench.agents.writers.base import OracleReference, WriterContext, WritingRequest
 from scholarbench.agents.writers.budget import (MESSAGE_OVERHEAD, TokenBudget, pack,
                                                 truncate_tokens)
-from scholarbench.llm.client import LLMCallError
-from scholarbench.llm.structured import ask_json
 from scholarbench.llm.tokens import count_message_tokens, count_tokens
+from scholarbench.llm.trace import LLMTrace
 
 HEADER_TOKENS = 48          # a source's "[n] Title (year)" line is cut to this
 
@@ -94,16 +93,11 @@ def fill_within(prompt: Prompt, budget: int, fixed: dict[str, str],
 # ---- model calls -----------------------------------------------------------------------------
 
 @dataclass
-class Calls:
-    """One report's model calls against the agent client, within ``budget``."""
-    client: Any
-    budget: TokenBudget
-    calls: int = 0
-    failed: int = 0
-    unscored: int = 0
+class Calls(LLMTrace):
+    """One report's model calls against the agent client, each prompt cut to fit ``budget``
+    (the counting is LLMTrace's; a forced cut is counted in ``hard_cuts``)."""
+    budget: TokenBudget | None = None
     hard_cuts: int = 0
-    problems: list[str] = field(default_factory=list)
-    fallbacks: list[str] = field(default_factory=list)
 
     def _fit(self, messages: list[dict[str, Any]], max_tokens: int, repair: bool
              ) -> list[dict[str, Any]]:
@@ -120,37 +114,17 @@ class Calls:
     def text(self, prompt: str, *, step: str, max_tokens: int) -> str | None:
         """The reply text, or None (counted) when the call failed after the client's retries."""
         messages = self._fit([{"role": "user", "content": prompt}], max_tokens, False)
-        self.calls += 1
-        try:
-            return self.client.complete(messages, max_tokens=max_tokens).text
-        except LLMCallError as exc:
-            self.failed += 1
-            self.problems.append(f"{step}: call failed: {exc}")
-            return None
+        return self.complete(messages, step=step, max_tokens=max_tokens)
 
     def json(self, prompt: str, *, step: str, max_tokens: int, validate: Callable[[Any], Any],
              schema: dict | None = None) -> Any:
         """A validated JSON value (one repair turn), or None (counted)."""
         messages = self._fit([{"role": "user", "content": prompt}], max_tokens, True)
-        outcome = ask_json(self.client, messages, validate=validate, schema=schema, name=step,
-                           max_tokens=max_tokens)
-        self.calls += max(outcome.attempts, 1)
-        if outcome.ok:
-            return outcome.value
-        if outcome.unscored and outcome.unscored.startswith("call failed"):
-            self.failed += 1
-        else:
-            self.unscored += 1
-        self.problems.append(f"{step}: {outcome.unscored}")
-        return None
+        return self.ask(messages, step=step, validate=validate, schema=schema,
+                        max_tokens=max_tokens)
 
-    def fallback(self, what: str) -> None:
-        reason = self.problems[-1] if self.problems else "no usable reply"
-        self.fallbacks.append(f"{what} ({reason[:300]})")
-
-    def absorb(self, trace: Any) -> None:
-        """Count another component's calls (an `LLMTrace`, e.g. the deep-research loop's) as
-        this report's."""
+    def absorb(self, trace: LLMTrace) -> None:
+        """Count another component's calls (e.g. the deep-research loop's) as this report's."""
         self.calls += trace.calls
         self.failed += trace.failed
         self.unscored += trace.unscored
@@ -158,11 +132,7 @@ class Calls:
         self.fallbacks.extend(trace.fallbacks)
 
     def info(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"llm": {"calls": self.calls, "failed": self.failed,
-                                       "unscored": self.unscored}, "hard_cuts": self.hard_cuts}
-        if self.fallbacks:
-            out["fallback"] = list(self.fallbacks)
-        return out
+        return {**super().info(), "hard_cuts": self.hard_cuts}
 
 
 # ---- sources ---------------------------------------------------------------------------------

@@ -94,7 +94,7 @@ class E2EWriter:
     def write(self, request: WritingRequest, ctx: WriterContext) -> WrittenReport:
         if ctx.llm is None:
             return WrittenReport("", error="e2e-writer needs the agent role's chat model")
-        calls = Calls(ctx.llm, self.budget)
+        calls = Calls(ctx.llm, budget=self.budget)
         pool, origin, research = initial_sources(request, ctx, self.k, self.exclude_surveys,
                                                  self.search, self.research, calls)
         sources: list[Source] = [pool.get(n) for n in pool.numbers()]
