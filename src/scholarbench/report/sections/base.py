@@ -17,11 +17,35 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from scholarbench.data.jsonl import read_jsonl_tolerant
 from scholarbench.errors import DataError, ScholarbenchError
-from scholarbench.report.tables import (MetricSummary, RunSummary, TableGroup,
+from scholarbench.report import svg
+from scholarbench.report.tables import (MetricSummary, Row, RunSummary, TableGroup,
                                          read_json_object)
 
 if TYPE_CHECKING:  # pragma: no cover
     from scholarbench.report.htmlkit import Page
+
+def strip_group(run: "ReportRun", key: str, colour: str,
+                values: dict[str, dict[str, Any]] | None = None) -> "svg.StripGroup":
+    """One run's per-sample values of `key` for a distribution plot (nulls counted apart);
+    `values` defaults to every sample of the run."""
+    values = run.sample_values((key,)) if values is None else values
+    defined = [(sid, v[key]) for sid, v in values.items() if v[key] is not None]
+    return svg.StripGroup(run.name, [v for _, v in defined], [sid for sid, _ in defined], colour,
+                          n_null=len(values) - len(defined))
+
+
+def metric_rows(runs: Sequence["ReportRun"], keys: Sequence[str],
+                display: dict[str, "MetricDisplay"]) -> list[Row]:
+    """Leaderboard rows of our runs: name, sample count, then each metric's mean as displayed."""
+    rows = []
+    for r in runs:
+        values = tuple(r.summary.metrics[k].mean if k in r.summary.metrics else None
+                       for k in keys)
+        rows.append(Row("ours", (r.name, f"n={r.summary.n_samples}")
+                        + tuple(display[k].format(v) for k, v in zip(keys, values)),
+                        values, str(r.run_dir)))
+    return rows
+
 
 def plural(count: int, word: str) -> str:
     """'1 task', '2,500 tasks'."""

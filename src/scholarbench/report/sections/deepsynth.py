@@ -27,7 +27,7 @@ from scholarbench.report.published_deepsynth import (PAPER_CITATION, PAPER_JUDGE
                                                      published_rows)
 from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
                                                count_field, plural, read_json_object,
-                                               register_section)
+                                               register_section, strip_group)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
 
 KEYS = ("dse_overall", "dse_general", "dse_constraint", "dse_precision")
@@ -352,10 +352,7 @@ class DeepSynthSection(ReportSection):
             groups = []
             for r in runs:
                 values = r.sample_values((key,))
-                defined = [(sid, v[key]) for sid, v in values.items() if v[key] is not None]
-                groups.append(svg.StripGroup(r.name, [v for _, v in defined],
-                                             [sid for sid, _ in defined], colours[r.run_dir],
-                                             n_null=len(values) - len(defined)))
+                groups.append(strip_group(r, key, colours[r.run_dir], values))
             panels.append((svg.box_strip(groups, title=d.label, y_percent=True,
                                          clamp=d.bounds, kind=f"dist-{key}"), key))
         parts.append(page.figure(scatter, "General vs Constraint score: each run's mean "

@@ -27,8 +27,8 @@ from scholarbench.report.htmlkit import Page, e, metadata_html, sample_metric_ta
 from scholarbench.report.published_reportbench import (KEYS as TABLE_KEYS, PAPER_CITATION,
                                                        PAPER_JUDGES, PAPER_N, published_rows)
 from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
-                                               count_field, optional_number, plural,
-                                               read_json_object, register_section)
+                                               count_field, metric_rows, optional_number, plural,
+                                               read_json_object, register_section, strip_group)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
 
 REF_KEYS = ("ref_precision", "ref_recall", "ref_count")
@@ -145,13 +145,7 @@ class ReportBenchSection(ReportSection):
     def _table(self, runs: Sequence[ReportRun], published: bool) -> Table:
         keys = TABLE_KEYS
         header = ("System", "Samples") + tuple(DISPLAY[k].label for k in keys)
-        rows = []
-        for r in runs:
-            values = tuple(r.summary.metrics[k].mean if k in r.summary.metrics else None
-                           for k in keys)
-            rows.append(Row("ours", (r.name, f"n={r.summary.n_samples}")
-                            + tuple(DISPLAY[k].format(v) for k, v in zip(keys, values)),
-                            values, str(r.run_dir)))
+        rows = metric_rows(runs, keys, DISPLAY)
         group: object = object()
         for row in (published_rows() if published else []):
             if row.group != group:
@@ -326,10 +320,7 @@ class ReportBenchSection(ReportSection):
             groups = []
             for r in runs:
                 values = r.sample_values((key,))
-                defined = [(sid, v[key]) for sid, v in values.items() if v[key] is not None]
-                groups.append(svg.StripGroup(r.name, [v for _, v in defined],
-                                             [sid for sid, _ in defined], colours[r.run_dir],
-                                             n_null=len(values) - len(defined)))
+                groups.append(strip_group(r, key, colours[r.run_dir], values))
             fixed = d.bounds if None not in d.bounds else (None, None)
             panels.append((svg.box_strip(groups, title=d.label, y_percent=d.percent,
                                          clamp=d.bounds, y_range=fixed, kind=f"dist-{key}"),

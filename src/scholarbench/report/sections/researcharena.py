@@ -20,9 +20,9 @@ from scholarbench.report import svg
 from scholarbench.report.htmlkit import Page, e, sample_metric_table, table_html
 from scholarbench.report.published_researcharena import (PAPER_CITATION, PAPER_N, TABLE_KEYS,
                                                          published_rows)
-from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection, plural,
-                                               metric_summaries, read_json_object,
-                                               register_section)
+from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
+                                               metric_summaries, plural, read_json_object,
+                                               register_section, strip_group)
 from scholarbench.report.tables import Row, RunSummary, Table, TableGroup
 
 TASKS = ("discovery", "selection", "organisation")
@@ -241,10 +241,7 @@ class ResearchArenaSection(ReportSection):
                 unscorable = {str(row.get("id")) for row in r.scores if row.get("unscorable")}
                 values = {sid: v for sid, v in r.sample_values((key,)).items()
                           if sid not in unscorable}
-                defined = [(sid, v[key]) for sid, v in values.items() if v[key] is not None]
-                groups.append(svg.StripGroup(r.name, [v for _, v in defined],
-                                             [sid for sid, _ in defined], colours[r.run_dir],
-                                             n_null=len(values) - len(defined)))
+                groups.append(strip_group(r, key, colours[r.run_dir], values))
             panels.append((svg.box_strip(groups, title=d.header(), y_percent=False,
                                          clamp=d.bounds, kind=f"dist-{key}"), key))
         parts.append(page.figures(panels, "Per-sample score distributions over the scored "

@@ -29,8 +29,8 @@ from scholarbench.errors import DataError
 from scholarbench.report import svg
 from scholarbench.report.htmlkit import Page, e, metadata_html, sample_metric_table, table_html
 from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
-                                               count_field, optional_number, plural,
-                                               read_json_object, register_section)
+                                               count_field, metric_rows, optional_number, plural,
+                                               read_json_object, register_section, strip_group)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
 
 FAMILIES = ("ego", "pair", "path")
@@ -229,13 +229,7 @@ class SciNetSection(ReportSection):
     def _table(self, family: str, runs: Sequence[ReportRun]) -> Table:
         keys = self._columns(family, runs)
         header = ("System", "Samples") + tuple(DISPLAY[k].label for k in keys)
-        rows = []
-        for r in runs:
-            values = tuple(r.summary.metrics[k].mean if k in r.summary.metrics else None
-                           for k in keys)
-            rows.append(Row("ours", (r.name, f"n={r.summary.n_samples}")
-                            + tuple(DISPLAY[k].format(v) for k, v in zip(keys, values)),
-                            values, str(r.run_dir)))
+        rows = metric_rows(runs, keys, DISPLAY)
         notes = [n for r in runs if (n := self._notes(r))]
         explain = {"ego": "SoS = mean 0–10 percentile of the returned papers' novelty "
                           "(lowest Uzzi z first) or disruption (CD index) in the graph; "
@@ -422,10 +416,7 @@ class SciNetSection(ReportSection):
                 present = {str(row.get("id")) for row in r.scores if key in row}
                 values = {sid: v for sid, v in r.sample_values((key,)).items()
                           if sid in present}
-                defined = [(sid, v[key]) for sid, v in values.items() if v[key] is not None]
-                groups.append(svg.StripGroup(r.name, [v for _, v in defined],
-                                             [sid for sid, _ in defined], colours[r.run_dir],
-                                             n_null=len(values) - len(defined)))
+                groups.append(strip_group(r, key, colours[r.run_dir], values))
             panels.append((svg.box_strip(groups, title=d.label, y_percent=False,
                                          clamp=d.bounds, y_range=d.bounds,
                                          kind=f"dist-{key}"), key))

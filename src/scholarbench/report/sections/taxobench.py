@@ -29,7 +29,7 @@ from scholarbench.report import svg
 from scholarbench.report.htmlkit import Page, e, metadata_html, sample_metric_table, table_html
 from scholarbench.report.published import BOTTOM_UP, DEEP_RESEARCH, published_rows
 from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
-                                               read_json_object, register_section)
+                                               read_json_object, register_section, strip_group)
 from scholarbench.report.tables import (LAYOUTS, MODE_TITLES, MODES, TableGroup, load_run,
                                         taxobench_footnote, taxobench_groups, to_csv)
 
@@ -262,10 +262,7 @@ class TaxoBenchSection(ReportSection):
             groups = []
             for r in runs:
                 values = r.sample_values((key,))
-                defined = [(sid, v[key]) for sid, v in values.items() if v[key] is not None]
-                groups.append(svg.StripGroup(r.name, [v for _, v in defined],
-                                             [sid for sid, _ in defined], colours[r.run_dir],
-                                             n_null=len(values) - len(defined)))
+                groups.append(strip_group(r, key, colours[r.run_dir], values))
             chart = svg.box_strip(groups, title=d.header(), y_percent=d.percent,
                                   clamp=d.bounds, kind=f"dist-{key}")
             panels.append((chart, key))
