@@ -19,9 +19,10 @@ def open_text(path: Path):
         raise DataError(f"cannot read: {exc.strerror}", file=str(path)) from exc
 
 
-def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
-    """Yield (line number, object) for each non-blank line of a .jsonl or .jsonl.gz file; raise
-    DataError naming the file and line on bad JSON or a non-object line."""
+def iter_jsonl_lines(path: str | Path) -> Iterator[tuple[int, dict | None, str | None]]:
+    """(line number, object, None) for each good non-blank line of a .jsonl or .jsonl.gz file,
+    (line number, None, problem) for a line that is not a JSON object — for readers that count
+    bad lines (agent outputs) instead of stopping. An unreadable file raises DataError."""
     path = Path(path)
     with open_text(path) as handle:
         try:
@@ -31,14 +32,23 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
                 try:
                     obj = json.loads(raw)
                 except json.JSONDecodeError as exc:
-                    raise DataError(f"not valid JSON ({exc.msg} at column {exc.colno})",
-                                    file=str(path), line=lineno) from exc
+                    yield lineno, None, f"not valid JSON ({exc.msg} at column {exc.colno})"
+                    continue
                 if not isinstance(obj, dict):
-                    raise DataError(f"expected a JSON object, got {type(obj).__name__}",
-                                    file=str(path), line=lineno)
-                yield lineno, obj
+                    yield lineno, None, f"expected a JSON object, got {type(obj).__name__}"
+                    continue
+                yield lineno, obj, None
         except (OSError, EOFError, UnicodeDecodeError) as exc:
             raise DataError(f"cannot read: {exc}", file=str(path)) from exc
+
+
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict]]:
+    """Yield (line number, object) for each non-blank line of a .jsonl or .jsonl.gz file; raise
+    DataError naming the file and line on bad JSON or a non-object line."""
+    for lineno, obj, problem in iter_jsonl_lines(path):
+        if problem is not None:
+            raise DataError(problem, file=str(path), line=lineno)
+        yield lineno, obj
 
 
 def append_jsonl(path: str | Path, obj: dict) -> None:

@@ -12,12 +12,11 @@ uses this class directly.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from scholarbench.agents.writers.base import WriterContext, WritingRequest, WrittenReport
-from scholarbench.data.jsonl import open_text
+from scholarbench.data.jsonl import iter_jsonl_lines
 from scholarbench.data.sources.keys import id_key
 from scholarbench.errors import DataError
 
@@ -46,26 +45,18 @@ class ReplayReports:
         self.malformed: list[dict[str, Any]] = []
         self.duplicates: list[dict[str, Any]] = []
         first_line: dict[str, int] = {}
-        with open_text(self.path) as handle:
-            for lineno, raw in enumerate(handle, start=1):
-                if not raw.strip():
-                    continue
-                try:
-                    obj = json.loads(raw)
-                except json.JSONDecodeError as exc:
-                    self.malformed.append({"line": lineno, "reason": f"not valid JSON ({exc.msg})"})
-                    continue
-                why = self._problem(obj)
-                if why:
-                    self.malformed.append({"line": lineno, "reason": why})
-                    continue
-                sid = survey_id(obj["arxiv_id"])
-                if sid in self.reports:
-                    self.duplicates.append({"line": lineno, "arxiv_id": sid,
-                                            "first_line": first_line[sid]})
-                    continue
-                self.reports[sid] = obj["report"]  # type: ignore[index]
-                first_line[sid] = lineno  # type: ignore[index]
+        for lineno, obj, problem in iter_jsonl_lines(self.path):
+            why = problem or self._problem(obj)
+            if why:
+                self.malformed.append({"line": lineno, "reason": why})
+                continue
+            sid = survey_id(obj["arxiv_id"])
+            if sid in self.reports:
+                self.duplicates.append({"line": lineno, "arxiv_id": sid,
+                                        "first_line": first_line[sid]})
+                continue
+            self.reports[sid] = obj["report"]  # type: ignore[index]
+            first_line[sid] = lineno  # type: ignore[index]
 
     @staticmethod
     def _problem(obj: object) -> str | None:

@@ -33,10 +33,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from scholarbench.data.jsonl import open_text
+from scholarbench.data.jsonl import iter_jsonl_lines
 from scholarbench.data.sources.keys import id_key
 from scholarbench.data.trec import write_lines_atomic
-from scholarbench.errors import DataError
 from scholarbench.reportbench.extract import (ExtractedReferences, extract_references,
                                               item_error, references_from_items)
 from scholarbench.reportbench.ground_truth import load_ground_truth
@@ -87,24 +86,15 @@ def _check_line(obj: object) -> tuple[str | None, str | None]:
 def _read_predictions(path: Path) -> tuple[list[tuple[int, str, dict]], list[dict]]:
     """(valid lines as (line, arxiv_id, obj), malformed as {line, arxiv_id, reason})."""
     valid, bad = [], []
-    with open_text(path) as handle:
-        try:
-            for lineno, raw in enumerate(handle, start=1):
-                if not raw.strip():
-                    continue
-                try:
-                    obj = json.loads(raw)
-                except json.JSONDecodeError as exc:
-                    bad.append({"line": lineno, "arxiv_id": None,
-                                "reason": f"not valid JSON ({exc.msg} at column {exc.colno})"})
-                    continue
-                survey, why = _check_line(obj)
-                if why:
-                    bad.append({"line": lineno, "arxiv_id": survey, "reason": why})
-                else:
-                    valid.append((lineno, survey, obj))
-        except (OSError, UnicodeDecodeError, EOFError) as exc:
-            raise DataError(f"cannot read: {exc}", file=str(path)) from exc
+    for lineno, obj, problem in iter_jsonl_lines(path):
+        if problem is not None:
+            bad.append({"line": lineno, "arxiv_id": None, "reason": problem})
+            continue
+        survey, why = _check_line(obj)
+        if why:
+            bad.append({"line": lineno, "arxiv_id": survey, "reason": why})
+        else:
+            valid.append((lineno, survey, obj))
     return valid, bad
 
 
