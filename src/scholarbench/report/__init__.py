@@ -1,9 +1,19 @@
 """report: leaderboards (terminal, Markdown, CSV, LaTeX), the self-contained HTML report,
-run comparisons with confidence intervals, TREC and BibTeX exports (docs/reports.md)."""
-from scholarbench.report.compare import compare_runs, format_comparison
-from scholarbench.report.exports import (export_bibtex, export_tables, export_trec,
-                                         leaderboard_text)
-from scholarbench.report.html import render_html_report, write_html_report
+run comparisons with confidence intervals, TREC and BibTeX exports (docs/reports.md).
 
-__all__ = ["compare_runs", "format_comparison", "export_bibtex", "export_tables", "export_trec",
-           "leaderboard_text", "render_html_report", "write_html_report"]
+The public functions are loaded on first use, so `scholarbench --help` and commands that do not
+report import none of the metric libraries."""
+import importlib
+
+_PUBLIC = {"compare_runs": "compare", "format_comparison": "compare",
+           "export_bibtex": "exports", "export_tables": "exports", "export_trec": "exports",
+           "leaderboard_text": "exports", "render_html_report": "html",
+           "write_html_report": "html"}
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str):
+    if name in _PUBLIC:
+        return getattr(importlib.import_module(f"scholarbench.report.{_PUBLIC[name]}"), name)
+    raise AttributeError(f"module 'scholarbench.report' has no attribute {name!r}")

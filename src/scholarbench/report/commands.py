@@ -27,7 +27,7 @@ _SUFFIX_FORMAT = {".md": "markdown", ".markdown": "markdown", ".csv": "csv", ".t
 
 def add_report_arguments(report_parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Add the report options to the `report` sub-command's parser (see the module docstring)."""
-    from scholarbench.report.exports import TABLE_FORMATS
+    from scholarbench.report.formats import TABLE_FORMATS
     options = report_parser._option_string_actions     # argparse keeps no public view
     if not any(a.dest == "run_dirs" for a in report_parser._actions):
         report_parser.add_argument("run_dirs", nargs="+", metavar="RUN_DIR",

@@ -39,10 +39,10 @@ from scholarbench.errors import ScholarbenchError
 from scholarbench.report.corpus_lookup import corpus_dir_of, ids_for_titles, papers_by_id
 from scholarbench.report.sections.base import (ReportRun, by_benchmark, load_report_run,
                                                load_report_runs)
-from scholarbench.report.tables import FORMATS, latex_escape, render_groups
+from scholarbench.report.formats import TABLE_FORMATS
+from scholarbench.report.tables import latex_escape, render_groups
 from scholarbench.text.normalize import normalize_title
 
-TABLE_FORMATS = FORMATS + ("csv",)
 LATEX_PREAMBLE = ("% scholarbench leaderboard tables; needs \\usepackage{booktabs} "
                   "(and a UTF-8 input encoding)")
 

@@ -33,6 +33,7 @@ from typing import Any
 
 from scholarbench.errors import DataError, ScholarbenchError
 from scholarbench.judges.taxobench import JUDGE_KEYS, JUDGE_METRICS
+from scholarbench.report.formats import FORMATS
 from scholarbench.metrics.taxobench import METRIC_KEYS, METRICS, MetricInfo
 from scholarbench.report.published import (BOTTOM_UP, DEEP_RESEARCH, PAPER_CITATION,
                                            PAPER_JUDGE, PAPER_N_SURVEYS, TABLE_KEYS,
@@ -510,7 +511,6 @@ def _render_latex(table: Table, heading: str = "") -> list[str]:
     return lines
 
 
-FORMATS = ("terminal", "markdown", "latex")
 
 
 def render_groups(groups: Sequence[TableGroup], fmt: str = "terminal",
