@@ -43,6 +43,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Sequence
 
+from scholarbench.metrics.info import MetricInfo
 from scholarbench.deepsynth.records import (MENTIONED_CORRECT, MENTIONED_INCORRECT,
                                             NOT_MENTIONED, STATUSES, Group, Status, SubGroup,
                                             Task)
@@ -60,15 +61,6 @@ NOT_JUDGED, LENGTH_MISMATCH, UNKNOWN_LABEL, UNSCORED_BY_JUDGE = (
     "not_judged", "length_mismatch", "unknown_label", "unscored_by_judge")
 
 _SIGN = {MENTIONED_CORRECT: 1, NOT_MENTIONED: 0, MENTIONED_INCORRECT: -1}
-
-
-@dataclass(frozen=True)
-class MetricInfo:
-    key: str
-    label: str           # column header as in the paper's Table 1
-    higher_is_better: bool
-    percent: bool        # shown ×100 with a % sign, as the paper does
-    description: str
 
 
 METRICS: tuple[MetricInfo, ...] = (

@@ -35,7 +35,7 @@ from importlib import resources
 from typing import Any
 
 from scholarbench.llm.structured import ask_json
-from scholarbench.metrics.taxobench import MetricInfo
+from scholarbench.metrics.info import MetricInfo
 from scholarbench.records import TaxoNode
 
 DEFAULT_PROMPT = "taxobench_judge_v1"

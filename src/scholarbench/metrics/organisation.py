@@ -37,6 +37,7 @@ from typing import Any, Protocol, Sequence
 
 import numpy as np
 
+from scholarbench.metrics.info import MetricInfo
 from scholarbench.embed.base import Embedder
 from scholarbench.metrics.names import MetricName
 from scholarbench.records import TaxoNode
@@ -57,17 +58,6 @@ NAMED_ENTITY_TYPES = frozenset({"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "P
 # APTED indexes trees recursively (about one Python frame per level, two in its main loop).
 # Deeper trees than this are refused with a clear error rather than risking the interpreter.
 MAX_TREE_DEPTH = 10_000
-
-
-@dataclass(frozen=True)
-class MetricInfo:
-    """Same fields as scholarbench.metrics.taxobench.MetricInfo (not imported: it pulls in
-    scikit-learn)."""
-    key: str
-    label: str           # column header as in the paper's Table 3
-    higher_is_better: bool
-    percent: bool
-    description: str
 
 
 METRICS: tuple[MetricInfo, ...] = (

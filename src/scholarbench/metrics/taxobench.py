@@ -13,11 +13,11 @@ Choices the paper leaves open (also in docs/metrics.md):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from scholarbench.metrics.info import MetricInfo
 from scholarbench.embed.base import Embedder, label_similarity
 from scholarbench.metrics.leaf import partition_scores
 from scholarbench.metrics.names import MetricName
@@ -32,14 +32,6 @@ from scholarbench.text.normalize import normalize_title
 
 UNRETRIEVED = "⊥"
 
-
-@dataclass(frozen=True)
-class MetricInfo:
-    key: str
-    label: str           # column header as in the paper's tables
-    higher_is_better: bool
-    percent: bool        # shown ×100 with a % sign, as the paper does
-    description: str
 
 
 METRICS: tuple[MetricInfo, ...] = (
