@@ -9,6 +9,9 @@ from typing import Any, Sequence
 
 from scholarbench.errors import ScholarbenchError
 
+# Benchmarks still run by the handlers below; each one moved onto the engine leaves this list.
+LEGACY_BENCHMARKS = ("taxobench", "researcharena", "deepsynth", "reportbench", "scinet")
+
 
 def _agent_params(pairs: Sequence[str]) -> dict[str, Any]:
     params: dict[str, Any] = {}
@@ -336,16 +339,95 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_list(args: argparse.Namespace) -> int:
-    from scholarbench.registry import REGISTRY
-    print("\n".join(REGISTRY.names(args.kind)))
-    return 0
-
-
 def _llm_factory(args: argparse.Namespace):
     """Binds the agent role only when a run's agent turns out to use a chat model."""
     from scholarbench.llm.commands import roles_from_args
     return lambda: roles_from_args(args, need_agent=True, need_judge=False)
+
+
+def _legacy_run_options(p: argparse.ArgumentParser) -> None:
+    """Options of the benchmarks not yet moved onto the engine (each move drops its own)."""
+    p.add_argument("--mode", choices=["bottom-up", "deep-research"],
+                     help="taxobench (required): bottom-up or deep-research")
+    p.add_argument("--task", choices=["discovery", "selection", "organisation", "ego", "pair",
+                                        "path"],
+                     help="researcharena (required): discovery, selection or organisation; "
+                     "scinet (required): ego, pair or path")
+    p.add_argument("--graph", help="scinet: citation graph folder (default: the imported "
+                     "arxiv2023 dataset)")
+    p.add_argument("--unarxive", help="scinet: unArXive folder for citation contexts (default: "
+                     "the imported unarxive dataset)")
+    p.add_argument("--gold", help="a TaxoBench instance file (default: the imported one)")
+    p.add_argument("--gold-name", help="which imported TaxoBench file, when several")
+    p.add_argument("--corpus", help="corpus directory for deep-research mode and "
+                     "researcharena (default: built from data)")
+    p.add_argument("--tasks-from", default="corpus", metavar="corpus|taxobench|FILE",
+                     help="researcharena: tasks from the corpus's surveys (default), from "
+                     "TaxoBench instances (organisation), or an upstream survey.jsonl")
+    p.add_argument("--task-set", default="reference-lists", choices=["reference-lists", "all"],
+                     help="researcharena corpus tasks: surveys with a full reference list "
+                     "(default) or every survey with citation edges")
+    p.add_argument("--qrels", default="searchable", choices=["searchable", "all"],
+                     help="researcharena: judge only references an agent may find (default) or "
+                     "every reference (upstream's qrels)")
+    p.add_argument("--taxobench", help="researcharena: TaxoBench instances for mind-maps "
+                     "(default: the one imported file, if any)")
+    p.add_argument("--with-judge", action="store_true",
+                     help="taxobench: add the LLM-judge scores (the judge role: --judge, else "
+                     "the local model; never the agent's model)")
+    p.add_argument("--tasks", help="deepsynth: upstream task file (JSON lines with checklists); "
+                     "scinet: a task file instead of the tasks built from the graph")
+    p.add_argument("--replay", help="deepsynth: judge and score reports from a file of "
+                     "{task_id, report} lines instead of running a writer")
+    p.add_argument("--references", help="deepsynth: reference lists per task for the oracle "
+                     "context (default: the survey's references in the corpus)")
+    p.add_argument("--oracle", choices=["summary", "abstract", "none"], default="summary",
+                     help="deepsynth: oracle context per reference (default: LLM summary)")
+    p.add_argument("--judge-prompt", default="checklist_judge_v1",
+                     choices=["checklist_judge_v1", "checklist_judge_upstream"],
+                     help="deepsynth: our quoted judge prompt (default) or upstream's verbatim")
+    p.add_argument("--granularity", choices=["shipped", "sentence", "paragraph", "detail"],
+                     default="shipped", help="reportbench: the shipped prompts, or prompts "
+                     "constructed from each survey at this granularity")
+    p.add_argument("--statements", action="store_true", help="reportbench: also judge cited "
+                     "and non-cited statements (cited_match_rate, noncited_accuracy)")
+    p.add_argument("--llm-titles", action="store_true", help="reportbench: let the judge model "
+                     "extract titles of references nothing else resolves")
+    p.add_argument("--allow-network", action="store_true", help="reportbench: fetch cited URLs "
+                     "not in the corpus (public http(s) only; off by default)")
+    p.add_argument("--samples", type=int, default=3, help="reportbench: votes per judge for "
+                     "non-cited statements")
+
+
+def _legacy_score_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--gold", help="taxobench: gold instance file")
+    p.add_argument("--pred", help="taxobench: prediction file")
+    p.add_argument("--qrels", help="researcharena: TREC qrels")
+    p.add_argument("--run", dest="run_file", help="researcharena: TREC run")
+    p.add_argument("--on-duplicate", choices=["keep_first", "error"], default="keep_first",
+                       help="researcharena: a docid twice for one query (trec_eval refuses: error)")
+    p.add_argument("--gt-dir", help="reportbench: ground-truth folder (one <arxiv_id> "
+                       "JSON-lines file of reference titles per survey)")
+    p.add_argument("--corpus", help="reportbench: corpus directory to resolve report "
+                       "references by id/title (default: none, titles as written)")
+    p.add_argument("--match", choices=["exact", "aligned"], default="exact",
+                       help="reportbench: normalised-title equality (default) or the TaxoBench "
+                       "title alignment rule")
+    p.add_argument("--unresolved", choices=["exclude", "miss"], default="exclude",
+                       help="reportbench: references without a title leave the precision "
+                       "denominator (default, as upstream) or count as misses (lower bound)")
+    p.add_argument("--tasks", help="scinet: task file (JSON lines)")
+    p.add_argument("--answers", help="scinet: answers, {task_id, papers: [...]} lines")
+    p.add_argument("--graph", help="scinet: citation graph folder (default: imported arxiv2023)")
+    p.add_argument("--unarxive", help="scinet: unArXive folder (default: imported unarxive)")
+    p.add_argument("--judged", help="deepsynth: judged task file (upstream format, "
+                       "eval_result per sub-group)")
+    p.add_argument("--variant", choices=["paper", "upstream"], default="paper",
+                       help="deepsynth: the paper's scoring rules or upstream score.py's")
+    p.add_argument("--out")
+    p.add_argument("--with-judge", action="store_true",
+                       help="RUN_DIR (taxobench): add the LLM-judge scores (judge role: --judge, "
+                       "else the local model); cached replies are reused")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -376,104 +458,9 @@ def build_parser() -> argparse.ArgumentParser:
     corpus.add_argument("--data", help=data_help)
     corpus.set_defaults(func=cmd_corpus)
 
-    run = sub.add_parser("run", help="generate → score → aggregate one agent on a benchmark")
-    run.add_argument("benchmark", choices=["taxobench", "researcharena", "deepsynth",
-                                           "reportbench", "scinet"])
-    run.add_argument("--mode", choices=["bottom-up", "deep-research"],
-                     help="taxobench (required): bottom-up or deep-research")
-    run.add_argument("--task", choices=["discovery", "selection", "organisation", "ego", "pair",
-                                        "path"],
-                     help="researcharena (required): discovery, selection or organisation; "
-                     "scinet (required): ego, pair or path")
-    run.add_argument("--graph", help="scinet: citation graph folder (default: the imported "
-                     "arxiv2023 dataset)")
-    run.add_argument("--unarxive", help="scinet: unArXive folder for citation contexts (default: "
-                     "the imported unarxive dataset)")
-    run.add_argument("--agent", required=True)
-    run.add_argument("--agent-arg", action="append", default=[], metavar="KEY=VALUE",
-                     help="agent parameter, e.g. path=preds.jsonl for replay, k=50 for bm25-title")
-    run.add_argument("--limit", type=int)
-    run.add_argument("--out", help="run directory (default runs/MODE-AGENT, "
-                     "runs/researcharena-TASK-AGENT); an existing one resumes")
-    run.add_argument("--name", help="the run's name in reports (default: the agent)")
-    run.add_argument("--data", help=data_help)
-    run.add_argument("--gold", help="a TaxoBench instance file (default: the imported one)")
-    run.add_argument("--gold-name", help="which imported TaxoBench file, when several")
-    run.add_argument("--corpus", help="corpus directory for deep-research mode and "
-                     "researcharena (default: built from data)")
-    run.add_argument("--tasks-from", default="corpus", metavar="corpus|taxobench|FILE",
-                     help="researcharena: tasks from the corpus's surveys (default), from "
-                     "TaxoBench instances (organisation), or an upstream survey.jsonl")
-    run.add_argument("--task-set", default="reference-lists", choices=["reference-lists", "all"],
-                     help="researcharena corpus tasks: surveys with a full reference list "
-                     "(default) or every survey with citation edges")
-    run.add_argument("--qrels", default="searchable", choices=["searchable", "all"],
-                     help="researcharena: judge only references an agent may find (default) or "
-                     "every reference (upstream's qrels)")
-    run.add_argument("--taxobench", help="researcharena: TaxoBench instances for mind-maps "
-                     "(default: the one imported file, if any)")
-    run.add_argument("--with-judge", action="store_true",
-                     help="taxobench: add the LLM-judge scores (the judge role: --judge, else "
-                     "the local model; never the agent's model)")
-    run.add_argument("--tasks", help="deepsynth: upstream task file (JSON lines with checklists); "
-                     "scinet: a task file instead of the tasks built from the graph")
-    run.add_argument("--replay", help="deepsynth: judge and score reports from a file of "
-                     "{task_id, report} lines instead of running a writer")
-    run.add_argument("--references", help="deepsynth: reference lists per task for the oracle "
-                     "context (default: the survey's references in the corpus)")
-    run.add_argument("--oracle", choices=["summary", "abstract", "none"], default="summary",
-                     help="deepsynth: oracle context per reference (default: LLM summary)")
-    run.add_argument("--judge-prompt", default="checklist_judge_v1",
-                     choices=["checklist_judge_v1", "checklist_judge_upstream"],
-                     help="deepsynth: our quoted judge prompt (default) or upstream's verbatim")
-    run.add_argument("--granularity", choices=["shipped", "sentence", "paragraph", "detail"],
-                     default="shipped", help="reportbench: the shipped prompts, or prompts "
-                     "constructed from each survey at this granularity")
-    run.add_argument("--statements", action="store_true", help="reportbench: also judge cited "
-                     "and non-cited statements (cited_match_rate, noncited_accuracy)")
-    run.add_argument("--llm-titles", action="store_true", help="reportbench: let the judge model "
-                     "extract titles of references nothing else resolves")
-    run.add_argument("--allow-network", action="store_true", help="reportbench: fetch cited URLs "
-                     "not in the corpus (public http(s) only; off by default)")
-    run.add_argument("--samples", type=int, default=3, help="reportbench: votes per judge for "
-                     "non-cited statements")
-    add_model_flags(run, judge=True)
-    run.set_defaults(func=cmd_run)
-
-    score = sub.add_parser("score", help="score files (`score taxobench --gold --pred --out`, "
-                           "`score researcharena --qrels --run --out`) or re-score RUN_DIR")
-    score.add_argument("target", help="'taxobench', 'researcharena', 'reportbench', 'deepsynth' "
-                       "or a run directory")
-    score.add_argument("--gold", help="taxobench: gold instance file")
-    score.add_argument("--pred", help="taxobench: prediction file")
-    score.add_argument("--qrels", help="researcharena: TREC qrels")
-    score.add_argument("--run", dest="run_file", help="researcharena: TREC run")
-    score.add_argument("--on-duplicate", choices=["keep_first", "error"], default="keep_first",
-                       help="researcharena: a docid twice for one query (trec_eval refuses: error)")
-    score.add_argument("--gt-dir", help="reportbench: ground-truth folder (one <arxiv_id> "
-                       "JSON-lines file of reference titles per survey)")
-    score.add_argument("--corpus", help="reportbench: corpus directory to resolve report "
-                       "references by id/title (default: none, titles as written)")
-    score.add_argument("--match", choices=["exact", "aligned"], default="exact",
-                       help="reportbench: normalised-title equality (default) or the TaxoBench "
-                       "title alignment rule")
-    score.add_argument("--unresolved", choices=["exclude", "miss"], default="exclude",
-                       help="reportbench: references without a title leave the precision "
-                       "denominator (default, as upstream) or count as misses (lower bound)")
-    score.add_argument("--tasks", help="scinet: task file (JSON lines)")
-    score.add_argument("--answers", help="scinet: answers, {task_id, papers: [...]} lines")
-    score.add_argument("--graph", help="scinet: citation graph folder (default: imported arxiv2023)")
-    score.add_argument("--unarxive", help="scinet: unArXive folder (default: imported unarxive)")
-    score.add_argument("--judged", help="deepsynth: judged task file (upstream format, "
-                       "eval_result per sub-group)")
-    score.add_argument("--variant", choices=["paper", "upstream"], default="paper",
-                       help="deepsynth: the paper's scoring rules or upstream score.py's")
-    score.add_argument("--out")
-    score.add_argument("--with-judge", action="store_true",
-                       help="RUN_DIR (taxobench): add the LLM-judge scores (judge role: --judge, "
-                       "else the local model); cached replies are reused")
-    add_model_flags(score, agent=False, judge=True)
-    score.set_defaults(func=cmd_score)
+    from scholarbench.core.commands import add_engine_parsers
+    add_engine_parsers(sub, legacy_run=(LEGACY_BENCHMARKS, _legacy_run_options, cmd_run),
+                       legacy_score=(LEGACY_BENCHMARKS, _legacy_score_options, cmd_score))
 
     report = sub.add_parser("report", help="leaderboard of finished runs beside the paper's rows")
     report.add_argument("run_dirs", nargs="+")
@@ -487,13 +474,16 @@ def build_parser() -> argparse.ArgumentParser:
     from scholarbench.graph.commands import add_graph_parser
     add_graph_parser(sub)
 
-    lst = sub.add_parser("list", help="registered agents, metrics or benchmarks")
-    lst.add_argument("kind", choices=["agent", "metric", "benchmark"])
+    from scholarbench.core.commands import cmd_list
+    lst = sub.add_parser("list", help="registered benchmarks, agents, measures or report sections")
+    lst.add_argument("kind", choices=["benchmark", "agent", "measure", "metric", "section"])
     lst.set_defaults(func=cmd_list)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from scholarbench.core.commands import normalise_argv
+    argv = normalise_argv(list(sys.argv[1:] if argv is None else argv))
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

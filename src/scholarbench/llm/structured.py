@@ -98,5 +98,7 @@ def _complete(client: ChatClient, messages: Messages, formats: dict[str, dict | 
         except LLMCallError as exc:
             if "400" not in str(exc) and "BadRequest" not in str(exc):
                 raise
+            if current != order[-1]:
+                client.usage.add_recovered()     # asked again in the next form
             last = exc
     raise last  # type: ignore[misc]

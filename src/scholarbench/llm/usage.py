@@ -11,6 +11,8 @@ class Usage:
     cache_hits: int = 0
     retries: int = 0
     failures: int = 0           # calls that still failed after every retry
+    recovered: int = 0          # of those, failures the caller mended (a 400 on a JSON-schema
+                                # request asked again in a plainer form): not the agent's fault
     prompt_tokens: int = 0
     completion_tokens: int = 0
     estimated_tokens: int = 0   # tokens counted offline because the server gave no usage
@@ -39,6 +41,14 @@ class Usage:
     def add_failure(self) -> None:
         with self._lock:
             self.failures += 1
+
+    def add_recovered(self) -> None:
+        with self._lock:
+            self.recovered += 1
+
+    def unrecovered_failures(self) -> int:
+        with self._lock:
+            return self.failures - self.recovered
 
     def as_dict(self) -> dict:
         with self._lock:

@@ -181,26 +181,39 @@ class ReportSection:
         return f"{self.title} — {self.mode_titles.get(mode, mode)}"
 
 
-_SECTIONS: dict[str, ReportSection] = {}
-
-
 def register_section(cls: type[ReportSection]) -> type[ReportSection]:
-    _SECTIONS[cls.benchmark] = cls()
-    return cls
+    """Register a section class in the one registry (kind "section"), under its benchmark."""
+    from scholarbench.core.registry import REGISTRY
+    return REGISTRY.add("section", cls.benchmark, cls)
+
+
+_INSTANCES: dict[str, ReportSection] = {}
 
 
 def section_for(benchmark: str) -> ReportSection:
-    if benchmark not in _SECTIONS:
-        module = f"scholarbench.report.sections.{benchmark.replace('-', '_')}"
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
-        if benchmark not in _SECTIONS:
-            raise ScholarbenchError(f"no report section for benchmark {benchmark!r} (expected a "
-                                    f"module {module} registering one)")
-    return _SECTIONS[benchmark]
+    """The report section of a benchmark: registered by its package (or, for benchmarks not yet
+    moved into `scholarbench.benchmarks`, by a module of this package named after it)."""
+    from scholarbench.core.registry import REGISTRY
+    if benchmark not in _INSTANCES:
+        cls = REGISTRY.find("section", benchmark)
+        if cls is None:
+            module = f"scholarbench.report.sections.{benchmark.replace('-', '_')}"
+            try:
+                importlib.import_module(module)
+            except ModuleNotFoundError as exc:
+                if exc.name != module:
+                    raise
+            cls = REGISTRY.find("section", benchmark)
+        if cls is None:
+            engine = REGISTRY.find("benchmark", benchmark)
+            if engine is None:
+                raise ScholarbenchError(f"no report section for benchmark {benchmark!r} (its "
+                                        "package registers one with @register_section)")
+            from scholarbench.report.sections.generic import GenericSection
+            _INSTANCES[benchmark] = GenericSection(benchmark, getattr(engine, "title", ""))
+            return _INSTANCES[benchmark]
+        _INSTANCES[benchmark] = cls()
+    return _INSTANCES[benchmark]
 
 
 # ------------------------------------------------------------------------------------- loading

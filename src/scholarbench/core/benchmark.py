@@ -1,0 +1,139 @@
+"""What a benchmark defines for the engine.
+
+A benchmark is a `Benchmark` subclass registered under its name (`@register_benchmark`), living
+in one package `scholarbench.benchmarks.<name>` (or any installed package with an entry point in
+group `scholarbench.benchmarks`). It says:
+
+- `subtasks`: sub-task → task family (`core.families`), e.g. TaxoBench's modes;
+- `add_options`: its own command-line options for `run` and `score` (they land in
+  `self.options`, are recorded in the manifest and given back when a run is re-scored);
+- `load`: the samples of a sub-task (what the agent sees, the gold, unscorable ones) and a
+  description of the data for the manifest — raising before any run directory is made;
+- `agent`: its built-in agents (by name) — the engine adds the generic ways in;
+- `record`: an agent's answer as the fields of its generate.jsonl line (`Malformed` if wrong);
+- `score` and `aggregate`: rows (one per sample, never skipped) and the summary's measures;
+- `format_summary`: the terminal lines.
+
+Everything else — run directory, lock, resume, retries of errored samples, usage per stage,
+atomic rewrites, exit status — is the engine's (`core.engine`).
+"""
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Sequence
+
+from scholarbench.core.agent import Agent, AgentContext, Task
+
+
+@dataclass
+class Sample:
+    id: str
+    task: Task
+    gold: Any = None
+    unscorable: str | None = None      # the agent is not run; the row says why
+
+
+@dataclass
+class Loaded:
+    samples: list[Sample]
+    data: dict[str, Any] = field(default_factory=dict)   # recorded in the manifest ("data")
+
+
+class Benchmark:
+    name: ClassVar[str]
+    title: ClassVar[str] = ""
+    subtasks: ClassVar[dict[str, str]] = {}
+    subtask_flag: ClassVar[str] = "--mode"            # how the CLI names the sub-task
+    headline: ClassVar[dict[str, tuple[str, ...]]] = {}   # sub-task → its headline measures
+    generate_file: ClassVar[str] = "generate.jsonl"
+
+    def __init__(self, options: dict[str, Any] | None = None) -> None:
+        self.options: dict[str, Any] = dict(options or {})
+
+    # -- command line ------------------------------------------------------------------------
+    @classmethod
+    def add_options(cls, parser: argparse.ArgumentParser, command: str) -> None:
+        """Add this benchmark's options to `run` / `score` / `eval` (command names it)."""
+
+    def available_subtasks(self) -> list[str]:
+        """The sub-tasks `eval` runs by default (those whose data is present)."""
+        return list(self.subtasks)
+
+    # -- samples and agents ------------------------------------------------------------------
+    def load(self, subtask: str, limit: int | None) -> Loaded:
+        raise NotImplementedError
+
+    def agent(self, name: str, params: dict[str, Any], subtask: str) -> Agent | None:
+        """A built-in agent of this benchmark by name (registered with
+        `benchmarks=(<this name>, …)`, as `NAME` or `<benchmark>/NAME`), or None."""
+        from scholarbench.core.agent import agent_from_object
+        from scholarbench.core.registry import REGISTRY
+        for key in (f"{self.name}/{name}", name):
+            if self.name in (REGISTRY.meta("agent", key).get("benchmarks") or ()):
+                return agent_from_object(REGISTRY.get("agent", key), name, params)
+        return None
+
+    def agent_names(self, subtask: str) -> list[str]:
+        """Built-in agents that fit `subtask` (for `list` and error messages)."""
+        from scholarbench.core.registry import REGISTRY
+        family = self.subtasks.get(subtask, "")
+        out = []
+        for key, obj in REGISTRY.items("agent"):
+            meta = REGISTRY.meta("agent", key)
+            if self.name not in (meta.get("benchmarks") or ()):
+                continue
+            fits = meta.get("fits")
+            if fits is None or fits(subtask, family):
+                out.append(key.removeprefix(f"{self.name}/"))
+        return out
+
+    def context(self, agent: Agent, subtask: str, roles: Any) -> AgentContext:
+        """The agent's context; `roles()` binds the chat models (call it only if needed)."""
+        llm = roles().agent if agent.needs.llm else None
+        return AgentContext(benchmark=self.name, subtask=subtask, llm=llm)
+
+    def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
+        """The generate.jsonl fields of an answer; raise `families.Malformed` if it is wrong."""
+        from scholarbench.core.families import parse_answer
+        return {"answer": parse_answer(self.subtasks[sample.task.subtask or ""], answer)
+                .model_dump(mode="json")}
+
+    # -- scoring -----------------------------------------------------------------------------
+    def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
+              manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def aggregate(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
+                  ) -> dict[str, Any]:
+        """{"metrics": {key: {"mean", "n", "n_null"}}, …}; default: plain means of `measures`."""
+        keys = self.headline.get(manifest.get("mode") or "", ())
+        return {"metrics": mean_metrics(rows, keys)}
+
+    def format_summary(self, summary: dict[str, Any]) -> str:
+        lines = [summary_line(summary)]
+        for key, m in summary.get("metrics", {}).items():
+            value = "—" if m["mean"] is None else f"{m['mean']:.4f}"
+            null = f"  ({m['n_null']} undefined, excluded)" if m.get("n_null") else ""
+            lines.append(f"  {key:<24} {value:>8}{null}")
+        return "\n".join(lines)
+
+
+def mean_metrics(rows: Sequence[dict[str, Any]], keys: Sequence[str]) -> dict[str, Any]:
+    """Means over the rows that are not unscorable; null values excluded and counted."""
+    counted = [r for r in rows if r.get("status") not in ("unscorable", "error")]
+    out = {}
+    for key in keys:
+        values = [r[key] for r in counted if r.get(key) is not None]
+        out[key] = {"mean": sum(values) / len(values) if values else None, "n": len(values),
+                    "n_null": len(counted) - len(values)}
+    return out
+
+
+def summary_line(summary: dict[str, Any]) -> str:
+    counts = summary.get("status", {})
+    parts = [f"{n} {status}" for status, n in counts.items() if n]
+    name = summary.get("run_name") or summary.get("agent")
+    mode = f" ({summary['mode']})" if summary.get("mode") else ""
+    done = "" if summary.get("complete", True) else "  [INCOMPLETE: errored samples]"
+    return f"{name}{mode}: {summary['n_samples']} samples: {', '.join(parts) or 'none'}{done}"

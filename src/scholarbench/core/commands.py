@@ -1,0 +1,194 @@
+"""`scholarbench run | score | eval | list`, dispatched through the registry.
+
+Each registered benchmark gets its own `run B` and `score B` sub-command with its own options
+(`Benchmark.add_options`); the options every run shares (agent, limit, output, models) are added
+here once. `score RUN_DIR` re-scores any run directory.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from scholarbench.errors import ScholarbenchError
+
+RUN_DIR_TOKEN = "RUN_DIR"
+DATA_HELP = "data directory (default: $SCHOLARBENCH_DATA, then the per-user data dir)"
+
+
+def agent_params(pairs: Sequence[str]) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ScholarbenchError(f"--agent-arg takes KEY=VALUE, got {pair!r}")
+        try:
+            params[key] = json.loads(value)
+        except json.JSONDecodeError:
+            params[key] = value
+    return params
+
+
+def add_agent_options(p: argparse.ArgumentParser, *, out_help: str) -> None:
+    p.add_argument("--agent", required=True, help="a built-in agent, package.module:attr, "
+                   "endpoint, or replay (docs/agents.md)")
+    p.add_argument("--agent-arg", action="append", default=[], metavar="KEY=VALUE",
+                   help="agent parameter (JSON value or string), e.g. path=answers.jsonl")
+    p.add_argument("--limit", type=int, help="the first N samples only")
+    p.add_argument("--out", help=out_help)
+    p.add_argument("--name", help="the run's name in reports (default: AGENT[@MODEL])")
+    p.add_argument("--data", help=DATA_HELP)
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def _option_dests(parser: argparse.ArgumentParser, add: Callable[[], None]) -> list[str]:
+    before = {a.dest for a in parser._actions}
+    add()
+    return [a.dest for a in parser._actions if a.dest not in before]
+
+
+def add_engine_parsers(sub: Any, *, legacy_run: tuple, legacy_score: tuple) -> None:
+    from scholarbench.core.engine import benchmark_class, engine_benchmarks
+    from scholarbench.llm.commands import add_model_flags
+    legacy_names, legacy_run_options, legacy_run_cmd = legacy_run
+    _, legacy_score_options, legacy_score_cmd = legacy_score
+    names = engine_benchmarks()
+
+    run = sub.add_parser("run", help="generate → score → aggregate one agent on a benchmark")
+    run_sub = run.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
+    score = sub.add_parser("score", help="re-score RUN_DIR, or score files: score BENCHMARK …")
+    score_sub = score.add_subparsers(dest="target", required=True, metavar="RUN_DIR|BENCHMARK")
+    rescore = score_sub.add_parser(RUN_DIR_TOKEN, help="re-score a run directory")
+    rescore.add_argument("run_dir")
+    rescore.add_argument("--with-judge", action="store_true",
+                         help="add or redo the LLM-judge scores (judge role: --judge, else "
+                         "the local model)")
+    rescore.add_argument("--data", help=DATA_HELP)
+    add_model_flags(rescore, agent=False, judge=True)
+    rescore.set_defaults(func=cmd_rescore, legacy_score=legacy_score_cmd)
+
+    for name in names:
+        cls = benchmark_class(name)
+        p = run_sub.add_parser(name, help=cls.title or name)
+        p.add_argument(cls.subtask_flag, dest="subtask", choices=list(cls.subtasks),
+                       required=len(cls.subtasks) > 1,
+                       default=next(iter(cls.subtasks)) if len(cls.subtasks) == 1 else None,
+                       help="the sub-task")
+        add_agent_options(p, out_help="run directory (default runs/BENCHMARK-SUBTASK-AGENT); "
+                          "an existing one resumes")
+        dests = _option_dests(p, lambda: cls.add_options(p, "run"))
+        add_model_flags(p, judge=True)
+        p.set_defaults(func=cmd_run, bench_cls=cls, bench_dests=dests)
+        sp = score_sub.add_parser(name, help=f"score {name} files")
+        sdests = _option_dests(sp, lambda: cls.add_options(sp, "score"))
+        sp.add_argument("--data", help=DATA_HELP)
+        add_model_flags(sp, agent=False, judge=True)
+        sp.set_defaults(func=cmd_score_files, bench_cls=cls, bench_dests=sdests)
+    for name in legacy_names:
+        if name in names:
+            continue
+        p = run_sub.add_parser(name, help=name)
+        add_agent_options(p, out_help="run directory; an existing one resumes")
+        legacy_run_options(p)
+        add_model_flags(p, judge=True)
+        p.set_defaults(func=legacy_run_cmd)
+        sp = score_sub.add_parser(name, help=f"score {name} files")
+        legacy_score_options(sp)
+        sp.add_argument("--data", help=DATA_HELP)
+        add_model_flags(sp, agent=False, judge=True)
+        sp.set_defaults(func=legacy_score_cmd, target=name)
+
+    ev = sub.add_parser("eval", help="one agent on every benchmark and sub-task it fits")
+    ev.add_argument("--benchmarks", default="all", help="all, or a comma-separated list")
+    add_agent_options(ev, out_help="the suite's directory: one run directory per "
+                      "benchmark/sub-task, and eval.json (default runs/eval-AGENT)")
+    ev.add_argument("--option", action="append", default=[], metavar="BENCHMARK.KEY=VALUE",
+                    help="a benchmark option, e.g. taxobench.gold=gold.jsonl")
+    add_model_flags(ev, judge=True)
+    ev.set_defaults(func=cmd_eval)
+
+
+def normalise_argv(argv: list[str]) -> list[str]:
+    """`score PATH …` → `score RUN_DIR PATH …` (a path is not a sub-command name)."""
+    if len(argv) >= 2 and argv[0] == "score" and not argv[1].startswith("-"):
+        from scholarbench.core.registry import REGISTRY
+        from scholarbench.cli import LEGACY_BENCHMARKS
+        known = set(REGISTRY.names("benchmark")) | set(LEGACY_BENCHMARKS) | {RUN_DIR_TOKEN}
+        if argv[1] not in known:
+            return [argv[0], RUN_DIR_TOKEN, *argv[1:]]
+    return argv
+
+
+def _models(args: argparse.Namespace):
+    from scholarbench.core.engine import Models
+    from scholarbench.llm.commands import roles_from_args
+    return Models(lambda need_agent, need_judge: roles_from_args(
+        args, need_agent=need_agent, need_judge=need_judge))
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    opts = {d: getattr(args, d) for d in getattr(args, "bench_dests", [])}
+    opts["data"] = getattr(args, "data", None)
+    return opts
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from scholarbench.core.engine import format_outcome, run_benchmark
+    bench = args.bench_cls(_options(args))
+    out = Path(args.out or f"runs/{bench.name}-{args.subtask}-{_slug(args.agent)}")
+    outcome = run_benchmark(bench, args.subtask, args.agent, out,
+                            params=agent_params(args.agent_arg), models=_models(args),
+                            limit=args.limit, name=args.name, progress=not args.quiet)
+    print(format_outcome(bench, outcome))
+    print(f"run directory: {out}")
+    if line := outcome.error_line():
+        print(f"error: {line}", file=sys.stderr)
+    return outcome.exit_code
+
+
+def cmd_rescore(args: argparse.Namespace) -> int:
+    from scholarbench.core.engine import benchmark_class, format_outcome, score_run
+    from scholarbench.core.rundir import RunDir
+    run_dir = Path(args.run_dir)
+    if not run_dir.is_dir():
+        raise ScholarbenchError(f"{run_dir}: not a run directory nor a benchmark name")
+    manifest = RunDir(run_dir).read_manifest()
+    from scholarbench.core.engine import engine_benchmarks
+    if manifest.get("benchmark") not in engine_benchmarks():
+        args.target = str(run_dir)
+        return args.legacy_score(args)
+    bench = benchmark_class(manifest["benchmark"])
+    options = {"with_judge": True} if args.with_judge else {}
+    outcome = score_run(run_dir, options=options, models=_models(args))
+    print(format_outcome(bench(manifest.get("options")), outcome))
+    if line := outcome.error_line():
+        print(f"error: {line}", file=sys.stderr)
+    return outcome.exit_code
+
+
+def cmd_score_files(args: argparse.Namespace) -> int:
+    bench = args.bench_cls(_options(args))
+    score_files = getattr(bench, "score_files", None)
+    if score_files is None:
+        raise ScholarbenchError(f"{bench.name} scores run directories only: scholarbench "
+                                "score RUN_DIR")
+    return int(score_files(_models(args)) or 0)
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from scholarbench.core.suite import run_suite
+    return run_suite(args, _models(args))
+
+
+def _slug(spec: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in spec).strip("-") or "agent"
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from scholarbench.core.registry import REGISTRY
+    print("\n".join(REGISTRY.names(args.kind)))
+    for problem in REGISTRY.load_problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    return 0

@@ -1,0 +1,354 @@
+"""The one generate → score → aggregate loop, for every benchmark.
+
+`run_benchmark` resolves the agent (refusing one that does not fit, with the list of those that
+do), loads the samples and builds the agent's context *before* any run directory exists — so a
+set-up failure leaves nothing that blocks the retry — then, holding the run directory's lock:
+
+1. checks an existing manifest agrees (benchmark, sub-task, agent, its config, data, models);
+   a directory with no finished sample is simply taken over;
+2. generates: one `SampleRecord` line per sample not yet finished (errored ones are retried),
+   appended and fsync'ed; an exception is `error`, an answer that does not fit is `malformed`;
+3. scores every sample (never skipping one) and writes scores.jsonl and summary.json atomically;
+4. records the usage of each stage's chat model in the manifest (`usage.<stage>.<role>`, and
+   the running totals in `llm_usage`).
+
+Exit status of `run`, `score` and `eval` (docs/agents.md): 0 complete; 3 some samples errored
+(the run is incomplete: resume to retry them); 2 bad input, usage or a locked run directory.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from tqdm import tqdm
+
+from scholarbench.core.agent import Agent, AgentContext, agent_from_object, import_object
+from scholarbench.core.benchmark import Benchmark, Sample, summary_line
+from scholarbench.core.families import Malformed
+from scholarbench.core.records import Manifest, Summary
+from scholarbench.core.registry import REGISTRY
+from scholarbench.core.rundir import RunDir
+from scholarbench.errors import ScholarbenchError
+
+EXIT_OK, EXIT_USAGE, EXIT_INCOMPLETE = 0, 2, 3
+GENERIC_AGENTS = ("endpoint", "replay", "package.module:attr")
+# Manifest keys that must agree for a run directory to be resumed.
+IDENTITY_KEYS = ("benchmark", "mode", "agent", "agent_config", "data", "options", "agent_model")
+SCORES, SUMMARY = "scores.jsonl", "summary.json"
+
+
+class Models:
+    """Binds the chat-model roles on first use (so runs that need none never bind one)."""
+
+    def __init__(self, bind: Callable[..., Any] | None = None) -> None:
+        self._bind, self._roles = bind, {}
+
+    def _role(self, role: str) -> Any:
+        if role not in self._roles:
+            if self._bind is None:
+                raise ScholarbenchError(f"this run needs the {role} model but none was given")
+            roles = self._bind(need_agent=role == "agent", need_judge=role == "judge")
+            self._roles[role] = getattr(roles, role)
+        return self._roles[role]
+
+    def agent(self) -> Any:
+        return self._role("agent")
+
+    def judge(self) -> Any:
+        return self._role("judge")
+
+    def __call__(self) -> Any:        # `roles()` as benchmarks call it
+        return self
+
+    def bound(self) -> dict[str, Any]:
+        return dict(self._roles)
+
+
+def benchmark_class(name: str) -> type[Benchmark]:
+    obj = REGISTRY.find("benchmark", name)
+    if not (isinstance(obj, type) and issubclass(obj, Benchmark)):
+        known = ", ".join(engine_benchmarks()) or "none"
+        raise ScholarbenchError(f"unknown benchmark {name!r}; known: {known}")
+    return obj
+
+
+def engine_benchmarks() -> list[str]:
+    return [n for n, obj in REGISTRY.items("benchmark")
+            if isinstance(obj, type) and issubclass(obj, Benchmark)]
+
+
+# -- agents --------------------------------------------------------------------------------
+
+def resolve_agent(bench: Benchmark, spec: str, params: dict[str, Any], subtask: str) -> Agent:
+    family = bench.subtasks[subtask]
+    if spec == "endpoint":
+        from scholarbench.core.endpoint import EndpointAgent
+        agent: Agent | None = EndpointAgent(**params)
+    elif ":" in spec:
+        agent = agent_from_object(import_object(spec), spec, params)
+    else:
+        agent = bench.agent(spec, params, subtask)
+        if agent is None and spec == "replay":
+            from scholarbench.core.replay import ReplayAgent
+            agent = ReplayAgent(**params)
+        if agent is None:
+            obj = REGISTRY.find("agent", spec)
+            if obj is not None and REGISTRY.meta("agent", spec).get("external"):
+                agent = agent_from_object(obj, spec, params)
+        if agent is None:
+            raise ScholarbenchError(f"{bench.name} has no agent {spec!r}; "
+                                    + _fitting(bench, subtask))
+    if not agent.fits(bench.name, subtask, family):
+        raise ScholarbenchError(f"agent {spec!r} does not fit {bench.name} {subtask} "
+                                f"({family} answers); " + _fitting(bench, subtask))
+    return agent
+
+
+def _fitting(bench: Benchmark, subtask: str) -> str:
+    names = bench.agent_names(subtask)
+    return (f"agents that fit {bench.name} {subtask}: {', '.join(names) or 'none built in'}; "
+            f"or your own: {', '.join(GENERIC_AGENTS)} (docs/agents.md)")
+
+
+def run_name(agent_spec: str, models: Models, explicit: str | None) -> str:
+    """Runs are named by agent and model, so two models of one agent are told apart."""
+    if explicit:
+        return explicit
+    client = models.bound().get("agent")
+    return f"{agent_spec}@{client.model_id}" if client is not None else agent_spec
+
+
+# -- running -------------------------------------------------------------------------------
+
+@dataclass
+class RunOutcome:
+    run_dir: Path
+    summary: dict[str, Any]
+    n_errors: int
+    error_reasons: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_INCOMPLETE if self.n_errors else EXIT_OK
+
+    def error_line(self) -> str | None:
+        if not self.n_errors:
+            return None
+        why = "; ".join(f"{n}× {reason}" for reason, n in
+                        sorted(self.error_reasons.items(), key=lambda kv: -kv[1])[:3])
+        return (f"{self.n_errors} sample(s) errored ({why}); the run is incomplete — run the "
+                f"same command again to retry them")
+
+
+def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
+                  params: dict[str, Any] | None = None, models: Models | None = None,
+                  limit: int | None = None, name: str | None = None,
+                  progress: bool = True) -> RunOutcome:
+    if subtask not in bench.subtasks:
+        raise ScholarbenchError(f"{bench.name} has no sub-task {subtask!r}; use one of "
+                                f"{', '.join(bench.subtasks)}")
+    if limit is not None and limit < 0:
+        raise ScholarbenchError("--limit must be >= 0")
+    models = models or Models()
+    agent = resolve_agent(bench, agent_spec, dict(params or {}), subtask)
+    loaded = bench.load(subtask, limit)
+    ctx = bench.context(agent, subtask, models)
+    agent_client = models.bound().get("agent")
+    manifest = Manifest(
+        benchmark=bench.name, mode=subtask, agent=agent_spec, agent_config=agent.config(),
+        run_name=run_name(agent_spec, models, name), limit=limit,
+        n_samples=len(loaded.samples), command=_argv(), versions=_versions(),
+        data=loaded.data, options=_jsonable(bench.options),
+        agent_model=_model_identity(agent_client)).model_dump(mode="json")
+    run = RunDir(out)
+    created = not out.exists()
+    try:
+        with run.lock():
+            _take_or_check(run, manifest)
+            if agent_client is not None:
+                manifest.setdefault("models", {})["agent"] = {
+                    **agent_client.config.public(), "model_id": agent_client.model_id}
+            run.write_manifest(manifest)
+            bench.prepare_run(run, loaded, manifest) if hasattr(bench, "prepare_run") else None
+            generate(bench, run, loaded.samples, agent, ctx, progress)
+            return _score_locked(bench, run, loaded.samples, models, progress)
+    except BaseException:
+        if created and not run.manifest_path.exists():
+            _remove_empty(out)
+        raise
+
+
+def _take_or_check(run: RunDir, manifest: dict[str, Any]) -> None:
+    """Resume an agreeing run; take over a directory that holds no finished sample."""
+    if not run.exists():
+        return
+    old = run.read_manifest()
+    usage = {k: old[k] for k in ("usage", "llm_usage") if k in old}
+    for key in IDENTITY_KEYS:
+        if old.get(key) != manifest.get(key):
+            if not run.stage("generate.jsonl").finished():
+                break           # nothing worth keeping: a failed set-up or an empty start
+            raise ScholarbenchError(
+                f"{run.path} holds a run with a different {key!r} ({old.get(key)!r} vs "
+                f"{manifest.get(key)!r}); use another --out or delete it")
+    else:
+        manifest.update(usage)
+        manifest["created"] = old.get("created", manifest["created"])
+
+
+def generate(bench: Benchmark, run: RunDir, samples: Sequence[Sample], agent: Agent,
+             ctx: AgentContext, progress: bool = True) -> int:
+    """One line per sample that has no finished record; returns how many were run."""
+    stage = run.stage(bench.generate_file)
+    for lineno, problem in stage.problems:
+        print(f"warning: {run.file(bench.generate_file)}, line {lineno}: {problem}; "
+              "its sample is redone")
+    finished = stage.finished()
+    todo = [s for s in samples if s.unscorable is None and s.id not in finished]
+    before = _usage(ctx.llm)
+    try:
+        for sample in tqdm(todo, desc=f"generate ({agent.name})", unit="sample",
+                           disable=not progress or not todo):
+            run.append(bench.generate_file, solve_one(bench, agent, sample, ctx))
+    finally:
+        add_stage_usage(run, "generate", "agent", ctx.llm, before)
+    return len(todo)
+
+
+def solve_one(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentContext
+              ) -> dict[str, Any]:
+    from scholarbench.core.replay import Missing
+    start = time.perf_counter()
+    record: dict[str, Any] = {"id": sample.id}
+    failed_before = _failures(ctx.llm)
+    try:
+        answer = agent.solve(sample.task, ctx)
+        record.update(bench.record(sample, answer))
+        record.setdefault("status", "ok")
+        failed = _failures(ctx.llm) - failed_before
+        if failed:      # the agent took a fallback after its model failed: not a result
+            record.update(status="error", error=f"{failed} model call(s) of the agent failed "
+                          "after every retry (the answer it fell back on is not scored)")
+    except Missing as exc:
+        record.update(status="malformed", missing=True, error=str(exc))
+    except Malformed as exc:
+        record.update(status="malformed", error=str(exc))
+    except Exception as exc:   # the agent or its endpoint failed: never a result
+        record.update(status="error", error=f"agent raised {type(exc).__name__}: {exc}"[:2000])
+    record["seconds"] = round(time.perf_counter() - start, 4)
+    return record
+
+
+def _failures(client: Any) -> int:
+    usage = getattr(client, "usage", None)
+    return usage.unrecovered_failures() if hasattr(usage, "unrecovered_failures") else 0
+
+
+def score_run(run_dir: Path, *, options: dict[str, Any] | None = None,
+              models: Models | None = None, progress: bool = True) -> RunOutcome:
+    """Re-score a run directory from its files (no agent), holding its lock."""
+    run = RunDir(run_dir)
+    manifest = run.read_manifest()
+    bench = benchmark_class(str(manifest.get("benchmark")))(
+        {**(manifest.get("options") or {}), **(options or {})})
+    with run.lock():
+        loaded = bench.load(manifest["mode"], manifest.get("limit"))
+        return _score_locked(bench, run, loaded.samples, models or Models(), progress)
+
+
+def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], models: Models,
+                  progress: bool) -> RunOutcome:
+    manifest = run.read_manifest()
+    stage = run.stage(bench.generate_file)
+    generated = stage.records
+    rows = bench.score(samples, generated, manifest, run)
+    errors: dict[str, int] = {}
+    for row in rows:
+        rec = generated.get(row["id"])
+        if rec is not None and rec.get("status") == "error":
+            row["status"], row["error"] = "error", rec.get("error")
+        row.setdefault("status", "scored")
+        if row["status"] == "error":
+            reason = str(row.get("error") or "error").split(":")[0][:80]
+            errors[reason] = errors.get(reason, 0) + 1
+    run.write_jsonl(SCORES, rows)
+    manifest = run.read_manifest()
+    status: dict[str, int] = {}
+    for row in rows:
+        status[row["status"]] = status.get(row["status"], 0) + 1
+    summary = Summary(benchmark=bench.name, mode=manifest.get("mode"), agent=manifest["agent"],
+                      run_name=manifest.get("run_name"), n_samples=len(rows), status=status,
+                      complete=not errors).model_dump(mode="json")
+    summary.update(bench.aggregate(rows, manifest))
+    run.write_json(SUMMARY, summary)
+    return RunOutcome(run.path, summary, sum(errors.values()), errors)
+
+
+# -- usage ---------------------------------------------------------------------------------
+
+def _usage(client: Any) -> dict[str, Any] | None:
+    return client.usage.as_dict() if client is not None else None
+
+
+def add_stage_usage(run: RunDir, stage: str, role: str, client: Any,
+                    before: dict[str, Any] | None) -> None:
+    """Add what `client` used since `before` to the manifest's `usage.<stage>.<role>` and the
+    running `llm_usage.<role>` totals."""
+    if client is None:
+        return
+    from scholarbench.runner.llm_record import USAGE_FIELDS
+    now = client.usage.as_dict()
+    delta = {k: now[k] - (before or {}).get(k, 0) for k in USAGE_FIELDS}
+    cost = now.get("cost_usd")
+    delta["cost_usd"] = None if cost is None else round(cost - ((before or {}).get("cost_usd")
+                                                                or 0.0), 6)
+    manifest = run.read_manifest()
+    for bucket in (manifest.setdefault("usage", {}).setdefault(stage, {}).setdefault(role, {}),
+                   manifest.setdefault("llm_usage", {}).setdefault(role, {})):
+        for key in USAGE_FIELDS:
+            bucket[key] = bucket.get(key, 0) + delta[key]
+        if delta["cost_usd"] is not None:
+            bucket["cost_usd"] = round((bucket.get("cost_usd") or 0.0) + delta["cost_usd"], 6)
+        else:
+            bucket.setdefault("cost_usd", None)
+    run.write_manifest(manifest)
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+def _model_identity(client: Any) -> dict[str, Any] | None:
+    if client is None:
+        return None
+    config = client.config
+    return {"model_id": client.model_id, "temperature": config.temperature,
+            "max_tokens": config.max_tokens, "seed": config.seed}
+
+
+def _argv() -> list[str]:
+    import sys
+    return sys.argv[1:]
+
+
+def _versions() -> dict[str, str]:
+    from scholarbench.runner.manifest import package_versions
+    return package_versions()
+
+
+def _jsonable(options: dict[str, Any]) -> dict[str, Any]:
+    import json
+    return json.loads(json.dumps(options, default=str))
+
+
+def _remove_empty(path: Path) -> None:
+    """Remove a directory this invocation created and left without a manifest."""
+    import shutil
+    if path.is_dir() and all(p.name in (".lock",) or p.name.startswith(".")
+                             for p in path.iterdir()):
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def format_outcome(bench: Benchmark, outcome: RunOutcome) -> str:
+    text = bench.format_summary(outcome.summary)
+    return text if text else summary_line(outcome.summary)

@@ -1,0 +1,94 @@
+"""Typed, versioned records of a run directory.
+
+    manifest.json    `Manifest`     what produced the run (identity keys must agree to resume)
+    <stage>.jsonl    `SampleRecord` one line per sample and stage attempt, appended and fsync'ed
+    scores.jsonl     `ScoreRecord`  one line per sample, never skipped
+    summary.json     `Summary`      means (undefined values excluded and counted), status counts
+
+Status words mean one thing everywhere:
+
+- ``ok``         the stage produced an output for the sample;
+- ``scored``     the sample's output was scored;
+- ``malformed``  the agent's answer does not fit the task's schema: scored as the paper says
+                 (usually as an empty answer) and counted;
+- ``error``      the agent or its endpoint failed (an exception, a refused or unreachable
+                 endpoint, a missing key): never a result, retried on resume, and the command
+                 exits non-zero;
+- ``unscored``   a judge reply unusable after retries: counted, left out of means;
+- ``oversized``  an answer over the configured size limits: counted, scored as malformed.
+
+Records written by the engine are checked on read; benchmark-specific fields ride along
+(`extra="allow"`). Records read from users (agent answers, replay files) use `extra="forbid"`
+models in `core.families`.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RUN_FORMAT = "scholarbench-run/2"
+READABLE_FORMATS = ("scholarbench-run/1", RUN_FORMAT)
+
+StageStatus = Literal["ok", "malformed", "error", "oversized"]
+ScoreStatus = Literal["scored", "malformed", "error", "missing", "unscored", "oversized",
+                      "unscorable"]
+STATUSES = ("scored", "malformed", "error", "missing", "unscored", "oversized", "unscorable")
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class SampleRecord(_Open):
+    """One line of a stage file (generate.jsonl, oracle.jsonl, …). The benchmark's output fields
+    (e.g. `prediction`, `ranking`, `report`) ride along as extra keys."""
+    id: str
+    status: StageStatus = "ok"
+    error: str | None = None
+    seconds: float | None = None
+    info: dict[str, Any] | None = None
+
+
+class ScoreRecord(_Open):
+    """One line of scores.jsonl: the sample's status and its measures (extra keys)."""
+    id: str
+    status: ScoreStatus = "scored"
+
+
+class MeasureSummary(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    mean: float | None
+    n: int
+    n_null: int = 0
+
+
+class Manifest(_Open):
+    format: str = RUN_FORMAT
+    created: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat())
+    command: list[str] = Field(default_factory=list)
+    versions: dict[str, str] = Field(default_factory=dict)
+    benchmark: str
+    mode: str | None = None            # the sub-task (TaxoBench mode, ResearchArena task, …)
+    agent: str
+    agent_config: dict[str, Any] = Field(default_factory=dict)
+    run_name: str | None = None
+    limit: int | None = None
+    n_samples: int | None = None
+    usage: dict[str, dict[str, Any]] = Field(default_factory=dict)   # per stage
+
+
+class Summary(_Open):
+    benchmark: str
+    mode: str | None = None
+    agent: str
+    run_name: str | None = None
+    n_samples: int
+    status: dict[str, int] = Field(default_factory=dict)
+    complete: bool = True
+    metrics: dict[str, MeasureSummary] = Field(default_factory=dict)
+
+
+def dump(model: BaseModel) -> dict[str, Any]:
+    return model.model_dump(mode="json", exclude_none=False)

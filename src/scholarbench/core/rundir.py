@@ -1,0 +1,184 @@
+"""A run directory: one writer at a time, atomic rewrites, append-only stage files.
+
+- `RunDir.lock()` holds `<run>/.lock` (filelock) for the whole of `run`, `score` or `eval`; a
+  second process gets `RunLocked` at once, naming the directory.
+- Every file that is rewritten (manifest, scores, summary) is written to a private temporary
+  name in the same directory and renamed over the old one, so a reader (or a kill) never sees
+  half a file.
+- Stage files (generate.jsonl, …) are appended and fsync'ed one sample at a time. Reading one
+  keeps the last good record per sample; a torn or corrupt line anywhere is reported with its
+  line number and its sample is redone (the engine re-runs every sample without a good record).
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from filelock import FileLock, Timeout
+
+from scholarbench.errors import ScholarbenchError
+
+LOCK = ".lock"
+
+
+class RunLocked(ScholarbenchError):
+    """Another process holds the run directory."""
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_json(path: Path, obj: Any) -> None:
+    atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+
+
+def atomic_write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> None:
+    atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+
+
+def append_line(path: Path, record: dict[str, Any]) -> None:
+    """Append one record and fsync it; a torn last line left by a killed writer is cut first."""
+    _cut_torn_tail(path)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _cut_torn_tail(path: Path) -> None:
+    if not path.exists():
+        return
+    with path.open("rb+") as handle:
+        handle.seek(0, os.SEEK_END)
+        size = handle.tell()
+        if size == 0:
+            return
+        handle.seek(size - 1)
+        if handle.read(1) == b"\n":
+            return
+        # find the last newline
+        block, pos = 1 << 16, size
+        while pos > 0:
+            start = max(0, pos - block)
+            handle.seek(start)
+            chunk = handle.read(pos - start)
+            nl = chunk.rfind(b"\n")
+            if nl >= 0:
+                handle.truncate(start + nl + 1)
+                return
+            pos = start
+        handle.truncate(0)
+
+
+@dataclass
+class StageFile:
+    """What a stage file holds: the last good record per sample id, in first-seen order, and
+    the lines that could not be read (line number, problem)."""
+    records: dict[str, dict[str, Any]] = field(default_factory=dict)
+    problems: list[tuple[int, str]] = field(default_factory=list)
+
+    def finished(self) -> dict[str, dict[str, Any]]:
+        """Records that need no redo: every status but `error`."""
+        return {k: r for k, r in self.records.items() if r.get("status", "ok") != "error"}
+
+
+def read_stage(path: Path, id_key: str = "id") -> StageFile:
+    out = StageFile()
+    if not path.exists():
+        return out
+    try:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise ScholarbenchError(f"{path}: cannot read ({exc.strerror})") from exc
+    lines = text.split("\n")
+    for lineno, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except (json.JSONDecodeError, RecursionError):
+            torn = lineno == len(lines)        # no newline after it: a killed writer
+            out.problems.append((lineno, "torn last line (a killed writer)" if torn
+                                 else "not valid JSON"))
+            continue
+        if not isinstance(obj, dict) or id_key not in obj:
+            out.problems.append((lineno, f"not a record with {id_key!r}"))
+            continue
+        key = str(obj[id_key])
+        out.records.pop(key, None)             # a later line supersedes (keeps order of last)
+        out.records[key] = obj
+    return out
+
+
+class RunDir:
+    """The files of one run. Create with `RunDir(path)`; nothing is written until asked."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    def file(self, name: str) -> Path:
+        return self.path / name
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.path / "manifest.json"
+
+    def exists(self) -> bool:
+        return self.manifest_path.exists()
+
+    @contextmanager
+    def lock(self) -> Iterator["RunDir"]:
+        """Hold the run directory for this process; `RunLocked` if another process does."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(self.path / LOCK))
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            raise RunLocked(f"{self.path} is in use by another scholarbench process (run, score "
+                            "or eval); wait for it to finish or use another --out") from None
+        try:
+            yield self
+        finally:
+            lock.release()
+
+    def read_manifest(self) -> dict[str, Any]:
+        if not self.manifest_path.exists():
+            raise ScholarbenchError(f"{self.path} is not a run directory (no manifest.json)")
+        try:
+            obj = json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ScholarbenchError(f"{self.manifest_path}: not valid JSON ({exc})") from exc
+        if not isinstance(obj, dict):
+            raise ScholarbenchError(f"{self.manifest_path}: expected a JSON object")
+        return obj
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        atomic_write_json(self.manifest_path, manifest)
+
+    def write_json(self, name: str, obj: Any) -> None:
+        atomic_write_json(self.file(name), obj)
+
+    def write_jsonl(self, name: str, rows: Iterable[dict[str, Any]]) -> None:
+        atomic_write_jsonl(self.file(name), rows)
+
+    def stage(self, name: str, id_key: str = "id") -> StageFile:
+        return read_stage(self.file(name), id_key)
+
+    def append(self, name: str, record: dict[str, Any]) -> None:
+        append_line(self.file(name), record)

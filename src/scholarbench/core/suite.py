@@ -1,0 +1,138 @@
+"""`scholarbench eval`: one agent on every benchmark and sub-task it fits.
+
+Every (benchmark, sub-task) pair is checked first: an explicitly listed benchmark the agent fits
+in none of its sub-tasks is an error before anything runs. Then each pair runs into
+`OUT/<benchmark>-<sub-task>/` (resumable like any run), and `OUT/eval.json` lists per run: the
+benchmark, sub-task, status (complete / incomplete / failed), samples, scored, errors, malformed
+and the headline measures; one table is printed. Exit status: 0 all complete, 3 some samples
+errored, 2 a run could not start (its reason is in eval.json and printed).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from scholarbench.core.benchmark import Benchmark
+from scholarbench.core.engine import (EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, Models,
+                                      benchmark_class, engine_benchmarks, resolve_agent,
+                                      run_benchmark)
+from scholarbench.core.rundir import atomic_write_json
+from scholarbench.errors import ScholarbenchError
+
+
+def default_options(cls: type[Benchmark], overrides: dict[str, Any]) -> dict[str, Any]:
+    """A benchmark's `run` options at their defaults, with `--option B.KEY=VALUE` applied."""
+    parser = argparse.ArgumentParser(add_help=False)
+    before = {a.dest for a in parser._actions}
+    cls.add_options(parser, "run")
+    dests = [a.dest for a in parser._actions if a.dest not in before]
+    defaults = vars(parser.parse_args([]))
+    unknown = set(overrides) - set(dests)
+    if unknown:
+        raise ScholarbenchError(f"--option: {cls.name} has no option "
+                                f"{', '.join(sorted(unknown))}; it has: {', '.join(dests) or 'none'}")
+    return {**{d: defaults.get(d) for d in dests}, **overrides}
+
+
+def _parse_overrides(pairs: list[str]) -> dict[str, dict[str, Any]]:
+    from scholarbench.core.commands import agent_params
+    out: dict[str, dict[str, Any]] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        bench, dot, option = key.partition(".")
+        if not (sep and dot and bench and option):
+            raise ScholarbenchError(f"--option takes BENCHMARK.KEY=VALUE, got {pair!r}")
+        out.setdefault(bench, {}).update(agent_params([f"{option.replace('-', '_')}={value}"]))
+    return out
+
+
+def plan(args: argparse.Namespace, models: Models) -> list[tuple[Benchmark, str]]:
+    from scholarbench.core.commands import agent_params
+    names = engine_benchmarks()
+    listed = None if args.benchmarks in ("all", "", None) else \
+        [b.strip() for b in args.benchmarks.split(",") if b.strip()]
+    for name in listed or []:
+        if name not in names:
+            raise ScholarbenchError(f"unknown benchmark {name!r}; known: {', '.join(names)}")
+    overrides = _parse_overrides(args.option)
+    for name in overrides:
+        if name not in names:
+            raise ScholarbenchError(f"--option for unknown benchmark {name!r}")
+    pairs: list[tuple[Benchmark, str]] = []
+    params = agent_params(args.agent_arg)
+    for name in sorted(listed or names, key=lambda n: (getattr(benchmark_class(n), "order", 100), n)):
+        cls = benchmark_class(name)
+        options = default_options(cls, overrides.get(name, {}))
+        options["data"] = args.data
+        bench = cls(options)
+        fitting, reasons = [], []
+        for subtask in bench.available_subtasks():
+            try:
+                resolve_agent(bench, args.agent, dict(params), subtask)
+                fitting.append(subtask)
+            except ScholarbenchError as exc:
+                reasons.append(str(exc))
+        if listed is not None and not fitting:
+            raise ScholarbenchError(f"agent {args.agent!r} fits no sub-task of {name}: "
+                                    + (reasons[0] if reasons else "no sub-task has data"))
+        pairs.extend((bench, s) for s in fitting)
+    if not pairs:
+        raise ScholarbenchError(f"agent {args.agent!r} fits no benchmark")
+    return pairs
+
+
+def run_suite(args: argparse.Namespace, models: Models) -> int:
+    from scholarbench.core.commands import _slug, agent_params
+    out = Path(args.out or f"runs/eval-{_slug(args.agent)}")
+    pairs = plan(args, models)
+    entries = []
+    for bench, subtask in pairs:
+        run_dir = out / f"{bench.name}-{subtask}"
+        print(f"== {bench.name} {subtask} → {run_dir}")
+        entry: dict[str, Any] = {"benchmark": bench.name, "subtask": subtask,
+                                 "run_dir": str(run_dir)}
+        try:
+            outcome = run_benchmark(bench, subtask, args.agent, run_dir,
+                                    params=agent_params(args.agent_arg), models=models,
+                                    limit=args.limit, name=args.name, progress=not args.quiet)
+        except ScholarbenchError as exc:
+            entry.update(status="failed", reason=str(exc))
+            print(f"error: {bench.name} {subtask}: {exc}", file=sys.stderr)
+            entries.append(entry)
+            continue
+        s = outcome.summary
+        counts = s.get("status", {})
+        headline = bench.headline.get(subtask, ()) or tuple(s.get("metrics", {}))[:3]
+        entry.update(status="complete" if not outcome.n_errors else "incomplete",
+                     run_name=s.get("run_name"), samples=s["n_samples"],
+                     scored=counts.get("scored", 0), errors=counts.get("error", 0),
+                     malformed=counts.get("malformed", 0),
+                     headline={k: s["metrics"][k]["mean"] for k in headline
+                               if k in s.get("metrics", {})})
+        if line := outcome.error_line():
+            print(f"error: {line}", file=sys.stderr)
+        entries.append(entry)
+    atomic_write_json(out / "eval.json", {"agent": args.agent, "runs": entries})
+    print()
+    print(format_table(entries))
+    print(f"suite: {out / 'eval.json'}")
+    if any(e["status"] == "failed" for e in entries):
+        return EXIT_USAGE
+    return EXIT_INCOMPLETE if any(e["status"] == "incomplete" for e in entries) else EXIT_OK
+
+
+def format_table(entries: list[dict[str, Any]]) -> str:
+    head = f"{'benchmark':<14} {'sub-task':<14} {'status':<11} {'n':>4} {'scored':>6} " \
+           f"{'err':>4} {'malf':>4}  headline"
+    lines = [head, "-" * len(head)]
+    for e in entries:
+        if e["status"] == "failed":
+            lines.append(f"{e['benchmark']:<14} {e['subtask']:<14} failed       {e['reason']}")
+            continue
+        hl = "  ".join(f"{k} {'—' if v is None else f'{v:.4f}'}"
+                       for k, v in e["headline"].items())
+        lines.append(f"{e['benchmark']:<14} {e['subtask']:<14} {e['status']:<11} "
+                     f"{e['samples']:>4} {e['scored']:>6} {e['errors']:>4} {e['malformed']:>4}  {hl}")
+    return "\n".join(lines)

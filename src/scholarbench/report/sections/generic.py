@@ -1,0 +1,70 @@
+"""The report section of a benchmark that brings none of its own: one leaderboard per sub-task
+from summary.json's measures (means, with undefined and unscored counts as notes), incomplete
+runs marked, and a CSV of the same numbers. A benchmark package replaces it by registering its
+own section (`@register_section`)."""
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any, Sequence
+
+from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
+                                               metric_rows, read_json_object)
+from scholarbench.report.tables import MetricSummary, RunSummary, Table, TableGroup
+
+
+class GenericSection(ReportSection):
+    order = 1000
+
+    def __init__(self, benchmark: str, title: str = "") -> None:
+        self.benchmark, self.title = benchmark, title or benchmark
+        self._keys: dict[str, list[str]] = {}
+
+    def load(self, run_dir: Path, manifest: dict[str, Any]) -> ReportRun:
+        raw = read_json_object(run_dir / "summary.json", run_dir)
+        status = raw.get("status") or {}
+        metrics = {k: MetricSummary(v.get("mean"), int(v.get("n", 0)), int(v.get("n_null", 0)))
+                   for k, v in (raw.get("metrics") or {}).items() if isinstance(v, dict)}
+        mode = str(manifest.get("mode") or "")
+        keys = self._keys.setdefault(mode, [])
+        keys.extend(k for k in metrics if k not in keys)
+        summary = RunSummary(run_dir, mode, str(manifest.get("agent")), manifest.get("run_name"),
+                             int(raw.get("n_samples", 0)), int(status.get("missing", 0)),
+                             int(status.get("malformed", 0)), metrics)
+        return ReportRun(run_dir, self.benchmark, mode, summary, manifest, raw)
+
+    def metrics(self, mode: str) -> list[MetricDisplay]:
+        return [MetricDisplay(k, k, bounds=(None, None)) for k in self._keys.get(mode, [])]
+
+    def _modes(self, runs: Sequence[ReportRun]) -> list[str]:
+        return list(dict.fromkeys(r.mode for r in runs))
+
+    def groups(self, runs: Sequence[ReportRun], published: bool = True) -> list[TableGroup]:
+        out = []
+        for mode in self._modes(runs):
+            mine = [r for r in runs if r.mode == mode]
+            keys = [m.key for m in self.metrics(mode)]
+            display = {m.key: m for m in self.metrics(mode)}
+            notes = tuple(f"{r.name}: incomplete ({r.raw_summary.get('status', {}).get('error', 0)}"
+                          " errored samples)" for r in mine if r.raw_summary.get("complete") is False)
+            table = Table(self.mode_title(mode), ("system", "samples", *keys),
+                          tuple(metric_rows(mine, keys, display)), notes, tuple(keys))
+            out.append(TableGroup(self.mode_title(mode), (table,), self.benchmark, mode))
+        return out
+
+    def csv(self, runs: Sequence[ReportRun]) -> str:
+        buf = io.StringIO()
+        writer = csv.writer(buf)
+        writer.writerow(["benchmark", "mode", "run", "metric", "mean", "n", "n_null"])
+        for r in runs:
+            for key, m in r.summary.metrics.items():
+                writer.writerow([self.benchmark, r.mode, r.name, key, m.mean, m.n, m.n_null])
+        return buf.getvalue()
+
+    def html(self, runs: Sequence[ReportRun], page: Any) -> str:
+        from scholarbench.report.htmlkit import table_html
+        parts = [page.heading(2, self.title)]
+        for group in self.groups(runs, page.published):
+            parts.extend(table_html(t) for t in group.tables)
+        return "".join(parts)

@@ -1,0 +1,236 @@
+"""The engine on a toy sixth benchmark that lives outside the package (tests/plugins/toybench):
+registry and entry points, run / score / report / list from the command line, the three ways a
+user's agent comes in, statuses (error vs malformed), resume retrying only errored samples, set-up
+failures leaving nothing behind, the run-directory lock and atomic rewrites."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+PLUGINS = Path(__file__).parent / "plugins"
+
+
+def _site(tmp_path: Path) -> Path:
+    """An 'installed' toybench: a dist-info whose entry point names the plug-in package."""
+    site = tmp_path / "site"
+    info = site / "toybench-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toybench\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        "[scholarbench.benchmarks]\ntoybench = toybench:ToyBench\n\n"
+        "[scholarbench.agents]\ntoy-echo = toyagents:echo\n")
+    (site / "toyagents.py").write_text(textwrap.dedent('''
+        def echo(task):
+            return {"papers": [task["topic"]]}
+    '''))
+    return site
+
+
+def _cli(args: list[str], site: Path, cwd: Path, extra_path: Path | None = None):
+    env = dict(os.environ)
+    paths = [str(site), str(PLUGINS)] + ([str(extra_path)] if extra_path else [])
+    env["PYTHONPATH"] = os.pathsep.join(paths + [env.get("PYTHONPATH", "")])
+    env["SCHOLARBENCH_DATA"] = str(cwd / "data")
+    return subprocess.run([sys.executable, "-m", "scholarbench", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+MY_AGENT = '''
+"""A user's agent: a plain function, no scholarbench import."""
+import os
+
+KNOWN = {"graph neural networks": ["GCN", "GAT", "GraphSAGE"],
+         "transformers": ["Attention Is All You Need"],
+         "retrieval": ["BM25", "DPR"]}
+
+
+def solve(task):
+    if task["topic"] == "transformers" and os.environ.get("TOY_FAIL"):
+        raise ConnectionError("endpoint unreachable")
+    if task["topic"] == "retrieval" and os.environ.get("TOY_MALFORMED"):
+        return {"paperz": ["BM25"]}
+    return {"papers": KNOWN.get(task["topic"], [])}
+'''
+
+
+@pytest.fixture()
+def env(tmp_path: Path):
+    site = _site(tmp_path)
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "mypkg_agent.py").write_text(MY_AGENT)
+    return site, user, tmp_path
+
+
+def test_toy_benchmark_end_to_end_from_outside_the_package(env):
+    site, user, tmp = env
+    listed = _cli(["list", "benchmark"], site, tmp)
+    assert listed.returncode == 0 and "toybench" in listed.stdout.split()
+    agents = _cli(["list", "agent"], site, tmp)
+    assert "toy-echo" in agents.stdout.split() and "toy-oracle" in agents.stdout.split()
+
+    run = _cli(["run", "toybench", "--task", "rank", "--agent", "mypkg_agent:solve",
+                "--out", "runs/toy", "--quiet"], site, tmp, user)
+    assert run.returncode == 0, run.stderr
+    rows = [json.loads(x) for x in (tmp / "runs/toy/scores.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in rows] == ["t1", "t2", "t3"]
+    assert [r["hit@3"] for r in rows] == [1.0, 1.0, pytest.approx(2 / 3)]
+    summary = json.loads((tmp / "runs/toy/summary.json").read_text())
+    assert summary["metrics"]["hit@3"]["mean"] == pytest.approx((1 + 1 + 2 / 3) / 3)
+    assert summary["status"] == {"scored": 3} and summary["complete"] is True
+
+    before = (tmp / "runs/toy/scores.jsonl").read_text()
+    rescore = _cli(["score", "runs/toy"], site, tmp, user)
+    assert rescore.returncode == 0, rescore.stderr
+    assert (tmp / "runs/toy/scores.jsonl").read_text() == before
+
+    report = _cli(["report", "runs/toy", "--format", "markdown"], site, tmp)
+    assert report.returncode == 0, report.stderr
+    assert "Toy benchmark" in report.stdout and "mypkg" in report.stdout
+    assert "0.8889" in report.stdout
+
+    # the plug-in's own agent and an entry-point agent
+    oracle = _cli(["run", "toybench", "--task", "rank", "--agent", "toy-oracle", "--out",
+                   "runs/oracle", "--quiet"], site, tmp)
+    assert oracle.returncode == 0, oracle.stderr
+    assert json.loads((tmp / "runs/oracle/summary.json").read_text())[
+        "metrics"]["hit@3"]["mean"] == 1.0
+    echo = _cli(["run", "toybench", "--task", "rank", "--agent", "toy-echo", "--out",
+                 "runs/echo", "--quiet"], site, tmp)
+    assert echo.returncode == 0, echo.stderr
+    assert json.loads((tmp / "runs/echo/summary.json").read_text())[
+        "metrics"]["hit@3"]["mean"] == 0.0
+
+
+def test_errors_exit_non_zero_and_resume_retries_only_them(env, monkeypatch):
+    site, user, tmp = env
+    monkeypatch.setenv("TOY_FAIL", "1")
+    run = _cli(["run", "toybench", "--task", "rank", "--agent", "mypkg_agent:solve",
+                "--out", "runs/e", "--quiet"], site, tmp, user)
+    assert run.returncode == 3
+    assert "1 sample(s) errored" in run.stderr and "ConnectionError" in run.stderr
+    summary = json.loads((tmp / "runs/e/summary.json").read_text())
+    assert summary["complete"] is False and summary["status"] == {"scored": 2, "error": 1}
+    gen = [json.loads(x) for x in (tmp / "runs/e/generate.jsonl").read_text().splitlines()]
+    assert [(g["id"], g["status"]) for g in gen] == [("t1", "ok"), ("t2", "error"), ("t3", "ok")]
+
+    monkeypatch.delenv("TOY_FAIL")
+    again = _cli(["run", "toybench", "--task", "rank", "--agent", "mypkg_agent:solve",
+                  "--out", "runs/e", "--quiet"], site, tmp, user)
+    assert again.returncode == 0, again.stderr
+    gen = [json.loads(x) for x in (tmp / "runs/e/generate.jsonl").read_text().splitlines()]
+    assert [g["id"] for g in gen] == ["t1", "t2", "t3", "t2"]      # only t2 was redone
+    summary = json.loads((tmp / "runs/e/summary.json").read_text())
+    assert summary["complete"] is True and summary["status"] == {"scored": 3}
+
+
+def test_malformed_is_scored_as_empty_and_counted(env, monkeypatch):
+    site, user, tmp = env
+    monkeypatch.setenv("TOY_MALFORMED", "1")
+    run = _cli(["run", "toybench", "--task", "rank", "--agent", "mypkg_agent:solve",
+                "--out", "runs/m", "--quiet"], site, tmp, user)
+    assert run.returncode == 0, run.stderr          # a wrong answer is a result
+    rows = {r["id"]: r for r in map(json.loads, (tmp / "runs/m/scores.jsonl").read_text()
+                                     .splitlines())}
+    assert rows["t3"]["status"] == "malformed" and rows["t3"]["hit@3"] == 0.0
+    gen = {g["id"]: g for g in map(json.loads, (tmp / "runs/m/generate.jsonl").read_text()
+                                   .splitlines())}
+    assert "paperz" in gen["t3"]["error"] or "papers" in gen["t3"]["error"]
+
+
+def test_setup_failures_leave_no_folder_and_misfits_list_the_fitting(env):
+    site, user, tmp = env
+    bad = _cli(["run", "toybench", "--task", "rank", "--agent", "replay", "--agent-arg",
+                "path=nope.jsonl", "--out", "runs/r"], site, tmp)
+    assert bad.returncode == 2 and "nope.jsonl" in bad.stderr
+    assert "Traceback" not in bad.stderr and not (tmp / "runs/r").exists()
+    unknown = _cli(["run", "toybench", "--task", "rank", "--agent", "cluster", "--out",
+                    "runs/c"], site, tmp)
+    assert unknown.returncode == 2 and "toy-oracle" in unknown.stderr
+    assert not (tmp / "runs/c").exists()
+
+
+def test_replay_file_in_the_family_schema(env):
+    site, user, tmp = env
+    answers = tmp / "answers.jsonl"
+    answers.write_text('{"id": "t1", "papers": ["GCN", {"id": "GAT", "score": 0.5}]}\n'
+                       'not json\n{"id": "t3", "papers": "BM25"}\n')
+    run = _cli(["run", "toybench", "--task", "rank", "--agent", "replay", "--agent-arg",
+                f"path={answers}", "--out", "runs/rp", "--quiet"], site, tmp)
+    assert run.returncode == 0, run.stderr
+    rows = {r["id"]: r for r in map(json.loads, (tmp / "runs/rp/scores.jsonl").read_text()
+                                     .splitlines())}
+    assert rows["t1"]["hit@3"] == 1.0 and rows["t1"]["status"] == "scored"
+    assert rows["t2"]["status"] == "malformed"            # no line: missing, scored empty
+    assert rows["t3"]["status"] == "malformed"            # not a list
+
+
+def test_concurrent_scores_keep_one_row_per_sample(env):
+    site, user, tmp = env
+    assert _cli(["run", "toybench", "--task", "rank", "--agent", "toy-oracle", "--out",
+                 "runs/s", "--quiet"], site, tmp).returncode == 0
+    envs = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), str(PLUGINS)]))
+    procs = [subprocess.Popen([sys.executable, "-m", "scholarbench", "score", "runs/s"],
+                              cwd=tmp, env=envs, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(3)]
+    results = [p.communicate(timeout=300) + (p.returncode,) for p in procs]
+    for out, err, code in results:
+        assert code == 0 or (code == 2 and "in use by another scholarbench process" in err), err
+    assert any(code == 0 for *_, code in results)
+    rows = [json.loads(x) for x in (tmp / "runs/s/scores.jsonl").read_text().splitlines()]
+    assert sorted(r["id"] for r in rows) == ["t1", "t2", "t3"]
+    assert not [p for p in (tmp / "runs/s").iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_second_writer_is_refused_while_the_lock_is_held(env):
+    from scholarbench.core.rundir import RunDir, RunLocked
+    site, user, tmp = env
+    assert _cli(["run", "toybench", "--task", "rank", "--agent", "toy-oracle", "--out",
+                 "runs/l", "--quiet"], site, tmp).returncode == 0
+    with RunDir(tmp / "runs/l").lock():
+        again = _cli(["score", "runs/l"], site, tmp)
+        assert again.returncode == 2 and "in use by another scholarbench process" in again.stderr
+        run = _cli(["run", "toybench", "--task", "rank", "--agent", "toy-oracle", "--out",
+                    "runs/l"], site, tmp)
+        assert run.returncode == 2 and "in use" in run.stderr
+        with pytest.raises(RunLocked):
+            with RunDir(tmp / "runs/l").lock():
+                pass
+
+
+def test_a_torn_middle_line_is_reported_and_its_sample_redone(env):
+    site, user, tmp = env
+    assert _cli(["run", "toybench", "--task", "rank", "--agent", "toy-oracle", "--out",
+                 "runs/t", "--quiet"], site, tmp).returncode == 0
+    gen = tmp / "runs/t/generate.jsonl"
+    lines = gen.read_text().splitlines()
+    lines[1] = lines[1][: len(lines[1]) // 2]                      # t2's line is torn
+    gen.write_text("\n".join(lines) + "\n")
+    again = _cli(["run", "toybench", "--task", "rank", "--agent", "toy-oracle", "--out",
+                  "runs/t", "--quiet"], site, tmp)
+    assert again.returncode == 0, again.stderr
+    assert "line 2: not valid JSON; its sample is redone" in again.stdout
+    ids = [json.loads(x)["id"] for x in gen.read_text().splitlines() if x.startswith("{")
+           and x.endswith("}")]
+    assert ids == ["t1", "t3", "t2"]
+    assert json.loads((tmp / "runs/t/summary.json").read_text())["status"] == {"scored": 3}
+
+
+def test_atomic_write_never_leaves_a_partial_file(tmp_path, monkeypatch):
+    from scholarbench.core import rundir
+    target = tmp_path / "summary.json"
+    rundir.atomic_write_json(target, {"a": 1})
+
+    def boom(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(rundir.os, "replace", boom)
+    with pytest.raises(KeyboardInterrupt):
+        rundir.atomic_write_json(target, {"a": 2, "b": "x" * 10000})
+    assert json.loads(target.read_text()) == {"a": 1}
+    assert list(tmp_path.iterdir()) == [target]
