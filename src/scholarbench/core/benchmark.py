@@ -47,9 +47,13 @@ class Benchmark:
     subtask_flag: ClassVar[str] = "--mode"            # how the CLI names the sub-task
     headline: ClassVar[dict[str, tuple[str, ...]]] = {}   # sub-task → its headline measures
     generate_file: ClassVar[str] = "generate.jsonl"
+    id_key: ClassVar[str] = "id"                      # the sample id's key in its files
+    order: ClassVar[int] = 100                        # position in `eval` and reports
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
+        from scholarbench.core.engine import Models
         self.options: dict[str, Any] = dict(options or {})
+        self.models: Models = Models()      # the engine sets the run's models before any stage
 
     # -- command line ------------------------------------------------------------------------
     @classmethod
@@ -63,6 +67,16 @@ class Benchmark:
     # -- samples and agents ------------------------------------------------------------------
     def load(self, subtask: str, limit: int | None) -> Loaded:
         raise NotImplementedError
+
+    def load_for_rescore(self, run: Any, manifest: dict[str, Any]) -> Loaded:
+        """The samples of a finished run (default: `load` again with the recorded options; a
+        benchmark that saved its task set in the run directory reads it from there)."""
+        return self.load(manifest["mode"], manifest.get("limit"))
+
+    def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any]) -> None:
+        """Called with the lock held, after the manifest is written and before generating:
+        write the task set into the run directory, run stages that come before the agent
+        (an oracle context, constructed prompts — see `engine.run_stage`)."""
 
     def agent(self, name: str, params: dict[str, Any], subtask: str) -> Agent | None:
         """A built-in agent of this benchmark by name (registered with

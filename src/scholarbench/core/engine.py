@@ -152,6 +152,7 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
     if limit is not None and limit < 0:
         raise ScholarbenchError("--limit must be >= 0")
     models = models or Models()
+    bench.models = models
     agent = resolve_agent(bench, agent_spec, dict(params or {}), subtask)
     loaded = bench.load(subtask, limit)
     ctx = bench.context(agent, subtask, models)
@@ -171,7 +172,7 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
                 manifest.setdefault("models", {})["agent"] = {
                     **agent_client.config.public(), "model_id": agent_client.model_id}
             run.write_manifest(manifest)
-            bench.prepare_run(run, loaded, manifest) if hasattr(bench, "prepare_run") else None
+            bench.prepare_run(run, loaded, manifest)
             generate(bench, run, loaded.samples, agent, ctx, progress)
             return _score_locked(bench, run, loaded.samples, models, progress)
     except BaseException:
@@ -201,7 +202,7 @@ def _take_or_check(run: RunDir, manifest: dict[str, Any]) -> None:
 def generate(bench: Benchmark, run: RunDir, samples: Sequence[Sample], agent: Agent,
              ctx: AgentContext, progress: bool = True) -> int:
     """One line per sample that has no finished record; returns how many were run."""
-    stage = run.stage(bench.generate_file)
+    stage = run.stage(bench.generate_file, bench.id_key)
     for lineno, problem in stage.problems:
         print(f"warning: {run.file(bench.generate_file)}, line {lineno}: {problem}; "
               "its sample is redone")
@@ -221,7 +222,7 @@ def solve_one(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentContext
               ) -> dict[str, Any]:
     from scholarbench.core.replay import Missing
     start = time.perf_counter()
-    record: dict[str, Any] = {"id": sample.id}
+    record: dict[str, Any] = {bench.id_key: sample.id}
     failed_before = _failures(ctx.llm)
     try:
         answer = agent.solve(sample.task, ctx)
@@ -253,20 +254,21 @@ def score_run(run_dir: Path, *, options: dict[str, Any] | None = None,
     manifest = run.read_manifest()
     bench = benchmark_class(str(manifest.get("benchmark")))(
         {**(manifest.get("options") or {}), **(options or {})})
+    bench.models = models or Models()
     with run.lock():
-        loaded = bench.load(manifest["mode"], manifest.get("limit"))
-        return _score_locked(bench, run, loaded.samples, models or Models(), progress)
+        loaded = bench.load_for_rescore(run, manifest)
+        return _score_locked(bench, run, loaded.samples, bench.models, progress)
 
 
 def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], models: Models,
                   progress: bool) -> RunOutcome:
     manifest = run.read_manifest()
-    stage = run.stage(bench.generate_file)
+    stage = run.stage(bench.generate_file, bench.id_key)
     generated = stage.records
     rows = bench.score(samples, generated, manifest, run)
     errors: dict[str, int] = {}
     for row in rows:
-        rec = generated.get(row["id"])
+        rec = generated.get(str(row[bench.id_key]))
         if rec is not None and rec.get("status") == "error":
             row["status"], row["error"] = "error", rec.get("error")
         row.setdefault("status", "scored")
@@ -284,6 +286,37 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
     summary.update(bench.aggregate(rows, manifest))
     run.write_json(SUMMARY, summary)
     return RunOutcome(run.path, summary, sum(errors.values()), errors)
+
+
+def run_stage(run: RunDir, file: str, samples: Sequence[Sample],
+              step: Callable[[Sample], dict[str, Any]], *, stage: str, role: str | None = None,
+              client: Any = None, id_key: str = "id", progress: bool = True,
+              redo: Callable[[dict[str, Any]], bool] | None = None) -> int:
+    """A per-sample stage other than generate (an oracle context, a judge): one line per sample
+    in `file` for each sample without a finished record (`error` ones are retried; `redo(rec)`
+    may ask for others), appended and fsync'ed; `step(sample)` returns the record's fields
+    (an exception makes that sample's record `error`); `client`'s usage is added to the
+    manifest under `usage.<stage>.<role>`. Returns how many samples were run."""
+    done = run.stage(file, id_key).finished()
+    todo = [s for s in samples if s.unscorable is None
+            and (s.id not in done or (redo is not None and redo(done[s.id])))]
+    before = _usage(client)
+    try:
+        for sample in tqdm(todo, desc=stage, unit="sample", disable=not progress or not todo):
+            start = time.perf_counter()
+            record: dict[str, Any] = {id_key: sample.id}
+            try:
+                record.update(step(sample))
+                record.setdefault("status", "ok")
+            except Exception as exc:
+                record.update(status="error", error=f"{stage} raised {type(exc).__name__}: "
+                              f"{exc}"[:2000])
+            record["seconds"] = round(time.perf_counter() - start, 4)
+            run.append(file, record)
+    finally:
+        if role is not None:
+            add_stage_usage(run, stage, role, client, before)
+    return len(todo)
 
 
 # -- usage ---------------------------------------------------------------------------------
