@@ -28,7 +28,7 @@ def main() -> None:
     from scholarbench.data.taxobench import parse_prediction
     from scholarbench.data.trees import parse_tree
     from scholarbench.embed import CachedEmbedder, MiniLMEncoder
-    from scholarbench.metrics.taxobench import score_instance
+    from scholarbench.benchmarks.taxobench.measures import score_instance
     t_import = time.perf_counter() - t0
 
     cases = json.loads(Path(args.cases).read_text())

@@ -1,8 +1,8 @@
 """A test agent: replays a prediction file, sleeping per sample so a run can be killed mid-way."""
 import time
 
-from scholarbench.agents.replay import ReplayAgent
-from scholarbench.registry import REGISTRY
+from scholarbench.benchmarks.taxobench.agents.replay import ReplayAgent
+from scholarbench.benchmarks.taxobench.agents import register_taxo_agent
 
 
 class SlowReplay(ReplayAgent):
@@ -20,4 +20,4 @@ class SlowReplay(ReplayAgent):
         return super().generate(task, ctx)
 
 
-REGISTRY.register("agent", "slow-replay")(SlowReplay)
+register_taxo_agent("slow-replay")(SlowReplay)

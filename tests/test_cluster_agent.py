@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from conftest import FakeEmbedder, shared_path
-from scholarbench.agents.base import AgentContext, make_agent
-from scholarbench.agents.bm25_title import BM25TitleAgent
+from scholarbench.benchmarks.taxobench.agents.base import AgentContext, make_agent
+from scholarbench.benchmarks.taxobench.agents.bm25_title import BM25TitleAgent
 from scholarbench.agents.cluster import ClusterAgent, cluster_papers
 from scholarbench.corpus.build import build_corpus
 from scholarbench.data.taxobench import load_instances

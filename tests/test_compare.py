@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from scholarbench.errors import ScholarbenchError
-from scholarbench.metrics.taxobench import METRIC_KEYS
+from scholarbench.benchmarks.taxobench.measures import METRIC_KEYS
 from scholarbench.report.compare import (compare_runs, format_comparison, paired_bootstrap_ci,
                                          sign_flip_test)
 from scholarbench.runner.manifest import new_manifest, write_manifest
-from scholarbench.runner.taxobench import aggregate
+from scholarbench.benchmarks.taxobench.runner import aggregate
 
 from test_report_html import arena_runs, taxo_runs  # noqa: F401
 

@@ -11,16 +11,16 @@ import pytest
 
 from conftest import FakeEmbedder
 from fake_openai import FakeOpenAI, Step
-from scholarbench.agents.base import AgentContext, make_agent
-from scholarbench.agents.deep_research_taxo import NOTHING_FOUND, DeepResearchTaxoAgent
-from scholarbench.agents.llm_taxonomy import UNASSIGNED, LLMTaxonomyAgent
+from scholarbench.benchmarks.taxobench.agents.base import AgentContext, make_agent
+from scholarbench.benchmarks.taxobench.agents.deep_research import NOTHING_FOUND, DeepResearchTaxoAgent
+from scholarbench.benchmarks.taxobench.agents.llm_taxonomy import UNASSIGNED, LLMTaxonomyAgent
 from scholarbench.llm.cache import ReplyCache
 from scholarbench.llm.client import ChatClient
 from scholarbench.llm.config import ModelConfig
 from scholarbench.llm.roles import LLMRoles
 from scholarbench.records import TaxoNode, TaxoTask
 from scholarbench.registry import REGISTRY
-from scholarbench.runner.taxobench import RunConfig, run
+from scholarbench.benchmarks.taxobench.runner import RunConfig, run
 
 SURVEY = "A Survey of Graph Neural Networks"
 TOPIC = "Graph Neural Networks"

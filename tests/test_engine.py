@@ -118,7 +118,11 @@ def test_errors_exit_non_zero_and_resume_retries_only_them(env, monkeypatch):
     summary = json.loads((tmp / "runs/e/summary.json").read_text())
     assert summary["complete"] is False and summary["status"] == {"scored": 2, "error": 1}
     gen = [json.loads(x) for x in (tmp / "runs/e/generate.jsonl").read_text().splitlines()]
-    assert [(g["id"], g["status"]) for g in gen] == [("t1", "ok"), ("t2", "error"), ("t3", "ok")]
+    assert [(g["id"], g.get("status", "ok")) for g in gen] == [("t1", "ok"), ("t2", "error"), ("t3", "ok")]
+    left_out = _cli(["report", "runs/e", "--format", "markdown"], site, tmp)
+    assert left_out.returncode == 2 and "incomplete" in left_out.stderr
+    shown = _cli(["report", "runs/e", "--format", "markdown", "--include-incomplete"], site, tmp)
+    assert shown.returncode == 0 and "incomplete" in shown.stdout
 
     monkeypatch.delenv("TOY_FAIL")
     again = _cli(["run", "toybench", "--task", "rank", "--agent", "mypkg_agent:solve",

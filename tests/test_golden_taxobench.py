@@ -5,7 +5,7 @@ import pytest
 
 from scholarbench.data.taxobench import parse_prediction
 from scholarbench.data.trees import parse_tree
-from scholarbench.metrics.taxobench import score_instance
+from scholarbench.benchmarks.taxobench.measures import score_instance
 
 from conftest import shared_path
 

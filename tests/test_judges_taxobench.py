@@ -9,13 +9,13 @@ import pytest
 from conftest import FakeEmbedder
 from fake_openai import FakeOpenAI, Step
 from scholarbench.data.demo import demo_records
-from scholarbench.judges.taxobench import (JUDGE_KEYS, TaxoBenchJudge, build_messages,
+from scholarbench.benchmarks.taxobench.judge import (JUDGE_KEYS, TaxoBenchJudge, build_messages,
                                            format_judge_summary, render_tree, validate_reply)
 from scholarbench.llm.cache import ReplyCache
 from scholarbench.llm.client import ChatClient
 from scholarbench.llm.config import ModelConfig
 from scholarbench.records import TaxoNode
-from scholarbench.runner.taxobench import RunConfig, run, score_run
+from scholarbench.benchmarks.taxobench.runner import RunConfig, run, score_run
 
 GOLD = TaxoNode("Survey", [TaxoNode("Retrievers", [TaxoNode("Dense", papers=["p1", "p2"]),
                                                    TaxoNode("Sparse", papers=["p3"])]),

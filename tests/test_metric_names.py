@@ -1,7 +1,7 @@
 import pytest
 
 from scholarbench.metrics.names import MetricName
-from scholarbench.metrics.taxobench import score_instance, sem_path_key
+from scholarbench.benchmarks.taxobench.measures import score_instance, sem_path_key
 from scholarbench.records import TaxoNode, TaxoPrediction
 
 

@@ -4,7 +4,7 @@ import pytest
 
 from scholarbench.data.taxobench import parse_prediction
 from scholarbench.metrics.leaf import partition_scores
-from scholarbench.metrics.taxobench import METRIC_KEYS, score_instance
+from scholarbench.benchmarks.taxobench.measures import METRIC_KEYS, score_instance
 from scholarbench.records import TaxoNode, TaxoPrediction
 
 

@@ -11,12 +11,12 @@ import pytest
 from scholarbench.cli import main
 from scholarbench.data.demo import demo_records
 from scholarbench.errors import DataError
-from scholarbench.metrics.taxobench import METRIC_KEYS
-from scholarbench.judges.taxobench import JUDGE_KEYS
-from scholarbench.report.published import PUBLISHED, TABLE_KEYS, PublishedRow, published_rows
+from scholarbench.benchmarks.taxobench.measures import METRIC_KEYS
+from scholarbench.benchmarks.taxobench.judge import JUDGE_KEYS
+from scholarbench.benchmarks.taxobench.published import PUBLISHED, TABLE_KEYS, PublishedRow, published_rows
 from scholarbench.report.tables import format_value, leaderboard, load_runs, to_csv
 from scholarbench.runner.manifest import new_manifest, write_manifest
-from scholarbench.runner.taxobench import aggregate, score_files
+from scholarbench.benchmarks.taxobench.runner import aggregate, score_files
 
 from conftest import FakeEmbedder, shared_path
 

@@ -17,7 +17,7 @@ from scholarbench.data.demo import demo_records
 from scholarbench.data.researcharena import ArenaTask, ReferenceCounts, write_tasks
 from scholarbench.records import TaxoNode
 from scholarbench.report.html import render_html_report, write_html_report
-from scholarbench.report.published import published_rows
+from scholarbench.benchmarks.taxobench.published import published_rows
 from scholarbench.report.published_researcharena import PUBLISHED as ARENA_PUBLISHED
 from scholarbench.report.published_researcharena import TABLE_KEYS as ARENA_KEYS
 from scholarbench.report.sections import load_report_runs
@@ -26,7 +26,7 @@ from scholarbench.report.treeview import (EXTRA, MATCHED, MISSING, RENAMED, Embe
                                           StringSimilarity, compare_trees, render_comparison)
 from scholarbench.runner.manifest import new_manifest, write_manifest
 from scholarbench.runner.researcharena import score_run as score_arena
-from scholarbench.runner.taxobench import RunConfig, run
+from scholarbench.benchmarks.taxobench.runner import RunConfig, run
 
 # ------------------------------------------------------------------------------ run builders
 
@@ -510,7 +510,7 @@ def make_judged_taxobench_run(root: Path, name: str, mode: str = "bottom-up",
     from fake_openai import FakeOpenAI, Step
     from scholarbench.llm.client import ChatClient
     from scholarbench.llm.config import ModelConfig
-    from scholarbench.runner.taxobench import score_run
+    from scholarbench.benchmarks.taxobench.runner import score_run
     records = demo_records()
     root.mkdir(parents=True, exist_ok=True)
     run_dir = make_taxobench_run(root, name, mode,

@@ -10,7 +10,7 @@ import pytest
 
 from scholarbench.data.demo import demo_records
 from scholarbench.errors import ScholarbenchError
-from scholarbench.runner.taxobench import RunConfig, run, score_files, score_run
+from scholarbench.benchmarks.taxobench.runner import RunConfig, run, score_files, score_run
 
 from conftest import FakeEmbedder
 

@@ -10,7 +10,7 @@ from typing import Any, Sequence
 from scholarbench.errors import ScholarbenchError
 
 # Benchmarks still run by the handlers below; each one moved onto the engine leaves this list.
-LEGACY_BENCHMARKS = ("taxobench", "researcharena", "deepsynth", "reportbench", "scinet")
+LEGACY_BENCHMARKS = ("researcharena", "deepsynth", "reportbench", "scinet")
 
 
 def _agent_params(pairs: Sequence[str]) -> dict[str, Any]:
@@ -31,18 +31,6 @@ def _embedder():
     return default_embedder()
 
 
-def _print_summary(summary: dict[str, Any]) -> None:
-    from scholarbench.metrics.taxobench import METRICS
-    print(f"{summary.get('run_name') or summary['agent']}: {summary['n_samples']} samples, "
-          f"{summary['n_missing']} missing, {summary['n_malformed']} malformed")
-    for info in METRICS:
-        m = summary["metrics"][info.key]
-        value = "—" if m["mean"] is None else (f"{100 * m['mean']:.2f}%" if info.percent
-                                              else f"{m['mean']:.4f}")
-        null = f"  ({m['n_null']} undefined, excluded)" if m["n_null"] else ""
-        print(f"  {info.key:<14} {value:>10}{null}")
-
-
 def cmd_data(args: argparse.Namespace) -> int:
     from scholarbench.data.store import import_dataset, list_datasets
     from scholarbench.paths import data_dir
@@ -56,12 +44,8 @@ def cmd_data(args: argparse.Namespace) -> int:
 
 
 def _default_corpus(data: Path, rebuild: bool = False) -> Path:
-    from scholarbench.corpus.build import build_default_corpus
-    target = data / "corpus" / "default"
-    if rebuild or not (target / "manifest.json").exists():
-        info = build_default_corpus(target, data)
-        print(f"built corpus {target}: {info.n_papers} papers; per source {info.counts}")
-    return target
+    from scholarbench.corpus.build import default_corpus
+    return default_corpus(data, rebuild)
 
 
 def cmd_corpus(args: argparse.Namespace) -> int:
@@ -201,47 +185,13 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise ScholarbenchError("--with-judge is for taxobench runs (ResearchArena has no "
                                     "LLM judge)")
         return cmd_run_researcharena(args)
-    from scholarbench.data.store import taxobench_gold_file
-    from scholarbench.judges.taxobench import format_judge_summary
-    from scholarbench.llm.commands import roles_from_args
-    from scholarbench.paths import data_dir
-    from scholarbench.runner.taxobench import RunConfig, run
-    if not args.mode:
-        raise ScholarbenchError("run taxobench needs --mode bottom-up|deep-research")
-    data = data_dir(args.data)
-    gold = Path(args.gold) if args.gold else taxobench_gold_file(data, args.gold_name)
-    corpus = None
-    if args.mode == "deep-research":
-        corpus = Path(args.corpus) if args.corpus else _default_corpus(data)
-    out = Path(args.out or f"runs/{args.mode}-{args.agent}")
-    judge = (roles_from_args(args, need_agent=False, need_judge=True).judge
-             if args.with_judge else None)
-    summary = run(RunConfig(gold_path=gold, mode=args.mode, agent=args.agent, out=out,
-                            limit=args.limit, corpus_dir=corpus,
-                            agent_params=_agent_params(args.agent_arg), run_name=args.name,
-                            llm=_llm_factory(args), judge=judge),
-                  _embedder())
-    _print_summary(summary)
-    if judge_lines := format_judge_summary(summary):
-        print(judge_lines)
-    print(f"run directory: {out}")
-    return 0
+    raise ScholarbenchError(f"unknown benchmark {args.benchmark!r}")
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from scholarbench.runner.taxobench import score_files, score_run
-    if args.with_judge and args.target in ("taxobench", "researcharena", "reportbench",
-                                           "deepsynth"):
-        raise ScholarbenchError("--with-judge re-scores a TaxoBench run directory: "
+    if args.with_judge and args.target in ("researcharena", "reportbench", "deepsynth"):
+        raise ScholarbenchError("--with-judge re-scores a run directory: "
                                 "scholarbench score RUN_DIR --with-judge")
-    if args.target == "taxobench":
-        if not (args.gold and args.pred and args.out):
-            raise ScholarbenchError("score taxobench needs --gold G.jsonl --pred P.jsonl --out S.jsonl")
-        summary = score_files(Path(args.gold), Path(args.pred), Path(args.out), _embedder(),
-                              on_problem=lambda msg: print(f"warning: {msg}", file=sys.stderr))
-        _print_summary(summary)
-        print(f"scores: {args.out}")
-        return 0
     if args.target == "researcharena":
         from scholarbench.runner.researcharena_files import (format_summary,
                                                              score_researcharena_files)
@@ -322,15 +272,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         print(format_summary(score_arena(run_dir, _embedder() if task == "organisation"
                                          else None)))
         return 0
-    from scholarbench.judges.taxobench import format_judge_summary
-    from scholarbench.llm.commands import roles_from_args
-    judge = (roles_from_args(args, need_agent=False, need_judge=True).judge
-             if args.with_judge else None)
-    summary = score_run(run_dir, _embedder(), judge=judge)
-    _print_summary(summary)
-    if judge_lines := format_judge_summary(summary):
-        print(judge_lines)
-    return 0
+    raise ScholarbenchError(f"{run_dir}: a run of an unknown benchmark "
+                            f"{read_manifest(run_dir).get('benchmark')!r}")
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

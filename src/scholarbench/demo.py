@@ -16,7 +16,7 @@ def run_demo(data: str | None, out: Path, limit: int | None = None) -> None:
     from scholarbench.data.demo import write_demo
     from scholarbench.embed import default_embedder
     from scholarbench.report.tables import leaderboard, load_runs
-    from scholarbench.runner.taxobench import RunConfig, run
+    from scholarbench.benchmarks.taxobench.runner import RunConfig, run
 
     root = data_dir(data)
     imported = sorted((root / "taxobench").glob("*.jsonl"))

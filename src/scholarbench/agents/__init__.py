@@ -1,4 +1,4 @@
-"""Agents turn a task into an output. Built-ins: `cluster`, `bm25-title`, `replay`."""
-from scholarbench.agents.base import AgentContext, TaxoAgent, make_agent
-
-__all__ = ["AgentContext", "TaxoAgent", "make_agent"]
+"""Agents and helpers shared by several benchmarks: `cluster` (TaxoBench and ResearchArena's
+organisation), the deep-research loop (`deep_research`), the report writers (`writers/`,
+ReportBench and DeepSynth-Eval). Agents of one benchmark live in its package
+(`scholarbench.benchmarks.<name>.agents`); the agent contract is `scholarbench.core.agent`."""

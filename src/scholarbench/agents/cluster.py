@@ -22,10 +22,8 @@ import numpy as np
 from scipy.cluster.hierarchy import ClusterNode, linkage, to_tree
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from scholarbench.agents.base import AgentContext
 from scholarbench.embed.base import Embedder
 from scholarbench.records import Paper, TaxoNode, TaxoPrediction, TaxoTask
-from scholarbench.registry import register_agent
 from scholarbench.text.normalize import normalize_title
 
 
@@ -191,7 +189,6 @@ def cluster_papers(papers: Sequence[Paper], topic: str, embedder: Embedder,
     return root
 
 
-@register_agent("cluster")
 class ClusterAgent:
     """Bottom-up: clusters the task's papers. Deep Research: clusters `ctx.params["papers"]`.
 
@@ -208,7 +205,7 @@ class ClusterAgent:
     def config(self) -> dict[str, Any]:
         return self.params.config()
 
-    def generate(self, task: TaxoTask, ctx: AgentContext) -> TaxoPrediction:
+    def generate(self, task: TaxoTask, ctx: Any) -> TaxoPrediction:
         if ctx.mode == "deep-research":
             if "papers" not in ctx.params:
                 raise ValueError("cluster has no retriever: in deep-research mode it needs "

@@ -37,7 +37,9 @@ class Sample:
 @dataclass
 class Loaded:
     samples: list[Sample]
-    data: dict[str, Any] = field(default_factory=dict)   # recorded in the manifest ("data")
+    data: dict[str, Any] = field(default_factory=dict)   # the manifest's "data" (compared on
+                                                         # resume: what changes the task set)
+    manifest: dict[str, Any] = field(default_factory=dict)   # more manifest fields (corpus, …)
 
 
 class Benchmark:
@@ -49,6 +51,8 @@ class Benchmark:
     generate_file: ClassVar[str] = "generate.jsonl"
     id_key: ClassVar[str] = "id"                      # the sample id's key in its files
     order: ClassVar[int] = 100                        # position in `eval` and reports
+    identity_extra: ClassVar[tuple[str, ...]] = ()    # manifest keys that must also agree to
+                                                      # resume (besides engine.IDENTITY_KEYS)
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         from scholarbench.core.engine import Models
@@ -65,6 +69,9 @@ class Benchmark:
         return list(self.subtasks)
 
     # -- samples and agents ------------------------------------------------------------------
+    def check(self, subtask: str) -> None:
+        """Cheap checks that the inputs exist (raise with how to get them); called first."""
+
     def load(self, subtask: str, limit: int | None) -> Loaded:
         raise NotImplementedError
 
@@ -103,8 +110,8 @@ class Benchmark:
         return out
 
     def context(self, agent: Agent, subtask: str, roles: Any) -> AgentContext:
-        """The agent's context; `roles()` binds the chat models (call it only if needed)."""
-        llm = roles().agent if agent.needs.llm else None
+        """The agent's context; `roles.agent()` binds the agent's chat model (only if needed)."""
+        llm = roles.agent() if agent.needs.llm else None
         return AgentContext(benchmark=self.name, subtask=subtask, llm=llm)
 
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:

@@ -83,6 +83,9 @@ def add_engine_parsers(sub: Any, *, legacy_run: tuple, legacy_score: tuple) -> N
         p.set_defaults(func=cmd_run, bench_cls=cls, bench_dests=dests)
         sp = score_sub.add_parser(name, help=f"score {name} files")
         sdests = _option_dests(sp, lambda: cls.add_options(sp, "score"))
+        if not any(a.dest == "with_judge" for a in sp._actions):
+            sp.add_argument("--with-judge", action="store_true", help=argparse.SUPPRESS)
+            sdests.append("with_judge")
         sp.add_argument("--data", help=DATA_HELP)
         add_model_flags(sp, agent=False, judge=True)
         sp.set_defaults(func=cmd_score_files, bench_cls=cls, bench_dests=sdests)
@@ -160,7 +163,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         args.target = str(run_dir)
         return args.legacy_score(args)
     bench = benchmark_class(manifest["benchmark"])
-    options = {"with_judge": True} if args.with_judge else {}
+    options = {"with_judge": bool(args.with_judge)}     # a judge is per scoring, not per run
     outcome = score_run(run_dir, options=options, models=_models(args))
     print(format_outcome(bench(manifest.get("options")), outcome))
     if line := outcome.error_line():
@@ -170,6 +173,9 @@ def cmd_rescore(args: argparse.Namespace) -> int:
 
 def cmd_score_files(args: argparse.Namespace) -> int:
     bench = args.bench_cls(_options(args))
+    if bench.options.get("with_judge") and not getattr(bench, "judges_files", False):
+        raise ScholarbenchError(f"--with-judge re-scores a {bench.title or bench.name} run "
+                                "directory: scholarbench score RUN_DIR --with-judge")
     score_files = getattr(bench, "score_files", None)
     if score_files is None:
         raise ScholarbenchError(f"{bench.name} scores run directories only: scholarbench "

@@ -35,7 +35,7 @@ from scholarbench.errors import ScholarbenchError
 EXIT_OK, EXIT_USAGE, EXIT_INCOMPLETE = 0, 2, 3
 GENERIC_AGENTS = ("endpoint", "replay", "package.module:attr")
 # Manifest keys that must agree for a run directory to be resumed.
-IDENTITY_KEYS = ("benchmark", "mode", "agent", "agent_config", "data", "options", "agent_model")
+IDENTITY_KEYS = ("benchmark", "mode", "agent", "agent_config", "data", "agent_model")
 SCORES, SUMMARY = "scores.jsonl", "summary.json"
 
 
@@ -45,7 +45,25 @@ class Models:
     def __init__(self, bind: Callable[..., Any] | None = None) -> None:
         self._bind, self._roles = bind, {}
 
+    @classmethod
+    def given(cls, *, agent: Any = None, judge: Any = None,
+              bind: Callable[..., Any] | None = None) -> "Models":
+        """Models from clients already bound (programmatic use, tests); `agent` may also be an
+        `LLMRoles` or a factory of one, called only if the agent needs a model."""
+        models = cls(bind)
+        if judge is not None:
+            models._roles["judge"] = judge
+        if agent is not None:
+            models._agent_source = agent
+        return models
+
+    _agent_source: Any = None
+
     def _role(self, role: str) -> Any:
+        if role not in self._roles and role == "agent" and self._agent_source is not None:
+            source = self._agent_source
+            source = source() if callable(source) and not hasattr(source, "complete") else source
+            self._roles["agent"] = getattr(source, "agent", source)
         if role not in self._roles:
             if self._bind is None:
                 raise ScholarbenchError(f"this run needs the {role} model but none was given")
@@ -98,11 +116,11 @@ def resolve_agent(bench: Benchmark, spec: str, params: dict[str, Any], subtask: 
             if obj is not None and REGISTRY.meta("agent", spec).get("external"):
                 agent = agent_from_object(obj, spec, params)
         if agent is None:
-            raise ScholarbenchError(f"{bench.name} has no agent {spec!r}; "
+            raise ScholarbenchError(f"unknown agent {spec!r} for {bench.name}; "
                                     + _fitting(bench, subtask))
     if not agent.fits(bench.name, subtask, family):
-        raise ScholarbenchError(f"agent {spec!r} does not fit {bench.name} {subtask} "
-                                f"({family} answers); " + _fitting(bench, subtask))
+        raise ScholarbenchError(f"agent {spec!r} does not support {subtask} (a {bench.name} "
+                                f"sub-task with {family} answers); " + _fitting(bench, subtask))
     return agent
 
 
@@ -153,9 +171,10 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
         raise ScholarbenchError("--limit must be >= 0")
     models = models or Models()
     bench.models = models
+    bench.check(subtask)
     agent = resolve_agent(bench, agent_spec, dict(params or {}), subtask)
-    loaded = bench.load(subtask, limit)
     ctx = bench.context(agent, subtask, models)
+    loaded = bench.load(subtask, limit)
     agent_client = models.bound().get("agent")
     manifest = Manifest(
         benchmark=bench.name, mode=subtask, agent=agent_spec, agent_config=agent.config(),
@@ -163,11 +182,12 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
         n_samples=len(loaded.samples), command=_argv(), versions=_versions(),
         data=loaded.data, options=_jsonable(bench.options),
         agent_model=_model_identity(agent_client)).model_dump(mode="json")
+    manifest.update(loaded.manifest)
     run = RunDir(out)
     created = not out.exists()
     try:
         with run.lock():
-            _take_or_check(run, manifest)
+            _take_or_check(run, manifest, IDENTITY_KEYS + tuple(bench.identity_extra))
             if agent_client is not None:
                 manifest.setdefault("models", {})["agent"] = {
                     **agent_client.config.public(), "model_id": agent_client.model_id}
@@ -181,13 +201,14 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
         raise
 
 
-def _take_or_check(run: RunDir, manifest: dict[str, Any]) -> None:
+def _take_or_check(run: RunDir, manifest: dict[str, Any],
+                   identity_keys: Sequence[str] = IDENTITY_KEYS) -> None:
     """Resume an agreeing run; take over a directory that holds no finished sample."""
     if not run.exists():
         return
     old = run.read_manifest()
     usage = {k: old[k] for k in ("usage", "llm_usage") if k in old}
-    for key in IDENTITY_KEYS:
+    for key in identity_keys:
         if old.get(key) != manifest.get(key):
             if not run.stage("generate.jsonl").finished():
                 break           # nothing worth keeping: a failed set-up or an empty start
@@ -227,7 +248,6 @@ def solve_one(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentContext
     try:
         answer = agent.solve(sample.task, ctx)
         record.update(bench.record(sample, answer))
-        record.setdefault("status", "ok")
         failed = _failures(ctx.llm) - failed_before
         if failed:      # the agent took a fallback after its model failed: not a result
             record.update(status="error", error=f"{failed} model call(s) of the agent failed "
@@ -248,12 +268,15 @@ def _failures(client: Any) -> int:
 
 
 def score_run(run_dir: Path, *, options: dict[str, Any] | None = None,
-              models: Models | None = None, progress: bool = True) -> RunOutcome:
-    """Re-score a run directory from its files (no agent), holding its lock."""
+              models: Models | None = None, progress: bool = True,
+              bench: Benchmark | None = None) -> RunOutcome:
+    """Re-score a run directory from its files (no agent), holding its lock. The benchmark is
+    the run's, with its recorded options and `options` on top (or `bench` as given)."""
     run = RunDir(run_dir)
     manifest = run.read_manifest()
-    bench = benchmark_class(str(manifest.get("benchmark")))(
-        {**(manifest.get("options") or {}), **(options or {})})
+    if bench is None:
+        bench = benchmark_class(str(manifest.get("benchmark")))(
+            {**(manifest.get("options") or {}), **(options or {})})
     bench.models = models or Models()
     with run.lock():
         loaded = bench.load_for_rescore(run, manifest)
@@ -307,7 +330,6 @@ def run_stage(run: RunDir, file: str, samples: Sequence[Sample],
             record: dict[str, Any] = {id_key: sample.id}
             try:
                 record.update(step(sample))
-                record.setdefault("status", "ok")
             except Exception as exc:
                 record.update(status="error", error=f"{stage} raised {type(exc).__name__}: "
                               f"{exc}"[:2000])

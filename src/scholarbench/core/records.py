@@ -17,6 +17,7 @@ Status words mean one thing everywhere:
 - ``unscored``   a judge reply unusable after retries: counted, left out of means;
 - ``oversized``  an answer over the configured size limits: counted, scored as malformed.
 
+A stage line carries `status` only when it is not ``ok`` (lines of older runs have none).
 Records written by the engine are checked on read; benchmark-specific fields ride along
 (`extra="allow"`). Records read from users (agent answers, replay files) use `extra="forbid"`
 models in `core.families`.

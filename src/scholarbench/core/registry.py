@@ -37,12 +37,6 @@ _SHARED_MODULES: tuple[str, ...] = (
 )
 # Modules of benchmarks not yet moved into `scholarbench.benchmarks`; each move deletes its lines.
 _LEGACY_MODULES: tuple[str, ...] = (
-    "scholarbench.agents.replay",
-    "scholarbench.agents.cluster",
-    "scholarbench.agents.bm25_title",
-    "scholarbench.agents.llm_taxonomy",
-    "scholarbench.agents.deep_research_taxo",
-    "scholarbench.metrics.taxobench",
     "scholarbench.agents.researcharena.title_bm25",
     "scholarbench.agents.researcharena.citation_expand",
     "scholarbench.agents.researcharena.dense",

@@ -178,3 +178,13 @@ def build_default_corpus(out_dir: str | Path, data_root: str | Path) -> CorpusIn
         raise FileNotFoundError(f"no corpus source under {root} (looked for "
                                 f"{', '.join(s.folders[0] for s in SOURCES)})")
     return build(out_dir, streams, inputs, absent)
+
+
+def default_corpus(data_root: str | Path, rebuild: bool = False) -> Path:
+    """The default corpus of a data directory (`<data>/corpus/default`), built from the imported
+    data the first time it is asked for (or again with `rebuild`)."""
+    target = Path(data_root) / "corpus" / "default"
+    if rebuild or not (target / "manifest.json").exists():
+        info = build_default_corpus(target, data_root)
+        print(f"built corpus {target}: {info.n_papers} papers; per source {info.counts}")
+    return target

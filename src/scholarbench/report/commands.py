@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from scholarbench.errors import ScholarbenchError
@@ -53,17 +54,40 @@ def add_report_arguments(report_parser: argparse.ArgumentParser) -> argparse.Arg
                                help="HTML report title")
     report_parser.add_argument("--max-samples", type=int, metavar="N",
                                help="HTML drill-down: at most N samples per benchmark and mode")
+    report_parser.add_argument("--include-incomplete", action="store_true",
+                               help="also show runs whose samples errored (marked incomplete); "
+                               "by default they are left out of the leaderboards")
     report_parser.add_argument("--no-tree-papers", action="store_true",
                                help="HTML taxonomy views: categories only, no paper titles")
     report_parser.set_defaults(func=cmd_report, format=None)
     return report_parser
 
 
+def complete_runs(runs: list, include_incomplete: bool) -> list:
+    """Runs whose summary says they are incomplete (samples errored: no result) are left out,
+    with one line each on stderr; with `include_incomplete` they stay, named as incomplete."""
+    kept = []
+    for run in runs:
+        if run.raw_summary.get("complete") is False:
+            errors = (run.raw_summary.get("status") or {}).get("error", 0)
+            if not include_incomplete:
+                print(f"note: {run.run_dir} left out: incomplete ({errors} errored sample(s); "
+                      "resume the run, or pass --include-incomplete)", file=sys.stderr)
+                continue
+            run.summary = replace(run.summary, run_name=f"{run.name} [incomplete]")
+        kept.append(run)
+    if not kept:
+        raise ScholarbenchError("no complete run to report (pass --include-incomplete to show "
+                                "incomplete ones)")
+    return kept
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     """Tables to stdout (or --out), and/or the HTML report (--html)."""
     from scholarbench.report.exports import leaderboard_text
     from scholarbench.report.sections import load_report_runs
-    runs = load_report_runs([Path(p) for p in args.run_dirs])
+    runs = complete_runs(load_report_runs([Path(p) for p in args.run_dirs]),
+                         getattr(args, "include_incomplete", False))
     published = not getattr(args, "no_published", False)
     html = getattr(args, "html", None)
     out = getattr(args, "out", None)

@@ -126,7 +126,7 @@ def retrieved_lists(run: ReportRun) -> list[RetrievedList]:
         if run.mode != "deep-research":
             raise ScholarbenchError(f"{run.run_dir}: a Bottom-Up run retrieves nothing (the "
                                     "expert papers are given); export a Deep Research run")
-        from scholarbench.runner.taxobench import load_generated
+        from scholarbench.benchmarks.taxobench.runner import load_generated
         preds = load_generated(run.run_dir)
         titles = [t for p in preds.values() if p is not None for t in p.retrieved_titles]
         docids = _title_docids(run, titles)

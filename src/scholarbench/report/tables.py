@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from scholarbench.errors import DataError, ScholarbenchError
-from scholarbench.judges.taxobench import JUDGE_KEYS, JUDGE_METRICS
+from scholarbench.benchmarks.taxobench.judge import JUDGE_KEYS, JUDGE_METRICS
 from scholarbench.report.formats import FORMATS
-from scholarbench.metrics.taxobench import METRIC_KEYS, METRICS, MetricInfo
-from scholarbench.report.published import (BOTTOM_UP, DEEP_RESEARCH, PAPER_CITATION,
+from scholarbench.benchmarks.taxobench.measures import METRIC_KEYS, METRICS, MetricInfo
+from scholarbench.benchmarks.taxobench.published import (BOTTOM_UP, DEEP_RESEARCH, PAPER_CITATION,
                                            PAPER_JUDGE, PAPER_N_SURVEYS, TABLE_KEYS,
                                            published_rows)
 

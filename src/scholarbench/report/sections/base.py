@@ -1,7 +1,7 @@
 """What every benchmark's report section provides, and the registry keyed on manifest["benchmark"].
 
 A section is looked up by the run's `manifest["benchmark"]`: `section_for("taxobench")` imports
-`scholarbench.report.sections.taxobench` on first use, which registers its section with
+`scholarbench.benchmarks.taxobench.report` on first use, which registers its section with
 `@register_section`. A new benchmark adds one module here named after it (`-` → `_`) and
 nothing else changes: the terminal/Markdown/LaTeX/CSV tables, the HTML report, `compare` and the
 exports all dispatch through this registry.

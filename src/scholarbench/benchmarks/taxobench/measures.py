@@ -26,7 +26,7 @@ from scholarbench.metrics.sem_path import sem_path_score
 from scholarbench.metrics.soft_cardinality import soft_scores
 from scholarbench.metrics.tree_edit import FlatTree, us_nted, us_ted
 from scholarbench.records import TaxoNode, TaxoPrediction
-from scholarbench.registry import register_benchmark, register_metric
+from scholarbench.core.registry import register_measure
 from scholarbench.text.align import align_titles
 from scholarbench.text.normalize import normalize_title
 
@@ -53,7 +53,7 @@ METRICS: tuple[MetricInfo, ...] = (
 )
 METRIC_KEYS = tuple(m.key for m in METRICS)
 for _info in METRICS:
-    register_metric(_info.key)(_info)
+    register_measure(_info.key)(_info)
 
 
 def sem_path_key(lam: float = 1.0) -> str:
@@ -143,10 +143,3 @@ def score_instance(gold: TaxoNode, prediction: TaxoPrediction | None, embedder: 
     if prediction is not None and prediction.error:
         out["error"] = prediction.error
     return out
-
-
-@register_benchmark("taxobench")
-class TaxoBenchInfo:
-    name = "taxobench"
-    modes = ("bottom-up", "deep-research")
-    metrics = METRICS

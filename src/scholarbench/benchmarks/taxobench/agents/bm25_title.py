@@ -15,18 +15,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from scholarbench.agents.base import AgentContext
+from scholarbench.benchmarks.taxobench.agents.base import AgentContext
 from scholarbench.agents.cluster import ClusterParams, cluster_papers
 from scholarbench.corpus.store import Corpus
 from scholarbench.records import Paper, TaxoPrediction, TaxoTask
-from scholarbench.registry import register_agent
+from scholarbench.benchmarks.taxobench.agents import register_taxo_agent
 from scholarbench.text.normalize import normalize_title
 
 
-@register_agent("bm25-title")
+@register_taxo_agent("bm25-title")
 class BM25TitleAgent:
     name = "bm25-title"
     modes = ("deep-research",)
+    needs_corpus = True
 
     def __init__(self, k: int = 50, fields: str = "title", **cluster_params: Any) -> None:
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:

@@ -23,11 +23,11 @@ import math
 from pathlib import Path
 from typing import Any, Sequence
 
-from scholarbench.judges.taxobench import DIMENSIONS, JUDGE_KEYS, JUDGE_METRICS
-from scholarbench.metrics.taxobench import METRICS
+from scholarbench.benchmarks.taxobench.judge import DIMENSIONS, JUDGE_KEYS, JUDGE_METRICS
+from scholarbench.benchmarks.taxobench.measures import METRICS
 from scholarbench.report import svg
 from scholarbench.report.htmlkit import Page, e, metadata_html, sample_metric_table, table_html
-from scholarbench.report.published import BOTTOM_UP, DEEP_RESEARCH, published_rows
+from scholarbench.benchmarks.taxobench.published import BOTTOM_UP, DEEP_RESEARCH, published_rows
 from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
                                                read_json_object, register_section, strip_group)
 from scholarbench.report.tables import (LAYOUTS, MODE_TITLES, MODES, TableGroup, load_run,
@@ -301,7 +301,7 @@ class TaxoBenchSection(ReportSection):
 
     def _drilldown(self, mode: str, runs: Sequence[ReportRun], page: Page) -> str:
         from scholarbench.report.treeview import compare_trees, render_comparison, similarity_for
-        from scholarbench.runner.taxobench import load_generated
+        from scholarbench.benchmarks.taxobench.runner import load_generated
         metrics = self.drilldown_metrics(mode)
         if any(r.summary.judged for r in runs):
             metrics += [DISPLAY[k] for k in JUDGE_KEYS]

@@ -97,7 +97,7 @@ def load_prompt(name: str = DEFAULT_PROMPT) -> JudgePrompt:
     if name not in PROMPT_NAMES:
         raise ValueError(f"unknown TaxoBench judge prompt {name!r}; "
                          f"known: {', '.join(PROMPT_NAMES)}")
-    raw = resources.files("scholarbench.judges").joinpath(f"prompts/{name}.txt") \
+    raw = resources.files("scholarbench.benchmarks.taxobench").joinpath(f"prompts/{name}.txt") \
         .read_text(encoding="utf-8")
     lines = raw.splitlines()
     while lines and lines[0].startswith("%"):

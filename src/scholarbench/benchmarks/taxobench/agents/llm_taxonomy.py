@@ -40,11 +40,11 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from scholarbench.agents.base import AgentContext
-from scholarbench.agents.bm25_title import BM25TitleAgent
+from scholarbench.benchmarks.taxobench.agents.base import AgentContext
+from scholarbench.benchmarks.taxobench.agents.bm25_title import BM25TitleAgent
 from scholarbench.llm.structured import ask_json
 from scholarbench.records import Paper, TaxoNode, TaxoPrediction, TaxoTask
-from scholarbench.registry import register_agent
+from scholarbench.benchmarks.taxobench.agents import register_taxo_agent
 from scholarbench.text.normalize import normalize_title
 
 INPUTS = ("title-abstract", "summary", "core-task")
@@ -344,10 +344,11 @@ def _extraction_value(kind: str, raw: Any, where: str) -> Any:
 
 
 # ------------------------------------------------------------------------------------ agent
-@register_agent("llm-taxonomy")
+@register_taxo_agent("llm-taxonomy")
 class LLMTaxonomyAgent:
     name = "llm-taxonomy"
     modes = ("bottom-up", "deep-research")
+    needs_corpus = True              # in Deep Research mode (BM25 retrieval first)
     uses_llm = True
 
     def __init__(self, input: str = "title-abstract", k: int = 50, fields: str = "title",

@@ -42,13 +42,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from scholarbench.agents.base import AgentContext
+from scholarbench.benchmarks.taxobench.agents.base import AgentContext
 from scholarbench.agents.deep_research import (DECIDE_PROMPT, CorpusEnv, DeepResearchSettings,
                                                deep_research)
-from scholarbench.agents.llm_taxonomy import LLMTaxonomyAgent
+from scholarbench.benchmarks.taxobench.agents.llm_taxonomy import LLMTaxonomyAgent
 from scholarbench.agents.researcharena.llm_common import Retrieval, load_prompt, positive_int
 from scholarbench.records import TaxoPrediction, TaxoTask
-from scholarbench.registry import register_agent
+from scholarbench.benchmarks.taxobench.agents import register_taxo_agent
 from scholarbench.text.normalize import normalize_title
 
 NOTHING_FOUND = "the deep-research loop retrieved no paper for the topic"
@@ -61,10 +61,11 @@ def survey_exclusions(corpus: Any, task: TaxoTask) -> set[str]:
             for pid in corpus.resolve_all(t)}
 
 
-@register_agent("deep-research")
+@register_taxo_agent("deep-research")
 class DeepResearchTaxoAgent:
     name = "deep-research"
     modes = ("deep-research",)
+    needs_corpus = True
     uses_llm = True
 
     def __init__(self, k: int = 50, max_steps: int = 4, depth: int = 50, read_per_step: int = 5,

@@ -1,0 +1,13 @@
+"""TaxoBench (Deep Research and Bottom-Up modes): everything of its own lives here.
+
+    benchmark   the `Benchmark` definition (options, samples, task prompts, answers → predictions)
+    scoring     per-sample scores, the judge stage, means, `score taxobench` on files
+    measures    every TaxoBench measure for one instance, and their catalogue
+    judge       the 4-dimension LLM judge (upstream's prompt, in prompts/)
+    agents/     built-in agents (bm25-title, llm-taxonomy, deep-research, replay; cluster is shared)
+    runner      the programmatic API (`RunConfig`, `run`, `score_run`, `score_files`)
+    report      its report section; published   the paper's published rows
+"""
+from scholarbench.benchmarks.taxobench.benchmark import TaxoBench
+
+__all__ = ["TaxoBench"]

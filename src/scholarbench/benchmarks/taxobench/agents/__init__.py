@@ -1,0 +1,49 @@
+"""TaxoBench's built-in agents, and the adapter that gives them the one agent contract.
+
+Built-ins follow TaxoBench's typed protocol (`agents.base.TaxoAgent`: `generate(TaxoTask,
+AgentContext) -> TaxoPrediction`, `modes`, `uses_llm`); `NativeAgent` wraps one so the engine
+sees `core.agent.Agent`. Registered here (for TaxoBench only): `cluster` (the shared
+`scholarbench.agents.cluster`), `bm25-title`, `llm-taxonomy`, `deep-research`, `replay`.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from scholarbench.core.agent import AgentContext, Needs, Task
+from scholarbench.core.registry import REGISTRY
+
+
+class NativeAgent:
+    """A TaxoBench agent under the core contract."""
+
+    def __init__(self, inner: Any, name: str) -> None:
+        self.inner, self.name = inner, name
+        self.needs = Needs(llm=bool(getattr(inner, "uses_llm", False)), embedder=True,
+                           corpus=bool(getattr(inner, "needs_corpus", False)))
+
+    def fits(self, benchmark: str, subtask: str | None, family: str) -> bool:
+        return benchmark == "taxobench" and subtask in self.inner.modes
+
+    def config(self) -> dict[str, Any]:
+        return self.inner.config()
+
+    def solve(self, task: Task, ctx: AgentContext) -> Any:
+        return self.inner.generate(task.native, ctx.extra["taxo"])
+
+
+def register_taxo_agent(name: str):
+    """Register a TaxoBench agent class (its `modes` say which sub-tasks it fits)."""
+    def decorate(cls: Any) -> Any:
+        return REGISTRY.add("agent", name, cls, benchmarks=("taxobench",),
+                            fits=lambda subtask, family, cls=cls: subtask in cls.modes)
+    return decorate
+
+
+def _register_builtins() -> None:
+    from scholarbench.agents.cluster import ClusterAgent
+    register_taxo_agent("cluster")(ClusterAgent)
+    from scholarbench.benchmarks.taxobench.agents import (bm25_title, deep_research,  # noqa: F401
+                                                          llm_taxonomy, replay)
+
+
+_register_builtins()

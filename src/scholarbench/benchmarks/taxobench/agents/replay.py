@@ -1,0 +1,47 @@
+"""`replay`: outputs produced elsewhere, read from a file — TaxoBench's upstream prediction form
+(`{"id", "hierarchy_tree", "retrieved_papers"}`) or the taxonomy answer schema of
+`core.families` (`{"id", "taxonomy", "retrieved"}`), one JSON line per sample. A sample with no
+line is missing (scored as an empty taxonomy and counted)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from scholarbench.benchmarks.taxobench.agents import register_taxo_agent
+from scholarbench.benchmarks.taxobench.agents.base import AgentContext
+from scholarbench.core.replay import Missing
+from scholarbench.data.jsonl import iter_jsonl_lines
+from scholarbench.data.taxobench import load_predictions, normalise_id
+from scholarbench.records import TaxoPrediction, TaxoTask
+
+
+@register_taxo_agent("replay")
+class ReplayAgent:
+    name = "replay"
+    modes = ("bottom-up", "deep-research")
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        if path is None:
+            raise ValueError("replay needs the prediction file: --agent-arg path=PRED.jsonl")
+        self.path = Path(path)
+        self._family: dict[str, dict[str, Any]] = {}
+        for _, obj, _problem in iter_jsonl_lines(self.path):
+            if obj is not None and "taxonomy" in obj and normalise_id(obj.get("id")):
+                self._family[normalise_id(obj["id"])] = {k: v for k, v in obj.items()
+                                                         if k != "id"}
+        self._loaded = load_predictions(self.path)
+        for key in self._family:          # read above; upstream parsing calls them unknown
+            self._loaded.by_id.pop(key, None)
+
+    def config(self) -> dict[str, Any]:
+        from scholarbench.files import sha256_file
+        return {"path": str(self.path.resolve()), "sha256": sha256_file(self.path),
+                "unreadable_lines": len(self._loaded.problems)}
+
+    def generate(self, task: TaxoTask, ctx: AgentContext) -> TaxoPrediction | dict[str, Any]:
+        if task.id in self._family:
+            return self._family[task.id]          # an answer in the family schema
+        pred = self._loaded.by_id.get(task.id)
+        if pred is None:
+            raise Missing(f"no prediction for id {task.id!r} in {self.path}")
+        return pred

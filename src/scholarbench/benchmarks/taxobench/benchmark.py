@@ -1,0 +1,286 @@
+"""TaxoBench on the engine: Bottom-Up and Deep Research modes, scored with every TaxoBench
+measure and, with `--with-judge`, the 4-dimension LLM judge.
+
+Run-directory files (beside the engine's manifest.json and summary.json):
+
+    generate.jsonl  one line per sample: {"id", "prediction" (upstream form) | absent, "error",
+                    "seconds"}, "info" when the agent reports counts, "status" when not ok
+                    ("malformed": the answer does not fit; "error": the agent failed — retried
+                    on resume, never scored as a result)
+    scores.jsonl    one line per gold instance: the measure keys (`measures.METRIC_KEYS`),
+                    `missing` / `malformed` flags, `status`; with a judge also judge_coverage …
+                    judge_avg and judge_unscored
+    judge.jsonl     with a judge: per instance its scores, reasoning, attempts, prompt version
+
+The task a user's agent sees (`Task`): `prompt` is the paper's Bottom-Up taxonomy prompt
+(Figure 11, upstream's text, with the expert paper list) in Bottom-Up mode, and in Deep Research
+mode our request for the survey topic (the paper gives agents "only a topic" and publishes no
+wording); `fields` hold `topic`, `survey` and, in Bottom-Up mode, `papers` (title, abstract, id).
+Answers are a taxonomy (`core.families`): paper references are titles (TaxoBench aligns titles);
+a reference that is a corpus id, DOI or arXiv id is replaced by that paper's title when the
+corpus knows it (counted in `info.refs_resolved`).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+from scholarbench.core.agent import AgentContext, Needs, Task
+from scholarbench.core.benchmark import Benchmark, Loaded, Sample
+from scholarbench.core.registry import register_benchmark
+from scholarbench.errors import ScholarbenchError
+
+MODES = ("bottom-up", "deep-research")
+DEEP_RESEARCH_PROMPT = (
+    "You are writing an expert survey on the topic: \"{topic}\".\n"
+    "Research the literature on this topic and retrieve the papers an expert survey on it would "
+    "cite. Then organise the retrieved papers into a hierarchical taxonomy: a tree of research "
+    "categories (root = the topic; sub-categories below it), with every retrieved paper's title "
+    "placed under the most specific category it belongs to.\n"
+    "Return the taxonomy as JSON {{\"name\": ..., \"subtopics\": [...], \"papers\": [titles]}}, "
+    "or as Markdown headings with the paper titles listed under each heading.")
+
+
+@register_benchmark("taxobench")
+class TaxoBench(Benchmark):
+    name = "taxobench"
+    title = "TaxoBench"
+    order = 10
+    subtasks = {"bottom-up": "taxonomy", "deep-research": "taxonomy"}
+    subtask_flag = "--mode"
+    headline = {"deep-research": ("recall", "precision", "f1", "ari", "us_nted", "sem_path"),
+                "bottom-up": ("ari", "v_measure", "us_nted", "sem_path")}
+    identity_extra = ("limit", "embedder")
+
+    def __init__(self, options: dict[str, Any] | None = None, embedder: Any = None) -> None:
+        super().__init__(options)
+        self._embedder = embedder
+        self._gold: Path | None = None
+        self._corpus_path: Path | None = None
+
+    @classmethod
+    def add_options(cls, parser: Any, command: str) -> None:
+        parser.add_argument("--gold", help="a TaxoBench instance file (default: the imported one)")
+        if command == "score":
+            parser.add_argument("--pred", help="predictions (upstream form: id, hierarchy_tree, "
+                                "optional retrieved_papers)")
+            parser.add_argument("--out", help="scores, one JSON line per gold instance")
+            return
+        parser.add_argument("--gold-name", help="which imported TaxoBench file, when several")
+        parser.add_argument("--corpus", help="corpus directory for Deep Research mode (default: "
+                            "built from the imported data)")
+        parser.add_argument("--with-judge", action="store_true",
+                            help="add the LLM-judge scores (the judge role: --judge, else the "
+                            "local model; never the agent's model)")
+
+    # -- shared handles ------------------------------------------------------------------------
+    @property
+    def embedder(self) -> Any:
+        if self._embedder is None:
+            from scholarbench.embed import default_embedder
+            self._embedder = default_embedder()
+        return self._embedder
+
+    def _data_dir(self) -> Path:
+        from scholarbench.paths import data_dir
+        return data_dir(self.options.get("data"))
+
+    def gold_path(self) -> Path:
+        if self._gold is None:
+            from scholarbench.data.store import taxobench_gold_file
+            explicit = self.options.get("gold")
+            self._gold = Path(explicit) if explicit else taxobench_gold_file(
+                self._data_dir(), self.options.get("gold_name"))
+        return self._gold
+
+    def corpus_dir(self, required: bool) -> Path | None:
+        """--corpus; else the data directory's default corpus — built when an agent needs one,
+        used if it exists otherwise (to resolve ids in user answers), None if there is none."""
+        if self.options.get("corpus"):
+            return Path(self.options["corpus"])
+        from scholarbench.corpus.build import default_corpus
+        if required:
+            return default_corpus(self._data_dir())
+        target = self._data_dir() / "corpus" / "default"
+        return target if (target / "manifest.json").exists() else None
+
+    def corpus(self) -> Any:
+        """The run's open corpus (Deep Research mode), opened once; None without one."""
+        if getattr(self, "_corpus", None) is None and self._corpus_path is not None:
+            from scholarbench.corpus.store import Corpus
+            self._corpus = Corpus.open(self._corpus_path)
+        return getattr(self, "_corpus", None)
+
+    def available_subtasks(self) -> list[str]:
+        try:
+            self.gold_path()
+        except ScholarbenchError:
+            return []
+        return list(self.subtasks)
+
+    # -- samples ---------------------------------------------------------------------------------
+    def check(self, subtask: str) -> None:
+        self.gold_path()
+
+    def load(self, subtask: str, limit: int | None) -> Loaded:
+        from scholarbench.data.taxobench import load_instances
+        from scholarbench.files import sha256_file
+        gold = self.gold_path()
+        tasks = load_instances(gold)
+        selected = tasks[:limit] if limit is not None else tasks
+        extra: dict[str, Any] = {"embedder": self.embedder.model_id,
+                                 "corpus": corpus_info(self._corpus_path)}
+        return Loaded([self._sample(t, subtask) for t in selected],
+                      {"path": str(gold.resolve()), "sha256": sha256_file(gold)}, extra)
+
+    def load_for_rescore(self, run: Any, manifest: dict[str, Any]) -> Loaded:
+        from scholarbench.data.taxobench import load_instances
+        gold = Path(manifest["data"]["path"])
+        if not gold.exists():
+            raise ScholarbenchError(f"{run.path}: the run's gold file {gold} is gone; re-import it")
+        tasks = load_instances(gold)
+        limit = manifest.get("limit")
+        selected = tasks[:limit] if limit is not None else tasks
+        return Loaded([self._sample(t, manifest["mode"]) for t in selected])
+
+    def _sample(self, task: Any, subtask: str) -> Sample:
+        fields: dict[str, Any] = {"topic": task.topic, "survey": task.survey}
+        if subtask == "bottom-up":
+            fields["papers"] = [{"title": p.title, "abstract": p.abstract, "id": p.paper_id}
+                                for p in task.papers]
+        return Sample(task.id, Task(id=task.id, benchmark=self.name, subtask=subtask,
+                                    family="taxonomy", prompt=task_prompt(task, subtask),
+                                    fields=fields, native=task), gold=task.gold)
+
+    # -- agents ----------------------------------------------------------------------------------
+    def agent(self, name: str, params: dict[str, Any], subtask: str) -> Any:
+        from scholarbench.core.registry import REGISTRY
+        if self.name not in (REGISTRY.meta("agent", name).get("benchmarks") or ()):
+            return None
+        from scholarbench.benchmarks.taxobench.agents import NativeAgent
+        factory = REGISTRY.get("agent", name)
+        try:
+            return NativeAgent(factory(**params), name)
+        except (TypeError, ValueError) as exc:
+            raise ScholarbenchError(f"agent {name!r}: {exc}") from None
+
+    def context(self, agent: Any, subtask: str, roles: Any) -> AgentContext:
+        from scholarbench.benchmarks.taxobench.agents.base import AgentContext as TaxoContext
+        llm = roles.agent() if agent.needs.llm else None
+        corpus = self.corpus_dir(agent.needs.corpus) if subtask == "deep-research" else None
+        self._corpus_path = corpus
+        ctx = AgentContext(benchmark=self.name, subtask=subtask, llm=llm, corpus_dir=corpus,
+                           embedder=self.embedder if agent.needs.embedder else None)
+        ctx.extra["taxo"] = TaxoContext(mode=subtask, embedder=self.embedder, corpus_dir=corpus,
+                                        llm=llm)
+        return ctx
+
+    def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
+        from scholarbench.records import TaxoPrediction
+        pred = answer if isinstance(answer, TaxoPrediction) else self._from_answer(sample, answer)
+        record: dict[str, Any] = {"prediction": pred.to_upstream(), "error": pred.error}
+        if pred.info:
+            record["info"] = pred.info
+        if pred.error:
+            record["status"] = "malformed"
+        return record
+
+    def _from_answer(self, sample: Sample, answer: Any) -> Any:
+        """A user's taxonomy answer (`core.families`) as a TaxoPrediction."""
+        from scholarbench.core.families import answer_info, parse_answer
+        from scholarbench.data.taxobench import parse_prediction
+        parsed = parse_answer("taxonomy", answer)
+        tree = parsed.taxonomy.model_dump()
+        retrieved = parsed.retrieved
+        info = dict(answer_info(answer))
+        if sample.task.subtask == "deep-research" and self.corpus() is not None:
+            resolved = _titles_of_ids(self.corpus(), tree, retrieved)
+            if resolved:
+                info["refs_resolved"] = resolved
+        upstream = {"id": sample.id, "hierarchy_tree": tree}
+        if retrieved is not None:
+            upstream["retrieved_papers"] = retrieved
+        pred = parse_prediction(upstream)
+        pred.info = info
+        return pred
+
+    # -- scoring ---------------------------------------------------------------------------------
+    def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
+              manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
+        from scholarbench.benchmarks.taxobench.scoring import score_samples
+        rows, self._agent_info, self._judge_info = score_samples(
+            self, samples, generated, run_dir)
+        return rows
+
+    def aggregate(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
+                  ) -> dict[str, Any]:
+        from scholarbench.benchmarks.taxobench.scoring import aggregate
+        out = aggregate(list(rows), manifest)
+        out["agent_info"] = getattr(self, "_agent_info", {})
+        if getattr(self, "_judge_info", None) is not None:
+            out["judge"] = self._judge_info
+        return out
+
+    def format_summary(self, summary: dict[str, Any]) -> str:
+        from scholarbench.benchmarks.taxobench.scoring import format_summary
+        return format_summary(summary)
+
+    def score_files(self, models: Any) -> int:
+        import sys
+        from scholarbench.benchmarks.taxobench.scoring import format_summary, score_files
+        gold, pred, out = (self.options.get(k) for k in ("gold", "pred", "out"))
+        if not (gold and pred and out):
+            raise ScholarbenchError("score taxobench needs --gold G.jsonl --pred P.jsonl --out S.jsonl")
+        summary = score_files(Path(gold), Path(pred), Path(out), self.embedder,
+                              on_problem=lambda msg: print(f"warning: {msg}", file=sys.stderr))
+        print(format_summary(summary))
+        print(f"scores: {out}")
+        return 0
+
+
+def task_prompt(task: Any, subtask: str) -> str:
+    """The instruction a user's agent gets (see the module docstring)."""
+    if subtask == "deep-research":
+        return DEEP_RESEARCH_PROMPT.format(topic=task.topic)
+    from scholarbench.benchmarks.taxobench.agents.llm_taxonomy import Extracted, LLMTaxonomyAgent
+    messages = LLMTaxonomyAgent().taxonomy_messages(task.topic, list(task.papers),
+                                                    [Extracted() for _ in task.papers])
+    return "\n\n".join(m["content"] for m in messages)
+
+
+def corpus_info(corpus_dir: Path | None) -> dict[str, Any] | None:
+    import json
+    if corpus_dir is None:
+        return None
+    manifest = corpus_dir / "manifest.json"
+    info = json.loads(manifest.read_text()) if manifest.exists() else {}
+    keep = ("format_version", "sha256", "files", "counts")
+    return {"path": str(corpus_dir.resolve()), **{k: info[k] for k in keep if k in info}}
+
+
+def _titles_of_ids(corpus: Any, tree: dict[str, Any], retrieved: list[str] | None) -> int:
+    """Replace references that are corpus ids, DOIs or arXiv ids by the corpus titles, in place;
+    returns how many were replaced. Titles stay as they are (TaxoBench aligns titles)."""
+    from scholarbench.data.sources.keys import canonical_key
+    refs: list[str] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        refs.extend(node.get("papers", []))
+        stack.extend(node.get("subtopics", []))
+    refs.extend(retrieved or [])
+    ids = [r for r in dict.fromkeys(refs)
+           if r in corpus or not canonical_key(r).startswith("title:")]
+    found = {ref: pid for ref in ids if (pid := corpus.resolve(ref)) is not None}
+    by_id = {p.paper_id: p.title for p in corpus.get_by_ids(list(dict.fromkeys(found.values())))}
+    titles = {ref: by_id[pid] for ref, pid in found.items()}
+    if not titles:
+        return 0
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        node["papers"] = [titles.get(p, p) for p in node.get("papers", [])]
+        stack.extend(node.get("subtopics", []))
+    if retrieved is not None:
+        retrieved[:] = [titles.get(p, p) for p in retrieved]
+    return len(titles)

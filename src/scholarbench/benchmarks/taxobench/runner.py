@@ -1,0 +1,62 @@
+"""TaxoBench from Python: `run(RunConfig(...), embedder)`, `score_run(run_dir, embedder)` and
+`score_files(gold, pred, out, embedder)`, each returning the summary. They go through the one
+engine (`core.engine`) exactly as `scholarbench run taxobench` and `score` do."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from scholarbench.benchmarks.taxobench.benchmark import TaxoBench
+from scholarbench.benchmarks.taxobench.scoring import aggregate, predictions, score_files
+from scholarbench.core.engine import Models, run_benchmark
+from scholarbench.core.engine import score_run as engine_score_run
+from scholarbench.core.rundir import RunDir
+
+GENERATE, SCORES, SUMMARY, JUDGE = ("generate.jsonl", "scores.jsonl", "summary.json",
+                                   "judge.jsonl")
+
+
+@dataclass
+class RunConfig:
+    gold_path: Path
+    mode: str
+    agent: str
+    out: Path
+    limit: int | None = None
+    corpus_dir: Path | None = None
+    agent_params: dict[str, Any] | None = None
+    run_name: str | None = None
+    progress: bool = True
+    llm: Any = None          # LLMRoles, or a factory called only if the agent uses a model
+    judge: Any = None        # the judge role's ChatClient (or a TaxoBenchJudge): LLM-judge scores
+
+
+def run(config: RunConfig, embedder: Any) -> dict[str, Any]:
+    """Run (or resume) generate → score → aggregate; returns the summary."""
+    bench = TaxoBench({"gold": str(config.gold_path),
+                       "corpus": str(config.corpus_dir) if config.corpus_dir else None,
+                       "with_judge": config.judge is not None}, embedder=embedder)
+    outcome = run_benchmark(bench, config.mode, config.agent, Path(config.out),
+                            params=config.agent_params, limit=config.limit,
+                            models=Models.given(agent=config.llm, judge=config.judge),
+                            name=config.run_name, progress=config.progress)
+    return outcome.summary
+
+
+def score_run(out: Path, embedder: Any, progress: bool = True, judge: Any = None
+              ) -> dict[str, Any]:
+    """(Re-)score a run from its generate.jsonl; rewrites scores.jsonl and summary.json."""
+    manifest = RunDir(Path(out)).read_manifest()
+    bench = TaxoBench({**(manifest.get("options") or {}), "with_judge": judge is not None},
+                      embedder=embedder)
+    return engine_score_run(Path(out), bench=bench, models=Models.given(judge=judge),
+                            progress=progress).summary
+
+
+def load_generated(out: Path) -> dict[str, Any]:
+    """Predictions by id; None for a sample whose agent produced nothing (or failed)."""
+    return predictions(RunDir(Path(out)).stage(GENERATE).records)
+
+
+__all__ = ["RunConfig", "run", "score_run", "score_files", "aggregate", "load_generated"]

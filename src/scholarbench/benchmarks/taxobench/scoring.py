@@ -1,0 +1,208 @@
+"""TaxoBench scoring: every measure per gold instance (never skipping one), the LLM judge when
+asked, the summary's means, and `score taxobench --gold --pred --out` on files."""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from scholarbench.benchmarks.taxobench.judge import (NOT_JUDGED, JudgeResult, aggregate_judge,
+                                                     as_judge, format_judge_summary)
+from scholarbench.benchmarks.taxobench.measures import METRIC_KEYS, METRICS, score_instance
+from scholarbench.records import TaxoPrediction
+
+JUDGE = "judge.jsonl"
+
+
+def predictions(generated: dict[str, dict[str, Any]]) -> dict[str, TaxoPrediction | None]:
+    """Predictions by id; None for a sample without one (the agent failed or gave nothing)."""
+    from scholarbench.data.taxobench import parse_prediction
+    preds: dict[str, TaxoPrediction | None] = {}
+    for sid, record in generated.items():
+        raw = record.get("prediction")
+        if raw is None or record.get("status") == "error":
+            preds[sid] = None
+            continue
+        pred = parse_prediction(raw)
+        if record.get("error"):
+            pred.error = record["error"]
+        preds[sid] = pred
+    return preds
+
+
+def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
+                  run: Any) -> tuple[list[dict[str, Any]], dict[str, int], dict | None]:
+    """Rows, the agents' summed counts, and the judge's description (None without a judge).
+
+    With `--with-judge` the judge role (a ChatClient or a `TaxoBenchJudge`) adds the judge keys
+    to each row; a missing or malformed prediction is not sent to it. Judge calls run
+    concurrently (up to the client's concurrency; one at a time for the local model) and are
+    answered from the reply cache when a run is re-scored."""
+    embedder = bench.embedder
+    preds = predictions(generated)
+    judge = as_judge(bench.models.judge()) if bench.options.get("with_judge") else None
+    before = judge.client.usage.as_dict() if judge is not None else None
+    pending = _start_judging(judge, samples, preds) if judge is not None else None
+    rows, judged = [], []
+    try:
+        for sample in samples:
+            pred = preds.get(sample.id)
+            record = generated.get(sample.id) or {}
+            row = {"id": sample.id, **score_instance(sample.gold, pred, embedder)}
+            if pending is not None:
+                result = pending[sample.id].result() if sample.id in pending else NOT_JUDGED
+                row.update(result.row())
+                judged.append(_judge_record(sample.id, result))
+            if pred is None and record.get("error"):
+                row["error"] = record["error"]
+            if record.get("missing"):
+                row["missing"] = True
+            row["status"] = ("missing" if row.get("missing") else
+                             "malformed" if row.get("malformed") else "scored")
+            rows.append(row)
+    finally:
+        if pending is not None:
+            for future in pending.values():
+                future.cancel()          # only matters when scoring stopped on an error
+            _finish_judging(run, judge, before)
+    if judge is not None:
+        run.write_jsonl(JUDGE, judged)
+    else:
+        _forget_judge(run)
+    stats = getattr(embedder, "stats", None)
+    if stats is not None:
+        manifest = run.read_manifest()
+        manifest["embedding_cache"] = stats.as_dict()
+        run.write_manifest(manifest)
+    ids = {s.id for s in samples}
+    return rows, _sum_info(generated.values(), ids), judge.info() if judge is not None else None
+
+
+def _start_judging(judge: Any, samples: Sequence[Any],
+                   preds: dict[str, TaxoPrediction | None]) -> dict[str, Any]:
+    config = getattr(judge.client, "config", None)
+    workers = 1 if config is None or config.is_local else max(1, config.concurrency)
+    executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="judge")
+    pending = {}
+    for sample in samples:
+        pred = preds.get(sample.id)
+        if pred is not None and pred.taxonomy is not None and not pred.error:
+            pending[sample.id] = executor.submit(_judge_safely, judge, sample.gold,
+                                                 pred.taxonomy)
+    executor.shutdown(wait=False)
+    return pending
+
+
+def _judge_safely(judge: Any, gold: Any, taxonomy: Any) -> JudgeResult:
+    """Bad model output is already "unscored" inside the judge; this catches anything else
+    (e.g. a reply nested too deeply to parse) so one sample can never stop the scoring."""
+    try:
+        return judge.judge(gold, taxonomy)
+    except Exception as exc:
+        return JudgeResult(unscored=f"judge raised {type(exc).__name__}: {exc}"[:500],
+                           attempts=1, prompt=judge.prompt)
+
+
+def _judge_record(task_id: str, result: JudgeResult) -> dict[str, Any]:
+    return {"id": task_id, "judged": result.attempts > 0, "scores": result.scores,
+            "judge_avg": result.avg, "unscored": result.unscored, "attempts": result.attempts,
+            "reasoning": result.reasoning, "prompt": result.prompt}
+
+
+def _finish_judging(run: Any, judge: Any, before: dict[str, Any]) -> None:
+    """Record the judge model, its prompt version and this scoring's usage in the manifest."""
+    from scholarbench.core.engine import add_stage_usage
+    client = judge.client
+    manifest = run.read_manifest()
+    if hasattr(client, "config"):
+        manifest.setdefault("models", {})["judge"] = {**client.config.public(),
+                                                      "model_id": client.model_id}
+    manifest["judge"] = judge.info()
+    run.write_manifest(manifest)
+    if hasattr(client, "usage"):
+        add_stage_usage(run, "judge", "judge", client, before)
+
+
+def _forget_judge(run: Any) -> None:
+    """Re-scored without a judge: the judge's files and manifest entries no longer describe the
+    scores (its usage stays in llm_usage, which counts every invocation)."""
+    run.file(JUDGE).unlink(missing_ok=True)
+    manifest = run.read_manifest()
+    models = manifest.get("models") or {}
+    if "judge" in manifest or "judge" in models:
+        manifest.pop("judge", None)
+        models.pop("judge", None)
+        run.write_manifest(manifest)
+
+
+def _sum_info(records: Any, ids: set[str]) -> dict[str, int]:
+    """Agents' per-sample counts (generate.jsonl "info"), summed over the scored samples."""
+    total: dict[str, int] = {}
+    for record in records:
+        info = record.get("info")
+        if str(record.get("id")) in ids and isinstance(info, dict):
+            for key, value in info.items():
+                if isinstance(value, int) and not isinstance(value, bool):
+                    total[key] = total.get(key, 0) + value
+    return total
+
+
+def aggregate(rows: list[dict[str, Any]], manifest: dict[str, Any]) -> dict[str, Any]:
+    """Means over the samples (errored ones are no result: left out), nulls excluded and
+    counted; missing and malformed counts."""
+    counted = [r for r in rows if r.get("status") != "error"]
+    metrics = {}
+    for key in METRIC_KEYS:
+        values = [r[key] for r in counted if r.get(key) is not None]
+        metrics[key] = {"mean": sum(values) / len(values) if values else None,
+                        "n": len(values), "n_null": len(counted) - len(values)}
+    if counted and all("judge_avg" in r for r in counted):
+        metrics.update(aggregate_judge(counted))
+    return {"benchmark": "taxobench", "mode": manifest["mode"], "agent": manifest["agent"],
+            "run_name": manifest.get("run_name"), "n_samples": len(rows),
+            "n_missing": sum(1 for r in rows if r.get("missing")),
+            "n_malformed": sum(1 for r in rows if r.get("malformed")),
+            "metrics": metrics}
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    from scholarbench.core.benchmark import summary_line
+    lines = [f"{summary.get('run_name') or summary['agent']}: {summary['n_samples']} samples, "
+             f"{summary['n_missing']} missing, {summary['n_malformed']} malformed"]
+    if summary.get("complete") is False:
+        lines[0] = summary_line(summary)
+    for info in METRICS:
+        m = summary["metrics"][info.key]
+        value = "—" if m["mean"] is None else (f"{100 * m['mean']:.2f}%" if info.percent
+                                              else f"{m['mean']:.4f}")
+        null = f"  ({m['n_null']} undefined, excluded)" if m["n_null"] else ""
+        lines.append(f"  {info.key:<14} {value:>10}{null}")
+    if judge_lines := format_judge_summary(summary):
+        lines.append(judge_lines)
+    return "\n".join(lines)
+
+
+def score_files(gold: Path, pred: Path, out: Path, embedder: Any,
+                on_problem: Callable[[str], None] = print) -> dict[str, Any]:
+    """`score taxobench --gold --pred --out`: one line per gold instance, never skipping one."""
+    from scholarbench.core.rundir import atomic_write_jsonl
+    from scholarbench.data.taxobench import load_instances, load_predictions
+    from scholarbench.errors import DataError
+    tasks = load_instances(gold)
+    if not tasks:
+        raise DataError("no TaxoBench instances in the file", file=str(gold))
+    loaded = load_predictions(pred)
+    for problem in loaded.problems:
+        on_problem(f"skipped agent output: {problem}")
+    gold_ids = {t.id for t in tasks}
+    for extra in sorted(set(loaded.by_id) - gold_ids):
+        on_problem(f"prediction id {extra!r} has no gold instance; ignored")
+    rows = [{"id": t.id, **score_instance(t.gold, loaded.by_id.get(t.id), embedder)}
+            for t in tasks]
+    atomic_write_jsonl(out, rows)
+    summary = aggregate(rows, {"mode": "files", "agent": pred.stem, "run_name": pred.stem})
+    summary["n_unreadable_prediction_lines"] = len(loaded.problems)
+    return summary
+
+
+__all__ = ["aggregate", "format_summary", "predictions", "score_files", "score_samples"]

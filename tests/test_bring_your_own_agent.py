@@ -1,0 +1,165 @@
+"""A user's agent on every benchmark through `scholarbench eval`, without reading our source:
+a 15-line plain function (`module:attr`), an OpenAI-compatible endpoint that is the whole agent
+(the scripted server on 127.0.0.1), and an agent that raises (exit 3, then only the errored
+samples are retried). Runs on the shared data, imported the way a user imports it."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import shared_path
+from fake_openai import FakeOpenAI, Step
+
+pytestmark = pytest.mark.slow
+
+USER_AGENT = textwrap.dedent('''
+    """My agent: one plain function, no scholarbench import."""
+    import os
+
+
+    def solve(task):
+        if os.environ.get("MY_AGENT_FAILS") and task["id"] in os.environ["MY_AGENT_FAILS"]:
+            raise TimeoutError("my endpoint timed out")
+        topic = task.get("topic") or task["prompt"][:60]
+        if task["family"] == "taxonomy":
+            titles = [p["title"] for p in task.get("papers", [])] or [topic]
+            half = len(titles) // 2
+            return {"taxonomy": {"name": topic, "subtopics": [
+                {"name": "first", "papers": titles[:half]},
+                {"name": "second", "papers": titles[half:]}]}}
+        if task["family"] == "report":
+            return {"report": "# " + topic + "\\n\\nNo findings yet.", "cited": []}
+        return {"papers": [topic]}
+''')
+
+
+def _imports(data: Path) -> list[list[str]]:
+    """The user's `data import` commands for the datasets the suite reads."""
+    sources = {"taxobench": ("taxobench", "taxobench_5_instances.jsonl"),
+               "reportbench": ("reportbench",), "arxiv2023": ("arxiv2023_citation_graph",),
+               "unarxive": ("unarxive_sample",)}
+    out = []
+    for name, parts in sources.items():
+        path = shared_path("data", *parts)
+        out.append(["data", "--data", str(data), "import", name, str(path)])
+    return out
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory):
+    root = tmp_path_factory.mktemp("byo")
+    data = root / "data"
+    (root / "user").mkdir()
+    (root / "user" / "mypkg_agent.py").write_text(USER_AGENT)
+    env = dict(os.environ, SCHOLARBENCH_DATA=str(data),
+               PYTHONPATH=os.pathsep.join([str(root / "user"), os.environ.get("PYTHONPATH", "")]))
+    env.pop("MY_AGENT_FAILS", None)
+    for args in _imports(data):
+        done = _cli(args, root, env)
+        assert done.returncode == 0, done.stderr
+    return root, env
+
+
+def _cli(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "scholarbench", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=1800)
+
+
+def _engine_benchmarks() -> list[str]:
+    from scholarbench.core.engine import engine_benchmarks
+    return engine_benchmarks()
+
+
+def _eval_json(root: Path, out: str) -> dict:
+    return json.loads((root / out / "eval.json").read_text())
+
+
+def test_a_plain_function_runs_on_every_benchmark(suite):
+    root, env = suite
+    done = _cli(["eval", "--agent", "mypkg_agent:solve", "--benchmarks", "all", "--limit", "2",
+                 "--out", "runs/mine", "--quiet"], root, env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = _eval_json(root, "runs/mine")
+    runs = report["runs"]
+    assert {r["benchmark"] for r in runs} == set(_engine_benchmarks())
+    for r in runs:
+        assert r["status"] == "complete", r
+        assert r["samples"] >= 1 and r["errors"] == 0
+        rows = (root / r["run_dir"] / "scores.jsonl").read_text().splitlines()
+        assert len(rows) == r["samples"]
+    bottom_up = next(r for r in runs if (r["benchmark"], r["subtask"]) == ("taxobench",
+                                                                         "bottom-up"))
+    assert bottom_up["malformed"] == 0
+    summary = json.loads((root / bottom_up["run_dir"] / "summary.json").read_text())
+    assert summary["metrics"]["ari"]["n"] == 2          # two real taxonomies were scored
+    assert "benchmark" in done.stdout and "headline" in done.stdout
+
+
+def test_an_agent_that_raises_fails_the_suite_and_only_its_samples_are_retried(suite):
+    root, env = suite
+    from scholarbench.data.taxobench import load_instances
+    first = load_instances(shared_path("data", "taxobench", "taxobench_5_instances.jsonl"))[0].id
+    failing = dict(env, MY_AGENT_FAILS=first)
+    done = _cli(["eval", "--agent", "mypkg_agent:solve", "--benchmarks", "taxobench",
+                 "--limit", "2", "--out", "runs/flaky", "--quiet"], root, failing)
+    assert done.returncode == 3, done.stderr[-2000:]
+    assert "errored" in done.stderr and "TimeoutError" in done.stderr
+    report = _eval_json(root, "runs/flaky")
+    assert [(r["subtask"], r["status"], r["errors"]) for r in report["runs"]] == [
+        ("bottom-up", "incomplete", 1), ("deep-research", "incomplete", 1)]
+    again = _cli(["eval", "--agent", "mypkg_agent:solve", "--benchmarks", "taxobench",
+                  "--limit", "2", "--out", "runs/flaky", "--quiet"], root, env)
+    assert again.returncode == 0, again.stderr[-2000:]
+    for r in _eval_json(root, "runs/flaky")["runs"]:
+        assert r["status"] == "complete"
+        lines = [json.loads(x) for x in
+                 (root / r["run_dir"] / "generate.jsonl").read_text().splitlines()]
+        assert [x["id"] for x in lines].count(first) == 2      # the errored one, redone
+        assert len(lines) == 3                                  # the other was kept
+
+
+def _replies(body: dict) -> Step:
+    """A deep-research product's plain-text answers, by what the benchmark asked for."""
+    system = " ".join(m["content"] for m in body["messages"] if m["role"] == "system")
+    if "taxonomy" in system:
+        return Step(text="# Survey\n\n## Methods\n- Attention Is All You Need\n- BERT\n"
+                         "## Data\n- ImageNet\n")
+    if "report" in system.lower() and "Markdown" in system:
+        return Step(text="# Report\n\nTransformers [1].\n\n## References\n"
+                         "[1] Attention Is All You Need. arXiv:1706.03762\n")
+    return Step(text="1. \"Attention Is All You Need\" (arXiv:1706.03762)\n2. BERT\n")
+
+
+def test_the_endpoint_is_the_whole_agent(suite):
+    root, env = suite
+    fake = FakeOpenAI(default=_replies).start()
+    try:
+        done = _cli(["eval", "--agent", "endpoint", "--model", "product-x", "--base-url",
+                     fake.base_url, "--benchmarks", "all", "--limit", "2", "--out",
+                     "runs/endpoint", "--quiet", "--no-llm-cache"],
+                    root, dict(env, OPENAI_API_KEY="sk-test-not-a-real-key-000000"))
+    finally:
+        fake.stop()
+    assert done.returncode == 0, done.stderr[-3000:]
+    runs = _eval_json(root, "runs/endpoint")["runs"]
+    assert {r["benchmark"] for r in runs} == set(_engine_benchmarks())
+    assert all(r["status"] == "complete" and r["malformed"] == 0 for r in runs), runs
+    assert all(r["run_name"].startswith("endpoint@") and "product-x" in r["run_name"]
+               for r in runs)                       # runs are named by agent and model
+    prompts = [m["content"] for b in fake.requests for m in b["messages"] if m["role"] == "user"]
+    assert any("Perform a bottom-up hierarchical clustering" in p for p in prompts)
+    bottom_up = next(r for r in runs if r["subtask"] == "bottom-up")
+    gen = [json.loads(x) for x in (root / bottom_up["run_dir"] / "generate.jsonl")
+           .read_text().splitlines()]
+    tree = gen[0]["prediction"]["hierarchy_tree"]
+    assert [c["name"] for c in tree["subtopics"]] == ["Methods", "Data"]
+    assert tree["subtopics"][0]["papers"] == ["Attention Is All You Need", "BERT"]
+    for path in (root / "runs/endpoint").rglob("*"):
+        if path.is_file():
+            assert "sk-test-not-a-real-key" not in path.read_text(errors="ignore")
