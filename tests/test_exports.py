@@ -17,7 +17,8 @@ from scholarbench.errors import ScholarbenchError
 from scholarbench.report.exports import (bibtex_escape, export_bibtex, export_tables,
                                          export_trec, leaderboard_text)
 from scholarbench.report.sections import load_report_runs
-from scholarbench.report.tables import latex_escape, leaderboard, load_runs
+from scholarbench.benchmarks.taxobench.tables import leaderboard, load_runs
+from scholarbench.report.tables import latex_escape
 from scholarbench.runner.researcharena_files import score_researcharena_files
 
 from test_report_html import arena_runs, flat_prediction, make_taxobench_run, taxo_runs  # noqa: F401

@@ -21,7 +21,7 @@ from scholarbench.benchmarks.taxobench.published import published_rows
 from scholarbench.report.published_researcharena import PUBLISHED as ARENA_PUBLISHED
 from scholarbench.report.published_researcharena import TABLE_KEYS as ARENA_KEYS
 from scholarbench.report.sections import load_report_runs
-from scholarbench.report.tables import format_value
+from scholarbench.benchmarks.taxobench.tables import format_value
 from scholarbench.report.treeview import (EXTRA, MATCHED, MISSING, RENAMED, EmbeddingSimilarity,
                                           StringSimilarity, compare_trees, render_comparison)
 from scholarbench.runner.manifest import new_manifest, write_manifest

@@ -374,7 +374,7 @@ def _legacy_score_options(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from scholarbench.llm.commands import add_llm_parser, add_model_flags
+    from scholarbench.llm.commands import add_llm_parser
     parser = argparse.ArgumentParser(prog="scholarbench", description=__doc__)
     parser.add_argument("--version", action="version", version="scholarbench 0.1.0")
     sub = parser.add_subparsers(dest="command", required=True)

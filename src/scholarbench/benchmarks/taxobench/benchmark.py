@@ -25,7 +25,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from scholarbench.core.agent import AgentContext, Needs, Task
+from scholarbench.core.agent import AgentContext, Task
 from scholarbench.core.benchmark import Benchmark, Loaded, Sample
 from scholarbench.core.registry import register_benchmark
 from scholarbench.errors import ScholarbenchError

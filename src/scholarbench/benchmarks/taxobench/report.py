@@ -30,8 +30,10 @@ from scholarbench.report.htmlkit import Page, e, metadata_html, sample_metric_ta
 from scholarbench.benchmarks.taxobench.published import BOTTOM_UP, DEEP_RESEARCH, published_rows
 from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
                                                read_json_object, register_section, strip_group)
-from scholarbench.report.tables import (LAYOUTS, MODE_TITLES, MODES, TableGroup, load_run,
-                                        taxobench_footnote, taxobench_groups, to_csv)
+from scholarbench.benchmarks.taxobench.tables import (LAYOUTS, MODE_TITLES, MODES, load_run,
+                                                      taxobench_footnote, taxobench_groups,
+                                                      to_csv)
+from scholarbench.report.tables import TableGroup
 
 _BOUNDS = {"ari": (-1.0, 1.0), "ari_cap": (-1.0, 1.0), "us_ted": (0.0, None),
            **{m.key: (1.0, 5.0) for m in JUDGE_METRICS}}
