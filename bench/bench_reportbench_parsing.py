@@ -82,7 +82,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    from scholarbench.reportbench import (extract_references, load_ground_truth, parse_report,
+    from scholarbench.benchmarks.reportbench import (extract_references, load_ground_truth, parse_report,
                                           score_reportbench_files)
 
     rng = random.Random(args.seed)

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from scholarbench.reportbench.fetch import (FetchError, FetchRefused, check_url, fetch_url,
+from scholarbench.benchmarks.reportbench.fetch import (FetchError, FetchRefused, check_url, fetch_url,
                                             public_address)
 
 

@@ -24,11 +24,11 @@ from typing import Any, Sequence
 from scholarbench.errors import DataError
 from scholarbench.report import svg
 from scholarbench.report.htmlkit import Page, e, metadata_html, sample_metric_table, table_html
-from scholarbench.report.published_reportbench import (KEYS as TABLE_KEYS, PAPER_CITATION,
+from scholarbench.benchmarks.reportbench.published import (KEYS as TABLE_KEYS, PAPER_CITATION,
                                                        PAPER_JUDGES, PAPER_N, published_rows)
 from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
                                                count_field, metric_rows, optional_number, plural,
-                                               read_json_object, register_section, strip_group)
+                                               read_json_object, strip_group)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
 
 REF_KEYS = ("ref_precision", "ref_recall", "ref_count")
@@ -62,7 +62,6 @@ def judged(run: ReportRun) -> bool:
     return isinstance(run.raw_summary.get("statements"), dict)
 
 
-@register_section
 class ReportBenchSection(ReportSection):
     benchmark = "reportbench"
     title = "ReportBench"
@@ -341,12 +340,12 @@ class ReportBenchSection(ReportSection):
         ctx: dict[str, Any] = {"tasks": {}, "gt": {}, "corpus": None}
         data = run.manifest.get("data") if isinstance(run.manifest.get("data"), dict) else {}
         try:
-            from scholarbench.reportbench.tasks import load_tasks
+            from scholarbench.benchmarks.reportbench.tasks import load_tasks
             ctx["tasks"] = {t.arxiv_id: t for t in load_tasks(Path(data["path"]))}
         except Exception:
             pass
         try:
-            from scholarbench.reportbench.ground_truth import load_ground_truth
+            from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
             ctx["gt"] = load_ground_truth(Path(data["gt_dir"]))
         except Exception:
             pass
@@ -364,8 +363,8 @@ class ReportBenchSection(ReportSection):
                         ) -> dict[str, list[str]] | None:
         """{"matched": report titles in the GT, "extra": report titles not in it, "missed":
         GT titles no reference matched}, exact normalised-title match; None without the GT."""
-        from scholarbench.reportbench.extract import extract_references
-        from scholarbench.reportbench.metrics import distinct_references
+        from scholarbench.benchmarks.reportbench.extract import extract_references
+        from scholarbench.benchmarks.reportbench.metrics import distinct_references
         from scholarbench.text.normalize import normalize_title
         ctx = self._context(run, page)
         if sid not in ctx["gt"]:

@@ -28,7 +28,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-from scholarbench.reportbench.identifiers_in_text import (find_arxiv, find_dois, find_urls,
+from scholarbench.benchmarks.reportbench.identifiers_in_text import (find_arxiv, find_dois, find_urls,
                                                           ids_in_url, url_key)
 from scholarbench.text.normalize import normalize_title
 

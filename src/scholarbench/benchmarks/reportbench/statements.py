@@ -68,12 +68,12 @@ from typing import Any, Callable, Sequence
 
 from scholarbench.llm.client import LLMCallError
 from scholarbench.llm.structured import ask_json
-from scholarbench.reportbench.identifiers_in_text import (find_arxiv, find_dois, find_urls,
+from scholarbench.benchmarks.reportbench.identifiers_in_text import (find_arxiv, find_dois, find_urls,
                                                           ids_in_url, url_key)
-from scholarbench.reportbench.llm_common import (as_bool, load_prompt, need_object, one_line,
+from scholarbench.benchmarks.reportbench.llm_common import (as_bool, load_prompt, need_object, one_line,
                                                  quote, split_report)
-from scholarbench.reportbench.report_refs import Reference, _labels
-from scholarbench.reportbench.sources import (EvidenceTool, NoEvidence, SourceLookup,
+from scholarbench.benchmarks.reportbench.report_refs import Reference, _labels
+from scholarbench.benchmarks.reportbench.sources import (EvidenceTool, NoEvidence, SourceLookup,
                                               SourceText, Unreachable, render_evidence,
                                               render_passages, select_passages)
 from scholarbench.text.normalize import normalize_title
