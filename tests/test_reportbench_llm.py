@@ -19,17 +19,17 @@ from scholarbench.data.sources.records import PaperRecord, ParagraphRecord
 from scholarbench.llm.client import ChatClient
 from scholarbench.llm.config import ModelConfig
 from scholarbench.benchmarks.reportbench import extract_references
-from scholarbench.benchmarks.reportbench.construct import (NO_EXAMPLE, SurveySource, compare_prompts,
-                                                construct_prompt, guess_granularity,
-                                                survey_source)
+from scholarbench.benchmarks.reportbench.construct import (NO_EXAMPLE, SurveySource,
+                                                           compare_prompts, construct_prompt,
+                                                           guess_granularity, survey_source)
 from scholarbench.benchmarks.reportbench.fetch import FetchResult
 from scholarbench.benchmarks.reportbench.llm_common import load_prompt, quote, split_report
 from scholarbench.benchmarks.reportbench.llm_titles import LLMTitleExtractor
 from scholarbench.benchmarks.reportbench.report_refs import parse_report
 from scholarbench.benchmarks.reportbench.sources import (CorpusEvidence, Passage, SourceLookup,
-                                              select_passages)
+                                                         select_passages)
 from scholarbench.benchmarks.reportbench.statements import (CitationIndex, StatementConfig,
-                                                 StatementJudge)
+                                                            StatementJudge)
 from scholarbench.benchmarks.reportbench.tasks import load_tasks
 
 DATA = Path(__file__).parent / "data" / "reportbench"

@@ -8,9 +8,10 @@ from datetime import date
 import pytest
 
 from scholarbench.benchmarks.reportbench import (ExtractedTitle, extract_references, parse_report,
-                                      references_from_items)
-from scholarbench.benchmarks.reportbench.identifiers_in_text import (find_arxiv, find_dois, find_urls,
-                                                          ids_in_url, trim, url_key)
+                                                 references_from_items)
+from scholarbench.benchmarks.reportbench.identifiers_in_text import (find_arxiv, find_dois,
+                                                                     find_urls, ids_in_url, trim,
+                                                                     url_key)
 from scholarbench.benchmarks.reportbench.report_refs import entry_title
 
 

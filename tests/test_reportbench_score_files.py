@@ -9,7 +9,7 @@ import pytest
 
 from conftest import shared_path
 from scholarbench.benchmarks.reportbench import (ExtractedTitle, format_summary, load_ground_truth,
-                                      score_reportbench_files)
+                                                 score_reportbench_files)
 
 GT_DIR = Path(__file__).parent / "data" / "reportbench" / "gt"
 

@@ -10,7 +10,8 @@ import pytest
 
 from conftest import shared_path
 from scholarbench.errors import DataError
-from scholarbench.benchmarks.reportbench import from_latex, from_markdown, read_gt_file, write_gt_jsonl
+from scholarbench.benchmarks.reportbench import (from_latex, from_markdown, read_gt_file,
+                                                 write_gt_jsonl)
 from scholarbench.benchmarks.reportbench.bibliography import read_bbl, read_bibtex, read_csl_json
 from scholarbench.benchmarks.reportbench.latex_cites import latex_citations
 from scholarbench.benchmarks.reportbench.latex_text import strip_comments

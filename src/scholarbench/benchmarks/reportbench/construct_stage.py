@@ -26,8 +26,7 @@ class ConstructionFailed(RuntimeError):
 
 
 def construct_step(client: Any, corpus: Any, granularity: str, text_chars: int):
-    from scholarbench.benchmarks.reportbench.construct import (compare_prompts,
-                                                               construct_prompt,
+    from scholarbench.benchmarks.reportbench.construct import (compare_prompts, construct_prompt,
                                                                survey_source)
 
     def step(sample: Sample) -> dict[str, Any]:

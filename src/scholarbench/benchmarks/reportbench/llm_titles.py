@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from scholarbench.llm.structured import ask_json
-from scholarbench.benchmarks.reportbench.llm_common import (as_bool, load_prompt, need_object, one_line,
-                                                 quote, split_report)
+from scholarbench.benchmarks.reportbench.llm_common import (as_bool, load_prompt, need_object,
+                                                            one_line, quote, split_report)
 from scholarbench.benchmarks.reportbench.report_refs import Reference
 from scholarbench.benchmarks.reportbench.resolve import ExtractedTitle
 

@@ -93,8 +93,7 @@ class RecordedStatements:
 
     def row(self, survey: str, report: str, refs: Sequence[Any]) -> dict[str, Any]:
         from scholarbench.benchmarks.reportbench.statements import (STATEMENT_RATES,
-                                                                    not_judged_row,
-                                                                    statement_row)
+                                                                    not_judged_row, statement_row)
         refs_digest = [(r.label, r.paper_id, tuple(r.urls), tuple(r.ids)) for r in refs]
         fp = fingerprint({"report": sha(report), "judge": self.identity,
                           "corpus": self.corpus_sha, "refs": refs_digest,
