@@ -298,3 +298,55 @@ def test_bad_configurations_are_refused(corpus_dir, tmp_path):
         run_reportbench(config(tmp_path / "x", corpus_dir, statements=True))
     with pytest.raises(ValueError, match="replay needs the reports file"):
         run_reportbench(config(tmp_path / "x", corpus_dir, agent_params={}))
+
+
+def test_rescoring_replays_judged_statements_and_with_judge_redoes_them(server, corpus_dir,
+                                                                         tmp_path):
+    out = tmp_path / "run"
+    factory = Factory(server, tmp_path / "cache.sqlite")
+    first = run_reportbench(config(out, corpus_dir, statements=True), factory)
+    before, n = rows(out), len(server.requests)
+    # `score RUN_DIR` binds no model: the recorded judgements are replayed
+    plain = engine_score_run(out, progress=False)
+    assert rows(out) == before and len(server.requests) == n
+    assert plain.summary["statements"] == first["statements"] and plain.exit_code == 0
+    # `score RUN_DIR --with-judge` with another judge model: judged again, recorded again
+    other = Factory(server, tmp_path / "cache.sqlite", judge="judge-b")
+    judged = engine_score_run(out, options={"with_judge": True}, progress=False,
+                              models=models_of(other))
+    assert len(server.requests) > n and other.calls == [(False, True)]
+    assert judged.summary["statements"]["n_judged"] == 2
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["models"]["judge"]["model"] == "judge-b"
+    assert manifest["usage"]["score"]["judge"]["calls"] > 0
+    assert len(lines(out / "statements.jsonl")) == 4
+    # a run without statements gets them from `score RUN_DIR --with-judge`
+    bare = tmp_path / "bare"
+    run_reportbench(config(bare, corpus_dir), factory)
+    assert "statements" not in rows(bare)["2101.00001"]
+    added = engine_score_run(bare, options={"with_judge": True}, progress=False,
+                             models=models_of(factory))
+    assert added.summary["statements"]["n_judged"] == 2
+    assert rows(bare)["2101.00001"]["statements"] == "judged"
+
+
+def test_a_failed_prompt_construction_is_an_error_retried_on_resume(server, corpus_dir,
+                                                                    tmp_path):
+    server.push(Step(status=500), Step(status=500))          # both surveys' first call fails
+    out = tmp_path / "run"
+    factory = Factory(server, tmp_path / "cache.sqlite")
+    outcome = run_reportbench(config(out, corpus_dir, granularity="detail"), factory,
+                              outcome=True)
+    assert outcome.exit_code == 3
+    prompts = lines(out / "prompts.jsonl")
+    assert [p["status"] for p in prompts] == ["error", "error"]
+    assert "call failed" in prompts[0]["error"]
+    scores = rows(out)
+    assert {r["status"] for r in scores.values()} == {"error"}
+    assert not (out / "generate.jsonl").exists()            # the replay was never asked
+    again = run_reportbench(config(out, corpus_dir, granularity="detail"), factory,
+                            outcome=True)
+    assert again.exit_code == 0
+    assert [p["status"] for p in lines(out / "prompts.jsonl")] == ["error", "error", "ok", "ok"]
+    assert {r["status"] for r in rows(out).values()} == {"scored"}
+    assert again.summary["prompts"]["n"] == 2 and again.summary["granularity"] == "detail"
