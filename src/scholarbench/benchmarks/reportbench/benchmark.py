@@ -167,6 +167,7 @@ class ReportBench(Benchmark):
         needs_judge = self._needs_judge(subtask)
         roles.bind(agent=agent.needs.llm, judge=needs_judge)
         self._judge = roles.judge() if needs_judge else None
+        self._corpus, self._corpus_dir = None, None
         corpus_dir = self.options.get("corpus")
         if not corpus_dir and (agent.name != "replay" or self.options.get("statements")
                                or self.options.get("llm_titles")):
@@ -193,8 +194,7 @@ class ReportBench(Benchmark):
         if manifest["mode"] != SHIPPED:
             from scholarbench.benchmarks.reportbench.construct_stage import run_prompt_stage
             run_prompt_stage(run, loaded.samples, self._judge, self._corpus, manifest["mode"],
-                             self.construct_text_chars, self._template,
-                             progress=not self.options.get("quiet"))
+                             self.construct_text_chars, self._template)
 
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         from scholarbench.benchmarks.reportbench.answers import to_record
