@@ -82,8 +82,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    from scholarbench.reportbench import (extract_references, load_ground_truth, parse_report,
-                                          score_reportbench_files)
+    from scholarbench.benchmarks.reportbench import (extract_references, load_ground_truth,
+                                                     parse_report, score_reportbench_files)
 
     rng = random.Random(args.seed)
     gt = load_ground_truth(SHARED_RB) if SHARED_RB.is_dir() else {}

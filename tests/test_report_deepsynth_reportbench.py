@@ -21,15 +21,13 @@ from scholarbench.report.compare import compare_runs, format_comparison
 from scholarbench.report.exports import leaderboard_text
 from scholarbench.report.html import render_html_report
 from scholarbench.report.published_deepsynth import PUBLISHED as DSE_PUBLISHED
-from scholarbench.report.published_reportbench import PUBLISHED as RB_PUBLISHED
+from scholarbench.benchmarks.reportbench.published import PUBLISHED as RB_PUBLISHED
 from scholarbench.report.sections import load_report_run, load_report_runs
-from scholarbench.reportbench.statements import StatementConfig
 from scholarbench.runner.deepsynth import DeepSynthRunConfig, run_deepsynth
-from scholarbench.runner.reportbench import ReportBenchRunConfig, run_reportbench
 from test_deepsynth_oracle import judge_labels, router, write_tasks
 from test_deepsynth_run import Roles
 from test_reportbench_llm import RUN_DATA, build_tiny_corpus, route
-from test_reportbench_run import GT, REPORTS, Factory
+from test_reportbench_run import GT, REPORTS, Factory, config, run_reportbench
 
 SCRIPT = "<script>alert('pwned')</script>"
 
@@ -63,10 +61,9 @@ def make_deepsynth_run(root: Path, fake: FakeOpenAI, name: str, reports: dict[in
 def make_reportbench_run(root: Path, fake: FakeOpenAI, corpus_dir: Path, name: str,
                          statements: bool, reports: Path = REPORTS) -> Path:
     out = root / name
-    run_reportbench(ReportBenchRunConfig(
-        data=RUN_DATA, agent="replay", out=out, gt_dir=GT, agent_params={"path": str(reports)},
-        corpus_dir=corpus_dir, progress=False, statements=statements, run_name=name,
-        statement_config=StatementConfig(samples=1)), Factory(fake, root / "cache.sqlite"))
+    run_reportbench(config(out, corpus_dir, data=RUN_DATA, agent="replay", gt_dir=GT,
+                           agent_params={"path": str(reports)}, statements=statements,
+                           run_name=name, samples=1), Factory(fake, root / "cache.sqlite"))
     return out
 
 

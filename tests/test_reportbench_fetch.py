@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from scholarbench.reportbench.fetch import (FetchError, FetchRefused, check_url, fetch_url,
-                                            public_address)
+from scholarbench.benchmarks.reportbench.fetch import (FetchError, FetchRefused, check_url,
+                                                       fetch_url, public_address)
 
 
 class Handler(http.server.BaseHTTPRequestHandler):

@@ -18,19 +18,19 @@ from scholarbench.corpus.store import Corpus
 from scholarbench.data.sources.records import PaperRecord, ParagraphRecord
 from scholarbench.llm.client import ChatClient
 from scholarbench.llm.config import ModelConfig
-from scholarbench.reportbench import extract_references
-from scholarbench.reportbench.construct import (NO_EXAMPLE, SurveySource, compare_prompts,
-                                                construct_prompt, guess_granularity,
-                                                survey_source)
-from scholarbench.reportbench.fetch import FetchResult
-from scholarbench.reportbench.llm_common import load_prompt, quote, split_report
-from scholarbench.reportbench.llm_titles import LLMTitleExtractor
-from scholarbench.reportbench.report_refs import parse_report
-from scholarbench.reportbench.sources import (CorpusEvidence, Passage, SourceLookup,
-                                              select_passages)
-from scholarbench.reportbench.statements import (CitationIndex, StatementConfig,
-                                                 StatementJudge)
-from scholarbench.reportbench.tasks import load_tasks
+from scholarbench.benchmarks.reportbench import extract_references
+from scholarbench.benchmarks.reportbench.construct import (NO_EXAMPLE, SurveySource,
+                                                           compare_prompts, construct_prompt,
+                                                           guess_granularity, survey_source)
+from scholarbench.benchmarks.reportbench.fetch import FetchResult
+from scholarbench.benchmarks.reportbench.llm_common import load_prompt, quote, split_report
+from scholarbench.benchmarks.reportbench.llm_titles import LLMTitleExtractor
+from scholarbench.benchmarks.reportbench.report_refs import parse_report
+from scholarbench.benchmarks.reportbench.sources import (CorpusEvidence, Passage, SourceLookup,
+                                                         select_passages)
+from scholarbench.benchmarks.reportbench.statements import (CitationIndex, StatementConfig,
+                                                            StatementJudge)
+from scholarbench.benchmarks.reportbench.tasks import load_tasks
 
 DATA = Path(__file__).parent / "data" / "reportbench"
 RUN_DATA = DATA / "run"
@@ -389,7 +389,7 @@ def test_injected_instructions_stay_quoted_data(fake, corpus):
 
 
 def test_score_files_with_the_statement_judge(routed, corpus, tmp_path):
-    from scholarbench.reportbench import format_summary, score_reportbench_files
+    from scholarbench.benchmarks.reportbench import format_summary, score_reportbench_files
     fake, _ = routed
     pred = tmp_path / "pred.jsonl"
     pred.write_text(json.dumps({"arxiv_id": "2101.00001", "report": REPORT}) + "\n"
@@ -476,7 +476,7 @@ def test_construct_prompt_repairs_a_missing_cutoff_and_compares(routed, corpus):
 
 
 def test_guess_granularity_on_the_shipped_forms():
-    from scholarbench.reportbench.construct import EXAMPLES
+    from scholarbench.benchmarks.reportbench.construct import EXAMPLES
     assert [guess_granularity(EXAMPLES[g][1]) for g in ("sentence", "paragraph", "detail")] == \
         ["sentence", "paragraph", "detail"]
 

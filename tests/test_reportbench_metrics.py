@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from scholarbench.reportbench.metrics import distinct_references, reference_scores
+from scholarbench.benchmarks.reportbench.metrics import distinct_references, reference_scores
 
 GT = ["Attention Is All You Need", "BERT: Pre-training of Deep Bidirectional Transformers",
       "Deep Residual Learning for Image Recognition", "Adam: A Method for Stochastic "

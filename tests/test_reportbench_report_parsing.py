@@ -7,11 +7,12 @@ from datetime import date
 
 import pytest
 
-from scholarbench.reportbench import (ExtractedTitle, extract_references, parse_report,
-                                      references_from_items)
-from scholarbench.reportbench.identifiers_in_text import (find_arxiv, find_dois, find_urls,
-                                                          ids_in_url, trim, url_key)
-from scholarbench.reportbench.report_refs import entry_title
+from scholarbench.benchmarks.reportbench import (ExtractedTitle, extract_references, parse_report,
+                                                 references_from_items)
+from scholarbench.benchmarks.reportbench.identifiers_in_text import (find_arxiv, find_dois,
+                                                                     find_urls, ids_in_url, trim,
+                                                                     url_key)
+from scholarbench.benchmarks.reportbench.report_refs import entry_title
 
 
 def urls(text: str) -> list[str]:

@@ -1,6 +1,7 @@
-"""`run reportbench` (runner.reportbench) against a fake OpenAI server: replay and registry
-writers, constructed prompts, reference and statement scores, resume (limit 1 then all; a torn
-line), a second identical run making no request, both models and their usage in the manifest."""
+"""`run reportbench` (the engine's `run_benchmark` with `benchmarks.reportbench.ReportBench`)
+against a fake OpenAI server: replay and registry writers, constructed prompts, reference and
+statement scores, resume (limit 1 then all; a torn line), a second identical run making no
+request, both models and their usage in the manifest."""
 from __future__ import annotations
 
 import json
@@ -13,10 +14,11 @@ from scholarbench.agents.writers.base import WrittenReport
 from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.cache import ReplyCache
 from scholarbench.llm.roles import LLMRoles
+from scholarbench.benchmarks.reportbench import ReportBench
+from scholarbench.benchmarks.reportbench.summary import format_summary
+from scholarbench.core.engine import Models, run_benchmark
+from scholarbench.core.engine import score_run as engine_score_run
 from scholarbench.registry import REGISTRY
-from scholarbench.reportbench.statements import StatementConfig
-from scholarbench.runner.reportbench import (ReportBenchRunConfig, format_summary,
-                                             run_reportbench, score_run)
 from test_reportbench_llm import (RUN_DATA, build_tiny_corpus, fake, make_client,  # noqa: F401
                                   route, user_text)
 
@@ -57,12 +59,41 @@ class Factory:
         return self.roles
 
 
-def config(out: Path, corpus_dir: Path, **kw) -> ReportBenchRunConfig:
+def config(out: Path, corpus_dir: Path, **kw) -> dict:
+    """A run's settings (what the former ReportBenchRunConfig held): `run_reportbench` turns
+    them into the benchmark's options and `run_benchmark`'s arguments."""
     base = dict(data=RUN_DATA, agent="replay", out=out, gt_dir=GT,
-                agent_params={"path": str(REPORTS)}, corpus_dir=corpus_dir, progress=False,
-                statement_config=StatementConfig(samples=1))
+                agent_params={"path": str(REPORTS)}, corpus_dir=corpus_dir, samples=1,
+                granularity="shipped", statements=False, llm_titles=False, limit=None,
+                run_name=None)
     base.update(kw)
-    return ReportBenchRunConfig(**base)
+    return base
+
+
+def models_of(factory) -> Models:
+    return Models(None if factory is None else (
+        lambda need_agent, need_judge: factory(need_agent=need_agent, need_judge=need_judge)))
+
+
+def run_reportbench(cfg: dict, factory=None, outcome: bool = False):
+    """The run as `scholarbench run reportbench` makes it; returns its summary (or outcome)."""
+    bench = ReportBench({"tasks": str(cfg["data"]), "gt_dir": str(cfg["gt_dir"]),
+                         "corpus": str(cfg["corpus_dir"]) if cfg["corpus_dir"] else None,
+                         "statements": cfg["statements"], "llm_titles": cfg["llm_titles"],
+                         "samples": cfg["samples"], "allow_network": False, "match": "exact",
+                         "unresolved": "exclude", "evidence": "corpus"})
+    result = run_benchmark(bench, cfg["granularity"], cfg["agent"], cfg["out"],
+                           params=dict(cfg["agent_params"]), models=models_of(factory),
+                           limit=cfg["limit"], name=cfg["run_name"], progress=False)
+    return result if outcome else result.summary
+
+
+def score_run(out: Path, judge=None, llm_titles: bool = False, statements: bool = False):
+    """`scholarbench score RUN_DIR [--with-judge]` with `judge` as the judge role (the run's
+    recorded options say what is judged; `judge_statements` as `statements` asks)."""
+    options = {"with_judge": True, "judge_statements": statements} if judge is not None else {}
+    return engine_score_run(out, options=options, progress=False,
+                            models=Models(lambda **need: LLMRoles(judge=judge))).summary
 
 
 def rows(out: Path) -> dict[str, dict]:
@@ -184,12 +215,16 @@ def test_registry_writer_with_constructed_prompts(server, corpus_dir, tmp_path):
     assert "Deep Architectures" not in request.topic
     assert request.exclude_ids == ("arxiv:2101.00001", "doi:10.1000/survey.1")
     generated = {r["id"]: r for r in lines(out / "generate.jsonl")}
-    assert generated["2101.00002"]["report"] is None
-    assert "writer raised RuntimeError: the writer broke" in generated["2101.00002"]["error"]
+    # CHANGED with the move onto the engine (brief: an agent exception is `error`, never a
+    # result): the writer that raised is no longer "missing, scored 0 in the means" but an
+    # errored sample, left out of the means and retried when the run is resumed.
+    assert generated["2101.00002"]["status"] == "error"
+    assert "raised RuntimeError: the writer broke" in generated["2101.00002"]["error"]
     scores = rows(out)
-    assert scores["2101.00002"]["status"] == "missing" and scores["2101.00002"]["ref_count"] == 0
+    assert scores["2101.00002"]["status"] == "error" and scores["2101.00002"]["ref_count"] is None
     assert scores["2101.00001"]["ref_precision"] == 1.0
-    assert summary["n_missing"] == 1 and summary["means"]["ref_precision"] == 0.5
+    assert summary["n_error"] == 1 and summary["means"]["ref_precision"] == 1.0
+    assert summary["complete"] is False and summary["n_missing"] == 0
     assert summary["prompts"]["n"] == 2 and summary["prompts"]["n_cutoff_ok"] == 2
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["models"]["agent"]["model"] == "agent-model"
@@ -257,9 +292,61 @@ def test_llm_titles_are_recorded_and_replayed_without_the_cache(server, corpus_d
 
 
 def test_bad_configurations_are_refused(corpus_dir, tmp_path):
-    with pytest.raises(ScholarbenchError, match="unknown granularity"):
+    with pytest.raises(ScholarbenchError, match="no sub-task 'essay'"):
         run_reportbench(config(tmp_path / "x", corpus_dir, granularity="essay"))
     with pytest.raises(ScholarbenchError, match="needs chat models"):
         run_reportbench(config(tmp_path / "x", corpus_dir, statements=True))
     with pytest.raises(ValueError, match="replay needs the reports file"):
         run_reportbench(config(tmp_path / "x", corpus_dir, agent_params={}))
+
+
+def test_rescoring_replays_judged_statements_and_with_judge_redoes_them(server, corpus_dir,
+                                                                         tmp_path):
+    out = tmp_path / "run"
+    factory = Factory(server, tmp_path / "cache.sqlite")
+    first = run_reportbench(config(out, corpus_dir, statements=True), factory)
+    before, n = rows(out), len(server.requests)
+    # `score RUN_DIR` binds no model: the recorded judgements are replayed
+    plain = engine_score_run(out, progress=False)
+    assert rows(out) == before and len(server.requests) == n
+    assert plain.summary["statements"] == first["statements"] and plain.exit_code == 0
+    # `score RUN_DIR --with-judge` with another judge model: judged again, recorded again
+    other = Factory(server, tmp_path / "cache.sqlite", judge="judge-b")
+    judged = engine_score_run(out, options={"with_judge": True}, progress=False,
+                              models=models_of(other))
+    assert len(server.requests) > n and other.calls == [(False, True)]
+    assert judged.summary["statements"]["n_judged"] == 2
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["models"]["judge"]["model"] == "judge-b"
+    assert manifest["usage"]["score"]["judge"]["calls"] > 0
+    assert len(lines(out / "statements.jsonl")) == 4
+    # a run without statements gets them from `score RUN_DIR --with-judge`
+    bare = tmp_path / "bare"
+    run_reportbench(config(bare, corpus_dir), factory)
+    assert "statements" not in rows(bare)["2101.00001"]
+    added = engine_score_run(bare, options={"with_judge": True}, progress=False,
+                             models=models_of(factory))
+    assert added.summary["statements"]["n_judged"] == 2
+    assert rows(bare)["2101.00001"]["statements"] == "judged"
+
+
+def test_a_failed_prompt_construction_is_an_error_retried_on_resume(server, corpus_dir,
+                                                                    tmp_path):
+    server.push(Step(status=500), Step(status=500))          # both surveys' first call fails
+    out = tmp_path / "run"
+    factory = Factory(server, tmp_path / "cache.sqlite")
+    outcome = run_reportbench(config(out, corpus_dir, granularity="detail"), factory,
+                              outcome=True)
+    assert outcome.exit_code == 3
+    prompts = lines(out / "prompts.jsonl")
+    assert [p["status"] for p in prompts] == ["error", "error"]
+    assert "call failed" in prompts[0]["error"]
+    scores = rows(out)
+    assert {r["status"] for r in scores.values()} == {"error"}
+    assert not (out / "generate.jsonl").exists()            # the replay was never asked
+    again = run_reportbench(config(out, corpus_dir, granularity="detail"), factory,
+                            outcome=True)
+    assert again.exit_code == 0
+    assert [p["status"] for p in lines(out / "prompts.jsonl")] == ["error", "error", "ok", "ok"]
+    assert {r["status"] for r in rows(out).values()} == {"scored"}
+    assert again.summary["prompts"]["n"] == 2 and again.summary["granularity"] == "detail"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_path
-from scholarbench.reportbench import (ExtractedTitle, format_summary, load_ground_truth,
-                                      score_reportbench_files)
+from scholarbench.benchmarks.reportbench import (ExtractedTitle, format_summary, load_ground_truth,
+                                                 score_reportbench_files)
 
 GT_DIR = Path(__file__).parent / "data" / "reportbench" / "gt"
 

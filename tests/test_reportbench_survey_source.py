@@ -10,12 +10,13 @@ import pytest
 
 from conftest import shared_path
 from scholarbench.errors import DataError
-from scholarbench.reportbench import from_latex, from_markdown, read_gt_file, write_gt_jsonl
-from scholarbench.reportbench.bibliography import read_bbl, read_bibtex, read_csl_json
-from scholarbench.reportbench.latex_cites import latex_citations
-from scholarbench.reportbench.latex_text import strip_comments
-from scholarbench.reportbench.pandoc_cites import aliases, citations
-from scholarbench.reportbench.survey_gt import persistent_id
+from scholarbench.benchmarks.reportbench import (from_latex, from_markdown, read_gt_file,
+                                                 write_gt_jsonl)
+from scholarbench.benchmarks.reportbench.bibliography import read_bbl, read_bibtex, read_csl_json
+from scholarbench.benchmarks.reportbench.latex_cites import latex_citations
+from scholarbench.benchmarks.reportbench.latex_text import strip_comments
+from scholarbench.benchmarks.reportbench.pandoc_cites import aliases, citations
+from scholarbench.benchmarks.reportbench.survey_gt import persistent_id
 
 DATA = Path(__file__).parent / "data" / "reportbench"
 

@@ -9,9 +9,9 @@ import pytest
 
 from conftest import shared_path
 from scholarbench.errors import DataError
-from scholarbench.reportbench import (build_eval_prompt, load_ground_truth, load_tasks,
-                                      parse_cutoff, read_gt_file)
-from scholarbench.reportbench.tasks import DEFAULT_TEMPLATE
+from scholarbench.benchmarks.reportbench import (build_eval_prompt, load_ground_truth, load_tasks,
+                                                 parse_cutoff, read_gt_file)
+from scholarbench.benchmarks.reportbench.tasks import DEFAULT_TEMPLATE
 from scholarbench.text.normalize import normalize_title
 
 

@@ -10,7 +10,7 @@ from typing import Any, Sequence
 from scholarbench.errors import ScholarbenchError
 
 # Benchmarks still run by the handlers below; each one moved onto the engine leaves this list.
-LEGACY_BENCHMARKS = ("researcharena", "deepsynth", "reportbench", "scinet")
+LEGACY_BENCHMARKS = ("researcharena", "deepsynth", "scinet")
 
 
 def _agent_params(pairs: Sequence[str]) -> dict[str, Any]:
@@ -119,29 +119,6 @@ def cmd_run_deepsynth(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_run_reportbench(args: argparse.Namespace) -> int:
-    from scholarbench.llm.commands import roles_from_args
-    from scholarbench.paths import data_dir
-    from scholarbench.reportbench.statements import StatementConfig
-    from scholarbench.runner.reportbench import (ReportBenchRunConfig, format_summary,
-                                                 run_reportbench)
-    data = data_dir(args.data) / "reportbench"
-    needs_corpus = args.agent != "replay" or args.statements or args.llm_titles
-    corpus = Path(args.corpus) if args.corpus else (
-        _default_corpus(data_dir(args.data)) if needs_corpus else None)
-    out = Path(args.out or f"runs/reportbench-{args.granularity}-{args.agent}")
-    summary = run_reportbench(ReportBenchRunConfig(
-        data=data, agent=args.agent, out=out, agent_params=_agent_params(args.agent_arg),
-        granularity=args.granularity, statements=args.statements, llm_titles=args.llm_titles,
-        limit=args.limit, corpus_dir=corpus, allow_network=args.allow_network,
-        statement_config=StatementConfig(samples=args.samples), run_name=args.name),
-        lambda need_agent, need_judge: roles_from_args(args, need_agent=need_agent,
-                                                       need_judge=need_judge))
-    print(format_summary(summary))
-    print(f"run directory: {out}")
-    return 0
-
-
 def _scinet_dirs(args: argparse.Namespace) -> tuple[Path, Path]:
     """The citation graph and unArXive folders: flags, else the imported datasets."""
     from scholarbench.paths import data_dir
@@ -178,8 +155,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         return cmd_run_scinet(args)
     if args.benchmark == "deepsynth":
         return cmd_run_deepsynth(args)
-    if args.benchmark == "reportbench":
-        return cmd_run_reportbench(args)
     if args.benchmark == "researcharena":
         if args.with_judge:
             raise ScholarbenchError("--with-judge is for taxobench runs (ResearchArena has no "
@@ -199,16 +174,6 @@ def cmd_score(args: argparse.Namespace) -> int:
             raise ScholarbenchError("score researcharena needs --qrels Q.trec --run R.trec --out S.jsonl")
         summary = score_researcharena_files(Path(args.qrels), Path(args.run_file), Path(args.out),
                                             on_duplicate=args.on_duplicate)
-        print(format_summary(summary))
-        print(f"scores: {args.out}")
-        return 0
-    if args.target == "reportbench":
-        from scholarbench.reportbench import format_summary, score_reportbench_files
-        if not (args.gt_dir and args.pred and args.out):
-            raise ScholarbenchError("score reportbench needs --gt-dir D --pred P.jsonl --out S.jsonl")
-        summary = score_reportbench_files(Path(args.gt_dir), Path(args.pred), Path(args.out),
-                                          corpus=Path(args.corpus) if args.corpus else None,
-                                          match=args.match, unresolved=args.unresolved)
         print(format_summary(summary))
         print(f"scores: {args.out}")
         return 0
@@ -245,15 +210,6 @@ def cmd_score(args: argparse.Namespace) -> int:
                                 f"score scinet --tasks {run_dir / 'tasks.jsonl'} --answers "
                                 f"{run_dir / 'generate.jsonl'} --out S.jsonl` (or run it again "
                                 "with the same --out: finished tasks are kept and re-scored)")
-    if read_manifest(run_dir).get("benchmark") == "reportbench":
-        from scholarbench.runner import reportbench as rb_runner
-        judge = None
-        if args.with_judge:
-            from scholarbench.llm.commands import roles_from_args
-            judge = roles_from_args(args, need_agent=False, need_judge=True).judge
-        print(rb_runner.format_summary(rb_runner.score_run(run_dir, judge=judge,
-                                                           statements=args.with_judge)))
-        return 0
     if read_manifest(run_dir).get("benchmark") == "deepsynth":
         from scholarbench.runner import deepsynth as dse_runner
         if args.with_judge:

@@ -71,6 +71,22 @@ class Models:
             self._roles[role] = getattr(roles, role)
         return self._roles[role]
 
+    def bind(self, *, agent: bool = False, judge: bool = False) -> "Models":
+        """Bind the named roles not bound yet in ONE call of the binder (so a benchmark that
+        knows it needs both finds a missing one before any run directory exists, and both
+        share one reply cache)."""
+        want = [r for r, on in (("agent", agent), ("judge", judge))
+                if on and r not in self._roles]
+        if not want:
+            return self
+        if self._bind is None:
+            raise ScholarbenchError(f"this run needs chat models ({' and '.join(want)}) but "
+                                    "none was given")
+        roles = self._bind(need_agent="agent" in want, need_judge="judge" in want)
+        for role in want:
+            self._roles[role] = getattr(roles, role)
+        return self
+
     def agent(self) -> Any:
         return self._role("agent")
 

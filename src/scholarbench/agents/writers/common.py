@@ -244,7 +244,7 @@ def cited_numbers(text: str) -> list[int]:
 
 def strip_bibliography(markdown: str) -> tuple[str, bool]:
     """The report without the bibliography section the model wrote (ReportBench's rule)."""
-    from scholarbench.reportbench.report_refs import bibliography_section
+    from scholarbench.benchmarks.reportbench.report_refs import bibliography_section
     lines = markdown.split("\n")
     section = bibliography_section(lines)
     if section is None:

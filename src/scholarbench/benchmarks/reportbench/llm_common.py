@@ -36,7 +36,8 @@ _HEADING = re.compile(r"^#{1,3} ")
 
 def load_prompt(name: str) -> Prompt:
     """``prompts/<name>.txt`` of this package (one final newline dropped)."""
-    return load_package_prompt("scholarbench.reportbench", name, strip_final_newline=True)
+    return load_package_prompt("scholarbench.benchmarks.reportbench", name,
+                               strip_final_newline=True)
 
 
 def quote(text: str) -> str:

@@ -68,27 +68,22 @@ from typing import Any, Callable, Sequence
 
 from scholarbench.llm.client import LLMCallError
 from scholarbench.llm.structured import ask_json
-from scholarbench.reportbench.identifiers_in_text import (find_arxiv, find_dois, find_urls,
-                                                          ids_in_url, url_key)
-from scholarbench.reportbench.llm_common import (as_bool, load_prompt, need_object, one_line,
-                                                 quote, split_report)
-from scholarbench.reportbench.report_refs import Reference, _labels
-from scholarbench.reportbench.sources import (EvidenceTool, NoEvidence, SourceLookup,
-                                              SourceText, Unreachable, render_evidence,
-                                              render_passages, select_passages)
+from scholarbench.benchmarks.reportbench.citation_index import CitationIndex  # noqa: F401
+from scholarbench.benchmarks.reportbench.llm_common import (as_bool, load_prompt, need_object,
+                                                            one_line, quote, split_report)
+from scholarbench.benchmarks.reportbench.report_refs import Reference
+from scholarbench.benchmarks.reportbench.sources import (EvidenceTool, NoEvidence, SourceLookup,
+                                                         SourceText, Unreachable, render_evidence,
+                                                         render_passages, select_passages)
+from scholarbench.benchmarks.reportbench.statement_rows import (  # noqa: F401  (re-exported)
+    STATEMENT_COUNTS, STATEMENT_RATES, aggregate_statement_rows, format_statement_summary,
+    not_judged_row, statement_row)
 from scholarbench.text.normalize import normalize_title
 
 PROMPTS = {"cited": "cited_statements_v1", "noncited": "noncited_statements_v1",
            "passage": "supporting_passage_v1", "consistency": "consistency_v1",
            "fact_check": "fact_check_v1"}
 PASSAGE_MODES = ("llm", "bm25")
-STATEMENT_RATES = ("cited_match_rate", "cited_match_rate_checkable", "noncited_accuracy",
-                   "noncited_accuracy_upstream")
-STATEMENT_COUNTS = ("n_cited", "n_cited_statements", "n_cited_checked", "n_cited_matched",
-                    "n_cited_not_found", "n_cited_unreachable", "n_cited_unscored",
-                    "n_noncited", "n_noncited_correct", "n_noncited_incorrect",
-                    "n_noncited_tie", "n_noncited_unscored", "n_votes", "n_votes_unscored",
-                    "n_extraction_unscored")
 NOT_IN_REPORT = "citation not in report"
 
 CITED_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["statements"],
@@ -297,63 +292,6 @@ def parse_decision(value: Any) -> tuple[bool, str]:
     return as_bool(obj["decision"], "decision"), reason if isinstance(reason, str) else str(reason)
 
 
-# ---- linking citations to the report's references ---------------------------------------------
-
-_MARKER_TEXT = re.compile(r"\[\s*(\^[^\]\s]+|\d{1,4}(?:\s*[-–,;]\s*\d{1,4})*)\s*\]")
-
-
-class CitationIndex:
-    """Finds the references a citation string (as the extractor returned it) names."""
-
-    def __init__(self, refs: Sequence[Reference]) -> None:
-        self.refs = list(refs)
-        self.by_key: dict[str, set[int]] = {}
-        for i, ref in enumerate(self.refs):
-            keys = [f"url:{url_key(u)}" for u in ref.urls] + [f"id:{k}" for k in ref.ids]
-            if ref.label:
-                keys.append(f"label:{ref.label}")
-            keys += [f"title:{n}" for t in ref.titles() if (n := normalize_title(t))]
-            keys += [f"ay:{n}" for m in ref.mentions if m.kind == "author_year"
-                     if (n := normalize_title(m.text))]
-            for key in keys:
-                self.by_key.setdefault(key, set()).add(i)
-
-    def _get(self, key: str) -> list[int]:
-        return sorted(self.by_key.get(key, ()))
-
-    def link(self, citation: str) -> list[int]:
-        found: list[int] = []
-
-        def add(indexes: list[int]) -> None:
-            found.extend(i for i in indexes if i not in found)
-
-        for _, _, url in find_urls(citation):
-            add(self._get(f"url:{url_key(url)}"))
-            for key in ids_in_url(url):
-                add(self._get(f"id:{key}"))
-        for finder in (find_dois, find_arxiv):
-            for _, _, key in finder(citation):
-                add(self._get(f"id:{key}"))
-        for match in _MARKER_TEXT.finditer(citation):
-            spec = match.group(1)
-            labels = [spec] if spec.startswith("^") else _labels(spec.replace(";", ","))
-            for label in labels:
-                add(self._get(f"label:{label}"))
-        bare = citation.strip().strip("[]()").strip()
-        if not found and re.fullmatch(r"\^?\d{1,4}", bare):
-            add(self._get(f"label:{bare}"))
-        if not found:
-            norm = normalize_title(citation)
-            if norm:
-                add(self._get(f"ay:{norm}") + self._get(f"title:{norm}"))
-            if not found:
-                from scholarbench.data.sources.keys import id_key
-                key = id_key("arxiv", bare) or id_key("doi", bare)
-                if key:
-                    add(self._get(f"id:{key}"))
-        return found
-
-
 # ---- the pipeline ------------------------------------------------------------------------------
 
 def _messages(name: str, **values: str) -> list[dict[str, str]]:
@@ -555,83 +493,3 @@ class StatementJudge:
                     statements.append(statement)
         result.noncited = self._map(self._verdict, statements)
         return result
-
-
-# ---- per-survey rows and their aggregate (shared by the runner and `score reportbench`) --------
-
-def statement_row(metrics: dict[str, Any]) -> dict[str, Any]:
-    """The keys a scores line carries for one judged report (`statements`: "judged", or
-    "failed" when judging raised and `metrics` holds only null rates)."""
-    row: dict[str, Any] = {k: metrics.get(k) for k in STATEMENT_RATES}
-    row.update({k: metrics.get(k, 0) for k in STATEMENT_COUNTS})
-    row["cited_unreachable_reasons"] = metrics.get("cited_unreachable_reasons", {})
-    row["statements"] = "judged" if "n_cited" in metrics else "failed"
-    return row
-
-
-def not_judged_row(why: str = "not judged") -> dict[str, Any]:
-    return {**{k: None for k in STATEMENT_RATES}, "statements": why}
-
-
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
-
-
-def aggregate_statement_rows(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Means over the judged reports (a rate undefined for a report — no cited or no decided
-    non-cited statement — is left out and counted in `n_undefined`), pooled (micro) rates,
-    summed counts and unreachable reasons, and the reports not judged (no report text) or whose
-    judging failed."""
-    judged = [r for r in rows if r.get("statements") == "judged"]
-    stats: dict[str, Any] = {"n_judged": len(judged),
-                             "n_not_judged": sum(1 for r in rows if r.get("statements")
-                                                 not in (None, "judged", "failed")),
-                             "n_failed": sum(1 for r in rows if r.get("statements") == "failed")}
-    for key in STATEMENT_RATES:
-        values = [r[key] for r in judged if r.get(key) is not None]
-        stats[key] = {"mean": _mean(values), "n": len(values),
-                      "n_undefined": len(judged) - len(values)}
-    totals = {k: sum(r.get(k, 0) or 0 for r in judged) for k in STATEMENT_COUNTS}
-    stats["counts"] = totals
-    reasons: dict[str, int] = {}
-    for r in judged:
-        for why, n in (r.get("cited_unreachable_reasons") or {}).items():
-            reasons[why] = reasons.get(why, 0) + n
-    stats["cited_unreachable_reasons"] = dict(sorted(reasons.items()))
-    checked, unreachable = totals["n_cited_checked"], totals["n_cited_unreachable"]
-    decided = totals["n_noncited_correct"] + totals["n_noncited_incorrect"]
-    ties = totals["n_noncited_tie"]
-    stats["micro"] = {
-        "cited_match_rate": (totals["n_cited_matched"] / (checked + unreachable)
-                             if checked + unreachable else None),
-        "cited_match_rate_checkable": totals["n_cited_matched"] / checked if checked else None,
-        "noncited_accuracy": totals["n_noncited_correct"] / decided if decided else None,
-        "noncited_accuracy_upstream": (totals["n_noncited_correct"] / (decided + ties)
-                                       if decided + ties else None)}
-    stats["mean_cited_per_report"] = _mean([r.get("n_cited", 0) for r in judged])
-    stats["mean_noncited_per_report"] = _mean([r.get("n_noncited", 0) for r in judged])
-    return stats
-
-
-def format_statement_summary(stats: dict[str, Any]) -> list[str]:
-    def f(v: Any) -> str:
-        return "—" if v is None else f"{v:.4f}"
-
-    c = stats["counts"]
-    lines = [f"  {key:<28} {f(stats[key]['mean']):>8}   (n={stats[key]['n']}, undefined "
-             f"{stats[key]['n_undefined']}; micro {f(stats['micro'][key])})"
-             for key in STATEMENT_RATES]
-    reasons = ", ".join(f"{n} {why}" for why, n in sorted(
-        stats["cited_unreachable_reasons"].items(), key=lambda kv: -kv[1])) or "none"
-    lines.append(f"  cited: {c['n_cited']} pairs, {c['n_cited_checked']} checked "
-                 f"({c['n_cited_matched']} match, {c['n_cited_not_found']} NOT_FOUND), "
-                 f"{c['n_cited_unreachable']} unreachable ({reasons}), "
-                 f"{c['n_cited_unscored']} unscored")
-    lines.append(f"  non-cited: {c['n_noncited']} statements, {c['n_noncited_correct']} "
-                 f"correct, {c['n_noncited_incorrect']} incorrect, {c['n_noncited_tie']} "
-                 f"ties, {c['n_noncited_unscored']} unscored; {c['n_votes_unscored']} of "
-                 f"{c['n_votes']} votes unscored; {c['n_extraction_unscored']} extraction "
-                 f"chunks unscored")
-    lines.append(f"  reports judged {stats['n_judged']}, not judged {stats['n_not_judged']}, "
-                 f"judging failed {stats['n_failed']}")
-    return lines

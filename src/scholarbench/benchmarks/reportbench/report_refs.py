@@ -28,8 +28,9 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-from scholarbench.reportbench.identifiers_in_text import (find_arxiv, find_dois, find_urls,
-                                                          ids_in_url, url_key)
+from scholarbench.benchmarks.reportbench.identifiers_in_text import (find_arxiv, find_dois,
+                                                                     find_urls, ids_in_url,
+                                                                     url_key)
 from scholarbench.text.normalize import normalize_title
 
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})[^\n]*\n.*?(?:^[ ]{0,3}\1[`~]*[ \t]*$|\Z)",

@@ -40,7 +40,7 @@ from html.parser import HTMLParser
 from typing import Any, Callable, Protocol, Sequence
 
 from scholarbench.errors import ScholarbenchError
-from scholarbench.reportbench.report_refs import Reference
+from scholarbench.benchmarks.reportbench.report_refs import Reference
 
 K1, B = 1.5, 0.75
 MAX_PASSAGE_CHARS = 1500
@@ -261,7 +261,7 @@ class SourceLookup:
                           title=paper.title if paper is not None else None)
 
     def _from_web(self, url: str) -> SourceText | Unreachable:
-        from scholarbench.reportbench.fetch import FetchRefused, fetch_url
+        from scholarbench.benchmarks.reportbench.fetch import FetchRefused, fetch_url
         fetch = self.fetch or fetch_url
         try:
             result = fetch(url, allow_network=True, max_bytes=self.max_bytes,

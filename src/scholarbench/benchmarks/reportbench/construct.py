@@ -51,8 +51,8 @@ from datetime import date
 from typing import Any, Sequence
 
 from scholarbench.llm.client import LLMCallError
-from scholarbench.reportbench.llm_common import load_prompt, quote
-from scholarbench.reportbench.tasks import Task, parse_cutoff
+from scholarbench.benchmarks.reportbench.llm_common import load_prompt, quote
+from scholarbench.benchmarks.reportbench.tasks import Task, parse_cutoff
 from scholarbench.text.normalize import normalize_title
 
 GRANULARITIES = ("sentence", "paragraph", "detail")

@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from scholarbench.data.identifiers import parse_id
-from scholarbench.reportbench.bibliography import Bibliography, read_bibliography
-from scholarbench.reportbench.latex_cites import find_main_tex, latex_citations
-from scholarbench.reportbench.pandoc_cites import Citation, aliases, citations
+from scholarbench.benchmarks.reportbench.bibliography import Bibliography, read_bibliography
+from scholarbench.benchmarks.reportbench.latex_cites import find_main_tex, latex_citations
+from scholarbench.benchmarks.reportbench.pandoc_cites import Citation, aliases, citations
 
 PERSISTENT = {"doi": "doi", "arxiv": "arxiv", "pmid": "pmid", "pubmed": "pmid",
               "pmcid": "pmcid", "pmc": "pmcid", "url": "url", "isbn": "isbn",

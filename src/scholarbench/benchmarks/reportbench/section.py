@@ -6,13 +6,12 @@ drill-down (the report's references matched to the survey's bibliography, the bi
 missed titles, the extra references; statement counts; the report's opening, all escaped) and
 run metadata.
 
-Means are summary.json's: reference metrics over every task (a task without a report scores 0
-and stays in the means, counted); statement rates over the judged reports where the rate is
+Means are summary.json's: reference metrics over every task but errored ones and those left
+without a constructed prompt (a task without a report scores 0 and stays in the means,
+counted); statement rates over the judged reports where the rate is
 defined (undefined and not-judged reports excluded and counted); Count = mean (statement,
-citation) pairs / non-cited statements per judged report. The drill-down's matched / missed /
-extra lists are recomputed from generate.jsonl, the run's GT folder and corpus with the exact
-title match of `reportbench.metrics` (the LLM title extractor is not re-run); when that
-disagrees with scores.jsonl the drill-down says so.
+citation) pairs / non-cited statements per judged report. The per-survey drill-down is
+`section_drilldown`.
 """
 from __future__ import annotations
 
@@ -23,12 +22,13 @@ from typing import Any, Sequence
 
 from scholarbench.errors import DataError
 from scholarbench.report import svg
-from scholarbench.report.htmlkit import Page, e, metadata_html, sample_metric_table, table_html
-from scholarbench.report.published_reportbench import (KEYS as TABLE_KEYS, PAPER_CITATION,
-                                                       PAPER_JUDGES, PAPER_N, published_rows)
+from scholarbench.report.htmlkit import Page, e, metadata_html, table_html
+from scholarbench.benchmarks.reportbench.section_drilldown import ReportBenchDrilldown
+from scholarbench.benchmarks.reportbench.published import (KEYS as TABLE_KEYS, PAPER_CITATION,
+                                                           PAPER_JUDGES, PAPER_N, published_rows)
 from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
                                                count_field, metric_rows, optional_number, plural,
-                                               read_json_object, register_section, strip_group)
+                                               read_json_object, strip_group)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
 
 REF_KEYS = ("ref_precision", "ref_recall", "ref_count")
@@ -54,16 +54,13 @@ DISPLAY: dict[str, MetricDisplay] = {
                                                 decimals=2),
 }
 TITLE = "Table 1 layout — references and statements"
-LIST_LIMIT = 40          # titles per list in the drill-down
-EXCERPT_CHARS = 2000
 
 
 def judged(run: ReportRun) -> bool:
     return isinstance(run.raw_summary.get("statements"), dict)
 
 
-@register_section
-class ReportBenchSection(ReportSection):
+class ReportBenchSection(ReportBenchDrilldown, ReportSection):
     benchmark = "reportbench"
     title = "ReportBench"
     order = 40
@@ -81,8 +78,9 @@ class ReportBenchSection(ReportSection):
         means = raw.get("means")
         if not isinstance(means, dict):
             raise DataError(f"expected an object, got {means!r}", file=str(path), field="means")
-        metrics = {k: MetricSummary(optional_number(means.get(k), path, f"means.{k}"), n, 0)
-                   for k in REF_KEYS}
+        counted = raw.get("n_counted") if isinstance(raw.get("n_counted"), int) else n
+        metrics = {k: MetricSummary(optional_number(means.get(k), path, f"means.{k}"), counted,
+                                    n - counted) for k in REF_KEYS}
         st = raw.get("statements")
         if isinstance(st, dict):
             n_judged = count_field(st, "n_judged", path)
@@ -117,6 +115,10 @@ class ReportBenchSection(ReportSection):
         if raw.get("n_missing"):
             parts.append(f"{plural(raw['n_missing'], 'task')} without a report (reference "
                          "metrics 0, in the means)")
+        if raw.get("n_error") or raw.get("n_unscored"):
+            parts.append(f"{plural(int(raw.get('n_error') or 0), 'task')} errored and "
+                         f"{int(raw.get('n_unscored') or 0)} without a constructed prompt "
+                         "(not in the means; resume the run to retry errors)")
         if raw.get("n_no_references"):
             parts.append(f"{plural(raw['n_no_references'], 'report')} without a reference "
                          "(scored 0)")
@@ -330,157 +332,6 @@ class ReportBenchSection(ReportSection):
                                   "mean; statement rates over the judged reports where they "
                                   "are defined (undefined counted under the name)."))
         return '<div class="figures">' + "".join(parts) + "</div>"
-
-    # ---------------------------------------------------------------------------- drill-down
-
-    def _context(self, run: ReportRun, page: Page) -> dict[str, Any]:
-        """The run's tasks (by arxiv id), GT titles and corpus, read once per page."""
-        key = ("reportbench-context", str(run.run_dir))
-        if key in page.cache:
-            return page.cache[key]
-        ctx: dict[str, Any] = {"tasks": {}, "gt": {}, "corpus": None}
-        data = run.manifest.get("data") if isinstance(run.manifest.get("data"), dict) else {}
-        try:
-            from scholarbench.reportbench.tasks import load_tasks
-            ctx["tasks"] = {t.arxiv_id: t for t in load_tasks(Path(data["path"]))}
-        except Exception:
-            pass
-        try:
-            from scholarbench.reportbench.ground_truth import load_ground_truth
-            ctx["gt"] = load_ground_truth(Path(data["gt_dir"]))
-        except Exception:
-            pass
-        corpus = run.manifest.get("corpus")
-        if isinstance(corpus, dict) and corpus.get("path"):
-            try:
-                from scholarbench.corpus.store import Corpus
-                ctx["corpus"] = Corpus.open(Path(corpus["path"]))
-            except Exception:
-                pass
-        page.cache[key] = ctx
-        return ctx
-
-    def reference_lists(self, run: ReportRun, report: str | None, page: Page, sid: str
-                        ) -> dict[str, list[str]] | None:
-        """{"matched": report titles in the GT, "extra": report titles not in it, "missed":
-        GT titles no reference matched}, exact normalised-title match; None without the GT."""
-        from scholarbench.reportbench.extract import extract_references
-        from scholarbench.reportbench.metrics import distinct_references
-        from scholarbench.text.normalize import normalize_title
-        ctx = self._context(run, page)
-        if sid not in ctx["gt"]:
-            return None
-        gt_titles = [g.title for g in ctx["gt"][sid]]
-        gt = {}
-        for t in gt_titles:
-            gt.setdefault(normalize_title(t), t)
-        gt.pop("", None)
-        matched, extra, hit = [], [], set()
-        if isinstance(report, str) and report.strip():
-            refs = extract_references(report, ctx["corpus"]).titled()
-            groups = distinct_references([r.titles() for r in refs])
-            shown: dict[str, str] = {}
-            for r in refs:
-                for t in r.titles():
-                    shown.setdefault(normalize_title(t), t)
-            for norms in groups:
-                found = [n for n in norms if n in gt]
-                if found:
-                    matched.append(gt[found[0]])
-                    hit.update(found)
-                else:
-                    extra.append(shown.get(norms[0], norms[0]))
-        missed = [title for n, title in gt.items() if n not in hit]
-        return {"matched": matched, "missed": missed, "extra": extra}
-
-    def _drilldown(self, runs: Sequence[ReportRun], page: Page) -> str:
-        rows = {r.run_dir: {str(row.get("id")): row for row in r.scores} for r in runs}
-        ids = list(dict.fromkeys(sid for r in runs for sid in rows[r.run_dir]))
-        out = []
-        if page.max_samples is not None and len(ids) > page.max_samples:
-            ids = ids[: page.max_samples]
-            out.append(f'<p class="muted">The first {len(ids)} surveys are shown '
-                       "(--max-samples).</p>")
-        from scholarbench.data.jsonl import read_jsonl_tolerant
-        generated = {r.run_dir: {str(g.get("id")): g for g in
-                                 read_jsonl_tolerant(r.run_dir / "generate.jsonl")}
-                     for r in runs}
-        metrics = [DISPLAY[k] for k in REF_KEYS + ("cited_match_rate", "noncited_accuracy")]
-        for i, sid in enumerate(ids):
-            task = next((self._context(r, page)["tasks"].get(sid) for r in runs
-                         if sid in self._context(r, page)["tasks"]), None)
-            heading = task.title if task is not None else ""
-            body = [sample_metric_table([(r.name, rows[r.run_dir].get(sid, {})) for r in runs],
-                                        metrics)]
-            if task is not None:
-                body.append(f'<p class="muted">arXiv {e(sid)}'
-                            + (f" · cut-off {e(task.cutoff)}" if task.cutoff else "")
-                            + (f" · {e(task.application_domain)}" if task.application_domain
-                               else "") + "</p>")
-            for r in runs:
-                body.append(self._run_block(r, sid, rows[r.run_dir].get(sid) or {},
-                                            generated[r.run_dir].get(sid), page))
-            open_attr = " open" if i == 0 else ""
-            out.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
-                       f'<span class="sid">{e(sid)}</span> <span class="stitle">{e(heading)}'
-                       f'</span></summary><div class="sample-body">{"".join(body)}</div>'
-                       "</details>")
-        return "\n".join(out)
-
-    def _run_block(self, run: ReportRun, sid: str, row: dict[str, Any],
-                   record: dict[str, Any] | None, page: Page) -> str:
-        report = (record or {}).get("report")
-        parts = [f'<h5 class="run-name">{e(run.name)}</h5>']
-        lists = self.reference_lists(run, report, page, sid)
-        if lists is None:
-            parts.append('<p class="muted">The run\'s ground-truth folder is not readable: '
-                         "reference lists not shown.</p>")
-        else:
-            scored = row.get("n_matched")
-            note = ""
-            if isinstance(scored, int) and scored != len(lists["matched"]):
-                note = (f" (scored: {scored} matched — the scores used the LLM title "
-                        "extractor or another match rule; the lists are the exact match "
-                        "without it)")
-            n_gt = len(lists["matched"]) + len(lists["missed"])
-            parts.append(f'<p class="legend-line">{len(lists["matched"])} matched, '
-                         f'{len(lists["missed"])} of the survey\'s {n_gt} references missed, '
-                         f"{len(lists['extra'])} extra{e(note)}</p>")
-            parts.append('<div class="ref-cols">')
-            for key, title, cls in (("matched", "Matched (in the survey's bibliography)",
-                                     "rel"), ("extra", "Extra (not in the bibliography)",
-                                              "extra"),
-                                    ("missed", "Missed (bibliography, not cited)", "missed")):
-                items = lists[key]
-                shown = items[:LIST_LIMIT]
-                more = (f'<li class="muted">… {len(items) - LIST_LIMIT} more</li>'
-                        if len(items) > LIST_LIMIT else "")
-                parts.append(f'<div class="ref-col {cls}" data-list="{key}"><h6>{e(title)} '
-                             f"({len(items)})</h6><ul class='refs'>"
-                             + "".join(f"<li>{e(t)}</li>" for t in shown) + more
-                             + "</ul></div>")
-            parts.append("</div>")
-        if row.get("statements") == "judged":
-            parts.append(f'<p class="legend-line">Statements: {row.get("n_cited", 0)} cited '
-                         f'pairs, {row.get("n_cited_matched", 0)} matched, '
-                         f'{row.get("n_cited_unreachable", 0)} unreachable, '
-                         f'{row.get("n_cited_unscored", 0)} unscored; '
-                         f'{row.get("n_noncited", 0)} non-cited, '
-                         f'{row.get("n_noncited_correct", 0)} correct, '
-                         f'{row.get("n_noncited_incorrect", 0)} incorrect, '
-                         f'{row.get("n_noncited_tie", 0)} ties.</p>')
-        elif row.get("statements"):
-            parts.append(f'<p class="muted">Statements: {e(row["statements"])}.</p>')
-        if isinstance(report, str) and report.strip():
-            more = (f"the first {EXCERPT_CHARS:,} of {len(report):,} characters"
-                    if len(report) > EXCERPT_CHARS else f"{len(report):,} characters")
-            parts.append(f'<details class="excerpt"><summary>{e(run.name)} — report '
-                         f'({more})</summary><pre class="report">'
-                         f"{e(report[:EXCERPT_CHARS])}</pre></details>")
-        else:
-            why = (record or {}).get("error") or row.get("error") or "not generated"
-            parts.append(f'<p class="muted">No report ({e(why)}).</p>')
-        return '<div class="run-block">' + "".join(parts) + "</div>"
 
     # ---------------------------------------------------------------------------- metadata
 

@@ -1,21 +1,30 @@
 """`scholarbench score reportbench --gt-dir D --pred P.jsonl --out S.jsonl`.
 
-Prediction lines are `{"arxiv_id": …, "report": "<markdown>"}` or
+Prediction lines (`pred_lines`): upstream's `{"arxiv_id": …, "report": "<markdown>"}` or
 `{"arxiv_id": …, "references": [{"title": …}, …]}` (items may also carry `authors`, `url`,
-`doi`, `arxiv_id`, `is_academic_paper`; nothing else). The arXiv id may carry a version or an
-`arXiv:` prefix.
+`doi`, `arxiv_id`, `is_academic_paper`; nothing else); the report family's `{"id": …,
+"report": …, "cited": [REF]}`; or the lines of a ReportBench run's generate.jsonl (so a run of
+ours scores here exactly as `score RUN_DIR` scores it, with the same corpus and options). The
+arXiv id may carry a version or an `arXiv:` prefix.
 
 One output line per GT survey (every `<arxiv_id>.jsonl` of the GT folder, sorted by id):
 `arxiv_id, ref_precision, ref_recall, ref_count, n_gt` and the counts behind them (`status`,
 `n_matched`, `n_found`, `n_resolved`, `n_titled`, `n_unresolved`, `n_unresolved_with_id`,
 `unresolved_reasons`, `pred_line`, `input`). Nothing is dropped:
 - `status="scored"`: a valid prediction line; `"no_references"`: valid, but nothing to match
-  on (scores 0, counted); `"missing"`: no prediction line for this survey (scores 0,
-  counted, ids listed); `"malformed"`: only malformed lines for it (scores 0, counted).
-- A malformed line (not JSON, not an object, unknown keys, no/invalid `arxiv_id`, neither or
-  both of `report` and `references`, a bad item) is counted with its line number and reason.
-- A second valid line for the same survey is counted as a duplicate (the first is scored).
+  on (scores 0, counted); `"missing"`: no prediction line for this survey, or a run line
+  without a report (scores 0, counted, ids listed); `"malformed"`: only malformed lines for it
+  (scores 0, counted).
+- A malformed line (not JSON, not an object, unknown keys, no/invalid id, neither or both of
+  `report` and `references`, a bad item, an answer that does not fit the schema) is counted
+  with its line number and reason.
+- A second valid line for the same survey is counted as a duplicate (the first is scored);
+  for run lines the last one counts (`superseded`: a resumed run's retries).
 - A line whose survey is not in the GT folder is counted as unknown (nothing to score against).
+
+References are those of `refscore.references_for` (a family answer's `cited` REFs included) and
+are scored by `refscore.score_references`: the survey itself (its arXiv id; with the task file
+beside the GT folder also its DOI and title) never counts as a match.
 
 With a `statement_judge` the lines with a `report` also carry the statement metrics
 (`statements.statement_row`: cited_match_rate, cited_match_rate_checkable, noncited_accuracy,
@@ -33,69 +42,19 @@ import os
 from pathlib import Path
 from typing import Any
 
-from scholarbench.data.jsonl import iter_jsonl_lines
-from scholarbench.data.sources.keys import id_key
+from scholarbench.benchmarks.reportbench.extract import ExtractedReferences, references_from_items
+from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
+from scholarbench.benchmarks.reportbench.metrics import Match, Unresolved, reference_scores
+from scholarbench.benchmarks.reportbench.pred_lines import as_record, read_predictions
+from scholarbench.benchmarks.reportbench.refscore import (HiddenSurvey, references_for,
+                                                          score_references)
+from scholarbench.benchmarks.reportbench.resolve import TitleExtractor
+from scholarbench.benchmarks.reportbench.statements import (aggregate_statement_rows,
+                                                            format_statement_summary,
+                                                            not_judged_row, statement_row)
 from scholarbench.data.trec import write_lines_atomic
-from scholarbench.reportbench.extract import (ExtractedReferences, extract_references,
-                                              item_error, references_from_items)
-from scholarbench.reportbench.ground_truth import load_ground_truth
-from scholarbench.reportbench.metrics import Match, Unresolved, reference_scores
-from scholarbench.reportbench.resolve import TitleExtractor
-from scholarbench.reportbench.statements import (aggregate_statement_rows,
-                                                 format_statement_summary, not_judged_row,
-                                                 statement_row)
 
-LINE_KEYS = frozenset({"arxiv_id", "report", "references"})
 METRICS = ("ref_precision", "ref_recall", "ref_count")
-
-
-def _survey_id(value: object) -> str | None:
-    if not isinstance(value, str):
-        return None
-    key = id_key("arxiv", value)
-    return key.split(":", 1)[1] if key else None
-
-
-def _check_line(obj: object) -> tuple[str | None, str | None]:
-    """(arxiv_id or None, reason the line is malformed or None)."""
-    if not isinstance(obj, dict):
-        return None, f"expected a JSON object, got {type(obj).__name__}"
-    survey = _survey_id(obj.get("arxiv_id"))
-    if "arxiv_id" not in obj:
-        return None, "no 'arxiv_id'"
-    if survey is None:
-        return None, f"'arxiv_id' is not an arXiv id: {obj.get('arxiv_id')!r}"
-    extra = sorted(set(obj) - LINE_KEYS)
-    if extra:
-        return survey, f"unknown key(s) {extra} (allowed: {sorted(LINE_KEYS)})"
-    has_report, has_refs = "report" in obj, "references" in obj
-    if has_report == has_refs:
-        return survey, "needs exactly one of 'report' and 'references'"
-    if has_report and not isinstance(obj["report"], str):
-        return survey, "'report' must be a string (Markdown)"
-    if has_refs:
-        if not isinstance(obj["references"], list):
-            return survey, "'references' must be a list of {\"title\": …} objects"
-        for i, item in enumerate(obj["references"]):
-            why = item_error(item)
-            if why:
-                return survey, f"references[{i}]: {why}"
-    return survey, None
-
-
-def _read_predictions(path: Path) -> tuple[list[tuple[int, str, dict]], list[dict]]:
-    """(valid lines as (line, arxiv_id, obj), malformed as {line, arxiv_id, reason})."""
-    valid, bad = [], []
-    for lineno, obj, problem in iter_jsonl_lines(path):
-        if problem is not None:
-            bad.append({"line": lineno, "arxiv_id": None, "reason": problem})
-            continue
-        survey, why = _check_line(obj)
-        if why:
-            bad.append({"line": lineno, "arxiv_id": survey, "reason": why})
-        else:
-            valid.append((lineno, survey, obj))
-    return valid, bad
 
 
 def _open_corpus(corpus: Any):
@@ -104,6 +63,19 @@ def _open_corpus(corpus: Any):
         from scholarbench.corpus.store import Corpus
         return Corpus.open(corpus)
     return corpus
+
+
+def _hidden_surveys(gt_dir: Path) -> dict[str, HiddenSurvey]:
+    """The surveys' ids, DOIs and titles from the task file beside the GT folder, if any (else
+    each survey is known by its arXiv id alone)."""
+    from scholarbench.benchmarks.reportbench.tasks import TASKS_FILE, load_tasks
+    for folder in (gt_dir, gt_dir.parent):
+        if (folder / TASKS_FILE).is_file():
+            try:
+                return {t.arxiv_id: HiddenSurvey.of(t) for t in load_tasks(folder)}
+            except Exception:       # an unreadable task file: ids alone
+                return {}
+    return {}
 
 
 def _zero_row(survey: str, n_gt: int, status: str) -> dict:
@@ -126,17 +98,22 @@ def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path:
     gt = load_ground_truth(gt_dir)                       # DataError on bad GT
     gt_titles = {s: [r.title for r in refs] for s, refs in gt.items()}
     corpus = _open_corpus(corpus)
-    valid, malformed = _read_predictions(pred_path)
-    chosen: dict[str, tuple[int, dict]] = {}
-    duplicates, unknown = [], []
-    for lineno, survey, obj in valid:
+    hidden = _hidden_surveys(Path(gt_dir))
+    valid, malformed = read_predictions(pred_path)
+    chosen: dict[str, tuple[int, dict, str]] = {}
+    duplicates, unknown, superseded = [], [], []
+    for lineno, survey, obj, form in valid:
         if survey not in gt:
             unknown.append({"line": lineno, "arxiv_id": survey})
+        elif survey in chosen and form == "run" and chosen[survey][2] == "run":
+            superseded.append({"line": chosen[survey][0], "arxiv_id": survey,
+                               "by_line": lineno})
+            chosen[survey] = (lineno, obj, form)
         elif survey in chosen:
             duplicates.append({"line": lineno, "arxiv_id": survey,
                                "first_line": chosen[survey][0]})
         else:
-            chosen[survey] = (lineno, obj)
+            chosen[survey] = (lineno, obj, form)
     malformed_ids = {m["arxiv_id"] for m in malformed if m["arxiv_id"]}
     rows = []
     pooled = {"found": 0, "resolved": 0, "titled": 0, "unresolved": 0, "unresolved_with_id": 0,
@@ -150,26 +127,38 @@ def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path:
             if statement_judge is not None:
                 rows[-1].update(not_judged_row(f"not judged ({status})"))
             continue
-        lineno, obj = chosen[survey]
-        if "report" in obj:
-            found: ExtractedReferences = extract_references(obj["report"], corpus,
-                                                            title_extractor)
-        else:
+        lineno, obj, form = chosen[survey]
+        record = as_record(obj, form)
+        report = record.get("report") if isinstance(record.get("report"), str) else None
+        if form == "run" and not (report and report.strip()) and not (
+                record.get("cited_scored") and record.get("cited")):
+            rows.append({**_zero_row(survey, n_gt, "missing"), "pred_line": lineno,
+                         "input": form, "error": record.get("error") or "no report"})
+            if statement_judge is not None:
+                rows[-1].update(not_judged_row("not judged (missing)"))
+            continue
+        if "references" in obj and form == "upstream":
             found = references_from_items(obj["references"], corpus, title_extractor)
-        scores = reference_scores(found.scored_titles(), titles,
-                                  unresolved_with_id=found.unresolved_with_id(), match=match,
-                                  unresolved=unresolved)
+        else:
+            found = references_for(record, corpus, title_extractor)
+        scores, n_hidden = score_references(found, titles, hidden.get(survey,
+                                                                      HiddenSurvey(survey)),
+                                            corpus, match=match, unresolved=unresolved)
         counts = found.counts()
         row = {"arxiv_id": survey, **{k: scores.as_dict()[k] for k in METRICS}, "n_gt": n_gt,
                "status": "scored" if scores.ref_count else "no_references",
                "n_matched": scores.n_matched, **{k: counts[k] for k in (
                    "n_found", "n_resolved", "n_titled", "n_unresolved", "n_unresolved_with_id",
                    "unresolved_reasons")},
-               "pred_line": lineno, "input": "report" if "report" in obj else "references"}
+               "pred_line": lineno,
+               "input": form if form != "upstream" else (
+                   "report" if "report" in obj else "references")}
         if counts["n_not_academic"]:
             row["n_not_academic"] = counts["n_not_academic"]
+        if n_hidden:
+            row["n_hidden_survey"] = n_hidden
         if statement_judge is not None:
-            row.update(_judge_statements(statement_judge, obj, found))
+            row.update(_judge_statements(statement_judge, report, found))
         rows.append(row)
         pooled["found"] += counts["n_found"]
         pooled["resolved"] += counts["n_resolved"]
@@ -203,6 +192,7 @@ def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path:
         "n_malformed_surveys": sum(1 for r in rows if r["status"] == "malformed"),
         "n_malformed_lines": len(malformed), "malformed": malformed,
         "n_duplicate_lines": len(duplicates), "duplicates": duplicates,
+        "n_superseded_lines": len(superseded), "superseded": superseded,
         "n_unknown_lines": len(unknown), "unknown": unknown,
         "means": {k: mean(rows, k) for k in METRICS},
         "means_scored": {k: mean(scored, k) for k in METRICS},
@@ -215,13 +205,13 @@ def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path:
     return summary
 
 
-def _judge_statements(statement_judge: Any, obj: dict, found: ExtractedReferences) -> dict:
+def _judge_statements(statement_judge: Any, report: str | None,
+                      found: ExtractedReferences) -> dict:
     """The statement keys of one line: judged from its report, or why not."""
-    if "report" not in obj:
+    if not report:
         return not_judged_row("not judged (references only, no report text)")
     try:
-        return statement_row(statement_judge.judge_report(obj["report"],
-                                                          found.references).metrics())
+        return statement_row(statement_judge.judge_report(report, found.references).metrics())
     except Exception as exc:   # one report's failure is counted, never the run's end
         return {**not_judged_row("failed"), "statements_error":
                 f"{type(exc).__name__}: {exc}"[:500]}
@@ -236,6 +226,8 @@ def format_summary(summary: dict[str, Any]) -> str:
              f"(scored 0, in the means)",
              f"  lines: {summary['n_malformed_lines']} malformed, "
              f"{summary['n_duplicate_lines']} duplicate (first kept), "
+             + (f"{summary['n_superseded_lines']} superseded run records (last kept), "
+                if summary.get("n_superseded_lines") else "") +
              f"{summary['n_unknown_lines']} for surveys not in the GT (ignored)",
              f"  matching: {opts['match']}, unresolved references: {opts['unresolved']}, "
              f"corpus: {opts['corpus'] or 'none'}, title extractor: "
@@ -263,3 +255,30 @@ def format_summary(summary: dict[str, Any]) -> str:
     if summary.get("statements"):
         lines += format_statement_summary(summary["statements"])
     return "\n".join(lines)
+
+
+def score_files_command(bench: Any) -> int:
+    """`scholarbench score reportbench …` with the benchmark's "score" options; the judge
+    role (`bench.models.judge()`) only with --statements or --llm-titles."""
+    from scholarbench.errors import ScholarbenchError
+    opts = bench.options
+    if not (opts.get("gt_dir") and opts.get("pred") and opts.get("out")):
+        raise ScholarbenchError("score reportbench needs --gt-dir D --pred P.jsonl --out S.jsonl")
+    corpus = _open_corpus(opts["corpus"]) if opts.get("corpus") else None
+    allow_network = bool(opts.get("allow_network"))
+    judge = bench.models.judge() if opts.get("statements") or opts.get("llm_titles") else None
+    extractor = stmt = None
+    if opts.get("llm_titles"):
+        from scholarbench.benchmarks.reportbench.llm_titles import LLMTitleExtractor
+        extractor = LLMTitleExtractor(judge, allow_network=allow_network)
+    if opts.get("statements"):
+        from scholarbench.benchmarks.reportbench.run_scoring import statement_judge
+        stmt = statement_judge(bench, judge, corpus, allow_network)
+    summary = score_reportbench_files(Path(opts["gt_dir"]), Path(opts["pred"]),
+                                      Path(opts["out"]), corpus=corpus,
+                                      title_extractor=extractor, match=opts.get("match") or
+                                      "exact", unresolved=opts.get("unresolved") or "exclude",
+                                      statement_judge=stmt)
+    print(format_summary(summary))
+    print(f"scores: {opts['out']}")
+    return 0

@@ -27,8 +27,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scholarbench.reportbench.latex_text import strip_comments
-from scholarbench.reportbench.pandoc_cites import Citation
+from scholarbench.benchmarks.reportbench.latex_text import strip_comments
+from scholarbench.benchmarks.reportbench.pandoc_cites import Citation
 
 SINGLE = ("cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear",
           "citeyearpar", "citenum", "Cite", "Citep", "Citet", "Citealp", "Citealt", "Citeauthor",

@@ -35,10 +35,10 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from scholarbench.llm.structured import ask_json
-from scholarbench.reportbench.llm_common import (as_bool, load_prompt, need_object, one_line,
-                                                 quote, split_report)
-from scholarbench.reportbench.report_refs import Reference
-from scholarbench.reportbench.resolve import ExtractedTitle
+from scholarbench.benchmarks.reportbench.llm_common import (as_bool, load_prompt, need_object,
+                                                            one_line, quote, split_report)
+from scholarbench.benchmarks.reportbench.report_refs import Reference
+from scholarbench.benchmarks.reportbench.resolve import ExtractedTitle
 
 UNRESOLVED_PROMPT = "title_unresolved_v1"
 REPORT_PROMPT = "title_extraction_v1"
@@ -149,8 +149,8 @@ class LLMTitleExtractor:
 
     # -- describing an unresolved reference --
     def _page_hint(self, url: str) -> str:
-        from scholarbench.reportbench.fetch import fetch_url
-        from scholarbench.reportbench.sources import page_text
+        from scholarbench.benchmarks.reportbench.fetch import fetch_url
+        from scholarbench.benchmarks.reportbench.sources import page_text
         from scholarbench.errors import ScholarbenchError
         try:
             result = (self.fetch or fetch_url)(url, allow_network=True, max_bytes=1_000_000,

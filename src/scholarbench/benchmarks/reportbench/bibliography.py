@@ -32,7 +32,7 @@ from scholarbench.data.identifiers import arxiv_id_in_citation, clean_doi
 from scholarbench.data.sources.keys import id_key
 from scholarbench.data.sources.reportbench import reference_ids
 from scholarbench.errors import DataError
-from scholarbench.reportbench.latex_text import latex_to_text
+from scholarbench.benchmarks.reportbench.latex_text import latex_to_text
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from scholarbench.reportbench.identifiers_in_text import ids_in_url
-from scholarbench.reportbench.report_refs import Mention, Reference, parse_report
-from scholarbench.reportbench.resolve import (CorpusLike, ResolveStats, TitleExtractor,
-                                              resolve_references)
+from scholarbench.benchmarks.reportbench.identifiers_in_text import ids_in_url
+from scholarbench.benchmarks.reportbench.report_refs import Mention, Reference, parse_report
+from scholarbench.benchmarks.reportbench.resolve import (CorpusLike, ResolveStats, TitleExtractor,
+                                                         resolve_references)
 from scholarbench.data.sources.keys import id_key
 
 ITEM_KEYS = frozenset({"title", "authors", "url", "doi", "arxiv_id", "is_academic_paper"})

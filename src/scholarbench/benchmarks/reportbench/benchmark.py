@@ -1,0 +1,225 @@
+"""ReportBench on the engine: sub-tasks, options, samples, agents, records, scores, summary.
+
+Sub-tasks are the prompt granularities: ``shipped`` (the benchmark's own 100 prompts, the
+default) and ``sentence`` / ``paragraph`` / ``detail`` (prompts constructed from each survey by
+the judge model before generating, paper §2.1.2). All four are the report family
+(`{"report": markdown, "cited": [REF]}`). `eval` runs ``shipped`` only unless told
+(`--option reportbench.eval_granularities=shipped,sentence`): the constructed prompts cost a
+judge call per survey and the paper's numbers are on the shipped prompts.
+
+Run directory (beside the engine's manifest.json, generate.jsonl, scores.jsonl, summary.json):
+prompts.jsonl (constructed granularities, `construct_stage`), titles.jsonl (with
+--llm-titles), statements.jsonl (with --statements) — see `scoring`.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any, ClassVar, Sequence
+
+from scholarbench.core.benchmark import Benchmark, Loaded, Sample
+from scholarbench.core.registry import register_benchmark
+from scholarbench.errors import ScholarbenchError
+
+SHIPPED = "shipped"
+GRANULARITIES = (SHIPPED, "sentence", "paragraph", "detail")
+REF_HEADLINE = ("ref_precision", "ref_recall", "ref_count")
+
+
+def _default_subtask(parser: argparse.ArgumentParser) -> None:
+    """`run reportbench` without --granularity runs the shipped prompts (as it always did)."""
+    for action in parser._actions:
+        if action.dest == "subtask" and "--granularity" in action.option_strings:
+            action.required, action.default = False, SHIPPED
+
+
+@register_benchmark("reportbench")
+class ReportBench(Benchmark):
+    name = "reportbench"
+    title = "ReportBench"
+    subtasks: ClassVar[dict[str, str]] = {g: "report" for g in GRANULARITIES}
+    subtask_flag = "--granularity"
+    headline: ClassVar[dict[str, tuple[str, ...]]] = {g: REF_HEADLINE for g in GRANULARITIES}
+    order = 40
+    construct_text_chars = 40_000
+
+    def __init__(self, options: dict[str, Any] | None = None) -> None:
+        super().__init__(options)
+        self.eval_granularities = str(self.options.pop("eval_granularities", None) or SHIPPED)
+        self.vote_judges: Sequence[Any] = ()     # API: more judges for the non-cited vote
+        self.evidence_tool: Any = None           # API: an EvidenceTool (e.g. web search)
+        self.statement_config: Any = None        # API: a statements.StatementConfig
+        self._corpus: Any = None
+        self._corpus_dir: Path | None = None
+        self._judge: Any = None
+        self._data: dict[str, Any] = {}
+        self._template = ""
+        self._extra: dict[str, Any] = {}
+
+    # -- command line ------------------------------------------------------------------------
+    @classmethod
+    def add_options(cls, parser: argparse.ArgumentParser, command: str) -> None:
+        if command == "score":
+            parser.add_argument("--gt-dir", help="reportbench: ground-truth folder (one "
+                                "<arxiv_id> JSON-lines file of reference titles per survey)")
+            parser.add_argument("--pred", help="reportbench: predictions — upstream's "
+                                "{arxiv_id, report | references} lines, family-schema {id, "
+                                "report, cited} lines, or a run's generate.jsonl")
+            parser.add_argument("--out", help="reportbench: scores file to write")
+        else:
+            _default_subtask(parser)
+            parser.add_argument("--tasks", help="reportbench: the ReportBench folder (task "
+                                "file + template) or its task file (default: the imported "
+                                "reportbench dataset)")
+            parser.add_argument("--gt-dir", help="reportbench: ground-truth folder (default: "
+                                "the one beside the tasks)")
+            parser.add_argument("--evidence", choices=["corpus", "none"], default="corpus",
+                                help="reportbench: evidence for the non-cited vote")
+            parser.add_argument("--eval-granularities", default=SHIPPED,
+                                help="reportbench, eval only: the granularities eval runs "
+                                "(comma-separated; default shipped)")
+        parser.add_argument("--corpus", help="reportbench: corpus directory to resolve "
+                            "references (run default: built from the data unless the agent is "
+                            "replay without judging; score default: none)")
+        parser.add_argument("--match", choices=["exact", "aligned"], default="exact",
+                            help="reportbench: normalised-title equality (default) or the "
+                            "TaxoBench title alignment rule")
+        parser.add_argument("--unresolved", choices=["exclude", "miss"], default="exclude",
+                            help="reportbench: references without a title leave the precision "
+                            "denominator (default, as upstream) or count as misses")
+        parser.add_argument("--statements", action="store_true", help="reportbench: also "
+                            "judge cited and non-cited statements (judge role)")
+        parser.add_argument("--llm-titles", action="store_true", help="reportbench: let the "
+                            "judge model extract titles of references nothing else resolves")
+        parser.add_argument("--allow-network", action="store_true", help="reportbench: fetch "
+                            "cited URLs not in the corpus (public http(s) only; off by default)")
+        parser.add_argument("--samples", type=int, default=3, help="reportbench: votes per "
+                            "judge for non-cited statements")
+
+    def available_subtasks(self) -> list[str]:
+        wanted = [g.strip() for g in self.eval_granularities.split(",") if g.strip()]
+        unknown = [g for g in wanted if g not in GRANULARITIES]
+        if unknown:
+            raise ScholarbenchError(f"reportbench eval_granularities: unknown {unknown}; use "
+                                    f"{', '.join(GRANULARITIES)}")
+        return wanted if self._tasks_path().exists() else []
+
+    # -- data --------------------------------------------------------------------------------
+    def _data_root(self) -> Path:
+        from scholarbench.paths import data_dir
+        return data_dir(self.options.get("data"))
+
+    def _tasks_path(self) -> Path:
+        return Path(self.options["tasks"]) if self.options.get("tasks") else \
+            self._data_root() / "reportbench"
+
+    def _needs_judge(self, subtask: str) -> bool:
+        return subtask != SHIPPED or bool(self.options.get("statements")) or \
+            bool(self.options.get("llm_titles"))
+
+    def load(self, subtask: str, limit: int | None) -> Loaded:
+        from scholarbench.benchmarks.reportbench.data import load_run_tasks
+        if subtask not in self.subtasks:
+            raise ScholarbenchError(f"unknown granularity {subtask!r}; use "
+                                    f"{', '.join(GRANULARITIES)}")
+        if self.options.get("evidence", "corpus") not in ("corpus", "none"):
+            raise ScholarbenchError(f"unknown evidence {self.options['evidence']!r}; use "
+                                    "corpus or none")
+        tasks, self._data, self._template = load_run_tasks(
+            self._tasks_path(), self.options.get("gt_dir"), limit)
+        return self._samples(tasks, subtask, self._data)
+
+    def _samples(self, tasks: Sequence[Any], subtask: str, data: dict[str, Any]) -> Loaded:
+        from scholarbench.benchmarks.reportbench.samples import make_sample
+        return Loaded([make_sample(t, self.name, subtask, subtask == SHIPPED) for t in tasks],
+                      data)
+
+    def load_for_rescore(self, run: Any, manifest: dict[str, Any]) -> Loaded:
+        from scholarbench.benchmarks.reportbench.construct_stage import apply_prompts
+        from scholarbench.benchmarks.reportbench.data import load_recorded_tasks
+        tasks, self._data, self._template = load_recorded_tasks(manifest)
+        loaded = self._samples(tasks, manifest["mode"], self._data)
+        if manifest["mode"] != SHIPPED:
+            apply_prompts(run, loaded.samples, self._template)
+        return loaded
+
+    # -- agents ------------------------------------------------------------------------------
+    def agent(self, name: str, params: dict[str, Any], subtask: str) -> Any:
+        if name == "replay":
+            from scholarbench.benchmarks.reportbench.replay import ReplayReports
+            return ReplayReports(**params)
+        found = super().agent(name, params, subtask)
+        if found is not None:
+            return found
+        from scholarbench.benchmarks.reportbench.agents import WriterAgent, is_writer
+        from scholarbench.core.registry import REGISTRY
+        obj = REGISTRY.find("agent", name)
+        return WriterAgent(obj, name, params) if obj is not None and is_writer(obj) else None
+
+    def agent_names(self, subtask: str) -> list[str]:
+        from scholarbench.benchmarks.reportbench.agents import writer_names
+        return ["replay"] + writer_names() + super().agent_names(subtask)
+
+    def context(self, agent: Any, subtask: str, roles: Any) -> Any:
+        from scholarbench.benchmarks.reportbench.data import corpus_info, default_corpus
+        from scholarbench.core.agent import AgentContext
+        from scholarbench.runner.llm_record import model_identity
+        needs_judge = self._needs_judge(subtask)
+        roles.bind(agent=agent.needs.llm, judge=needs_judge)
+        self._judge = roles.judge() if needs_judge else None
+        self._corpus, self._corpus_dir = None, None
+        corpus_dir = self.options.get("corpus")
+        if not corpus_dir and (agent.name != "replay" or self.options.get("statements")
+                               or self.options.get("llm_titles")):
+            corpus_dir = default_corpus(self._data_root())
+        if corpus_dir:
+            from scholarbench.benchmarks.reportbench.scoring import open_corpus
+            self._corpus_dir = Path(corpus_dir)
+            self._corpus = open_corpus(self._corpus_dir)
+        self._data["corpus"] = corpus_info(self._corpus_dir)
+        self._data["corpus_sha256"] = getattr(self._corpus, "papers_sha256", None)
+        if subtask != SHIPPED:
+            self._data["prompt_model"] = model_identity(self._judge)
+        return AgentContext(benchmark=self.name, subtask=subtask,
+                            llm=roles.agent() if agent.needs.llm else None,
+                            corpus=self._corpus, corpus_dir=self._corpus_dir)
+
+    def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any]) -> None:
+        manifest["corpus"] = self._data.get("corpus")
+        if manifest["mode"] != SHIPPED:
+            judge = self._judge
+            manifest.setdefault("models", {})["prompt"] = {**judge.config.public(),
+                                                           "model_id": judge.model_id}
+        run.write_manifest(manifest)
+        if manifest["mode"] != SHIPPED:
+            from scholarbench.benchmarks.reportbench.construct_stage import run_prompt_stage
+            run_prompt_stage(run, loaded.samples, self._judge, self._corpus, manifest["mode"],
+                             self.construct_text_chars, self._template)
+
+    def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
+        from scholarbench.benchmarks.reportbench.answers import to_record
+        from scholarbench.benchmarks.reportbench.refscore import HiddenSurvey
+        return to_record(answer, sample.task.prompt, self._corpus,
+                         HiddenSurvey.of(sample.task.native.task))
+
+    # -- scoring -----------------------------------------------------------------------------
+    def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
+              manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
+        from scholarbench.benchmarks.reportbench.run_scoring import score_run_samples
+        rows, self._extra = score_run_samples(self, samples, generated, manifest, run_dir)
+        return rows
+
+    def aggregate(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
+                  ) -> dict[str, Any]:
+        from scholarbench.benchmarks.reportbench.summary import summarise
+        return summarise(rows, manifest, self._extra)
+
+    def format_summary(self, summary: dict[str, Any]) -> str:
+        from scholarbench.benchmarks.reportbench.summary import format_summary
+        from scholarbench.core.benchmark import summary_line
+        return summary_line(summary) + "\n" + format_summary(summary)
+
+    def score_files(self, models: Any) -> int:
+        from scholarbench.benchmarks.reportbench.score_files import score_files_command
+        self.models = models
+        return score_files_command(self)

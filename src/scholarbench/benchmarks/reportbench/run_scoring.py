@@ -1,0 +1,126 @@
+"""`ReportBench.score`: the scorer of one run, built from the run's options and models.
+
+Which judge scores (`judge_for`):
+- in a run (`run reportbench`), the judge role bound before the run started, when
+  `--statements` or `--llm-titles` is on;
+- `score RUN_DIR --with-judge`: the judge role (--judge, else the configured default);
+  statements are judged even if the run had none (API: `options={"with_judge": True,
+  "judge_statements": False}` redoes the LLM titles only), LLM titles are redone when the run
+  used them;
+- `score RUN_DIR`: no judge — recorded judge outputs are replayed (fingerprinted with the
+  identities the manifest recorded), nothing new is judged.
+The judge's usage at this stage is the manifest's `usage.score.judge` (and `judge_2`, … for
+vote judges).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+from scholarbench.benchmarks.reportbench.scoring import (RecordedStatements, RecordedTitles,
+                                                         Scorer, open_corpus)
+
+
+def judge_for(bench: Any, statements: bool, llm_titles: bool) -> Any:
+    if not (statements or llm_titles):
+        return None
+    if bench._judge is not None:
+        return bench._judge
+    if bench.options.get("with_judge"):
+        return bench.models.judge()
+    return None
+
+
+def score_run_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
+                      manifest: dict[str, Any], run: Any
+                      ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    from scholarbench.benchmarks.reportbench.construct_stage import PROMPTS
+    from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
+    from scholarbench.core.engine import _usage, add_stage_usage
+    opts = bench.options
+    statements = bool(opts.get("statements") or (opts.get("with_judge")
+                                                 and opts.get("judge_statements", True)))
+    llm_titles = bool(opts.get("llm_titles"))
+    judge = judge_for(bench, statements, llm_titles)
+    data = bench._data or manifest.get("data") or {}
+    corpus = bench._corpus
+    if corpus is None and isinstance(data.get("corpus"), dict):
+        corpus = bench._corpus = open_corpus(data["corpus"].get("path"))
+    corpus_sha = getattr(corpus, "papers_sha256", None)
+    gt = load_ground_truth(Path(data["gt_dir"]))
+    tasks = {s.id: s.task.native.task for s in samples}
+    allow_network = bool(opts.get("allow_network"))
+
+    titles = None
+    if llm_titles:
+        inner = identity = None
+        if judge is not None:
+            from scholarbench.benchmarks.reportbench.llm_titles import LLMTitleExtractor
+            inner = LLMTitleExtractor(judge, allow_network=allow_network)
+            identity = inner.identity()
+        else:
+            identity = manifest.get("title_extractor")
+        titles = RecordedTitles(inner, run, identity, corpus_sha)
+    stmt = None
+    if statements:
+        stmt_judge = identity = None
+        if judge is not None:
+            stmt_judge = statement_judge(bench, judge, corpus, allow_network)
+            identity = stmt_judge.identity()
+        else:
+            identity = manifest.get("statements")
+        stmt = RecordedStatements(stmt_judge, identity, run, corpus_sha, llm_titles)
+
+    scorer = Scorer(gt=gt, corpus=corpus, tasks=tasks, match=opts.get("match") or "exact",
+                    unresolved=opts.get("unresolved") or "exclude", titles=titles,
+                    statements=stmt)
+    prompts = run.stage(PROMPTS).records if manifest.get("mode") != "shipped" else {}
+    before = _usage(judge)
+    votes = list(bench.vote_judges) if judge is not None and statements else []
+    before_votes = [_usage(c) for c in votes]
+    rows: list[dict[str, Any]] = []
+    try:
+        for sample in samples:
+            rows.append(scorer.row(sample, generated.get(sample.id), prompts.get(sample.id)))
+    finally:
+        if judge is not None:
+            add_stage_usage(run, "score", "judge", judge, before)
+            for i, (client, b) in enumerate(zip(votes, before_votes), start=2):
+                add_stage_usage(run, "score", f"judge_{i}", client, b)
+            m = run.read_manifest()
+            models = m.setdefault("models", {})
+            models["judge"] = {**judge.config.public(), "model_id": judge.model_id}
+            if votes:
+                models["vote_judges"] = [{**c.config.public(), "model_id": c.model_id}
+                                         for c in votes]
+            if stmt is not None and stmt.judge is not None:
+                m["statements"] = stmt.judge.identity()
+            if titles is not None and titles.inner is not None:
+                m["title_extractor"] = titles.inner.identity()
+            run.write_manifest(m)
+    extra: dict[str, Any] = {}
+    if titles is not None:
+        stats = titles.inner.stats.as_dict() if titles.inner is not None else \
+            {"reports": 0, "calls": 0, "titles": 0, "dropped": 0, "not_academic": 0,
+             "n_unscored": 0, "unscored": []}
+        extra["title_extractor"] = {**stats, "replayed": titles.replayed,
+                                    "not_run": titles.not_run}
+    if prompts:
+        from scholarbench.benchmarks.reportbench.construct import summarise_constructed
+        ids = {s.id for s in samples}
+        extra["prompts"] = summarise_constructed([r for r in prompts.values()
+                                                  if r.get("id") in ids])
+    return rows, extra
+
+
+def statement_judge(bench: Any, judge: Any, corpus: Any, allow_network: bool) -> Any:
+    from scholarbench.benchmarks.reportbench.sources import (CorpusEvidence, NoEvidence,
+                                                             SourceLookup)
+    from scholarbench.benchmarks.reportbench.statements import StatementConfig, StatementJudge
+    opts = bench.options
+    evidence = opts.get("evidence") or "corpus"
+    tool = bench.evidence_tool or (CorpusEvidence(corpus) if evidence == "corpus"
+                                   and corpus is not None else NoEvidence())
+    config = bench.statement_config or StatementConfig(samples=int(opts.get("samples") or 3))
+    return StatementJudge(judge, lookup=SourceLookup(corpus, allow_network=allow_network),
+                          evidence=tool, vote_judges=bench.vote_judges, config=config)

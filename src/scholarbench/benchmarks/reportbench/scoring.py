@@ -1,0 +1,200 @@
+"""Scoring a ReportBench run: one scores.jsonl row per survey, never skipped.
+
+Per survey (`Scorer.row`):
+- the record's references (`refscore.references_for`: the report's, plus a family answer's
+  `cited` REFs), resolved offline — with the LLM title extractor where nothing resolves when
+  `llm_titles` is on — and scored against the survey's ground truth
+  (`refscore.score_references`: ref_precision, ref_recall, ref_count; the hidden survey never
+  matches);
+- with statements, the cited / non-cited statement metrics (`statements.StatementJudge`).
+
+Status of a row: ``scored`` / ``no_references`` (a report without references: 0, counted);
+``missing`` (no report: the writer reported a failure, no replay line, an empty answer — 0 and
+in the means, as the paper scores it) or ``malformed`` (an answer that does not fit the schema:
+0, in the means); ``error`` (the agent failed, the survey was never generated, or its
+constructed prompt's model call failed — not a result, left out of the means, retried on
+resume); ``unscored`` (the prompt model's reply was unusable: no prompt, so nothing for the
+agent to answer — counted, left out of the means).
+
+The judge's outputs are recorded per survey with a fingerprint of everything they depend on
+(report, corpus, judge and prompt identities, the references), in titles.jsonl (LLM titles)
+and statements.jsonl (statements), and replayed when the fingerprint matches: a resumed or
+re-scored run makes no model call for what it already judged. Without a judge (`score RUN_DIR`
+without --with-judge) only recorded outputs are replayed, fingerprinted with the identities the
+manifest recorded; a survey with no matching record says so (`statements: "not judged (no
+judge)"`; the title hook returns nothing and is counted in `title_extractor.not_run`).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+from scholarbench.benchmarks.reportbench.refscore import (HiddenSurvey, references_for,
+                                                          score_references)
+
+TITLES, STATEMENTS = "titles.jsonl", "statements.jsonl"
+REF_KEYS = ("ref_precision", "ref_recall", "ref_count")
+COUNT_KEYS = ("n_found", "n_resolved", "n_titled", "n_unresolved", "n_unresolved_with_id",
+              "unresolved_reasons")
+NOT_COUNTED = ("error", "unscored", "unscorable")      # left out of the means
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def fingerprint(obj: Any) -> str:
+    return sha(json.dumps(obj, sort_keys=True, ensure_ascii=False, default=str))[:16]
+
+
+class RecordedTitles:
+    """The LLM title extractor with its per-report records kept in titles.jsonl: a report whose
+    fingerprint matches a record replays the record's titles without a model call. `inner` is
+    None when no judge is bound (records are replayed, nothing else is extracted)."""
+
+    def __init__(self, inner: Any, run: Any, identity: Any, corpus_sha: str | None) -> None:
+        self.inner, self.run = inner, run
+        self.base = {"extractor": identity, "corpus": corpus_sha}
+        self.records = run.stage(TITLES).records
+        self.current: str | None = None
+        self.last: dict[str, Any] | None = None
+        self.replayed = self.not_run = 0
+
+    def __call__(self, report: str, unresolved: Sequence[Any]) -> list[Any]:
+        from scholarbench.benchmarks.reportbench.resolve import ExtractedTitle
+        fp = fingerprint({**self.base, "report": sha(report), "n": len(unresolved)})
+        old = self.records.get(str(self.current))
+        if old is not None and old.get("fingerprint") == fp:
+            self.replayed += 1
+            self.last = old
+            return [ExtractedTitle(t["title"], t["ref"]) for t in old.get("titles", [])]
+        if self.inner is None:
+            self.not_run += 1
+            self.last = None
+            return []
+        found = list(self.inner(report, unresolved))
+        record = {"id": self.current, "fingerprint": fp, **(self.inner.last or {})}
+        self.run.append(TITLES, record)
+        self.records[str(self.current)] = record
+        self.last = record
+        return found
+
+
+class RecordedStatements:
+    """The statement judge with its per-report records kept in statements.jsonl."""
+
+    def __init__(self, judge: Any, identity: Any, run: Any, corpus_sha: str | None,
+                 llm_titles: bool) -> None:
+        self.judge, self.identity, self.run = judge, identity, run
+        self.corpus_sha, self.llm_titles = corpus_sha, llm_titles
+        self.records = run.stage(STATEMENTS).records
+
+    def row(self, survey: str, report: str, refs: Sequence[Any]) -> dict[str, Any]:
+        from scholarbench.benchmarks.reportbench.statements import (STATEMENT_RATES,
+                                                                    not_judged_row, statement_row)
+        refs_digest = [(r.label, r.paper_id, tuple(r.urls), tuple(r.ids)) for r in refs]
+        fp = fingerprint({"report": sha(report), "judge": self.identity,
+                          "corpus": self.corpus_sha, "refs": refs_digest,
+                          "llm_titles": self.llm_titles})
+        old = self.records.get(survey)
+        if old is not None and old.get("fingerprint") == fp:
+            return statement_row(old["metrics"])
+        if self.judge is None:
+            return not_judged_row("not judged (no judge: score RUN_DIR --with-judge)")
+        try:
+            result = self.judge.judge_report(report, refs)
+            record = {"id": survey, "fingerprint": fp, **result.to_record()}
+        except Exception as exc:   # never let one report stop the scoring; redone next time
+            record = {"id": survey, "fingerprint": None, "error":
+                      f"statement judging raised {type(exc).__name__}: {exc}"[:500],
+                      "metrics": {k: None for k in STATEMENT_RATES}}
+        self.run.append(STATEMENTS, record)
+        self.records[survey] = record
+        return statement_row(record["metrics"])
+
+
+def zero_row(row: dict[str, Any], n_gt: int, status: str, error: str | None) -> dict[str, Any]:
+    row.update({k: 0.0 for k in REF_KEYS[:2]}, ref_count=0, n_gt=n_gt, status=status,
+               n_matched=0, n_gt_matched=0, n_found=0, n_resolved=0, n_titled=0,
+               n_unresolved=0, n_unresolved_with_id=0, unresolved_reasons={},
+               error=error or "not generated")
+    return row
+
+
+def unscored_row(row: dict[str, Any], n_gt: int, status: str, error: str) -> dict[str, Any]:
+    row.update({k: None for k in REF_KEYS}, n_gt=n_gt, status=status, error=error)
+    return row
+
+
+class Scorer:
+    """Scores the records of one run (see the module docstring)."""
+
+    def __init__(self, *, gt: dict[str, list[Any]], corpus: Any, tasks: dict[str, Any],
+                 match: str = "exact", unresolved: str = "exclude",
+                 titles: RecordedTitles | None = None,
+                 statements: RecordedStatements | None = None) -> None:
+        self.gt, self.corpus, self.tasks = gt, corpus, tasks
+        self.match, self.unresolved = match, unresolved
+        self.titles, self.statements = titles, statements
+
+    def _not_judged(self, row: dict[str, Any], why: str) -> None:
+        if self.statements is not None:
+            from scholarbench.benchmarks.reportbench.statements import not_judged_row
+            row.update(not_judged_row(why))
+
+    def row(self, sample: Any, record: dict[str, Any] | None,
+            prompt_record: dict[str, Any] | None = None) -> dict[str, Any]:
+        from scholarbench.benchmarks.reportbench.metrics import reference_scores
+        sid = sample.id
+        gt_titles = [r.title for r in self.gt.get(sid, [])]
+        n_gt = reference_scores([], gt_titles).n_gt
+        row: dict[str, Any] = {"id": sid, "arxiv_id": sid}
+        if sample.unscorable is not None:              # a constructed prompt is missing
+            status = "error" if (prompt_record or {}).get("status") == "error" else "unscored"
+            self._not_judged(row, "not judged (no prompt)")
+            return unscored_row(row, n_gt, status, sample.unscorable)
+        if record is None or record.get("status") == "error":
+            why = (record or {}).get("error") or "not generated (resume the run to generate it)"
+            self._not_judged(row, "not judged (no report)")
+            return unscored_row(row, n_gt, "error", why)
+        report = record.get("report") if isinstance(record.get("report"), str) else None
+        has_cited = bool(record.get("cited_scored") and record.get("cited"))
+        if (report is None or not report.strip()) and not has_cited:
+            status = "missing" if "report" in record or record.get("missing") else "malformed"
+            self._not_judged(row, "not judged (no report)")
+            return zero_row(row, n_gt, status, record.get("error"))
+        if self.titles is not None:
+            self.titles.current, self.titles.last = sid, None
+        found = references_for(record, self.corpus, self.titles)
+        task = self.tasks.get(sid)
+        hidden = HiddenSurvey.of(task) if task is not None else HiddenSurvey(sid)
+        scores, n_hidden = score_references(found, gt_titles, hidden, self.corpus,
+                                            match=self.match, unresolved=self.unresolved)
+        counts = found.counts()
+        values = scores.as_dict()
+        row.update({k: values[k] for k in REF_KEYS}, n_gt=n_gt,
+                   status="scored" if scores.ref_count else "no_references",
+                   n_matched=scores.n_matched, n_gt_matched=scores.n_gt_matched,
+                   **{k: counts[k] for k in COUNT_KEYS})
+        if n_hidden:
+            row["n_hidden_survey"] = n_hidden
+        if record.get("error"):
+            row["error"] = record["error"]
+        if self.titles is not None and self.titles.last is not None:
+            row["title_extractor"] = {"titles": len(self.titles.last.get("titles", [])),
+                                      "unscored": self.titles.last.get("unscored", [])}
+        if self.statements is not None:
+            if report:
+                row.update(self.statements.row(sid, report, found.references))
+            else:
+                self._not_judged(row, "not judged (cited list only, no report text)")
+        return row
+
+
+def open_corpus(path: str | Path | None) -> Any:
+    if not path:
+        return None
+    from scholarbench.corpus.store import Corpus
+    return Corpus.open(Path(path))

@@ -1,0 +1,99 @@
+"""A judged report's statement metrics as a scores line, and their aggregate over a run (shared
+by the run's scorer and `score reportbench`; the judging itself is `statements`).
+
+`statement_row(metrics)`: the keys one line carries (the four rates, the counts, the
+unreachable reasons, `statements: "judged"`, or "failed" when judging raised);
+`not_judged_row(why)`: null rates and the reason; `aggregate_statement_rows(rows)`: means over
+the judged reports where each rate is defined (`n`, `n_undefined`), pooled (micro) rates,
+summed counts and reasons, reports not judged and failed; `format_statement_summary`: the
+terminal lines.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+STATEMENT_RATES = ("cited_match_rate", "cited_match_rate_checkable", "noncited_accuracy",
+                   "noncited_accuracy_upstream")
+STATEMENT_COUNTS = ("n_cited", "n_cited_statements", "n_cited_checked", "n_cited_matched",
+                    "n_cited_not_found", "n_cited_unreachable", "n_cited_unscored",
+                    "n_noncited", "n_noncited_correct", "n_noncited_incorrect",
+                    "n_noncited_tie", "n_noncited_unscored", "n_votes", "n_votes_unscored",
+                    "n_extraction_unscored")
+
+
+def statement_row(metrics: dict[str, Any]) -> dict[str, Any]:
+    """The keys a scores line carries for one judged report (`statements`: "judged", or
+    "failed" when judging raised and `metrics` holds only null rates)."""
+    row: dict[str, Any] = {k: metrics.get(k) for k in STATEMENT_RATES}
+    row.update({k: metrics.get(k, 0) for k in STATEMENT_COUNTS})
+    row["cited_unreachable_reasons"] = metrics.get("cited_unreachable_reasons", {})
+    row["statements"] = "judged" if "n_cited" in metrics else "failed"
+    return row
+
+
+def not_judged_row(why: str = "not judged") -> dict[str, Any]:
+    return {**{k: None for k in STATEMENT_RATES}, "statements": why}
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def aggregate_statement_rows(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Means over the judged reports (a rate undefined for a report — no cited or no decided
+    non-cited statement — is left out and counted in `n_undefined`), pooled (micro) rates,
+    summed counts and unreachable reasons, and the reports not judged (no report text) or whose
+    judging failed."""
+    judged = [r for r in rows if r.get("statements") == "judged"]
+    stats: dict[str, Any] = {"n_judged": len(judged),
+                             "n_not_judged": sum(1 for r in rows if r.get("statements")
+                                                 not in (None, "judged", "failed")),
+                             "n_failed": sum(1 for r in rows if r.get("statements") == "failed")}
+    for key in STATEMENT_RATES:
+        values = [r[key] for r in judged if r.get(key) is not None]
+        stats[key] = {"mean": _mean(values), "n": len(values),
+                      "n_undefined": len(judged) - len(values)}
+    totals = {k: sum(r.get(k, 0) or 0 for r in judged) for k in STATEMENT_COUNTS}
+    stats["counts"] = totals
+    reasons: dict[str, int] = {}
+    for r in judged:
+        for why, n in (r.get("cited_unreachable_reasons") or {}).items():
+            reasons[why] = reasons.get(why, 0) + n
+    stats["cited_unreachable_reasons"] = dict(sorted(reasons.items()))
+    checked, unreachable = totals["n_cited_checked"], totals["n_cited_unreachable"]
+    decided = totals["n_noncited_correct"] + totals["n_noncited_incorrect"]
+    ties = totals["n_noncited_tie"]
+    stats["micro"] = {
+        "cited_match_rate": (totals["n_cited_matched"] / (checked + unreachable)
+                             if checked + unreachable else None),
+        "cited_match_rate_checkable": totals["n_cited_matched"] / checked if checked else None,
+        "noncited_accuracy": totals["n_noncited_correct"] / decided if decided else None,
+        "noncited_accuracy_upstream": (totals["n_noncited_correct"] / (decided + ties)
+                                       if decided + ties else None)}
+    stats["mean_cited_per_report"] = _mean([r.get("n_cited", 0) for r in judged])
+    stats["mean_noncited_per_report"] = _mean([r.get("n_noncited", 0) for r in judged])
+    return stats
+
+
+def format_statement_summary(stats: dict[str, Any]) -> list[str]:
+    def f(v: Any) -> str:
+        return "—" if v is None else f"{v:.4f}"
+
+    c = stats["counts"]
+    lines = [f"  {key:<28} {f(stats[key]['mean']):>8}   (n={stats[key]['n']}, undefined "
+             f"{stats[key]['n_undefined']}; micro {f(stats['micro'][key])})"
+             for key in STATEMENT_RATES]
+    reasons = ", ".join(f"{n} {why}" for why, n in sorted(
+        stats["cited_unreachable_reasons"].items(), key=lambda kv: -kv[1])) or "none"
+    lines.append(f"  cited: {c['n_cited']} pairs, {c['n_cited_checked']} checked "
+                 f"({c['n_cited_matched']} match, {c['n_cited_not_found']} NOT_FOUND), "
+                 f"{c['n_cited_unreachable']} unreachable ({reasons}), "
+                 f"{c['n_cited_unscored']} unscored")
+    lines.append(f"  non-cited: {c['n_noncited']} statements, {c['n_noncited_correct']} "
+                 f"correct, {c['n_noncited_incorrect']} incorrect, {c['n_noncited_tie']} "
+                 f"ties, {c['n_noncited_unscored']} unscored; {c['n_votes_unscored']} of "
+                 f"{c['n_votes']} votes unscored; {c['n_extraction_unscored']} extraction "
+                 f"chunks unscored")
+    lines.append(f"  reports judged {stats['n_judged']}, not judged {stats['n_not_judged']}, "
+                 f"judging failed {stats['n_failed']}")
+    return lines
