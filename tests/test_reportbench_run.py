@@ -339,7 +339,7 @@ def test_a_failed_prompt_construction_is_an_error_retried_on_resume(server, corp
                               outcome=True)
     assert outcome.exit_code == 3
     prompts = lines(out / "prompts.jsonl")
-    assert [p["status"] for p in prompts] == ["error", "error"]
+    assert [p.get("status", "ok") for p in prompts] == ["error", "error"]
     assert "call failed" in prompts[0]["error"]
     scores = rows(out)
     assert {r["status"] for r in scores.values()} == {"error"}
@@ -347,6 +347,6 @@ def test_a_failed_prompt_construction_is_an_error_retried_on_resume(server, corp
     again = run_reportbench(config(out, corpus_dir, granularity="detail"), factory,
                             outcome=True)
     assert again.exit_code == 0
-    assert [p["status"] for p in lines(out / "prompts.jsonl")] == ["error", "error", "ok", "ok"]
+    assert [p.get("status", "ok") for p in lines(out / "prompts.jsonl")] == ["error", "error", "ok", "ok"]
     assert {r["status"] for r in rows(out).values()} == {"scored"}
     assert again.summary["prompts"]["n"] == 2 and again.summary["granularity"] == "detail"

@@ -189,8 +189,8 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
     bench.models = models
     bench.check(subtask)
     agent = resolve_agent(bench, agent_spec, dict(params or {}), subtask)
-    ctx = bench.context(agent, subtask, models)
     loaded = bench.load(subtask, limit)
+    ctx = bench.context(agent, subtask, models)
     agent_client = models.bound().get("agent")
     manifest = Manifest(
         benchmark=bench.name, mode=subtask, agent=agent_spec, agent_config=agent.config(),

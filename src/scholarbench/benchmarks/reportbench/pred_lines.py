@@ -5,7 +5,8 @@
   `is_academic_paper`; nothing else);
 - ``answer``: the report family's schema, `{"id": …, "report": "<markdown>", "cited": [REF]}`
   (`cited`, `info` optional; unknown keys are malformed) — what `--agent replay` also reads;
-- ``run``: a line of a ReportBench run's generate.jsonl (it has `id` and `status`; its fields
+- ``run``: a line of a ReportBench run's generate.jsonl (it has `id` and `seconds`, and
+  `status` unless ok; its fields
   are the run's: `report` (null when the survey has none), `error`, `cited`, `cited_scored`,
   `info`, `seconds`, `prompt_sha256`, `missing`). A resumed run appends a survey's retry
   after its errored line, so for these lines the LAST one of a survey counts (earlier ones are
@@ -89,7 +90,7 @@ def check_line(obj: object) -> tuple[str | None, str | None, str | None]:
     survey = survey_id(obj.get("id"))
     if survey is None:
         return None, f"'id' is not an arXiv id: {obj.get('id')!r}", None
-    if "status" in obj:
+    if "status" in obj or "seconds" in obj:      # the engine writes `status` only when not ok
         return survey, _check_run(obj), "run"
     return survey, _check_answer(obj), "answer"
 

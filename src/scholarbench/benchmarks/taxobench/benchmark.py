@@ -128,10 +128,14 @@ class TaxoBench(Benchmark):
         gold = self.gold_path()
         tasks = load_instances(gold)
         selected = tasks[:limit] if limit is not None else tasks
-        extra: dict[str, Any] = {"embedder": self.embedder.model_id,
-                                 "corpus": corpus_info(self._corpus_path)}
+        extra: dict[str, Any] = {"embedder": self.embedder.model_id}
         return Loaded([self._sample(t, subtask) for t in selected],
                       {"path": str(gold.resolve()), "sha256": sha256_file(gold)}, extra)
+
+    def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any]) -> None:
+        """Record the corpus the agent's context was given (known once the agent is)."""
+        manifest["corpus"] = corpus_info(self._corpus_path)
+        run.write_manifest(manifest)
 
     def load_for_rescore(self, run: Any, manifest: dict[str, Any]) -> Loaded:
         from scholarbench.data.taxobench import load_instances
