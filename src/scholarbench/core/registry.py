@@ -54,9 +54,6 @@ _LEGACY_MODULES: tuple[str, ...] = (
     "scholarbench.runner.researcharena",
     "scholarbench.deepsynth.scores",
     "scholarbench.runner.reportbench",
-    "scholarbench.scinet.metrics",
-    "scholarbench.scinet.agents",
-    "scholarbench.runner.scinet",
 )
 
 

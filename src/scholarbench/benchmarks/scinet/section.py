@@ -30,7 +30,7 @@ from scholarbench.report import svg
 from scholarbench.report.htmlkit import Page, e, metadata_html, sample_metric_table, table_html
 from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
                                                count_field, metric_rows, optional_number, plural,
-                                               read_json_object, register_section, strip_group)
+                                               read_json_object, strip_group)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
 
 FAMILIES = ("ego", "pair", "path")
@@ -112,8 +112,9 @@ def judged(run: ReportRun) -> bool:
     return any(k in run.summary.metrics for k in LLM_KEYS.get(run.mode, ()))
 
 
-@register_section
 class SciNetSection(ReportSection):
+    """Registered by the package (`scholarbench.benchmarks.scinet`) as a factory, so reports
+    import this module only when they show a SciNet run."""
     benchmark = "scinet"
     title = "SciNet"
     order = 50
@@ -130,7 +131,7 @@ class SciNetSection(ReportSection):
         if not isinstance(families, dict) or not families:
             raise DataError(f"expected an object with one entry per task family, got "
                             f"{families!r}", file=str(path), field="families")
-        family = manifest.get("family")
+        family = manifest.get("mode") or manifest.get("family")   # engine runs: mode
         if family not in families:
             if family is not None:
                 raise DataError(f"no entry for the run's family {family!r} (the manifest's)",
@@ -203,7 +204,13 @@ class SciNetSection(ReportSection):
                   (("empty_answers", "empty answer"), ("missing_answers", "missing answer"))
                   if agg.get(k)]
         if counts:
-            parts.append(", ".join(counts) + " (scored 0, in the means)")
+            parts.append(", ".join(counts) + " (scored 0, in the means"
+                         + (f"; {plural(agg['errors'], 'errored task')} among them, not in the "
+                            "means: the run is incomplete, a resume retries them)"
+                            if agg.get("errors") else ")"))
+        if agg.get("unresolved_refs"):
+            parts.append(f"{plural(agg['unresolved_refs'], 'answer reference')} resolve to no "
+                         "paper of the graph (ids, DOIs, titles; counted as misses)")
         if agg.get("not_in_graph"):
             parts.append(f"{plural(agg['not_in_graph'], 'answer item')} not in the graph "
                          "(misses)")
@@ -609,12 +616,13 @@ class SciNetSection(ReportSection):
         agg = family_summary(run)
         extra: list[tuple[str, str]] = [("task family", e(FAMILY_TITLES.get(run.mode,
                                                                             run.mode)))]
-        env = m.get("env")
+        data = m.get("data") if isinstance(m.get("data"), dict) else m   # engine runs: data
+        env = data.get("env")
         if isinstance(env, dict):
             extra.append(("environment", e(", ".join(f"{k}={v}" for k, v in env.items()))))
-        if m.get("tasks_source"):
-            extra.append(("tasks", e(f"{m.get('n_tasks', '?')} from {m['tasks_source']}; "
-                                     f"sha256 {str(m.get('tasks_sha256', ''))[:16]}")))
+        if data.get("tasks_source"):
+            extra.append(("tasks", e(f"{data.get('n_tasks', '?')} from {data['tasks_source']}; "
+                                     f"sha256 {str(data.get('tasks_sha256', ''))[:16]}")))
         extra.append(("answers", e(f"{agg.get('empty_answers', 0)} empty, "
                                    f"{agg.get('missing_answers', 0)} missing, "
                                    f"{agg.get('not_in_graph', 0)} items not in the graph, "
