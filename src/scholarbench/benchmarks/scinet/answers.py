@@ -5,8 +5,9 @@ An answer is a list of references, best first (ego, pair: task family `ranking`)
 order (path: family `path`). A reference is a graph id in any spelling the resolver knows
 (`arxiv:2301.12345`, `2301.12345v2`, an arxiv.org URL, the arXiv DOI `10.48550/arXiv.2301.12345`,
 `ogbn:<n>`), or a title that exactly one paper of the graph has (normalised: case, accents,
-punctuation) — `SciNetEnv.resolve`. Anything else (another DOI, a title with extra words, an
-OpenAlex id) does not resolve: it stays in the answer as written and scores as a miss (counted as
+punctuation) — `SciNetEnv.resolve` — else the same title once a trailing year is cut ("Residual
+networks (2012)", as chat replies write them). Anything else (another DOI — the graph has arXiv
+ids only —, a title with other extra words, an OpenAlex id) does not resolve: it stays in the answer as written and scores as a miss (counted as
 *not in the graph* by the metrics), and the sample's `info` counts it (`unresolved`).
 
 `record_fields` is what `Benchmark.record` writes to generate.jsonl: `papers` (each resolvable
@@ -27,6 +28,7 @@ file, line and field; `papers` that is not a list of references makes that answe
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -35,14 +37,27 @@ from scholarbench.data.jsonl import iter_jsonl
 from scholarbench.errors import DataError
 
 FAMILY = {"ego": "ranking", "pair": "ranking", "path": "path"}   # SciNet sub-task → family
-ID_KEYS = ("task_id", "id")
+
+
+_TRAILING_YEAR = re.compile(r"[\s,;.]*[(\[]?(?:19|20)\d{2}[a-z]?[)\]]?[\s.]*$")
+
+
+def resolve_ref(ref: str, env: Any) -> str | None:
+    """The graph id a reference names: `env.resolve` (ids in any spelling, exact titles), else
+    the same after cutting a trailing year ("Residual networks (2012)", "…, 2012."); None."""
+    gid = env.resolve(ref)
+    if gid is None and isinstance(ref, str):
+        cut = _TRAILING_YEAR.sub("", ref)
+        if cut and cut != ref:
+            gid = env.resolve(cut)
+    return gid
 
 
 def resolve_refs(refs: list[str], env: Any) -> tuple[list[str], int]:
     """(each reference as its graph id where it resolves, else as written; how many did not)."""
     out, unresolved = [], 0
     for ref in refs:
-        gid = env.resolve(ref)
+        gid = resolve_ref(ref, env)
         if gid is None:
             unresolved += 1
         out.append(gid if gid is not None else ref)
