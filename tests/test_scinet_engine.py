@@ -19,7 +19,7 @@ import pytest
 import scinet_user_agent
 from fake_openai import FakeOpenAI, Step
 from scinet_files import write_tiny_graph
-from test_scinet_core import A, B, C, D, F
+from test_scinet_core import A, B, C, D
 from scholarbench.benchmarks.scinet.env import EnvSettings, SciNetEnv
 from scholarbench.benchmarks.scinet.records import read_tasks, write_tasks
 from scholarbench.benchmarks.scinet.tasks import BuildSettings, build_tasks

@@ -20,6 +20,9 @@ and `scinet/relation-aware` (graph tools). An agent gets a task WITHOUT its grou
   the query (exact normalised title, else the best BM25 title hit).
 - deep-research: the generic LLM deep-research loop over the graph's titles (`DeepResearchAgent`,
   `uses_llm`; docs/scinet.md).
+
+This is SciNet's own agent protocol (`answer(task, ctx) -> [ids]`, optionally
+`answer_with_info`); `builtin.py` registers these agents for the engine behind one adapter.
 """
 from __future__ import annotations
 
@@ -30,10 +33,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from scholarbench.graph import PathError
 from scholarbench.benchmarks.scinet.env import CATEGORY_NAMES, SciNetEnv
 from scholarbench.benchmarks.scinet.records import SciNetTask
 from scholarbench.benchmarks.scinet.sentiment import classify_sentiment
+from scholarbench.graph import PathError
 
 _TITLE_IN_QUERY = re.compile(r'titled "(.*)"')
 _CODE = re.compile(r"\((cs\.[A-Z]{2})\)")
