@@ -133,9 +133,10 @@ class SciNetSection(DrillDown, ReportSection):
                          + (f"; {plural(agg['errors'], 'errored task')} among them, not in the "
                             "means: the run is incomplete, a resume retries them)"
                             if agg.get("errors") else ")"))
-        if agg.get("unresolved_refs"):
-            parts.append(f"{plural(agg['unresolved_refs'], 'answer reference')} resolve to no "
-                         "paper of the graph (ids, DOIs, titles; counted as misses)")
+        if agg.get("unresolved_refs") and agg["unresolved_refs"] != agg.get("not_in_graph"):
+            parts.append(f"{plural(agg['unresolved_refs'], 'answer reference')} in all resolve "
+                         "to no paper of the graph (ids, DOIs, titles; the first 50 items of "
+                         "each answer count)")
         if agg.get("not_in_graph"):
             parts.append(f"{plural(agg['not_in_graph'], 'answer item')} not in the graph "
                          "(misses)")
