@@ -263,6 +263,35 @@ def test_judge_added_at_scoring_and_not_part_of_the_identity(tiny, tmp_path, cap
         fake.stop()
 
 
+def test_score_scinet_files_with_judge(tiny, tmp_path, capsys):
+    graph, unarxive, tasks = tiny
+    ego = [t for t in read_tasks(tasks) if t.family == "ego"]
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("".join(json.dumps({"id": t.task_id, "papers": [
+        "Residual networks", "Attention models (2013)", "nowhere"]}) + "\n" for t in ego))
+    fake = FakeOpenAI().start()
+    fake.default = Step(text=json.dumps({"score": 4, "reasoning": "ok"}))
+    out = tmp_path / "s.jsonl"
+    try:
+        assert main(["score", "scinet", "--tasks", str(tasks), "--answers", str(answers),
+                     "--out", str(out), "--graph", str(graph), "--unarxive", str(unarxive),
+                     "--with-judge", "--judge", "fake-judge", "--judge-base-url",
+                     fake.base_url, "--no-llm-cache"]) == 0
+    finally:
+        fake.stop()
+    assert len(fake.requests) == 2                # two distinct papers, each judged once
+    s = json.loads(out.with_suffix(".summary.json").read_text())
+    fam = s["families"]["ego"]
+    llm = [k for k in ("novelty_llm", "disruption_llm") if k in fam]
+    assert llm and all(fam[k]["macro"] == 4 for k in llm)
+    assert s["judge_manifest"]["models"]["judge"]["model"] == "fake-judge"
+    assert s["judge_manifest"]["llm_usage"]["judge"]["calls"] == 2
+    assert len(lines(out.with_suffix(".judge.jsonl"))) == 2
+    assert fam["unresolved_refs"] == len(ego) and s["unanswered_tasks"] == \
+        len(read_tasks(tasks)) - len(ego)
+    assert "judge " in capsys.readouterr().out
+
+
 # ---- kill and resume ---------------------------------------------------------------------------
 def _cli(args: list[str], delay: str) -> subprocess.Popen:
     env = dict(os.environ, SCINET_SLOW=delay,
