@@ -20,7 +20,7 @@ from scholarbench.report.compare import compare_runs, format_comparison
 from scholarbench.report.exports import leaderboard_text
 from scholarbench.report.html import render_html_report
 from scholarbench.report.sections import load_report_run, load_report_runs
-from scholarbench.benchmarks.scinet.section import DISPLAY, KEYS, NO_PUBLISHED
+from scholarbench.benchmarks.scinet.report import DISPLAY, KEYS, NO_PUBLISHED
 from scholarbench.benchmarks.scinet.run import SciNetRunConfig, run_scinet
 from scholarbench.benchmarks.scinet.env import EnvSettings, SciNetEnv
 from scholarbench.benchmarks.scinet.records import write_tasks

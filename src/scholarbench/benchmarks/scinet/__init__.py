@@ -12,7 +12,8 @@ the engine (docs/scinet.md).
     tasks       task construction by rule; queries: upstream query files; records: task files
     metrics     deterministic metrics; judge: LLM-judged metrics; sentiment: the cue rule
     agents      the built-in agents (embedding, bm25, relation-aware, deep-research)
-    measures    measure names (registered); section: the report section
+    measures    measure names (registered)
+    report      the report section (report_display: what it shows; drilldown: per task)
 
 Importing this package registers the benchmark, its agents, measures and report section and
 nothing heavy (numpy, the graph, the report stack load when used); the old public names are
@@ -32,7 +33,7 @@ from scholarbench.core.registry import REGISTRY
 def _section() -> Any:
     """The report section, imported when a report needs it (the registry's entry is this
     factory: `section_for` calls it to get the section)."""
-    from scholarbench.benchmarks.scinet.section import SciNetSection
+    from scholarbench.benchmarks.scinet.report import SciNetSection
     return SciNetSection()
 
 
