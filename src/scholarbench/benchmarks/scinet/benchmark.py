@@ -191,7 +191,7 @@ class SciNet(Benchmark):
 
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         from scholarbench.benchmarks.scinet.answers import record_fields
-        return record_fields(sample.task.subtask or "", answer, self.env())
+        return {**record_fields(sample.task.subtask or "", answer, self.env()), "error": None}
 
     # -- scoring -----------------------------------------------------------------------------
     def judge_client(self) -> Any:
