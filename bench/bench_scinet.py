@@ -13,11 +13,11 @@ import json
 import time
 from pathlib import Path
 
-from scholarbench.runner.scinet import SciNetRunConfig, run_scinet
-from scholarbench.scinet.env import SciNetEnv
-from scholarbench.scinet.metrics import EGO_METRICS, PAIR_METRICS, PATH_METRICS
-from scholarbench.scinet.records import write_tasks
-from scholarbench.scinet.tasks import build_tasks
+from scholarbench.benchmarks.scinet.run import SciNetRunConfig, run_scinet
+from scholarbench.benchmarks.scinet.env import SciNetEnv
+from scholarbench.benchmarks.scinet.metrics import EGO_METRICS, PAIR_METRICS, PATH_METRICS
+from scholarbench.benchmarks.scinet.records import write_tasks
+from scholarbench.benchmarks.scinet.tasks import build_tasks
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 

@@ -20,11 +20,11 @@ from scholarbench.report.compare import compare_runs, format_comparison
 from scholarbench.report.exports import leaderboard_text
 from scholarbench.report.html import render_html_report
 from scholarbench.report.sections import load_report_run, load_report_runs
-from scholarbench.report.sections.scinet import DISPLAY, KEYS, NO_PUBLISHED
-from scholarbench.runner.scinet import SciNetRunConfig, run_scinet
-from scholarbench.scinet.env import EnvSettings, SciNetEnv
-from scholarbench.scinet.records import write_tasks
-from scholarbench.scinet.tasks import BuildSettings, build_tasks
+from scholarbench.benchmarks.scinet.report import DISPLAY, KEYS, NO_PUBLISHED
+from scholarbench.benchmarks.scinet.run import SciNetRunConfig, run_scinet
+from scholarbench.benchmarks.scinet.env import EnvSettings, SciNetEnv
+from scholarbench.benchmarks.scinet.records import write_tasks
+from scholarbench.benchmarks.scinet.tasks import BuildSettings, build_tasks
 
 SCRIPT = "<script>alert('pwned')</script>"
 SETTINGS = BuildSettings(min_papers=2, n_pair=3, min_citers=1, n_classic=3, n_recent=3,

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from scholarbench.errors import DataError
-from scholarbench.scinet.contexts import marker_sentence, store_from_records
-from scholarbench.scinet.env import EnvSettings, SciNetEnv
-from scholarbench.scinet.metrics import aggregate, connected_chain, resolve_answer, score_task
-from scholarbench.scinet.records import SciNetTask, read_tasks, write_tasks
-from scholarbench.scinet.sentiment import classify_sentiment
-from scholarbench.scinet.tasks import BuildSettings, build_tasks
+from scholarbench.benchmarks.scinet.contexts import marker_sentence, store_from_records
+from scholarbench.benchmarks.scinet.env import EnvSettings, SciNetEnv
+from scholarbench.benchmarks.scinet.metrics import aggregate, connected_chain, resolve_answer, score_task
+from scholarbench.benchmarks.scinet.records import SciNetTask, read_tasks, write_tasks
+from scholarbench.benchmarks.scinet.sentiment import classify_sentiment
+from scholarbench.benchmarks.scinet.tasks import BuildSettings, build_tasks
 
 A, B, C, D, E, F = (f"arxiv:1{i}01.00001" for i in range(6))
 NEW = "arxiv:2301.99999"     # an unArXive-style citing paper outside the graph
@@ -191,8 +191,8 @@ def test_task_file_errors(tmp_path):
 
 # ---- agents and runner ------------------------------------------------------------------------
 def test_agents_and_run(env, tmp_path, fake_embedder):
-    from scholarbench.runner.scinet import (SciNetRunConfig, format_summary, run_scinet,
-                                            score_scinet_files)
+    from scholarbench.benchmarks.scinet import (SciNetRunConfig, format_summary, run_scinet,
+                                                score_scinet_files)
     s = BuildSettings(min_papers=2, n_pair=3, min_citers=1, n_classic=3, n_recent=3,
                       recent_years=3, per_category=2)
     write_tasks(build_tasks(env, settings=s), tmp_path / "tasks.jsonl")
@@ -232,7 +232,7 @@ def test_agents_and_run(env, tmp_path, fake_embedder):
 
 def test_agents_never_see_gold(env, tmp_path):
     from scholarbench.registry import REGISTRY
-    from scholarbench.runner.scinet import SciNetRunConfig, run_scinet
+    from scholarbench.benchmarks.scinet.run import SciNetRunConfig, run_scinet
     seen = []
 
     class Spy:

@@ -15,10 +15,10 @@ from scholarbench.llm.cache import ReplyCache
 from scholarbench.llm.client import ChatClient
 from scholarbench.llm.config import ModelConfig
 from scholarbench.llm.roles import LLMRoles
-from scholarbench.runner.scinet import SciNetRunConfig, format_summary, run_scinet
-from scholarbench.scinet.judge import NO_ABSTRACT, SciNetJudge, load_prompt, validate_score
-from scholarbench.scinet.records import SciNetTask, write_tasks
-from scholarbench.scinet.tasks import BuildSettings, build_tasks
+from scholarbench.benchmarks.scinet import SciNetRunConfig, format_summary, run_scinet
+from scholarbench.benchmarks.scinet.judge import NO_ABSTRACT, SciNetJudge, load_prompt, validate_score
+from scholarbench.benchmarks.scinet.records import SciNetTask, write_tasks
+from scholarbench.benchmarks.scinet.tasks import BuildSettings, build_tasks
 
 SETTINGS = BuildSettings(min_papers=2, n_pair=3, min_citers=1, n_classic=3, n_recent=3,
                          recent_years=3, per_category=2)
@@ -249,7 +249,7 @@ def decision(relevant=(), action="search", query="", notes="n"):
 
 
 def test_deep_research_queries_and_answer(env, fake, tmp_path):
-    from scholarbench.scinet.agents import SciNetContext, make_scinet_agent
+    from scholarbench.benchmarks.scinet.agents import SciNetContext, make_scinet_agent
     agent = make_scinet_agent("deep-research", k=3, max_steps=3, read_per_step=2)
     task = SciNetTask("pair/pncites/x", "pair", "pncites",
                       'Which papers positively cite the paper titled "Residual networks"?',

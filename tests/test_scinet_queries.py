@@ -7,7 +7,7 @@ import pytest
 
 from conftest import shared_path
 from scholarbench.errors import DataError
-from scholarbench.scinet.queries import (load_queries, load_query_file, normalise_openalex,
+from scholarbench.benchmarks.scinet.queries import (load_queries, load_query_file, normalise_openalex,
                                          ego_query, pair_query, path_query)
 
 DATA = Path(__file__).parent / "data" / "scinet"
@@ -45,7 +45,7 @@ def test_bad_file_name(tmp_path):
 
 
 def test_wording_round_trips():
-    from scholarbench.scinet.queries import _EGO_RE, _PAIR_RE, _PATH_RE
+    from scholarbench.benchmarks.scinet.queries import _EGO_RE, _PAIR_RE, _PATH_RE
     assert _EGO_RE.match(ego_query("novel", "X (cs.LG)"))
     assert _PAIR_RE["pncites"].match(pair_query("pncites", "T"))
     assert _PAIR_RE["cooccur"].match(pair_query("cooccur", "T"))

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from conftest import shared_path
-from scholarbench.scinet.env import SciNetEnv
-from scholarbench.scinet.metrics import connected_chain, score_task
-from scholarbench.scinet.tasks import BuildSettings, build_pair, build_tasks
+from scholarbench.benchmarks.scinet.env import SciNetEnv
+from scholarbench.benchmarks.scinet.metrics import connected_chain, score_task
+from scholarbench.benchmarks.scinet.tasks import BuildSettings, build_pair, build_tasks
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +60,7 @@ def test_pair_build_deterministic(real):
 
 
 def test_relation_aware_beats_bm25_on_a_sample(real):
-    from scholarbench.scinet.agents import BM25Agent, RelationAwareAgent, SciNetContext
+    from scholarbench.benchmarks.scinet.agents import BM25Agent, RelationAwareAgent, SciNetContext
     env, tasks = real
     ctx = SciNetContext(env=env)
     picks = ([t for t in tasks if t.family == "ego"][:2] + [t for t in tasks if t.kind == "pncites"][:5]

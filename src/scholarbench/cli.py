@@ -10,7 +10,7 @@ from typing import Any, Sequence
 from scholarbench.errors import ScholarbenchError
 
 # Benchmarks still run by the handlers below; each one moved onto the engine leaves this list.
-LEGACY_BENCHMARKS = ("researcharena", "deepsynth", "scinet")
+LEGACY_BENCHMARKS = ("researcharena", "deepsynth")
 
 
 def _agent_params(pairs: Sequence[str]) -> dict[str, Any]:
@@ -119,40 +119,7 @@ def cmd_run_deepsynth(args: argparse.Namespace) -> int:
     return 0
 
 
-def _scinet_dirs(args: argparse.Namespace) -> tuple[Path, Path]:
-    """The citation graph and unArXive folders: flags, else the imported datasets."""
-    from scholarbench.paths import data_dir
-    data = data_dir(args.data)
-    graph = Path(args.graph) if args.graph else data / "arxiv2023"
-    unarxive = Path(args.unarxive) if args.unarxive else data / "unarxive"
-    if not graph.exists():
-        raise ScholarbenchError(f"no citation graph at {graph}: scholarbench data import "
-                                "arxiv2023 PATH, or pass --graph DIR")
-    return graph, unarxive
-
-
-def cmd_run_scinet(args: argparse.Namespace) -> int:
-    from scholarbench.llm.commands import roles_from_args
-    from scholarbench.runner.scinet import SciNetRunConfig, format_summary, run_scinet
-    if args.task not in ("ego", "pair", "path"):
-        raise ScholarbenchError("run scinet needs --task ego|pair|path")
-    graph, unarxive = _scinet_dirs(args)
-    out = Path(args.out or f"runs/scinet-{args.task}-{args.agent.replace('/', '-')}")
-    summary = run_scinet(SciNetRunConfig(
-        family=args.task, agent=args.agent, out=out, graph_dir=graph, unarxive_dir=unarxive,
-        tasks=Path(args.tasks) if args.tasks else None, limit=args.limit,
-        agent_params=_agent_params(args.agent_arg), run_name=args.name,
-        with_judge=args.with_judge),
-        lambda need_agent=True, need_judge=False: roles_from_args(
-            args, need_agent=need_agent, need_judge=need_judge))
-    print(format_summary(summary))
-    print(f"run directory: {out}")
-    return 0
-
-
 def cmd_run(args: argparse.Namespace) -> int:
-    if args.benchmark == "scinet":
-        return cmd_run_scinet(args)
     if args.benchmark == "deepsynth":
         return cmd_run_deepsynth(args)
     if args.benchmark == "researcharena":
@@ -177,21 +144,6 @@ def cmd_score(args: argparse.Namespace) -> int:
         print(format_summary(summary))
         print(f"scores: {args.out}")
         return 0
-    if args.target == "scinet":
-        from scholarbench.runner.scinet import format_summary, score_scinet_files
-        if not (args.tasks and args.answers and args.out):
-            raise ScholarbenchError("score scinet needs --tasks T.jsonl --answers A.jsonl "
-                                    "--out S.jsonl")
-        graph, unarxive = _scinet_dirs(args)
-        judge = None
-        if args.with_judge:
-            from scholarbench.llm.commands import roles_from_args
-            judge = roles_from_args(args, need_agent=False, need_judge=True).judge
-        print(format_summary(score_scinet_files(Path(args.tasks), Path(args.answers),
-                                                Path(args.out), graph_dir=graph,
-                                                unarxive_dir=unarxive, judge=judge)))
-        print(f"scores: {args.out}")
-        return 0
     if args.target == "deepsynth":
         from scholarbench.deepsynth.judged import format_summary, score_deepsynth_judged
         if not (args.judged and args.out):
@@ -205,11 +157,6 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise ScholarbenchError(f"{run_dir}: not a run directory nor a benchmark name "
                                 "(taxobench, researcharena, reportbench, deepsynth)")
     from scholarbench.runner.manifest import read_manifest
-    if read_manifest(run_dir).get("benchmark") == "scinet":
-        raise ScholarbenchError(f"{run_dir} is a SciNet run: re-score it with `scholarbench "
-                                f"score scinet --tasks {run_dir / 'tasks.jsonl'} --answers "
-                                f"{run_dir / 'generate.jsonl'} --out S.jsonl` (or run it again "
-                                "with the same --out: finished tasks are kept and re-scored)")
     if read_manifest(run_dir).get("benchmark") == "deepsynth":
         from scholarbench.runner import deepsynth as dse_runner
         if args.with_judge:

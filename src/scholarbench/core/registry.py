@@ -51,9 +51,6 @@ _LEGACY_MODULES: tuple[str, ...] = (
     "scholarbench.metrics.organisation",
     "scholarbench.runner.researcharena",
     "scholarbench.deepsynth.scores",
-    "scholarbench.scinet.metrics",
-    "scholarbench.scinet.agents",
-    "scholarbench.runner.scinet",
 )
 
 

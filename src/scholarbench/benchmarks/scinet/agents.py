@@ -20,6 +20,9 @@ and `scinet/relation-aware` (graph tools). An agent gets a task WITHOUT its grou
   the query (exact normalised title, else the best BM25 title hit).
 - deep-research: the generic LLM deep-research loop over the graph's titles (`DeepResearchAgent`,
   `uses_llm`; docs/scinet.md).
+
+This is SciNet's own agent protocol (`answer(task, ctx) -> [ids]`, optionally
+`answer_with_info`); `builtin.py` registers these agents for the engine behind one adapter.
 """
 from __future__ import annotations
 
@@ -30,11 +33,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from scholarbench.benchmarks.scinet.env import CATEGORY_NAMES, SciNetEnv
+from scholarbench.benchmarks.scinet.records import SciNetTask
+from scholarbench.benchmarks.scinet.sentiment import classify_sentiment
 from scholarbench.graph import PathError
-from scholarbench.registry import register_agent
-from scholarbench.scinet.env import CATEGORY_NAMES, SciNetEnv
-from scholarbench.scinet.records import SciNetTask
-from scholarbench.scinet.sentiment import classify_sentiment
 
 _TITLE_IN_QUERY = re.compile(r'titled "(.*)"')
 _CODE = re.compile(r"\((cs\.[A-Z]{2})\)")
@@ -103,7 +105,6 @@ class _Base:
         return self.path_k if task.family == "path" else self.k
 
 
-@register_agent("scinet/bm25")
 class BM25Agent(_Base):
     name = "bm25"
 
@@ -111,7 +112,6 @@ class BM25Agent(_Base):
         return indexes(ctx.env).bm25(task.query, self._k(task))
 
 
-@register_agent("scinet/embedding")
 class EmbeddingAgent(_Base):
     name = "embedding"
     needs_embedder = True
@@ -122,7 +122,6 @@ class EmbeddingAgent(_Base):
         return indexes(ctx.env).dense(task.query, self._k(task), ctx.embedder)
 
 
-@register_agent("scinet/relation-aware")
 class RelationAwareAgent(_Base):
     name = "relation-aware"
 
@@ -228,7 +227,6 @@ def first_query(task: SciNetTask) -> str:
 _FIRST_TITLE = re.compile(r'"(.+?)"')
 
 
-@register_agent("scinet/deep-research")
 class DeepResearchAgent(_Base):
     """The generic deep-research loop (`agents/deep_research.py`) over the graph's titles, the
     topic being the task's query (see docs/scinet.md, "deep-research agent").
@@ -256,10 +254,10 @@ class DeepResearchAgent(_Base):
                                              max_tokens=max_tokens)
 
     def config(self) -> dict[str, Any]:
-        from scholarbench.agents.deep_research import DECIDE_PROMPT
-        from scholarbench.agents.researcharena.llm_common import load_prompt
+        from scholarbench.agents import deep_research as loop
         return {"name": self.name, "k": self.k, "path_k": self.path_k,
-                **self.settings.config(), "prompt": load_prompt(DECIDE_PROMPT).identity(),
+                **self.settings.config(),
+                "prompt": loop.load_prompt(loop.DECIDE_PROMPT).identity(),
                 "search": "bm25 titles", "reading": "title, year",
                 "topic": "the task query", "first_query": "quoted title, else field, else query"}
 
@@ -296,10 +294,16 @@ class DeepResearchAgent(_Base):
 _PATH_TITLES = re.compile(r'from "(.*)" to "(.*)" in the field')
 
 
-AGENTS = ("scinet/embedding", "scinet/bm25", "scinet/relation-aware", "scinet/deep-research")
+NATIVE: dict[str, type[_Base]] = {"embedding": EmbeddingAgent, "bm25": BM25Agent,
+                                  "relation-aware": RelationAwareAgent,
+                                  "deep-research": DeepResearchAgent}
+AGENTS = tuple(f"scinet/{n}" for n in NATIVE)
 
 
 def make_scinet_agent(name: str, **params: Any) -> Any:
-    from scholarbench.registry import REGISTRY
-    full = name if name.startswith("scinet/") else f"scinet/{name}"
-    return REGISTRY.get("agent", full)(**params)
+    """A built-in agent in SciNet's own protocol (`answer(task, ctx)`), by name with or without
+    the `scinet/` prefix; the registry's adapters (`builtin.py`) wrap these for the engine."""
+    short = name.removeprefix("scinet/")
+    if short not in NATIVE:
+        raise KeyError(f"unknown SciNet agent {name!r}; known: {', '.join(AGENTS)}")
+    return NATIVE[short](**params)

@@ -22,10 +22,10 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from scholarbench.graph import PathError
-from scholarbench.scinet.env import SciNetEnv, field_name
-from scholarbench.scinet.queries import ego_query, pair_query, path_query
-from scholarbench.scinet.records import SciNetTask
-from scholarbench.scinet.sentiment import RULES_VERSION, classify_sentiment
+from scholarbench.benchmarks.scinet.env import SciNetEnv, field_name
+from scholarbench.benchmarks.scinet.queries import ego_query, pair_query, path_query
+from scholarbench.benchmarks.scinet.records import SciNetTask
+from scholarbench.benchmarks.scinet.sentiment import RULES_VERSION, classify_sentiment
 
 BUILD_VERSION = "scinet-tasks-v1"
 

@@ -12,37 +12,15 @@ A task whose metric is undefined (no ground truth of that kind) scores null, cou
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 
-from scholarbench.registry import register_metric
-from scholarbench.scinet.env import SciNetEnv
-from scholarbench.scinet.records import SciNetTask
-
-K = 50
-EGO_METRICS = ("novelty_sos", "novelty_recall@50", "disruption_sos", "disruption_recall@50")
-PAIR_METRICS = ("cite_acc", "cite_sentiment", "comention_acc", "comention_paragraph")
-PATH_METRICS = ("path_consistency", "path_connectivity")
-LLM_METRICS = ("novelty_llm", "disruption_llm", "path_rationality_llm")
-METRICS = EGO_METRICS + PAIR_METRICS + PATH_METRICS
-MICRO = ("cite_acc", "cite_sentiment", "comention_acc", "comention_paragraph",
-         "path_consistency")
-
-
-
-@dataclass(frozen=True)
-class MetricInfo:
-    key: str
-    family: str          # ego | pair | path
-    llm: bool = False
-
-
-for _name in METRICS + LLM_METRICS:
-    _fam = ("ego" if _name in EGO_METRICS or _name in LLM_METRICS[:2] else
-            "pair" if _name in PAIR_METRICS else "path")
-    register_metric(_name)(MetricInfo(_name, _fam, _name in LLM_METRICS))
+from scholarbench.benchmarks.scinet.env import SciNetEnv
+from scholarbench.benchmarks.scinet.measures import (EGO_METRICS, K, LLM_METRICS,  # noqa: F401
+                                                    METRICS, MICRO, PAIR_METRICS,
+                                                    PATH_METRICS)
+from scholarbench.benchmarks.scinet.records import SciNetTask
 
 
 def resolve_answer(papers: Sequence[Any], env: SciNetEnv, k: int = K) -> tuple[list[str], int, int]:

@@ -15,7 +15,7 @@ import numpy as np
 from scholarbench.data.identifiers import parse_id
 from scholarbench.graph import (CitationGraph, PathFinder, ReferencePopulation, build_graph,
                                 disruption, novelty, sos)
-from scholarbench.scinet.contexts import ContextStore
+from scholarbench.benchmarks.scinet.contexts import ContextStore
 from scholarbench.text.normalize import normalize_title
 
 # arXiv CS category names (https://arxiv.org/category_taxonomy), used in the field wording.
@@ -88,7 +88,7 @@ class SciNetEnv:
                   if isinstance(r, PaperRecord)}
         env = cls(graph, titles, None, settings, name="arxiv-2023")
         if unarxive is not None:
-            from scholarbench.scinet.contexts import read_unarxive_contexts
+            from scholarbench.benchmarks.scinet.contexts import read_unarxive_contexts
             env.contexts = read_unarxive_contexts(unarxive, env.has)
         return env
 

@@ -25,95 +25,21 @@ import io
 from pathlib import Path
 from typing import Any, Sequence
 
+from scholarbench.benchmarks.scinet.drilldown import DrillDown
+from scholarbench.benchmarks.scinet.report_display import (  # noqa: F401  (re-exported)
+    ALL_KEYS, COUNT_DISPLAY, COUNT_KEYS, DISPLAY, FAMILIES, FAMILY_TITLES, KEYS, LLM_KEYS, MICRO,
+    NO_PUBLISHED, ORACLE_NOTE, UNDEFINED_WHY, family_summary, judge_entry, judged)
 from scholarbench.errors import DataError
 from scholarbench.report import svg
-from scholarbench.report.htmlkit import Page, e, metadata_html, sample_metric_table, table_html
+from scholarbench.report.htmlkit import Page, e, metadata_html, table_html
 from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
                                                count_field, metric_rows, optional_number, plural,
-                                               read_json_object, register_section, strip_group)
+                                               read_json_object, strip_group)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
 
-FAMILIES = ("ego", "pair", "path")
-KEYS: dict[str, tuple[str, ...]] = {
-    "ego": ("novelty_sos", "novelty_recall@50", "disruption_sos", "disruption_recall@50"),
-    "pair": ("cite_acc", "cite_sentiment", "comention_acc", "comention_paragraph"),
-    "path": ("path_consistency", "path_connectivity"),
-}
-LLM_KEYS: dict[str, tuple[str, ...]] = {"ego": ("novelty_llm", "disruption_llm"), "pair": (),
-                                        "path": ("path_rationality_llm",)}
-MICRO = ("cite_acc", "cite_sentiment", "comention_acc", "comention_paragraph",
-         "path_consistency")
-ALL_KEYS = tuple(k for f in FAMILIES for k in KEYS[f] + LLM_KEYS[f])
-COUNT_KEYS = ("returned", "distinct", "in_graph", "not_in_graph")
-
-
-def _sos(key: str, label: str) -> MetricDisplay:
-    return MetricDisplay(key, label, decimals=3, bounds=(0.0, 10.0))
-
-
-def _rate(key: str, label: str) -> MetricDisplay:
-    return MetricDisplay(key, label, decimals=3)
-
-
-DISPLAY: dict[str, MetricDisplay] = {
-    "novelty_sos": _sos("novelty_sos", "Novelty SoS"),
-    "novelty_recall@50": _rate("novelty_recall@50", "Novelty Recall@50"),
-    "disruption_sos": _sos("disruption_sos", "Disruption SoS"),
-    "disruption_recall@50": _rate("disruption_recall@50", "Disruption Recall@50"),
-    "cite_acc": _rate("cite_acc", "Cite Acc"),
-    "cite_sentiment": _rate("cite_sentiment", "Cite Sentiment"),
-    "comention_acc": _rate("comention_acc", "Co-mention Acc"),
-    "comention_paragraph": _rate("comention_paragraph", "Co-mention Paragraph"),
-    "path_consistency": _rate("path_consistency", "Path Consistency"),
-    "path_connectivity": _rate("path_connectivity", "Path Connectivity"),
-    "novelty_llm": MetricDisplay("novelty_llm", "Novelty (LLM)", decimals=2,
-                                 bounds=(0.0, 10.0)),
-    "disruption_llm": MetricDisplay("disruption_llm", "Disruption (LLM)", decimals=2,
-                                    bounds=(0.0, 10.0)),
-    "path_rationality_llm": MetricDisplay("path_rationality_llm", "Path Rationality (LLM)",
-                                          decimals=2, bounds=(0.0, 10.0)),
-}
-for _k in MICRO:
-    DISPLAY[f"{_k}_micro"] = _rate(f"{_k}_micro", f"{DISPLAY[_k].label} (micro)")
-COUNT_DISPLAY = {k: MetricDisplay(k, label, decimals=0, bounds=(0.0, None), directional=False)
-                 for k, label in zip(COUNT_KEYS, ("Returned", "Distinct", "In graph",
-                                                  "Not in graph"))}
-UNDEFINED_WHY = {
-    "cite_sentiment": "no citation context of the query paper",
-    "comention_paragraph": "the query paper in no unArXive paragraph",
-    "novelty_llm": "every judged paper unscored",
-    "disruption_llm": "every judged paper unscored",
-    "path_rationality_llm": "the judge's reply unscored",
-}
-FAMILY_TITLES = {"ego": "ego-centric tasks", "pair": "pair-wise tasks",
-                 "path": "path-wise tasks"}
-NO_PUBLISHED = ("No published rows: SciNet released its query files but no ground truth, so "
-                "these tasks are built by rule from a real citation graph (arxiv-2023 by "
-                "default) in SciNet's query wording and scored by deterministic metrics; the "
-                "paper's numbers (OpenAlex, GPT-5 labels) are not on the same tasks and are not "
-                "shown (docs/scinet.md).")
-ORACLE_NOTE = ("relation-aware computes the very graph measures the ground truth is built "
-               "from: close to an oracle for ego and path tasks (what graph access is worth, "
-               "not a fair contest).")
-LIST_LIMIT = 50
-
-
-def family_summary(run: ReportRun) -> dict[str, Any]:
-    """summary.json's `families.<family>` entry of the run."""
-    return run.raw_summary["families"][run.mode]
-
-
-def judge_entry(run: ReportRun) -> dict[str, Any]:
-    entry = family_summary(run).get("judge")
-    return entry if isinstance(entry, dict) else {}
-
-
-def judged(run: ReportRun) -> bool:
-    return any(k in run.summary.metrics for k in LLM_KEYS.get(run.mode, ()))
-
-
-@register_section
-class SciNetSection(ReportSection):
+class SciNetSection(DrillDown, ReportSection):
+    """Registered by the package (`scholarbench.benchmarks.scinet`) as a factory, so reports
+    import this module only when they show a SciNet run."""
     benchmark = "scinet"
     title = "SciNet"
     order = 50
@@ -130,7 +56,7 @@ class SciNetSection(ReportSection):
         if not isinstance(families, dict) or not families:
             raise DataError(f"expected an object with one entry per task family, got "
                             f"{families!r}", file=str(path), field="families")
-        family = manifest.get("family")
+        family = manifest.get("mode") or manifest.get("family")   # engine runs: mode
         if family not in families:
             if family is not None:
                 raise DataError(f"no entry for the run's family {family!r} (the manifest's)",
@@ -203,7 +129,14 @@ class SciNetSection(ReportSection):
                   (("empty_answers", "empty answer"), ("missing_answers", "missing answer"))
                   if agg.get(k)]
         if counts:
-            parts.append(", ".join(counts) + " (scored 0, in the means)")
+            parts.append(", ".join(counts) + " (scored 0, in the means"
+                         + (f"; {plural(agg['errors'], 'errored task')} among them, not in the "
+                            "means: the run is incomplete, a resume retries them)"
+                            if agg.get("errors") else ")"))
+        if agg.get("unresolved_refs") and agg["unresolved_refs"] != agg.get("not_in_graph"):
+            parts.append(f"{plural(agg['unresolved_refs'], 'answer reference')} in all resolve "
+                         "to no paper of the graph (ids, DOIs, titles; the first 50 items of "
+                         "each answer count)")
         if agg.get("not_in_graph"):
             parts.append(f"{plural(agg['not_in_graph'], 'answer item')} not in the graph "
                          "(misses)")
@@ -427,181 +360,6 @@ class SciNetSection(ReportSection):
                                       "under the name."))
         return '<div class="figures">' + "".join(parts) + "</div>"
 
-    # ---------------------------------------------------------------------------- drill-down
-
-    @staticmethod
-    def _read(run: ReportRun, name: str, page: Page) -> dict[str, dict[str, Any]]:
-        key = ("scinet-file", str(run.run_dir), name)
-        if key not in page.cache:
-            from scholarbench.data.jsonl import read_jsonl_tolerant
-            page.cache[key] = {str(r.get("task_id")): r for r in
-                               read_jsonl_tolerant(run.run_dir / name)
-                               if isinstance(r, dict)}
-        return page.cache[key]
-
-    @staticmethod
-    def _judgements(run: ReportRun, page: Page) -> dict[tuple[str, str], dict[str, Any]]:
-        """(metric, subject) → the last judgement in judge.jsonl."""
-        key = ("scinet-judge", str(run.run_dir))
-        if key not in page.cache:
-            from scholarbench.data.jsonl import read_jsonl_tolerant
-            out = {}
-            for j in read_jsonl_tolerant(run.run_dir / "judge.jsonl"):
-                if isinstance(j, dict):
-                    out[(str(j.get("metric")), str(j.get("subject")))] = j
-            page.cache[key] = out
-        return page.cache[key]
-
-    @staticmethod
-    def gold_sets(task: dict[str, Any]) -> tuple[str, list[tuple[str, list[str]]]]:
-        """A sentence about the task's ground truth, and its named id lists."""
-        gold = task.get("gold")
-        if not isinstance(gold, dict):
-            return "No ground truth (an upstream query).", []
-        family, kind = task.get("family"), task.get("kind")
-        if family == "ego":
-            measure = gold.get("measure", "")
-            return (f"Gold: the category's top {len(gold.get('ranked') or [])} papers by "
-                    f"{measure} ({gold.get('population', '')}).",
-                    [("gold top-50", list(gold.get("ranked") or []))])
-        if family == "pair" and kind == "pncites":
-            lists = [("citers", list(gold.get("citers") or []))]
-            if gold.get("positive") is not None:
-                lists.append(("positive citers", list(gold["positive"])))
-            return ("Gold: every graph paper citing the query paper; positive citers by the "
-                    "sentiment rule" + ("" if gold.get("positive") is not None else
-                                        " (none: no citation context — Cite Sentiment "
-                                        "undefined)") + ".", lists)
-        if family == "pair":
-            lists = [("co-cited", list(gold.get("cocited") or []))]
-            if gold.get("comentioned") is not None:
-                lists.append(("co-mentioned in a paragraph", list(gold["comentioned"])))
-            return ("Gold: papers cited together with the query paper; paragraph co-mentions"
-                    + ("" if gold.get("comentioned") is not None else
-                       " (none: no paragraph — Co-mention Paragraph undefined)") + ".", lists)
-        return (f"Gold: the maximum cumulative-citation path (score {gold.get('score', '—')}).",
-                [("gold path", list(gold.get("path") or []))])
-
-    def _drilldown(self, runs: Sequence[ReportRun], page: Page) -> str:
-        rows = {r.run_dir: {str(row.get("id")): row for row in r.scores} for r in runs}
-        ids = list(dict.fromkeys(sid for r in runs for sid in rows[r.run_dir]))
-        out = []
-        if page.max_samples is not None and len(ids) > page.max_samples:
-            ids = ids[: page.max_samples]
-            out.append(f'<p class="muted">The first {len(ids)} tasks are shown '
-                       "(--max-samples).</p>")
-        tasks = {r.run_dir: self._read(r, "tasks.jsonl", page) for r in runs}
-        generated = {r.run_dir: self._read(r, "generate.jsonl", page) for r in runs}
-        family = runs[0].mode if runs else ""
-        metrics = ([DISPLAY[k] for k in KEYS.get(family, ())]
-                   + [DISPLAY[k] for k in LLM_KEYS.get(family, ()) if any(judged(r)
-                                                                           for r in runs)]
-                   + [COUNT_DISPLAY[k] for k in COUNT_KEYS])
-        for i, sid in enumerate(ids):
-            task = next((tasks[r.run_dir][sid] for r in runs if sid in tasks[r.run_dir]), {})
-            metric_rows = []
-            for r in runs:
-                row = dict(rows[r.run_dir].get(sid) or {})
-                record = generated[r.run_dir].get(sid) or {}
-                if row.get("missing_answer"):
-                    row["missing"] = True
-                if record.get("error"):
-                    row["error"] = record["error"]
-                metric_rows.append((r.name, row))
-            body = [sample_metric_table(metric_rows, metrics)]
-            sentence, gold_lists = self.gold_sets(task) if task else ("Task not in tasks.jsonl.",
-                                                                      [])
-            facts = [f"{task.get('kind', '')}"] if task else []
-            for key in ("field", "source", "classic", "recent"):
-                if task.get(key):
-                    facts.append(f"{key} {task[key]}")
-            body.append(f'<p class="muted">{e(" · ".join(facts))}</p>')
-            body.append(f'<p class="legend-line"><b>Query:</b> {e(task.get("query", ""))}</p>')
-            body.append(f'<p class="legend-line">{e(sentence)}</p>')
-            gold_all = {g for _, ids_ in gold_lists for g in ids_}
-            answers = {r.run_dir: (generated[r.run_dir].get(sid) or {}).get("papers")
-                       for r in runs}
-            returned = {str(p) for a in answers.values() if isinstance(a, list) for p in a}
-            for name, items in gold_lists:
-                body.append(self._id_list(f"Ground truth — {name} ({len(items)})", items,
-                                          returned, "in some run's answer", data=f"gold-{name}"))
-            for r in runs:
-                body.append(self._run_block(r, sid, rows[r.run_dir].get(sid) or {},
-                                            generated[r.run_dir].get(sid), gold_lists,
-                                            gold_all, page))
-            open_attr = " open" if i == 0 else ""
-            query = str(task.get("query", ""))
-            out.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
-                       f'<span class="sid">{e(sid)}</span> <span class="stitle">'
-                       f'{e(query[:160] + ("…" if len(query) > 160 else ""))}</span></summary>'
-                       f'<div class="sample-body">{"".join(body)}</div></details>')
-        return "\n".join(out)
-
-    @staticmethod
-    def _id_list(title: str, items: Sequence[Any], marked: set[str], mark: str,
-                 scores: dict[str, str] | None = None, data: str = "") -> str:
-        shown = list(items)[:LIST_LIMIT]
-        lis = []
-        for item in shown:
-            hit = str(item) in marked
-            extra = f' <span class="muted">{e(scores[str(item)])}</span>' if (
-                scores and str(item) in scores) else ""
-            lis.append(f'<li class="{"rel" if hit else "nonrel"}">{e(item)}'
-                       f'{" ✓" if hit else ""}{extra}</li>')
-        more = (f'<li class="muted">… {len(items) - LIST_LIMIT} more</li>'
-                if len(items) > LIST_LIMIT else "")
-        return (f'<details class="excerpt" data-list="{e(data)}"><summary>{e(title)} — ✓ = '
-                f'{e(mark)}</summary><ol class="ranked">{"".join(lis)}{more}</ol></details>')
-
-    def _run_block(self, run: ReportRun, sid: str, row: dict[str, Any],
-                   record: dict[str, Any] | None, gold_lists: list[tuple[str, list[str]]],
-                   gold_all: set[str], page: Page) -> str:
-        parts = [f'<h5 class="run-name">{e(run.name)}</h5>']
-        papers = (record or {}).get("papers")
-        if not isinstance(papers, list):
-            why = (record or {}).get("error") or ("malformed answer" if record else
-                                                  "not generated")
-            parts.append(f'<p class="muted">No answer ({e(why)}); scored as empty.</p>')
-        else:
-            hits = {k: row[k] for k in row if k.endswith("_hits")}
-            literal = sum(1 for p in dict.fromkeys(map(str, papers[:50])) if p in gold_all)
-            scored = ", ".join(f"{k[:-5]} {v}" for k, v in hits.items())
-            parts.append(f'<p class="legend-line">{len(papers)} items returned, '
-                         f'{row.get("distinct", "—")} distinct in the first 50, '
-                         f'{row.get("in_graph", "—")} in the graph, '
-                         f'{row.get("not_in_graph", "—")} not; scorer hits: {e(scored or "—")}'
-                         f"; {literal} literally in the ground truth</p>")
-            scores: dict[str, str] = {}
-            judgements = self._judgements(run, page)
-            for metric in LLM_KEYS.get(run.mode, ()):
-                for p in papers:
-                    j = judgements.get((metric, str(p)))
-                    if j is not None:
-                        scores[str(p)] = (f"judge {j['score']}/10" if j.get("score") is not None
-                                          else f"judge unscored ({j.get('unscored') or '?'})")
-            parts.append(self._id_list(f"{run.name} — answer ({len(papers)})", papers,
-                                       gold_all, "a ground-truth id", scores,
-                                       data="answer"))
-            if run.mode == "path":
-                j = judgements.get(("path_rationality_llm", sid))
-                if j is not None:
-                    score = (f"{j['score']}/10" if j.get("score") is not None else
-                             f"unscored ({j.get('unscored') or '?'})")
-                    parts.append(f'<p class="legend-line"><b>Judge (path rationality):</b> '
-                                 f'{e(score)} — {e(j.get("reasoning") or "")}</p>')
-        info = (record or {}).get("info")
-        if isinstance(info, dict):
-            bits = []
-            if info.get("queries"):
-                bits.append("queries: " + " | ".join(map(str, info["queries"])))
-            if info.get("stopped"):
-                bits.append(f"stopped: {info['stopped']}")
-            if info.get("fallback"):
-                bits.append(f"fallback: {info['fallback']}")
-            if bits:
-                parts.append(f'<p class="muted">{e("; ".join(bits))}</p>')
-        return '<div class="run-block">' + "".join(parts) + "</div>"
-
     # ---------------------------------------------------------------------------- metadata
 
     def run_metadata(self, run: ReportRun) -> str:
@@ -609,12 +367,13 @@ class SciNetSection(ReportSection):
         agg = family_summary(run)
         extra: list[tuple[str, str]] = [("task family", e(FAMILY_TITLES.get(run.mode,
                                                                             run.mode)))]
-        env = m.get("env")
+        data = m.get("data") if isinstance(m.get("data"), dict) else m   # engine runs: data
+        env = data.get("env")
         if isinstance(env, dict):
             extra.append(("environment", e(", ".join(f"{k}={v}" for k, v in env.items()))))
-        if m.get("tasks_source"):
-            extra.append(("tasks", e(f"{m.get('n_tasks', '?')} from {m['tasks_source']}; "
-                                     f"sha256 {str(m.get('tasks_sha256', ''))[:16]}")))
+        if data.get("tasks_source"):
+            extra.append(("tasks", e(f"{data.get('n_tasks', '?')} from {data['tasks_source']}; "
+                                     f"sha256 {str(data.get('tasks_sha256', ''))[:16]}")))
         extra.append(("answers", e(f"{agg.get('empty_answers', 0)} empty, "
                                    f"{agg.get('missing_answers', 0)} missing, "
                                    f"{agg.get('not_in_graph', 0)} items not in the graph, "

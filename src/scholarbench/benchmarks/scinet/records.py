@@ -1,6 +1,7 @@
 """SciNet task records and their JSONL form."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import asdict, dataclass
@@ -83,13 +84,25 @@ def read_tasks(path: str | Path) -> list[SciNetTask]:
     return tasks
 
 
+def task_line(task: SciNetTask) -> str:
+    return json.dumps(task.as_json(), ensure_ascii=False) + "\n"
+
+
+def tasks_sha256(tasks: Iterable[SciNetTask]) -> str:
+    """The sha256 of the task file `write_tasks` writes (a run's data identity)."""
+    digest = hashlib.sha256()
+    for task in tasks:
+        digest.update(task_line(task).encode("utf-8"))
+    return digest.hexdigest()
+
+
 def write_tasks(tasks: Iterable[SciNetTask], path: str | Path) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
     with tmp.open("w", encoding="utf-8") as handle:
         for task in tasks:
-            handle.write(json.dumps(task.as_json(), ensure_ascii=False) + "\n")
+            handle.write(task_line(task))
         handle.flush()
         os.fsync(handle.fileno())
     tmp.replace(path)

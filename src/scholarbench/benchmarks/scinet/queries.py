@@ -8,7 +8,7 @@ from pathlib import Path
 
 from scholarbench.data.identifiers import parse_id
 from scholarbench.errors import DataError
-from scholarbench.scinet.records import SciNetTask
+from scholarbench.benchmarks.scinet.records import SciNetTask
 
 EGO = "What are the top 5 most {adj} papers in the field of {field}?"
 PNCITES = 'Which papers positively cite the paper titled "{title}"?'

@@ -41,9 +41,9 @@ from typing import Any, Sequence
 
 from scholarbench.llm.prompts import Prompt, load_package_prompt
 from scholarbench.llm.structured import ask_json
-from scholarbench.scinet.env import SciNetEnv
-from scholarbench.scinet.metrics import K
-from scholarbench.scinet.records import SciNetTask
+from scholarbench.benchmarks.scinet.env import SciNetEnv
+from scholarbench.benchmarks.scinet.metrics import K
+from scholarbench.benchmarks.scinet.records import SciNetTask
 
 PROMPTS = {"novelty_llm": "novelty_judge.v1", "disruption_llm": "disruption_judge.v1",
            "path_rationality_llm": "path_rationality_judge.v1"}
@@ -58,7 +58,7 @@ NOT_IN_GRAPH = "(not a paper of the collection)"
 
 
 def load_prompt(name: str) -> Prompt:
-    return load_package_prompt("scholarbench.scinet", name)
+    return load_package_prompt("scholarbench.benchmarks.scinet", name)
 
 
 def quote(text: object, max_chars: int = 2000) -> str:

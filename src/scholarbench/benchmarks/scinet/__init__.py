@@ -1,0 +1,58 @@
+"""SciNet: relation-aware tasks built from a citation graph, their metrics, judge and agents, on
+the engine (docs/scinet.md).
+
+    benchmark   the `Benchmark` (sub-tasks ego, pair → ranking; path → path; `--task`)
+    samples     what an agent sees of a task (prompt = SciNet's query, fields)
+    answers     answers in (both file forms) and their references resolved offline
+    scoring     rows, judge pass, summary per family, terminal lines
+    files       `scholarbench score scinet --tasks T --answers A --out S`
+    run         `run_scinet` (the engine's run from Python) and `SciNetRunConfig`
+    builtin     SciNet's own agents behind the one agent contract; replay: answer files
+    env         the graph world (graph, titles, measures, contexts); contexts: unArXive
+    tasks       task construction by rule; queries: upstream query files; records: task files
+    metrics     deterministic metrics; judge: LLM-judged metrics; sentiment: the cue rule
+    agents      the built-in agents (embedding, bm25, relation-aware, deep-research)
+    measures    measure names (registered)
+    report      the report section (report_display: what it shows; drilldown: per task)
+
+Importing this package registers the benchmark, its agents, measures and report section and
+nothing heavy (numpy, the graph, the report stack load when used); the old public names are
+still importable from here (lazily).
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from scholarbench.benchmarks.scinet import builtin as _builtin  # noqa: F401  (agents)
+from scholarbench.benchmarks.scinet import measures as _measures  # noqa: F401  (measures)
+from scholarbench.benchmarks.scinet.benchmark import SciNet
+from scholarbench.core.registry import REGISTRY
+
+
+def _section() -> Any:
+    """The report section, imported when a report needs it (the registry's entry is this
+    factory: `section_for` calls it to get the section)."""
+    from scholarbench.benchmarks.scinet.report import SciNetSection
+    return SciNetSection()
+
+
+REGISTRY.add("section", "scinet", _section)
+
+_LAZY = {
+    "BuildSettings": "tasks", "build_tasks": "tasks", "EnvSettings": "env", "SciNetEnv": "env",
+    "SciNetTask": "records", "read_tasks": "records", "write_tasks": "records",
+    "aggregate": "metrics", "connected_chain": "metrics", "score_task": "metrics",
+    "load_queries": "queries", "load_query_file": "queries", "SciNetRunConfig": "run",
+    "run_scinet": "run", "score_scinet_files": "files", "format_summary": "scoring",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        module = importlib.import_module(f"{__name__}.{_LAZY[name]}")
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["SciNet", *_LAZY]

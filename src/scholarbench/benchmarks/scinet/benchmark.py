@@ -1,0 +1,258 @@
+"""SciNet on the engine: sub-tasks `ego`, `pair` (task family `ranking`) and `path` (family
+`path`), chosen with `--task`.
+
+- `load`: the tasks of the sub-task — read from `--tasks` (a SciNet task file; the graph's
+  measure settings come from its tasks) or built by rule from the citation graph (`--graph`,
+  default the imported arxiv2023; contexts from `--unarxive`, default the imported unarxive).
+  The task set's checksum, count, source and the environment are the run's data identity.
+- `prepare_run`: writes the run's tasks (with their ground truth) to tasks.jsonl.
+- `context`: the graph environment for SciNet's own agents (`extra["env"]`), the agent model
+  and MiniLM when the agent needs them.
+- `record`: the answer's references resolved offline (`answers.py`).
+- `score` (`scoring.py`): SciNet's deterministic metrics; with `--with-judge` the LLM-judged ones
+  (`judge.py`) through the judge role, judgements kept in judge.jsonl and reused.
+- `score_files` (`files.py`): `scholarbench score scinet --tasks T --answers A --out S`.
+
+The judge is not part of the resume identity (`with_judge` is kept out of the recorded
+options): a finished run is judged later with `scholarbench score RUN_DIR --with-judge`, or by
+running it again with `--with-judge`.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from pathlib import Path
+from typing import Any, Sequence
+
+from scholarbench.benchmarks.scinet.measures import (EGO_METRICS, K, LLM_METRICS, METRICS,
+                                                    PAIR_METRICS, PATH_METRICS)
+from scholarbench.core.agent import Agent, AgentContext
+from scholarbench.core.benchmark import Benchmark, Loaded, Sample, summary_line
+from scholarbench.core.registry import register_benchmark
+from scholarbench.errors import ScholarbenchError
+
+TASKS = "tasks.jsonl"
+
+
+def env_settings_of(tasks: Sequence[Any]) -> Any:
+    """The measure settings recorded in a task file (`info.env`), or None."""
+    from scholarbench.benchmarks.scinet.env import EnvSettings
+    for t in tasks:
+        env = t.info.get("env") if isinstance(t.info, dict) else None
+        if isinstance(env, dict):
+            keys = {f.name for f in dataclasses.fields(EnvSettings)}
+            return EnvSettings(**{k: env[k] for k in keys if k in env})
+    return None
+
+
+@register_benchmark("scinet")
+class SciNet(Benchmark):
+    name = "scinet"
+    title = "SciNet"
+    subtasks = {"ego": "ranking", "pair": "ranking", "path": "path"}
+    subtask_flag = "--task"
+    id_key = "task_id"
+    order = 50
+    headline = {"ego": EGO_METRICS, "pair": PAIR_METRICS, "path": PATH_METRICS}
+    measures = METRICS + LLM_METRICS
+    judges_files = True              # `score scinet … --with-judge` judges an answers file
+
+    def __init__(self, options: dict[str, Any] | None = None, *, env: Any = None,
+                 embedder: Any = None, build: Any = None, judge: Any = None,
+                 judge_k: int = K) -> None:
+        super().__init__(options)
+        # the judge is a scoring choice, not part of what the run is (see the module doc)
+        self.with_judge = bool(self.options.pop("with_judge", False)) or judge is not None
+        self._env, self._embedder, self.build = env, embedder, build
+        self._judge, self.judge_k = judge, judge_k
+        self._tasks: list[Any] = []
+        self._source = "built"
+        self._embedder_id: str | None = None
+        self._agent_llm: dict[str, Any] | None = None
+
+    # -- command line ------------------------------------------------------------------------
+    @classmethod
+    def add_options(cls, parser: argparse.ArgumentParser, command: str) -> None:
+        if command == "score":
+            parser.add_argument("--tasks", help="SciNet task file (JSON lines)")
+            parser.add_argument("--answers", help="answers: {task_id, papers: [...]} or "
+                                "{id, papers: [...]} lines (docs/scinet.md)")
+            parser.add_argument("--out", help="scores file (JSON lines); the summary goes to "
+                                "<out stem>.summary.json")
+        else:
+            parser.add_argument("--tasks", help="a SciNet task file instead of the tasks built "
+                                "from the graph")
+        parser.add_argument("--graph", help="citation graph folder (default: the imported "
+                            "arxiv2023 dataset)")
+        parser.add_argument("--unarxive", help="unArXive folder for citation contexts "
+                            "(default: the imported unarxive dataset)")
+        parser.add_argument("--with-judge", action="store_true",
+                            help="add the LLM-judged metrics (judge role: --judge, else the "
+                            "local model; never the agent's model)")
+
+    def _dirs(self) -> tuple[Path, Path]:
+        from scholarbench.paths import data_dir
+        data = data_dir(self.options.get("data"))
+        graph = Path(self.options["graph"]) if self.options.get("graph") else data / "arxiv2023"
+        unarxive = (Path(self.options["unarxive"]) if self.options.get("unarxive")
+                    else data / "unarxive")
+        if not graph.exists():
+            raise ScholarbenchError(f"no citation graph at {graph}: scholarbench data import "
+                                    "arxiv2023 PATH, or pass --graph DIR")
+        return graph, unarxive
+
+    def available_subtasks(self) -> list[str]:
+        if self._env is None:
+            try:
+                self._dirs()
+            except ScholarbenchError:
+                return []
+        return list(self.subtasks)
+
+    # -- samples and agents ------------------------------------------------------------------
+    def env(self, settings: Any = None) -> Any:
+        """The graph environment (opened once; an injected one is used as it is)."""
+        if self._env is None:
+            from scholarbench.benchmarks.scinet.env import SciNetEnv
+            graph, unarxive = self._dirs()
+            self._env = SciNetEnv.from_arxiv2023(graph, unarxive, settings)
+        return self._env
+
+    def read_tasks(self, subtask: str) -> list[Any]:
+        from scholarbench.benchmarks.scinet.records import read_tasks
+        from scholarbench.benchmarks.scinet.tasks import build_tasks
+        if self.options.get("tasks"):
+            given = read_tasks(self.options["tasks"])
+            self.env(env_settings_of(given))
+            self._source = str(self.options["tasks"])
+            return [t for t in given if t.family == subtask]
+        self._source = "built"
+        return build_tasks(self.env(), subtask, self.build)
+
+    def _loaded(self, tasks: list[Any]) -> Loaded:
+        from scholarbench.benchmarks.scinet.records import tasks_sha256
+        from scholarbench.benchmarks.scinet.samples import make_sample
+        env = self.env()
+        self._tasks = tasks
+        return Loaded([make_sample(t, env) for t in tasks],
+                      {"tasks_sha256": tasks_sha256(tasks), "n_tasks": len(tasks),
+                       "tasks_source": self._source, "env": env.describe()})
+
+    def load(self, subtask: str, limit: int | None) -> Loaded:
+        tasks = self.read_tasks(subtask)
+        return self._loaded(tasks[:limit] if limit is not None else tasks)
+
+    def load_for_rescore(self, run: Any, manifest: dict[str, Any]) -> Loaded:
+        """The run's own task set (tasks.jsonl, with its ground truth)."""
+        from scholarbench.benchmarks.scinet.records import read_tasks
+        tasks = read_tasks(run.file(TASKS))
+        self.env(env_settings_of(tasks))
+        self._source = (manifest.get("data") or {}).get("tasks_source") or \
+            manifest.get("tasks_source") or str(run.file(TASKS))
+        return self._loaded(tasks)
+
+    def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any]) -> None:
+        from scholarbench.benchmarks.scinet.records import write_tasks
+        write_tasks(self._tasks, run.file(TASKS))
+        if self._embedder_id is not None:
+            manifest["embedder"] = self._embedder_id
+            run.write_manifest(manifest)
+
+    def agent(self, name: str, params: dict[str, Any], subtask: str) -> Agent | None:
+        """`replay` (SciNet's answer lines or the family schema), a built-in agent as `NAME`
+        or `scinet/NAME`, or an agent registered for SciNet (either contract)."""
+        from scholarbench.benchmarks.scinet.builtin import is_native, native_agent
+        from scholarbench.core.agent import agent_from_object
+        from scholarbench.core.registry import REGISTRY
+        if name == "replay":
+            from scholarbench.benchmarks.scinet.replay import SciNetReplay
+            return SciNetReplay(**params)
+        short = name.removeprefix("scinet/")
+        obj = REGISTRY.find("agent", f"scinet/{short}")
+        if obj is None and self.name in (REGISTRY.meta("agent", name).get("benchmarks") or ()):
+            obj = REGISTRY.find("agent", name)
+        if obj is None:
+            return None
+        if is_native(obj):
+            return native_agent(obj, short, params)
+        return agent_from_object(obj, short if name.startswith("scinet/") else name, params)
+
+    def context(self, agent: Agent, subtask: str, roles: Any) -> AgentContext:
+        llm = self.models.agent() if agent.needs.llm else None
+        embedder = None
+        if agent.needs.embedder:
+            embedder = self._embedder
+            if embedder is None:
+                from scholarbench.embed.minilm import default_embedder
+                embedder = default_embedder()
+            self._embedder_id = getattr(embedder, "model_id", None)
+        return AgentContext(benchmark=self.name, subtask=subtask, llm=llm, embedder=embedder,
+                            extra={"env": self.env()})
+
+    def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
+        from scholarbench.benchmarks.scinet.answers import record_fields
+        return {**record_fields(sample.task.subtask or "", answer, self.env()), "error": None}
+
+    # -- scoring -----------------------------------------------------------------------------
+    def judge_client(self) -> Any:
+        return self._judge if self._judge is not None else self.models.judge()
+
+    def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
+              manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
+        from scholarbench.benchmarks.scinet import scoring
+        env = self.env()
+        tasks = [s.gold for s in samples]
+        answers = {s.id: scoring.answer_of(generated.get(s.id)) for s in samples}
+        rows = scoring.score_rows(tasks, answers, generated, env)
+        if self.with_judge:
+            self._judge_rows(run_dir, tasks, rows, answers)
+        ids = {s.id for s in samples}
+        records = [r for r in generated.values() if r.get("task_id") in ids]
+        self._agent_llm = (scoring.agent_llm_counts(records, ids)
+                           if scoring.uses_agent_model(records) else None)
+        return rows
+
+    def _judge_rows(self, run: Any, tasks: list[Any], rows: list[dict[str, Any]],
+                    answers: dict[str, Any]) -> None:
+        from scholarbench.benchmarks.scinet.judge import SciNetJudge
+        from scholarbench.benchmarks.scinet.scoring import JUDGE_FILE, judge_rows
+        from scholarbench.core.engine import add_stage_usage
+        client = self.judge_client()
+        judge = SciNetJudge(client, k=self.judge_k, store=run.file(JUDGE_FILE))
+        before = client.usage.as_dict()
+        try:
+            judge_rows(judge, tasks, rows, answers, self.env())
+        finally:
+            judge.save()
+            add_stage_usage(run, "score", "judge", client, before)
+            manifest = run.read_manifest()
+            manifest.setdefault("models", {})["judge"] = {**client.config.public(),
+                                                          "model_id": client.model_id}
+            manifest["judge"] = {**judge.identity(), "asked_last_scoring": judge.asked}
+            run.write_manifest(manifest)
+
+    def aggregate(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
+                  ) -> dict[str, Any]:
+        from scholarbench.benchmarks.scinet.scoring import summarise
+        out = summarise(rows)
+        if self._agent_llm is not None:
+            out["agent_llm"] = self._agent_llm
+        return out
+
+    def format_summary(self, summary: dict[str, Any]) -> str:
+        from scholarbench.benchmarks.scinet.scoring import format_summary
+        head = [summary_line(summary)] if "status" in summary and "n_samples" in summary else []
+        return "\n".join(head + [format_summary(summary)])
+
+    def score_files(self, models: Any) -> int:
+        """`scholarbench score scinet --tasks T --answers A --out S [--with-judge]`."""
+        from scholarbench.benchmarks.scinet.files import score_scinet_files
+        o = self.options
+        if not (o.get("tasks") and o.get("answers") and o.get("out")):
+            raise ScholarbenchError("score scinet needs --tasks T.jsonl --answers A.jsonl "
+                                    "--out S.jsonl")
+        self.models = models
+        summary = score_scinet_files(o["tasks"], o["answers"], o["out"], bench=self)
+        print(self.format_summary(summary))
+        print(f"scores: {o['out']}")
+        return 0

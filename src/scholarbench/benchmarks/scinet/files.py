@@ -1,0 +1,82 @@
+"""`scholarbench score scinet --tasks T --answers A --out S [--with-judge]`: score an answers
+file against a task file, without a run directory.
+
+Writes `S` (one row per task of T, never skipped; `status` scored / malformed / missing) and
+`<S stem>.summary.json`: the summary of a run (`families`, `metrics`, `status`) plus
+`malformed_answers`, `unknown_task_ids` (answered tasks not in T) and `unanswered_tasks`. With a
+judge, the judgements go to `<S stem>.judge.jsonl` (reused when scored again with the same judge
+model and prompts) and the judge's model, prompts and usage to the summary's `judge_manifest`.
+The answers file is read as `answers.read_answer_file` says (SciNet's lines or the family
+schema); its references are resolved exactly as a run resolves an agent's.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from scholarbench.benchmarks.scinet.measures import K
+
+
+def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, *,
+                       env: Any = None, graph_dir: str | Path | None = None,
+                       unarxive_dir: str | Path | None = None, judge: Any = None,
+                       judge_k: int = K, bench: Any = None) -> dict[str, Any]:
+    """Score `answers` against `tasks` into `out`; returns the summary. `bench` (a `SciNet`
+    benchmark with its options) or the keywords say where the graph is and who judges."""
+    from scholarbench.benchmarks.scinet import scoring
+    from scholarbench.benchmarks.scinet.answers import read_answer_file, record_fields
+    from scholarbench.benchmarks.scinet.benchmark import SciNet, env_settings_of
+    from scholarbench.benchmarks.scinet.judge import SciNetJudge
+    from scholarbench.benchmarks.scinet.records import read_tasks
+    from scholarbench.core.families import Malformed
+    if bench is None:
+        bench = SciNet({"graph": graph_dir, "unarxive": unarxive_dir}, env=env, judge=judge,
+                       judge_k=judge_k)
+    task_list = read_tasks(tasks)
+    given = read_answer_file(answers)
+    env = bench.env(env_settings_of(task_list))
+    records: dict[str, dict[str, Any]] = {}
+    for task in task_list:
+        if task.task_id not in given:
+            continue
+        try:
+            records[task.task_id] = {"status": "ok",
+                                     **record_fields(task.family, given[task.task_id], env)}
+        except Malformed as exc:
+            records[task.task_id] = {"status": "malformed", "error": str(exc)}
+    answer_of = {t.task_id: scoring.answer_of(records.get(t.task_id)) for t in task_list}
+    rows = scoring.score_rows(task_list, answer_of, records, env)
+    out = Path(out)
+    judge_record: dict[str, Any] | None = None
+    if bench.with_judge:
+        client = bench.judge_client()
+        scorer = SciNetJudge(client, k=bench.judge_k, store=out.with_suffix(".judge.jsonl"))
+        try:
+            scoring.judge_rows(scorer, task_list, rows, answer_of, env)
+        finally:
+            scorer.save()
+        usage = client.usage.as_dict()
+        judge_record = {"models": {"judge": {**client.config.public(),
+                                             "model_id": client.model_id}},
+                        "llm_usage": {"judge": usage},
+                        "judge": {**scorer.identity(), "asked_last_scoring": scorer.asked}}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row) + "\n")
+    status: dict[str, int] = {}
+    for row in rows:
+        status[row["status"]] = status.get(row["status"], 0) + 1
+    known = {t.task_id for t in task_list}
+    summary: dict[str, Any] = {"benchmark": "scinet", "agent": None,
+                               "run_name": Path(answers).name, "n_samples": len(rows),
+                               "status": status, **scoring.summarise(rows)}
+    if judge_record is not None:
+        summary["judge_manifest"] = judge_record
+    summary["malformed_answers"] = status.get("malformed", 0)
+    summary["unknown_task_ids"] = sorted(set(given) - known)
+    summary["unanswered_tasks"] = sum(1 for t in task_list if t.task_id not in given)
+    out.with_suffix(".summary.json").write_text(json.dumps(summary, indent=2) + "\n",
+                                                encoding="utf-8")
+    return summary

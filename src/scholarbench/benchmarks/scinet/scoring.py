@@ -1,0 +1,144 @@
+"""Scoring one set of SciNet answers: rows (deterministic metrics, then the judge's when asked),
+the summary per task family, and its terminal lines.
+
+Statuses of a task's answer (the generate.jsonl line's, or the answers file's):
+
+- `scored`     an answer: scored as it is (`metrics.score_task`);
+- `malformed`  an answer that does not fit the family schema, or `missing` — no answer for the
+               task: scored as an empty answer and flagged `missing_answer` (SciNet's rule since
+               the first version; counted in `missing_answers`);
+- `error`      the agent or its model failed on the task: no metric, left out of every mean and
+               count of answers except `n_tasks`, `missing_answers` (it has none) and `errors`;
+               the run is incomplete and a resume retries it.
+
+The summary keeps the shape reports read: `families.<family>` → `n_tasks`, `empty_answers`,
+`missing_answers`, `not_in_graph`, `no_gold`, `errors`, `unresolved_refs`, and per metric
+`{macro, n, n_null[, micro]}` (plus `judge.<metric>` counts when judged); `metrics` holds the same
+means in the engine's form (`{mean, n, n_null}`, micro ones as `<metric>_micro`); `agent_llm`
+the agent model's calls, failures and fallbacks when the agent used a model.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from scholarbench.benchmarks.scinet.measures import FAMILY_METRICS, LLM_METRICS, METRICS
+
+JUDGE_FILE = "judge.jsonl"
+
+
+def answer_of(record: dict[str, Any] | None) -> tuple[list[Any] | None, str]:
+    """(the papers to score or None, the row's status) of a generate.jsonl line."""
+    if record is None:
+        return None, "missing"
+    status = record.get("status", "ok")
+    if status == "error":
+        return None, "error"
+    if status != "ok":
+        return None, "missing" if record.get("missing") else "malformed"
+    papers = record.get("papers")
+    if not isinstance(papers, list):       # a line of a run made before the engine
+        return None, "missing" if papers is None else "malformed"
+    return papers, "scored"
+
+
+def score_rows(tasks: Sequence[Any], answers: dict[str, tuple[list[Any] | None, str]],
+               records: dict[str, dict[str, Any]], env: Any) -> list[dict[str, Any]]:
+    """One row per task (never skipped): `answers[task_id]` = (papers, status)."""
+    from scholarbench.benchmarks.scinet.metrics import score_task
+    rows = []
+    for task in tasks:
+        papers, status = answers.get(task.task_id, (None, "missing"))
+        if status == "error":
+            row = {"task_id": task.task_id, "family": task.family, "kind": task.kind,
+                   "missing_answer": True}
+        else:
+            row = score_task(task, papers, env)
+            info = (records.get(task.task_id) or {}).get("info")
+            if isinstance(info, dict) and isinstance(info.get("unresolved"), int):
+                row["unresolved_refs"] = info["unresolved"]
+        row["status"] = status
+        rows.append(row)
+    return rows
+
+
+def judge_rows(judge: Any, tasks: Sequence[Any], rows: list[dict[str, Any]],
+               answers: dict[str, tuple[list[Any] | None, str]], env: Any) -> None:
+    """Add the LLM-judged metrics to every row that is not `error` (`judge.SciNetJudge`)."""
+    for task, row in zip(tasks, rows):
+        if row["status"] != "error":
+            row.update(judge.score(task, answers.get(task.task_id, (None, ""))[0], env))
+
+
+def agent_llm_counts(records: Sequence[dict[str, Any]], task_ids: set[str]) -> dict[str, Any]:
+    """The LLM agent's model calls, failures and fallbacks over the run's generate lines."""
+    calls = failed = unscored = fallback_tasks = 0
+    stopped: dict[str, int] = {}
+    for r in records:
+        info = r.get("info")
+        if r.get("task_id") not in task_ids or not isinstance(info, dict):
+            continue
+        llm = info.get("llm") or {}
+        calls += int(llm.get("calls", 0))
+        failed += int(llm.get("failed", 0))
+        unscored += int(llm.get("unscored", 0))
+        fallback_tasks += bool(info.get("fallback"))
+        if info.get("stopped"):
+            stopped[info["stopped"]] = stopped.get(info["stopped"], 0) + 1
+    return {"calls": calls, "failed": failed, "unscored": unscored,
+            "fallback_tasks": fallback_tasks, "stopped": dict(sorted(stopped.items()))}
+
+
+def uses_agent_model(records: Sequence[dict[str, Any]]) -> bool:
+    return any(isinstance(r.get("info"), dict) and "llm" in r["info"] for r in records)
+
+
+def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """{"families": {family: aggregate}, "metrics": {key: {mean, n, n_null}}}."""
+    from scholarbench.benchmarks.scinet.judge import judge_counts
+    from scholarbench.benchmarks.scinet.metrics import aggregate
+    families: dict[str, Any] = {}
+    metrics: dict[str, Any] = {}
+    for family in sorted({r["family"] for r in rows}):
+        mine = [r for r in rows if r["family"] == family]
+        counted = [r for r in mine if r.get("status") != "error"]
+        agg = aggregate(counted)
+        agg["n_tasks"] = len(mine)
+        agg["missing_answers"] = sum(1 for r in mine if r.get("missing_answer"))
+        agg["errors"] = len(mine) - len(counted)
+        agg["unresolved_refs"] = sum(r.get("unresolved_refs", 0) for r in counted)
+        if counts := judge_counts(counted):
+            agg["judge"] = counts
+        families[family] = agg
+        for key in FAMILY_METRICS[family]:
+            if key in agg:
+                e = agg[key]
+                metrics[key] = {"mean": e["macro"], "n": e["n"], "n_null": e["n_null"]}
+                if "micro" in e:
+                    metrics[f"{key}_micro"] = {"mean": e["micro"], "n": e["n"],
+                                               "n_null": e["n_null"]}
+    return {"families": families, "metrics": metrics}
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    lines = []
+    for fam, agg in summary.get("families", {}).items():
+        errors = f", {agg['errors']} errored (not in the means)" if agg.get("errors") else ""
+        unresolved = (f", {agg['unresolved_refs']} answer items resolve to no paper of the graph"
+                      if agg.get("unresolved_refs") else "")
+        lines.append(f"{fam}: {agg['n_tasks']} tasks, {agg['empty_answers']} empty, "
+                     f"{agg['missing_answers']} missing, {agg['not_in_graph']} ids not in graph"
+                     f"{unresolved}{errors}")
+        for m in METRICS + LLM_METRICS:
+            if m in agg:
+                e = agg[m]
+                macro = "—" if e["macro"] is None else f"{e['macro']:.4f}"
+                micro = f"  micro {e['micro']:.4f}" if e.get("micro") is not None else ""
+                lines.append(f"  {m:24s} {macro}  (n={e['n']}, null={e['n_null']}){micro}")
+        for m, c in agg.get("judge", {}).items():
+            reasons = ", ".join(f"{k} {v}" for k, v in c["reasons"].items()) or "none"
+            lines.append(f"  judge {m}: {c['judged']} items scored, {c['unscored']} unscored "
+                         f"({reasons}), {c['tasks_null']} tasks null")
+    if (a := summary.get("agent_llm")) is not None:
+        lines.append(f"agent model: {a['calls']} calls, {a['failed']} failed, {a['unscored']} "
+                     f"unusable replies, {a['fallback_tasks']} tasks took a fallback")
+    return "\n".join(lines)
