@@ -10,7 +10,7 @@ from typing import Any, Sequence
 from scholarbench.errors import ScholarbenchError
 
 # Benchmarks still run by the handlers below; each one moved onto the engine leaves this list.
-LEGACY_BENCHMARKS = ("taxobench", "researcharena", "deepsynth", "reportbench", "scinet")
+LEGACY_BENCHMARKS = ("taxobench", "deepsynth", "reportbench", "scinet")
 
 
 def _agent_params(pairs: Sequence[str]) -> dict[str, Any]:
@@ -66,50 +66,18 @@ def _default_corpus(data: Path, rebuild: bool = False) -> Path:
 
 def cmd_corpus(args: argparse.Namespace) -> int:
     from scholarbench.paths import data_dir
+    if args.action == "resolve":
+        from scholarbench.corpus.resolve import resolve_command
+        corpus = Path(args.corpus) if args.corpus else data_dir(args.data) / "corpus" / "default"
+        text, unresolved = resolve_command(corpus, args.refs, args.file)
+        print(text)
+        if unresolved:
+            print(f"{unresolved} reference(s) did not resolve (marked -)", file=sys.stderr)
+        return 0
+    if args.refs or args.file or args.corpus:
+        raise ScholarbenchError("corpus build takes no references, --file or --corpus (it "
+                                "builds the data dir's default corpus)")
     _default_corpus(data_dir(args.data), rebuild=True)
-    return 0
-
-
-def _taxobench_instances_file(data: Path, explicit: str | None, required: bool) -> Path | None:
-    """--taxobench, else the one TaxoBench instance file in the data dir (toy fixtures and
-    prediction files left out); None when there is none and it is not required."""
-    from scholarbench.data.sources.taxobench import taxobench_files
-    if explicit:
-        return Path(explicit)
-    folder = data / "taxobench"
-    files = taxobench_files(folder) if folder.is_dir() else []
-    if len(files) == 1:
-        return files[0]
-    if required or len(files) > 1:
-        raise ScholarbenchError(f"{'several' if files else 'no'} TaxoBench instance files in "
-                                f"{folder}; pass one with --taxobench FILE")
-    return None
-
-
-def cmd_run_researcharena(args: argparse.Namespace) -> int:
-    from scholarbench.paths import data_dir
-    from scholarbench.runner.researcharena import ArenaRunConfig, format_summary, run
-    if args.mode:
-        raise ScholarbenchError("--mode is for taxobench; researcharena takes --task "
-                                "discovery|selection|organisation")
-    if not args.task:
-        raise ScholarbenchError("run researcharena needs --task discovery|selection|organisation")
-    data = data_dir(args.data)
-    corpus = Path(args.corpus) if args.corpus else None
-    if corpus is None and (args.tasks_from in ("corpus", "taxobench") or args.agent != "replay"):
-        corpus = _default_corpus(data)
-    taxobench = _taxobench_instances_file(
-        data, args.taxobench, required=args.tasks_from == "taxobench") \
-        if args.task == "organisation" or args.tasks_from == "taxobench" or args.taxobench else None
-    out = Path(args.out or f"runs/researcharena-{args.task}-{args.agent}")
-    summary = run(ArenaRunConfig(task=args.task, agent=args.agent, out=out, corpus_dir=corpus,
-                                 tasks_from=args.tasks_from, task_set=args.task_set,
-                                 taxobench_file=taxobench, qrels=args.qrels, limit=args.limit,
-                                 agent_params=_agent_params(args.agent_arg), run_name=args.name,
-                                 llm=_llm_factory(args)),
-                  _embedder)
-    print(format_summary(summary))
-    print(f"run directory: {out}")
     return 0
 
 
@@ -196,11 +164,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         return cmd_run_deepsynth(args)
     if args.benchmark == "reportbench":
         return cmd_run_reportbench(args)
-    if args.benchmark == "researcharena":
-        if args.with_judge:
-            raise ScholarbenchError("--with-judge is for taxobench runs (ResearchArena has no "
-                                    "LLM judge)")
-        return cmd_run_researcharena(args)
     from scholarbench.data.store import taxobench_gold_file
     from scholarbench.judges.taxobench import format_judge_summary
     from scholarbench.llm.commands import roles_from_args
@@ -230,8 +193,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_score(args: argparse.Namespace) -> int:
     from scholarbench.runner.taxobench import score_files, score_run
-    if args.with_judge and args.target in ("taxobench", "researcharena", "reportbench",
-                                           "deepsynth"):
+    if args.with_judge and args.target in ("taxobench", "reportbench", "deepsynth"):
         raise ScholarbenchError("--with-judge re-scores a TaxoBench run directory: "
                                 "scholarbench score RUN_DIR --with-judge")
     if args.target == "taxobench":
@@ -240,16 +202,6 @@ def cmd_score(args: argparse.Namespace) -> int:
         summary = score_files(Path(args.gold), Path(args.pred), Path(args.out), _embedder(),
                               on_problem=lambda msg: print(f"warning: {msg}", file=sys.stderr))
         _print_summary(summary)
-        print(f"scores: {args.out}")
-        return 0
-    if args.target == "researcharena":
-        from scholarbench.runner.researcharena_files import (format_summary,
-                                                             score_researcharena_files)
-        if not (args.qrels and args.run_file and args.out):
-            raise ScholarbenchError("score researcharena needs --qrels Q.trec --run R.trec --out S.jsonl")
-        summary = score_researcharena_files(Path(args.qrels), Path(args.run_file), Path(args.out),
-                                            on_duplicate=args.on_duplicate)
-        print(format_summary(summary))
         print(f"scores: {args.out}")
         return 0
     if args.target == "reportbench":
@@ -311,16 +263,6 @@ def cmd_score(args: argparse.Namespace) -> int:
             dse_runner.judge_run(run_dir, roles_from_args(args, need_agent=False,
                                                           need_judge=True).judge)
         print(dse_runner.format_run_summary(dse_runner.score_run(run_dir)))
-        return 0
-    if read_manifest(run_dir).get("benchmark") == "researcharena":
-        if args.with_judge:
-            raise ScholarbenchError(f"{run_dir}: --with-judge is for TaxoBench runs "
-                                    "(ResearchArena has no LLM judge)")
-        from scholarbench.runner.researcharena import format_summary
-        from scholarbench.runner.researcharena import score_run as score_arena
-        task = read_manifest(run_dir).get("mode")
-        print(format_summary(score_arena(run_dir, _embedder() if task == "organisation"
-                                         else None)))
         return 0
     from scholarbench.judges.taxobench import format_judge_summary
     from scholarbench.llm.commands import roles_from_args
@@ -453,8 +395,14 @@ def build_parser() -> argparse.ArgumentParser:
     dsub.add_parser("list", help="what is in the data directory")
     data.set_defaults(func=cmd_data)
 
-    corpus = sub.add_parser("corpus", help="build the offline corpus from the imported data")
-    corpus.add_argument("action", choices=["build"])
+    corpus = sub.add_parser("corpus", help="build the offline corpus from the imported data; "
+                            "resolve references (ids, DOIs, arXiv ids, titles) to its papers")
+    corpus.add_argument("action", choices=["build", "resolve"])
+    corpus.add_argument("refs", nargs="*", metavar="REF",
+                        help="resolve: references; prints REF<TAB>paper_id, or - when none")
+    corpus.add_argument("--file", help="resolve: a file of references, one a line")
+    corpus.add_argument("--corpus", help="resolve: corpus directory (default: the data dir's "
+                        "default corpus)")
     corpus.add_argument("--data", help=data_help)
     corpus.set_defaults(func=cmd_corpus)
 

@@ -257,7 +257,7 @@ class DeepResearchAgent(_Base):
 
     def config(self) -> dict[str, Any]:
         from scholarbench.agents.deep_research import DECIDE_PROMPT
-        from scholarbench.agents.researcharena.llm_common import load_prompt
+        from scholarbench.agents.llm_common import load_prompt
         return {"name": self.name, "k": self.k, "path_k": self.path_k,
                 **self.settings.config(), "prompt": load_prompt(DECIDE_PROMPT).identity(),
                 "search": "bm25 titles", "reading": "title, year",

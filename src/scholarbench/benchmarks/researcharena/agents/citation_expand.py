@@ -37,16 +37,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from scholarbench.agents.researcharena.base import (ArenaContext, ArenaOutput, ArenaQuery,
-                                                    CorpusAgentMixin, search_filters)
-from scholarbench.agents.researcharena.graph import CitationGraph
-from scholarbench.agents.researcharena.title_bm25 import positive_int
+from scholarbench.benchmarks.researcharena.agents.base import (ArenaContext, ArenaOutput,
+                                                               ArenaQuery, CorpusAgentMixin,
+                                                               arena_agent, search_filters)
+from scholarbench.benchmarks.researcharena.agents.graph import CitationGraph
+from scholarbench.benchmarks.researcharena.agents.title_bm25 import positive_int
 from scholarbench.corpus.store import Corpus
-from scholarbench.registry import register_agent
-from scholarbench.tasks.researcharena import SearchSpace
+from scholarbench.benchmarks.researcharena.tasks import SearchSpace
 
 
-@register_agent("researcharena/citation-expand")
+@arena_agent("citation-expand")
 class CitationExpand(CorpusAgentMixin):
     name = "citation-expand"
     tasks = ("discovery", "selection")

@@ -64,10 +64,11 @@ import duckdb
 
 from scholarbench.corpus.schema import EDGES, PAPERS
 from scholarbench.corpus.store import Corpus
-from scholarbench.data.researcharena import (EMPTY_GOLD, INFLUENTIAL, NO_CUTOFF, NO_MINDMAP,
-                                             NOT_BEFORE, RELEVANT, SURVEY, UNCHECKED, UNDATED,
-                                             UNSEARCHABLE_REASONS, ArenaTask, ReferenceCounts,
-                                             UpstreamSurvey, read_survey_jsonl)
+from scholarbench.benchmarks.researcharena.records import (EMPTY_GOLD, INFLUENTIAL, NO_CUTOFF,
+                                                           NO_MINDMAP, NOT_BEFORE, RELEVANT, SURVEY,
+                                                           UNCHECKED, UNDATED, UNSEARCHABLE_REASONS,
+                                                           ArenaTask, ReferenceCounts,
+                                                           UpstreamSurvey, read_survey_jsonl)
 from scholarbench.data.sources.dates import earliest_date, latest_date
 from scholarbench.data.sources.keys import priority
 from scholarbench.data.sources.records import EdgeRecord, Ref
