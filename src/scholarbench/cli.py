@@ -74,9 +74,6 @@ def cmd_corpus(args: argparse.Namespace) -> int:
         if unresolved:
             print(f"{unresolved} reference(s) did not resolve (marked -)", file=sys.stderr)
         return 0
-    if args.refs or args.file or args.corpus:
-        raise ScholarbenchError("corpus build takes no references, --file or --corpus (it "
-                                "builds the data dir's default corpus)")
     _default_corpus(data_dir(args.data), rebuild=True)
     return 0
 
@@ -397,13 +394,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     corpus = sub.add_parser("corpus", help="build the offline corpus from the imported data; "
                             "resolve references (ids, DOIs, arXiv ids, titles) to its papers")
-    corpus.add_argument("action", choices=["build", "resolve"])
-    corpus.add_argument("refs", nargs="*", metavar="REF",
-                        help="resolve: references; prints REF<TAB>paper_id, or - when none")
-    corpus.add_argument("--file", help="resolve: a file of references, one a line")
-    corpus.add_argument("--corpus", help="resolve: corpus directory (default: the data dir's "
-                        "default corpus)")
-    corpus.add_argument("--data", help=data_help)
+    csub = corpus.add_subparsers(dest="action", required=True)
+    build = csub.add_parser("build", help="build the default corpus from the imported data")
+    build.add_argument("--data", help=data_help)
+    resolve = csub.add_parser("resolve", help="print REF<TAB>paper_id for each reference, or "
+                              "REF<TAB>- when it names no corpus paper")
+    resolve.add_argument("refs", nargs="*", metavar="REF",
+                         help="corpus ids, DOIs, arXiv ids or titles")
+    resolve.add_argument("--file", help="a file of references, one a line")
+    resolve.add_argument("--corpus", help="corpus directory (default: the data dir's default "
+                         "corpus)")
+    resolve.add_argument("--data", help=data_help)
     corpus.set_defaults(func=cmd_corpus)
 
     from scholarbench.core.commands import add_engine_parsers

@@ -8,7 +8,8 @@ contributed, titles normalised by the project's one normaliser), in this order:
 1. the whole string (whitespace runs collapsed): a paper_id, an identifier, or a title;
 2. when that names no paper or several, a DOI or an arXiv id written inside the string
    ("Attention is all you need, arXiv:1706.03762" → the arXiv key) — the identifier wins over
-   the title text around it;
+   the title text around it; else, when the string ends in a year in parentheses ("Graph
+   attention networks (2018)", as list answers often write them), the title before it;
 3. when several papers still match (two corpus papers with one title), `keep` (a caller's
    predicate, e.g. "searchable for this task") may narrow them; a REF left naming several
    papers is unresolved, never guessed.
@@ -20,6 +21,7 @@ Unresolved REFs are None; callers count them.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
@@ -27,6 +29,7 @@ from scholarbench.data.identifiers import arxiv_id_in_citation, clean_doi
 from scholarbench.errors import ScholarbenchError
 
 UNRESOLVED = "-"
+_TRAILING_YEAR = re.compile(r"[\s,.]*\((?:19|20)\d\d\)\W*$")
 
 
 def _embedded_ids(text: str) -> list[str]:
@@ -52,6 +55,9 @@ def candidates(corpus, ref: str) -> list[str]:
         hit = corpus.resolve_all(key)
         if hit:
             return hit
+    year = _TRAILING_YEAR.search(text)
+    if not found and year and year.start() > 0:
+        return corpus.resolve_all(text[:year.start()])
     return found
 
 
