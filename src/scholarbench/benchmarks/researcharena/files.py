@@ -10,8 +10,9 @@ pytrec_eval provider computes, written as ir_measures prints them ("P@20 R@1000 
 spaces or commas between them); the default is the paper's set, R@10 R@100 P@10 P@100 nDCG@10
 nDCG@30 nDCG@100 RR AP. A bad name is one error line (exit status 2) before any file is read.
 The summary returned holds the means over the qrels queries (trec_eval ``-c``) and the counts
-that explain them; the rules are in `measures.ranking` and `scholarbench.data.trec`. The output file is replaced atomically, never appended to:
-scoring is deterministic and cheap, so a rerun rewrites it whole.
+that explain them; the rules are in `measures.ranking` and `scholarbench.data.trec`. The
+output file is replaced atomically, never appended to: scoring is deterministic and cheap, so a
+rerun rewrites it whole.
 """
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ exactly the gold:
   counted; it is left out of the default qrels (an agent may not retrieve it), and in the
   qrels variant "all" (upstream's qrels, which judge every reference).
 
-A task whose gold ends up empty is kept, flagged `empty_gold` and counted; the runner lists it
+A task whose gold ends up empty is kept, flagged `empty_gold` and counted; the scorer lists it
 as unscorable instead of scoring it 0 (it would only dilute every agent's mean alike).
 
 Counts (`ReferenceCounts`). `resolved`, `searchable` and `unsearchable` come from the corpus.

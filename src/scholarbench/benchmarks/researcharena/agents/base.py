@@ -106,7 +106,7 @@ def search_filters(query: ArenaQuery) -> dict[str, Any]:
 
 
 class CorpusAgentMixin:
-    """Opens nothing itself: the runner passes the opened corpus in the context."""
+    """Opens nothing itself: the benchmark passes the opened corpus in the context."""
     name: str
 
     def need_corpus(self, ctx: ArenaContext) -> Corpus:

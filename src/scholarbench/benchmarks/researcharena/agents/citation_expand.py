@@ -21,7 +21,7 @@ Our own baseline (not in the paper). For one survey topic:
    at depth <= 50 equals title-bm25's, and the graph competes only for ranks 51-100.
 
 Leakage. The graph is walked only through papers in the searchable collection D (non-surveys
-known to precede the survey, `tasks.researcharena.SearchSpace`): a citer, a co-citing paper or
+known to precede the survey, `researcharena.tasks.SearchSpace`): a citer, a co-citing paper or
 a coupled paper outside D is never used, and every candidate must be in D. Without this, the
 survey itself (and any later survey on the topic) would co-cite its references with each
 other — exactly the leak the paper's rule prevents.
