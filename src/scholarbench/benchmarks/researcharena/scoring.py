@@ -139,7 +139,8 @@ def score_organisation(tasks: Sequence[ArenaTask], records: dict[str, dict[str, 
 
     from scholarbench.benchmarks.researcharena.measures.organisation import organisation_scores
     rows = []
-    for task in tqdm(tasks, desc="score", disable=not progress, unit="sample"):
+    # no bar when asked for none, or when stderr is not a terminal (disable=None)
+    for task in tqdm(tasks, desc="score", disable=None if progress else True, unit="sample"):
         rec = records.get(task.id)
         unscorable = NO_MINDMAP if task.mindmap is None else None
         row, outcome = _row(task, rec, "mindmap", unscorable)
