@@ -426,3 +426,29 @@ def test_run_measures_are_scored_besides_the_papers(tmp_path, corpus_dir, capsys
     assert _by_id(out / "scores.jsonl")[S]["P@5"] == pytest.approx(0.6)
     assert main(["score", str(out)]) == 0                    # re-scored with the same measures
     assert "P@5" in json.loads((out / "summary.json").read_text())["metrics"]
+
+
+def test_replay_files_are_read_up_front_and_bad_entries_are_malformed(tmp_path, corpus_dir,
+                                                                      surveys, no_entities):
+    from scholarbench.errors import ScholarbenchError
+    trec = tmp_path / "run.trec"
+    trec.write_text("100 Q0 1 1 1.0 x\n")
+    with pytest.raises(ScholarbenchError, match="TREC run; organisation replays JSON lines"):
+        run(ArenaRunConfig("organisation", "replay", tmp_path / "a", corpus_dir,
+                           tasks_from=str(surveys), agent_params={"path": str(trec)},
+                           progress=False), FakeEmbedder())
+    broken = tmp_path / "broken.trec"
+    broken.write_text("100 Q0 1 1 high x\n")
+    with pytest.raises(ScholarbenchError, match="line 1"):
+        run(ArenaRunConfig("discovery", "replay", tmp_path / "b", corpus_dir,
+                           tasks_from=str(surveys), agent_params={"path": str(broken)},
+                           progress=False))
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    maps = tmp_path / "maps.jsonl"
+    maps.write_text(json.dumps({"id": "100", "typology": json.dumps({"Graph": 3})}) + "\n")
+    summary = run(ArenaRunConfig("organisation", "replay", tmp_path / "c", corpus_dir,
+                                 tasks_from=str(surveys), agent_params={"path": str(maps)},
+                                 progress=False), FakeEmbedder())
+    rows = _by_id(tmp_path / "c" / "scores.jsonl")
+    assert rows["100"]["status"] == "malformed" and "typology" in rows["100"]["error"]
+    assert rows["100"]["heading_soft_recall"] == 0.0 and summary["complete"]

@@ -200,6 +200,7 @@ class ResearchArena(Benchmark):
         from scholarbench.core.registry import REGISTRY
         from scholarbench.errors import ScholarbenchError
         short = name.removeprefix(PREFIX)
+        self._corpus_optional = False
         if REGISTRY.find("agent", PREFIX + short) is None:
             return None
         params = dict(params)
@@ -212,6 +213,9 @@ class ResearchArena(Benchmark):
         if subtask not in getattr(inner, "tasks", ()):
             raise ScholarbenchError(f"agent {short!r} does not do {subtask} (it does: "
                                     f"{', '.join(inner.tasks)})")
+        if short == "replay" and subtask == "organisation" and not inner.jsonl:
+            raise ScholarbenchError(f"replay: {inner.path} is a TREC run; organisation "
+                                    "replays JSON lines (typology, mindmap or taxonomy)")
         self._corpus_optional = short == "replay"
         return ArenaAgentAdapter(inner, short, on_failure)
 

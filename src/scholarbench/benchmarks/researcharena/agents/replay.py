@@ -11,10 +11,12 @@
   string or object, `data.typology`), `{"id": …, "mindmap": {"name", "children"}}`, or the
   taxonomy family's schema `{"id": …, "taxonomy": TREE}`.
 
-A file is read as JSON lines when its first non-blank character is `{`, else as a TREC run. Every
+A file is read as JSON lines when its first non-blank character is `{`, else as a TREC run; it is read when the agent is made (a
+file that cannot be read stops the run before it starts). Every
 reference (a TREC docid, a REF) is resolved offline by the benchmark (`refs.py`: corpus ids,
 DOIs, arXiv ids, titles); what does not resolve is counted in the sample's `info`. A sample with
-no entry raises `Missing`: scored as an empty answer and counted as missing.
+no entry raises `Missing`: scored as an empty answer and counted as missing; an entry that does
+not parse (a typology, a mind-map) is that sample's malformed answer.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from typing import Any
 from scholarbench.benchmarks.researcharena.agents.base import (ArenaContext, ArenaOutput,
                                                                ArenaQuery, arena_agent)
 from scholarbench.benchmarks.researcharena.records import mindmap_from_json
+from scholarbench.core.families import Malformed
 from scholarbench.core.replay import Missing
 from scholarbench.data.jsonl import iter_jsonl
 from scholarbench.data.trec import read_run, trec_eval_order
@@ -57,39 +60,43 @@ class ArenaReplay:
         self.path = Path(path)
         if not self.path.is_file():
             raise ValueError(f"replay: {self.path} is not a file")
-        self._run = None
-        self._lines: dict[str, tuple[int, dict[str, Any]]] | None = None
+        # read now: a file that cannot be read is a set-up error, before any run directory
+        self.jsonl = _is_jsonl(self.path)
+        self._run = None if self.jsonl else read_run(self.path)
+        self._lines: dict[str, tuple[int, dict[str, Any]]] = {}
+        if self.jsonl:
+            for line, obj in iter_jsonl(self.path):
+                if "id" not in obj:
+                    raise DataError("missing id", file=str(self.path), line=line, field="id")
+                self._lines[str(obj["id"])] = (line, obj)
 
     def config(self) -> dict[str, Any]:
         return {"path": str(self.path.resolve()), "sha256": sha256_file(self.path)}
 
     def _line(self, sample_id: str) -> tuple[int, dict[str, Any]]:
-        if self._lines is None:
-            self._lines = {}
-            for line, obj in iter_jsonl(self.path):
-                if "id" not in obj:
-                    raise DataError("missing id", file=str(self.path), line=line, field="id")
-                self._lines[str(obj["id"])] = (line, obj)
         if sample_id not in self._lines:
             raise Missing(f"no line for sample {sample_id!r} in {self.path}")
         return self._lines[sample_id]
 
     def generate(self, query: ArenaQuery, ctx: ArenaContext) -> ArenaOutput | dict[str, Any]:
-        if ctx.task == "organisation" or _is_jsonl(self.path):
+        if self.jsonl:
             line, obj = self._line(query.id)
             key = next((k for k in ANSWER_KEYS[ctx.task] if k in obj), None)
-            if key == "mindmap":
-                return ArenaOutput(mindmap=mindmap_from_json(obj["mindmap"]))
-            if key == "typology":
-                return ArenaOutput(mindmap=parse_typology(obj.get("typology"),
-                                                          file=str(self.path), line=line))
+            try:
+                if key == "mindmap":
+                    return ArenaOutput(mindmap=mindmap_from_json(obj["mindmap"]))
+                if key == "typology":
+                    return ArenaOutput(mindmap=parse_typology(obj.get("typology"),
+                                                              file=str(self.path), line=line))
+            except (ValueError, DataError) as exc:     # this sample's answer is wrong
+                raise Malformed(str(exc)) from None
             if key == "ranking":
                 return {"papers": [{"id": e[0], "score": e[1]} if isinstance(e, list)
                                    and len(e) == 2 else e for e in obj["ranking"] or []]}
             # the family schema (a line that does not fit it is the sample's malformed answer)
             return {k: v for k, v in obj.items() if k != "id"}
-        if self._run is None:
-            self._run = read_run(self.path)
+        if ctx.task == "organisation":
+            raise Malformed(f"{self.path} is a TREC run; organisation replays JSON lines")
         scores = self._run.scores.get(query.id)
         if not scores:
             raise Missing(f"no ranking for query {query.id!r} in {self.path}")
