@@ -12,15 +12,15 @@ from fake_openai import FakeOpenAI, Step
 from test_researcharena_fixtures import CUTOFF_S, build_tiny
 from scholarbench.agents.deep_research import (CorpusEnv, DeepResearchSettings, Reading,
                                                deep_research)
-from scholarbench.agents.researcharena import ArenaContext, ArenaQuery, make_arena_agent
-from scholarbench.agents.researcharena import search_filters
+from scholarbench.benchmarks.researcharena.agents import ArenaContext, ArenaQuery, make_arena_agent
+from scholarbench.benchmarks.researcharena.agents import search_filters
 from scholarbench.corpus.store import Corpus
 from scholarbench.llm.cache import ReplyCache
 from scholarbench.llm.client import ChatClient
 from scholarbench.llm.config import ModelConfig
 from scholarbench.llm.roles import LLMRoles
-from scholarbench.runner.researcharena import ArenaRunConfig, run
-from scholarbench.tasks.researcharena import SearchSpace
+from scholarbench.benchmarks.researcharena.runs import ArenaRunConfig, run
+from scholarbench.benchmarks.researcharena.tasks import SearchSpace
 
 S, U = "arxiv:2106.00100", "s2corpus:300"
 A, C, G, N, L = ("doi:10.1/a", "arxiv:2105.00003", "arxiv:1903.00007", "arxiv:2005.00009",

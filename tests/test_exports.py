@@ -19,9 +19,10 @@ from scholarbench.report.exports import (bibtex_escape, export_bibtex, export_ta
 from scholarbench.report.sections import load_report_runs
 from scholarbench.benchmarks.taxobench.tables import leaderboard, load_runs
 from scholarbench.report.tables import latex_escape
-from scholarbench.runner.researcharena_files import score_researcharena_files
+from scholarbench.benchmarks.researcharena.files import score_researcharena_files
 
-from test_report_html import arena_runs, flat_prediction, make_taxobench_run, taxo_runs  # noqa: F401
+from test_report_html import (arena_runs, flat_prediction, make_taxobench_run,  # noqa: F401
+                              taxo_runs)
 from scholarbench.data.demo import demo_records
 
 

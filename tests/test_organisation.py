@@ -14,11 +14,15 @@ from conftest import FakeEmbedder, shared_path
 from scholarbench.data.typology import (VIRTUAL_ROOT, load_typologies, mindmap_from_taxonomy,
                                         parse_typology, typology_from_mindmap)
 from scholarbench.errors import DataError
-from scholarbench.metrics import organisation as org
+from scholarbench.benchmarks.researcharena.measures import organisation as org
 from scholarbench.metrics.names import MetricName
-from scholarbench.metrics.organisation import (heading_entity_recall, heading_labels,
-                                               heading_soft_recall, hsr_key, organisation_scores,
-                                               tree_semantic_distance, tsd_key)
+from scholarbench.benchmarks.researcharena.measures.organisation import (heading_entity_recall,
+                                                                         heading_labels,
+                                                                         heading_soft_recall,
+                                                                         hsr_key,
+                                                                         organisation_scores,
+                                                                         tree_semantic_distance,
+                                                                         tsd_key)
 from scholarbench.records import TaxoNode
 
 

@@ -9,9 +9,10 @@ import pytest
 
 from conftest import shared_path
 from scholarbench.data.trec import Qrels, Run, read_qrels, read_run
-from scholarbench.metrics.ranking import (DEFAULT_MEASURES, ScoreRow, aggregate, coverage,
-                                          evaluate, parse_measures)
-from scholarbench.runner.researcharena_files import format_summary, score_researcharena_files
+from scholarbench.benchmarks.researcharena.measures.ranking import (DEFAULT_MEASURES, ScoreRow,
+                                                                    aggregate, coverage, evaluate,
+                                                                    parse_measures)
+from scholarbench.benchmarks.researcharena.files import format_summary, score_researcharena_files
 
 GOLDEN_RUNS = ("run_all_tied.trec", "run_interleaved.trec", "run_late.trec", "run_perfect.trec")
 TREC_EVAL_NAMES = {"P_10": "P@10", "P_100": "P@100", "recall_10": "R@10", "recall_100": "R@100",

@@ -14,18 +14,18 @@ import pytest
 
 from conftest import FakeEmbedder, shared_path
 from scholarbench.data.demo import demo_records
-from scholarbench.data.researcharena import ArenaTask, ReferenceCounts, write_tasks
+from scholarbench.benchmarks.researcharena.records import ArenaTask, ReferenceCounts, write_tasks
 from scholarbench.records import TaxoNode
 from scholarbench.report.html import render_html_report, write_html_report
 from scholarbench.benchmarks.taxobench.published import published_rows
-from scholarbench.report.published_researcharena import PUBLISHED as ARENA_PUBLISHED
-from scholarbench.report.published_researcharena import TABLE_KEYS as ARENA_KEYS
+from scholarbench.benchmarks.researcharena.published import PUBLISHED as ARENA_PUBLISHED
+from scholarbench.benchmarks.researcharena.published import TABLE_KEYS as ARENA_KEYS
 from scholarbench.report.sections import load_report_runs
 from scholarbench.benchmarks.taxobench.tables import format_value
 from scholarbench.report.treeview import (EXTRA, MATCHED, MISSING, RENAMED, EmbeddingSimilarity,
                                           StringSimilarity, compare_trees, render_comparison)
 from scholarbench.runner.manifest import new_manifest, write_manifest
-from scholarbench.runner.researcharena import score_run as score_arena
+from scholarbench.benchmarks.researcharena.runs import score_run as score_arena
 from scholarbench.benchmarks.taxobench.runner import RunConfig, run
 
 # ------------------------------------------------------------------------------ run builders
@@ -404,8 +404,8 @@ def test_researcharena_section(arena_runs):
 
 
 def test_recall_curve_matches_the_recall_measures(arena_runs):
-    from scholarbench.report.sections.researcharena import recall_curve
-    from scholarbench.data.researcharena import read_tasks
+    from scholarbench.benchmarks.researcharena.report import recall_curve
+    from scholarbench.benchmarks.researcharena.records import read_tasks
     from scholarbench.data.jsonl import read_jsonl_tolerant
     for run_dir in arena_runs[:2]:
         [r] = load_report_runs([run_dir])

@@ -9,8 +9,9 @@ import pytest
 from conftest import shared_path
 from scholarbench.corpus.build import build_default_corpus
 from scholarbench.corpus.store import Corpus
-from scholarbench.runner.researcharena import ArenaRunConfig, run
-from scholarbench.tasks.researcharena import TASK_SETS, SearchSpace, build_tasks, count_totals
+from scholarbench.benchmarks.researcharena.runs import ArenaRunConfig, run
+from scholarbench.benchmarks.researcharena.tasks import (TASK_SETS, SearchSpace, build_tasks,
+                                                         count_totals)
 
 
 @pytest.fixture(scope="module")

@@ -8,18 +8,18 @@ import pytest
 
 from conftest import FakeEmbedder
 from test_researcharena_fixtures import CUTOFF_S, build_tiny
-from scholarbench.agents.researcharena import ArenaContext, ArenaOutput, ArenaQuery
-from scholarbench.agents.researcharena.citation_expand import CitationExpand
-from scholarbench.agents.researcharena.graph import CitationGraph
+from scholarbench.benchmarks.researcharena.agents import ArenaContext, ArenaOutput, ArenaQuery
+from scholarbench.benchmarks.researcharena.agents.citation_expand import CitationExpand
+from scholarbench.benchmarks.researcharena.agents.graph import CitationGraph
 from scholarbench.cli import main
 from scholarbench.corpus.store import Corpus
 from scholarbench.data.sources.records import EdgeRecord
 from scholarbench.data.trec import read_run
 from scholarbench.errors import ScholarbenchError
 from scholarbench.registry import register_agent
-from scholarbench.runner.researcharena import ArenaRunConfig, run, score_run
-from scholarbench.runner.researcharena_files import score_researcharena_files
-from scholarbench.tasks.researcharena import SearchSpace
+from scholarbench.benchmarks.researcharena.runs import ArenaRunConfig, run, score_run
+from scholarbench.benchmarks.researcharena.files import score_researcharena_files
+from scholarbench.benchmarks.researcharena.tasks import SearchSpace
 
 S, T, U = "arxiv:2106.00100", "arxiv:2001.00200", "s2corpus:300"
 A, C, G, H, L, N = ("doi:10.1/a", "arxiv:2105.00003", "arxiv:1903.00007", "doi:10.1/h",
@@ -39,7 +39,8 @@ def _lines(path):
 
 @register_agent("researcharena/test-flaky")
 class Flaky:
-    """Crashes on S, returns a malformed ranking for U."""
+    """Gives up on S (no ranking, an error note), returns a malformed ranking for U. (An agent
+    that *raises* makes its sample `error`, never a result: test_researcharena_engine.py.)"""
     name = "test-flaky"
     tasks = ("discovery", "selection")
     needs_corpus = False
@@ -50,7 +51,7 @@ class Flaky:
 
     def generate(self, query, ctx):
         if query.id == S:
-            raise RuntimeError("boom")
+            return ArenaOutput(error="boom")
         return ArenaOutput(ranking=[("has space", 1.0)])
 
 
@@ -158,7 +159,7 @@ def test_organisation_scores_tasks_with_a_mindmap_and_counts_the_rest(tmp_path, 
                     "references": {"relevant": [1]}, "typology": None}) + "\n")
     out = tmp_path / "run"
     emb = FakeEmbedder()
-    import scholarbench.metrics.organisation as org
+    import scholarbench.benchmarks.researcharena.measures.organisation as org
     extractor = NoEntities()
     original = org.default_entity_extractor
     org.default_entity_extractor = lambda: extractor

@@ -9,14 +9,15 @@ import pytest
 
 from test_researcharena_fixtures import CUTOFF_S, REFERENCE_LISTS, build_tiny
 from scholarbench.corpus.store import Corpus
-from scholarbench.data.researcharena import (ArenaTask, read_survey_jsonl, read_tasks,
-                                             tasks_sha256, write_tasks)
+from scholarbench.benchmarks.researcharena.records import (ArenaTask, read_survey_jsonl, read_tasks,
+                                                           tasks_sha256, write_tasks)
 from scholarbench.data.typology import mindmap_from_taxonomy
 from scholarbench.errors import DataError
 from scholarbench.records import Paper, TaxoNode, TaxoTask
-from scholarbench.tasks.researcharena import (TASK_SETS, SearchSpace, attach_taxobench_mindmaps,
-                                              build_tasks, count_totals, earliest_date,
-                                              load_survey_jsonl, tasks_from_taxobench)
+from scholarbench.benchmarks.researcharena.tasks import (TASK_SETS, SearchSpace,
+                                                         attach_taxobench_mindmaps, build_tasks,
+                                                         count_totals, earliest_date,
+                                                         load_survey_jsonl, tasks_from_taxobench)
 
 S, T, U, V = "arxiv:2106.00100", "arxiv:2001.00200", "s2corpus:300", "s2corpus:400"
 A, B, C, D, E, F, G, H = ("doi:10.1/a", "doi:10.1/b", "arxiv:2105.00003", "arxiv:2106.00004",

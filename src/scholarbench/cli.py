@@ -10,7 +10,7 @@ from typing import Any, Sequence
 from scholarbench.errors import ScholarbenchError
 
 # Benchmarks still run by the handlers below; each one moved onto the engine leaves this list.
-LEGACY_BENCHMARKS = ("researcharena", "deepsynth")
+LEGACY_BENCHMARKS = ("deepsynth",)
 
 
 def _agent_params(pairs: Sequence[str]) -> dict[str, Any]:
@@ -50,50 +50,15 @@ def _default_corpus(data: Path, rebuild: bool = False) -> Path:
 
 def cmd_corpus(args: argparse.Namespace) -> int:
     from scholarbench.paths import data_dir
+    if args.action == "resolve":
+        from scholarbench.corpus.resolve import resolve_command
+        corpus = Path(args.corpus) if args.corpus else data_dir(args.data) / "corpus" / "default"
+        text, unresolved = resolve_command(corpus, args.refs, args.file)
+        print(text)
+        if unresolved:
+            print(f"{unresolved} reference(s) did not resolve (marked -)", file=sys.stderr)
+        return 0
     _default_corpus(data_dir(args.data), rebuild=True)
-    return 0
-
-
-def _taxobench_instances_file(data: Path, explicit: str | None, required: bool) -> Path | None:
-    """--taxobench, else the one TaxoBench instance file in the data dir (toy fixtures and
-    prediction files left out); None when there is none and it is not required."""
-    from scholarbench.data.sources.taxobench import taxobench_files
-    if explicit:
-        return Path(explicit)
-    folder = data / "taxobench"
-    files = taxobench_files(folder) if folder.is_dir() else []
-    if len(files) == 1:
-        return files[0]
-    if required or len(files) > 1:
-        raise ScholarbenchError(f"{'several' if files else 'no'} TaxoBench instance files in "
-                                f"{folder}; pass one with --taxobench FILE")
-    return None
-
-
-def cmd_run_researcharena(args: argparse.Namespace) -> int:
-    from scholarbench.paths import data_dir
-    from scholarbench.runner.researcharena import ArenaRunConfig, format_summary, run
-    if args.mode:
-        raise ScholarbenchError("--mode is for taxobench; researcharena takes --task "
-                                "discovery|selection|organisation")
-    if not args.task:
-        raise ScholarbenchError("run researcharena needs --task discovery|selection|organisation")
-    data = data_dir(args.data)
-    corpus = Path(args.corpus) if args.corpus else None
-    if corpus is None and (args.tasks_from in ("corpus", "taxobench") or args.agent != "replay"):
-        corpus = _default_corpus(data)
-    taxobench = _taxobench_instances_file(
-        data, args.taxobench, required=args.tasks_from == "taxobench") \
-        if args.task == "organisation" or args.tasks_from == "taxobench" or args.taxobench else None
-    out = Path(args.out or f"runs/researcharena-{args.task}-{args.agent}")
-    summary = run(ArenaRunConfig(task=args.task, agent=args.agent, out=out, corpus_dir=corpus,
-                                 tasks_from=args.tasks_from, task_set=args.task_set,
-                                 taxobench_file=taxobench, qrels=args.qrels, limit=args.limit,
-                                 agent_params=_agent_params(args.agent_arg), run_name=args.name,
-                                 llm=_llm_factory(args)),
-                  _embedder)
-    print(format_summary(summary))
-    print(f"run directory: {out}")
     return 0
 
 
@@ -122,11 +87,6 @@ def cmd_run_deepsynth(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     if args.benchmark == "deepsynth":
         return cmd_run_deepsynth(args)
-    if args.benchmark == "researcharena":
-        if args.with_judge:
-            raise ScholarbenchError("--with-judge is for taxobench runs (ResearchArena has no "
-                                    "LLM judge)")
-        return cmd_run_researcharena(args)
     raise ScholarbenchError(f"unknown benchmark {args.benchmark!r}")
 
 
@@ -134,16 +94,6 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.with_judge and args.target in ("researcharena", "reportbench", "deepsynth"):
         raise ScholarbenchError("--with-judge re-scores a run directory: "
                                 "scholarbench score RUN_DIR --with-judge")
-    if args.target == "researcharena":
-        from scholarbench.runner.researcharena_files import (format_summary,
-                                                             score_researcharena_files)
-        if not (args.qrels and args.run_file and args.out):
-            raise ScholarbenchError("score researcharena needs --qrels Q.trec --run R.trec --out S.jsonl")
-        summary = score_researcharena_files(Path(args.qrels), Path(args.run_file), Path(args.out),
-                                            on_duplicate=args.on_duplicate)
-        print(format_summary(summary))
-        print(f"scores: {args.out}")
-        return 0
     if args.target == "deepsynth":
         from scholarbench.deepsynth.judged import format_summary, score_deepsynth_judged
         if not (args.judged and args.out):
@@ -164,16 +114,6 @@ def cmd_score(args: argparse.Namespace) -> int:
             dse_runner.judge_run(run_dir, roles_from_args(args, need_agent=False,
                                                           need_judge=True).judge)
         print(dse_runner.format_run_summary(dse_runner.score_run(run_dir)))
-        return 0
-    if read_manifest(run_dir).get("benchmark") == "researcharena":
-        if args.with_judge:
-            raise ScholarbenchError(f"{run_dir}: --with-judge is for TaxoBench runs "
-                                    "(ResearchArena has no LLM judge)")
-        from scholarbench.runner.researcharena import format_summary
-        from scholarbench.runner.researcharena import score_run as score_arena
-        task = read_manifest(run_dir).get("mode")
-        print(format_summary(score_arena(run_dir, _embedder() if task == "organisation"
-                                         else None)))
         return 0
     raise ScholarbenchError(f"{run_dir}: a run of an unknown benchmark "
                             f"{read_manifest(run_dir).get('benchmark')!r}")
@@ -299,9 +239,19 @@ def build_parser() -> argparse.ArgumentParser:
     dsub.add_parser("list", help="what is in the data directory")
     data.set_defaults(func=cmd_data)
 
-    corpus = sub.add_parser("corpus", help="build the offline corpus from the imported data")
-    corpus.add_argument("action", choices=["build"])
-    corpus.add_argument("--data", help=data_help)
+    corpus = sub.add_parser("corpus", help="build the offline corpus from the imported data; "
+                            "resolve references (ids, DOIs, arXiv ids, titles) to its papers")
+    csub = corpus.add_subparsers(dest="action", required=True)
+    build = csub.add_parser("build", help="build the default corpus from the imported data")
+    build.add_argument("--data", help=data_help)
+    resolve = csub.add_parser("resolve", help="print REF<TAB>paper_id for each reference, or "
+                              "REF<TAB>- when it names no corpus paper")
+    resolve.add_argument("refs", nargs="*", metavar="REF",
+                         help="corpus ids, DOIs, arXiv ids or titles")
+    resolve.add_argument("--file", help="a file of references, one a line")
+    resolve.add_argument("--corpus", help="corpus directory (default: the data dir's default "
+                         "corpus)")
+    resolve.add_argument("--data", help=data_help)
     corpus.set_defaults(func=cmd_corpus)
 
     from scholarbench.core.commands import add_engine_parsers

@@ -33,9 +33,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, Sequence
 
-from scholarbench.agents.researcharena.llm_common import (LLMTrace, Retrieval, fuse, indices,
-                                                          load_prompt, numbered, pinned_ranking,
-                                                          positive_int, user)
+from scholarbench.agents.llm_common import (LLMTrace, Retrieval, fuse, indices, load_prompt,
+                                            numbered, pinned_ranking, positive_int, user)
 
 DECIDE_PROMPT = "deep_research_decide_v1"
 ACTIONS = ("search", "stop")

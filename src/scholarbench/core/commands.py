@@ -72,10 +72,11 @@ def add_engine_parsers(sub: Any, *, legacy_run: tuple, legacy_score: tuple) -> N
     for name in names:
         cls = benchmark_class(name)
         p = run_sub.add_parser(name, help=cls.title or name)
+        # checked in cmd_run, not by argparse: a missing sub-task is a usage error (exit 2)
+        # like any other, reported through main's error line rather than a SystemExit
         p.add_argument(cls.subtask_flag, dest="subtask", choices=list(cls.subtasks),
-                       required=len(cls.subtasks) > 1,
                        default=next(iter(cls.subtasks)) if len(cls.subtasks) == 1 else None,
-                       help="the sub-task")
+                       help="the sub-task" + (" (required)" if len(cls.subtasks) > 1 else ""))
         add_agent_options(p, out_help="run directory (default runs/BENCHMARK-SUBTASK-AGENT); "
                           "an existing one resumes")
         dests = _option_dests(p, lambda: cls.add_options(p, "run"))
@@ -139,6 +140,10 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from scholarbench.core.engine import format_outcome, run_benchmark
+    if args.subtask is None:
+        cls = args.bench_cls
+        raise ScholarbenchError(f"run {cls.name} needs {cls.subtask_flag} "
+                                f"{'|'.join(cls.subtasks)}")
     bench = args.bench_cls(_options(args))
     out = Path(args.out or f"runs/{bench.name}-{args.subtask}-{_slug(args.agent)}")
     outcome = run_benchmark(bench, args.subtask, args.agent, out,

@@ -37,19 +37,6 @@ _SHARED_MODULES: tuple[str, ...] = (
 )
 # Modules of benchmarks not yet moved into `scholarbench.benchmarks`; each move deletes its lines.
 _LEGACY_MODULES: tuple[str, ...] = (
-    "scholarbench.agents.researcharena.title_bm25",
-    "scholarbench.agents.researcharena.citation_expand",
-    "scholarbench.agents.researcharena.dense",
-    "scholarbench.agents.researcharena.cluster",
-    "scholarbench.agents.researcharena.replay",
-    "scholarbench.agents.researcharena.zero_shot",
-    "scholarbench.agents.researcharena.decomposer",
-    "scholarbench.agents.researcharena.self_rag",
-    "scholarbench.agents.researcharena.storm",
-    "scholarbench.agents.researcharena.few_shot",
-    "scholarbench.agents.researcharena.deep_research_agent",
-    "scholarbench.metrics.organisation",
-    "scholarbench.runner.researcharena",
     "scholarbench.deepsynth.scores",
 )
 

@@ -26,7 +26,7 @@ and pytrec_eval-terrier 0.5.11, see tests/test_trec.py and tests/test_ranking.py
 * **Duplicate (qid, docid) in qrels** -- always a DataError naming both lines (trec_eval refuses
   too: ``duplicate docs``); two judgements of one document cannot both be right.
 * **Empty run file** (no lines, or only blank ones) -- valid: a run that retrieved nothing, so
-  every qrels query scores 0 (see :mod:`scholarbench.metrics.ranking`). trec_eval 9.0.8 instead
+  every qrels query scores 0 (see :mod:`scholarbench.benchmarks.researcharena.measures.ranking`). trec_eval 9.0.8 instead
   stops with ``Cannot read results file``; with ``-c`` it would give a run retrieving nothing for
   some queries 0 on those queries, and we extend that to all of them.
 * **Empty qrels file** -- DataError: there is nothing to score against.

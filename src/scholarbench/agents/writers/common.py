@@ -339,7 +339,7 @@ def search_config(search: str, settings: Any, k: int) -> dict[str, Any]:
     if search == "bm25":
         return {}
     from scholarbench.agents.deep_research import DECIDE_PROMPT
-    from scholarbench.agents.researcharena.llm_common import load_prompt as load_arena_prompt
+    from scholarbench.agents.llm_common import load_prompt as load_arena_prompt
     return {"search": search, "research": {
         **replace(settings, k=max(1, k)).config(), "search": "bm25", "fields": "title+abstract",
         "abstract_chars": RESEARCH_ABSTRACT_CHARS, "paragraph_chars": 0,
@@ -356,7 +356,7 @@ def find_sources(corpus: Any, request: WritingRequest, query: str, k: int, *,
     if search_mode == "bm25":
         return search(corpus, request, query, k, exclude_surveys=exclude_surveys), {}
     from scholarbench.agents.deep_research import CorpusEnv, DeepResearchSettings, deep_research
-    from scholarbench.agents.researcharena.llm_common import Retrieval
+    from scholarbench.agents.llm_common import Retrieval
     if search_mode not in SEARCH_MODES:
         raise ValueError(f"search must be one of {', '.join(SEARCH_MODES)}, got {search_mode!r}")
     settings = settings or DeepResearchSettings()

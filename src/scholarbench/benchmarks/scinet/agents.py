@@ -254,10 +254,11 @@ class DeepResearchAgent(_Base):
                                              max_tokens=max_tokens)
 
     def config(self) -> dict[str, Any]:
-        from scholarbench.agents import deep_research as loop
+        from scholarbench.agents.deep_research import DECIDE_PROMPT
+        from scholarbench.agents.llm_common import load_prompt
         return {"name": self.name, "k": self.k, "path_k": self.path_k,
                 **self.settings.config(),
-                "prompt": loop.load_prompt(loop.DECIDE_PROMPT).identity(),
+                "prompt": load_prompt(DECIDE_PROMPT).identity(),
                 "search": "bm25 titles", "reading": "title, year",
                 "topic": "the task query", "first_query": "quoted title, else field, else query"}
 

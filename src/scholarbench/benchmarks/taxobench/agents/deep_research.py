@@ -46,7 +46,7 @@ from scholarbench.benchmarks.taxobench.agents.base import AgentContext
 from scholarbench.agents.deep_research import (DECIDE_PROMPT, CorpusEnv, DeepResearchSettings,
                                                deep_research)
 from scholarbench.benchmarks.taxobench.agents.llm_taxonomy import LLMTaxonomyAgent
-from scholarbench.agents.researcharena.llm_common import Retrieval, load_prompt, positive_int
+from scholarbench.agents.llm_common import Retrieval, load_prompt, positive_int
 from scholarbench.records import TaxoPrediction, TaxoTask
 from scholarbench.benchmarks.taxobench.agents import register_taxo_agent
 from scholarbench.text.normalize import normalize_title

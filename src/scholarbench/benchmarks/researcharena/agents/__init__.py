@@ -12,11 +12,21 @@
     storm             multi-perspective questions -> queries -> rank fusion
     few-shot          FEW-SHOT typology: LLM builds the mind-map (organisation)
     deep-research     search -> read -> decide loop (agents/deep_research.py)
-LLM agents and their designs: docs/researcharena-llm.md.
+LLM agents and their designs: docs/researcharena-llm.md. Importing this package registers them
+all (the registry imports it when agents are first looked up); `adapter.ArenaAgentAdapter` puts
+each behind the core agent contract.
 """
-from scholarbench.agents.researcharena.base import (PREFIX, TASKS, ArenaAgent, ArenaContext,
-                                                    ArenaOutput, ArenaQuery, make_arena_agent,
-                                                    search_filters)
+import importlib
+
+from scholarbench.benchmarks.researcharena.agents.base import (PREFIX, TASKS, ArenaAgent,
+                                                               ArenaContext, ArenaOutput,
+                                                               ArenaQuery, make_arena_agent,
+                                                               search_filters)
 
 __all__ = ["PREFIX", "TASKS", "ArenaAgent", "ArenaContext", "ArenaOutput", "ArenaQuery",
            "make_arena_agent", "search_filters"]
+
+AGENT_MODULES = ("title_bm25", "citation_expand", "dense", "cluster", "replay", "zero_shot",
+                 "decomposer", "self_rag", "storm", "few_shot", "deep_research_agent")
+for _module in AGENT_MODULES:
+    importlib.import_module(f"{__name__}.{_module}")

@@ -21,7 +21,7 @@ Our own baseline (not in the paper). For one survey topic:
    at depth <= 50 equals title-bm25's, and the graph competes only for ranks 51-100.
 
 Leakage. The graph is walked only through papers in the searchable collection D (non-surveys
-known to precede the survey, `tasks.researcharena.SearchSpace`): a citer, a co-citing paper or
+known to precede the survey, `researcharena.tasks.SearchSpace`): a citer, a co-citing paper or
 a coupled paper outside D is never used, and every candidate must be in D. Without this, the
 survey itself (and any later survey on the topic) would co-cite its references with each
 other — exactly the leak the paper's rule prevents.
@@ -37,16 +37,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from scholarbench.agents.researcharena.base import (ArenaContext, ArenaOutput, ArenaQuery,
-                                                    CorpusAgentMixin, search_filters)
-from scholarbench.agents.researcharena.graph import CitationGraph
-from scholarbench.agents.researcharena.title_bm25 import positive_int
+from scholarbench.benchmarks.researcharena.agents.base import (ArenaContext, ArenaOutput,
+                                                               ArenaQuery, CorpusAgentMixin,
+                                                               arena_agent, search_filters)
+from scholarbench.benchmarks.researcharena.agents.graph import CitationGraph
+from scholarbench.benchmarks.researcharena.agents.title_bm25 import positive_int
 from scholarbench.corpus.store import Corpus
-from scholarbench.registry import register_agent
-from scholarbench.tasks.researcharena import SearchSpace
+from scholarbench.benchmarks.researcharena.tasks import SearchSpace
 
 
-@register_agent("researcharena/citation-expand")
+@arena_agent("citation-expand")
 class CitationExpand(CorpusAgentMixin):
     name = "citation-expand"
     tasks = ("discovery", "selection")

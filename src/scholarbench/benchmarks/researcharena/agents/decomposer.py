@@ -21,12 +21,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from scholarbench.agents.researcharena.base import (ArenaContext, ArenaOutput, ArenaQuery,
-                                                    search_filters)
-from scholarbench.agents.researcharena.llm_common import (FUSIONS, LLMRankingAgent, LLMTrace,
-                                                          bullet_lines, fuse, load_prompt,
-                                                          positive_int, tagged_block, user)
-from scholarbench.registry import register_agent
+from scholarbench.benchmarks.researcharena.agents.base import (ArenaContext, ArenaOutput,
+                                                               ArenaQuery, arena_agent,
+                                                               search_filters)
+from scholarbench.benchmarks.researcharena.agents.common import (FUSIONS, LLMRankingAgent, LLMTrace,
+                                                                 bullet_lines, fuse, load_prompt,
+                                                                 positive_int, tagged_block, user)
 
 PROMPT = "decomposer_v1"
 
@@ -45,7 +45,7 @@ def decompose(topic: str, trace: LLMTrace) -> tuple[list[str], list[str]]:
     return queries, bullet_lines(sub) if sub is not None else []
 
 
-@register_agent("researcharena/decomposer")
+@arena_agent("decomposer")
 class Decomposer(LLMRankingAgent):
     name = "decomposer"
 

@@ -18,13 +18,13 @@ from __future__ import annotations
 from typing import Any
 
 from scholarbench.agents.deep_research import CorpusEnv, DeepResearchSettings, deep_research
-from scholarbench.agents.researcharena.base import (ArenaContext, ArenaOutput, ArenaQuery,
-                                                    search_filters)
-from scholarbench.agents.researcharena.llm_common import LLMRankingAgent, positive_int
-from scholarbench.registry import register_agent
+from scholarbench.benchmarks.researcharena.agents.base import (ArenaContext, ArenaOutput,
+                                                               ArenaQuery, arena_agent,
+                                                               search_filters)
+from scholarbench.benchmarks.researcharena.agents.common import LLMRankingAgent, positive_int
 
 
-@register_agent("researcharena/deep-research")
+@arena_agent("deep-research")
 class DeepResearch(LLMRankingAgent):
     name = "deep-research"
 

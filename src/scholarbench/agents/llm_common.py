@@ -1,10 +1,10 @@
-"""What the LLM agents share: versioned prompts, model calls that count their failures, query
-clean-up, corpus retrieval with the leakage filters, and rank fusion.
+"""What LLM agents of several benchmarks share: versioned prompts, model calls that count
+their failures, query clean-up, corpus retrieval with the leakage filters, and rank fusion.
 
-Prompts are the files ``prompts/<name>.txt`` (package data); the file name carries the version
-(``zero_shot_v1``), and an agent records the names and the sha256 of the prompts it uses in its
-config, so a changed prompt is a changed configuration (a run directory will not resume with
-it). Files are read verbatim (the final newline included: upstream's templates end with one).
+Prompts are the files ``prompts/<name>.txt`` (package data) of the agents' package; the file
+name carries the version (``deep_research_decide_v1``), and an agent records the names and the
+sha256 of the prompts it uses in its config, so a changed prompt is a changed configuration (a
+run directory will not resume with it). Files are read verbatim (the final newline included: upstream's templates end with one).
 Placeholders are ``{name}`` with a lower-case name; they are filled in one pass, so a value that
 itself contains ``{topic}`` stays literal, and JSON braces in a template are left alone.
 
@@ -20,7 +20,6 @@ fallback and says so with `LLMTrace.fallback`. What the trace counted goes into 
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
@@ -30,15 +29,10 @@ from scholarbench.corpus.hybrid import K as RRF_K, rrf
 from scholarbench.llm.trace import LLMTrace  # noqa: F401  (re-exported for the agents)
 
 
-
 def load_prompt(name: str) -> Prompt:
-    """``prompts/<name>.txt`` of this package."""
-    return load_package_prompt("scholarbench.agents.researcharena", name)
-
-
-def load_lines(name: str) -> list[dict[str, Any]]:
-    """A JSON-lines data file among the prompts (e.g. the few-shot examples)."""
-    return [json.loads(line) for line in load_prompt(name).text.splitlines() if line.strip()]
+    """``scholarbench/agents/prompts/<name>.txt``: prompts shared by several benchmarks' agents
+    (the deep-research loop's). A benchmark's own agents load theirs from its package."""
+    return load_package_prompt("scholarbench.agents", name)
 
 
 def user(text: str) -> list[dict[str, str]]:
@@ -192,37 +186,3 @@ def indices(value: object, n: int, field_name: str) -> list[int]:
         if item - 1 not in out:
             out.append(item - 1)
     return out
-
-
-# ---- the agents' common part ----------------------------------------------------------------
-
-class LLMRankingAgent:
-    """Discovery / selection agents that ask the run's agent model (`ctx.llm`) and search the
-    corpus with the leakage filters (`base.search_filters`)."""
-    name = ""
-    uses_llm = True
-    tasks = ("discovery", "selection")
-    needs_corpus = True
-    needs_embedder = False        # set per instance: dense and hybrid search need one
-
-    def _setup(self, k: int, search: str, fields: str, max_tokens: int) -> None:
-        self.k = positive_int(self.name, "k", k)
-        self.retrieval = Retrieval(search, fields)
-        self.needs_embedder = self.retrieval.needs_embedder
-        self.max_tokens = positive_int(self.name, "max_tokens", max_tokens)
-
-    def _base_config(self, *prompts: str) -> dict[str, Any]:
-        return {"k": self.k, **self.retrieval.config(), "max_tokens": self.max_tokens,
-                "prompts": [load_prompt(p).identity() for p in prompts],
-                "filters": "non-survey, before cut-off, survey excluded"}
-
-    def _context(self, ctx: Any) -> tuple[Any, LLMTrace]:
-        """The corpus and a fresh trace over the agent model; ValueError when either is absent."""
-        if ctx.corpus is None:
-            raise ValueError(f"{self.name} needs a corpus (run with --corpus, or let the CLI "
-                             "build the default one)")
-        if ctx.llm is None:
-            raise ValueError(f"{self.name} needs the agent chat model (ctx.llm)")
-        if self.needs_embedder and ctx.embedder is None:
-            raise ValueError(f"{self.name} with search={self.retrieval.search} needs an embedder")
-        return ctx.corpus, LLMTrace(ctx.llm, self.max_tokens)

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from scholarbench.agents.researcharena.base import (ArenaContext, ArenaOutput, ArenaQuery,
-                                                    search_filters)
-from scholarbench.agents.researcharena.llm_common import (LLMRankingAgent, LLMTrace, clean_query,
-                                                          load_prompt, user)
-from scholarbench.registry import register_agent
+from scholarbench.benchmarks.researcharena.agents.base import (ArenaContext, ArenaOutput,
+                                                               ArenaQuery, arena_agent,
+                                                               search_filters)
+from scholarbench.benchmarks.researcharena.agents.common import (LLMRankingAgent, LLMTrace,
+                                                                 clean_query, load_prompt, user)
 
 PROMPT = "zero_shot_v1"
 
@@ -40,7 +40,7 @@ def llm_query(topic: str, trace: LLMTrace) -> str:
     return query
 
 
-@register_agent("researcharena/zero-shot")
+@arena_agent("zero-shot")
 class ZeroShot(LLMRankingAgent):
     name = "zero-shot"
 

@@ -38,7 +38,7 @@ exactly the gold:
   counted; it is left out of the default qrels (an agent may not retrieve it), and in the
   qrels variant "all" (upstream's qrels, which judge every reference).
 
-A task whose gold ends up empty is kept, flagged `empty_gold` and counted; the runner lists it
+A task whose gold ends up empty is kept, flagged `empty_gold` and counted; the scorer lists it
 as unscorable instead of scoring it 0 (it would only dilute every agent's mean alike).
 
 Counts (`ReferenceCounts`). `resolved`, `searchable` and `unsearchable` come from the corpus.
@@ -64,10 +64,11 @@ import duckdb
 
 from scholarbench.corpus.schema import EDGES, PAPERS
 from scholarbench.corpus.store import Corpus
-from scholarbench.data.researcharena import (EMPTY_GOLD, INFLUENTIAL, NO_CUTOFF, NO_MINDMAP,
-                                             NOT_BEFORE, RELEVANT, SURVEY, UNCHECKED, UNDATED,
-                                             UNSEARCHABLE_REASONS, ArenaTask, ReferenceCounts,
-                                             UpstreamSurvey, read_survey_jsonl)
+from scholarbench.benchmarks.researcharena.records import (EMPTY_GOLD, INFLUENTIAL, NO_CUTOFF,
+                                                           NO_MINDMAP, NOT_BEFORE, RELEVANT, SURVEY,
+                                                           UNCHECKED, UNDATED, UNSEARCHABLE_REASONS,
+                                                           ArenaTask, ReferenceCounts,
+                                                           UpstreamSurvey, read_survey_jsonl)
 from scholarbench.data.sources.dates import earliest_date, latest_date
 from scholarbench.data.sources.keys import priority
 from scholarbench.data.sources.records import EdgeRecord, Ref

@@ -31,13 +31,13 @@ import json
 import re
 from typing import Any
 
-from scholarbench.agents.researcharena.base import ArenaContext, ArenaOutput, ArenaQuery
-from scholarbench.agents.researcharena.llm_common import (LLMTrace, load_lines, load_prompt,
-                                                          positive_int, user)
+from scholarbench.benchmarks.researcharena.agents.base import (ArenaContext, ArenaOutput,
+                                                               ArenaQuery, arena_agent)
+from scholarbench.benchmarks.researcharena.agents.common import (LLMTrace, load_lines, load_prompt,
+                                                                 positive_int, user)
 from scholarbench.data.typology import parse_typology
 from scholarbench.errors import DataError
 from scholarbench.records import TaxoNode
-from scholarbench.registry import register_agent
 from scholarbench.text.normalize import normalize_title
 
 PROMPT, PAPERS_PROMPT, EXAMPLES = "few_shot_v1", "few_shot_papers_v1", "few_shot_examples_v1"
@@ -73,7 +73,7 @@ def examples_block(topic: str) -> tuple[str, int]:
     return "\n".join(kept), dropped
 
 
-@register_agent("researcharena/few-shot")
+@arena_agent("few-shot")
 class FewShot:
     name = "few-shot"
     uses_llm = True

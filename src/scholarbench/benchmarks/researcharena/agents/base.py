@@ -8,11 +8,14 @@ provided"), the survey's resolved references.
     discovery, selection   -> ArenaOutput(ranking=[(paper_id, score), ...])   best first
     organisation           -> ArenaOutput(mindmap=TaxoNode)                    a mind-map
 
-The list order is the ranking: the runner scores rank i of n with n - i + 1 (see
-`scholarbench.runner.researcharena`), so ties in an agent's own scores never reorder it.
+The list order is the ranking: the scorer scores rank i of n with n - i + 1 (see
+`scholarbench.benchmarks.researcharena.scoring`), so ties in an agent's own scores never reorder
+it.
 
-Agents are registered as ``researcharena/<name>`` (the TaxoBench agents keep the plain names;
-`cluster` exists for both benchmarks) and looked up by `make_arena_agent(name)`.
+Agents are registered with `@arena_agent(name)` as ``researcharena/<name>`` (the TaxoBench agents
+keep the plain names; `cluster` exists for both benchmarks) and looked up by
+`make_arena_agent(name)`. The engine sees each through one adapter (`agents.adapter`) that
+follows the core agent contract; this typed protocol stays inside the benchmark's package.
 """
 from __future__ import annotations
 
@@ -20,13 +23,15 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Protocol
 
+from scholarbench.benchmarks.researcharena.records import ArenaTask
+from scholarbench.core.registry import REGISTRY, register_agent
 from scholarbench.corpus.store import Corpus
-from scholarbench.data.researcharena import ArenaTask
 from scholarbench.embed.base import Embedder
 from scholarbench.records import TaxoNode
 
 TASKS = ("discovery", "selection", "organisation")
-PREFIX = "researcharena/"
+BENCHMARK = "researcharena"
+PREFIX = BENCHMARK + "/"
 
 
 @dataclass(frozen=True)
@@ -74,9 +79,17 @@ class ArenaAgent(Protocol):
     def generate(self, query: ArenaQuery, ctx: ArenaContext) -> ArenaOutput: ...
 
 
+def arena_agent(name: str):
+    """Register a built-in agent class as ``researcharena/<name>``, for the sub-tasks in its
+    `tasks` (what `scholarbench list agent` and the engine's error messages show)."""
+    def decorate(cls: type) -> type:
+        return register_agent(PREFIX + name, benchmarks=(BENCHMARK,),
+                              fits=lambda subtask, family: subtask in cls.tasks)(cls)
+    return decorate
+
+
 def make_arena_agent(name: str, **params: Any) -> ArenaAgent:
     """`title-bm25` or `researcharena/title-bm25`; KeyError listing the known names."""
-    from scholarbench.registry import REGISTRY
     full = name if name.startswith(PREFIX) else PREFIX + name
     try:
         factory = REGISTRY.get("agent", full)
@@ -93,7 +106,7 @@ def search_filters(query: ArenaQuery) -> dict[str, Any]:
 
 
 class CorpusAgentMixin:
-    """Opens nothing itself: the runner passes the opened corpus in the context."""
+    """Opens nothing itself: the benchmark passes the opened corpus in the context."""
     name: str
 
     def need_corpus(self, ctx: ArenaContext) -> Corpus:

@@ -9,18 +9,18 @@ layer; an agent for another retriever is this file's pattern with another method
 """
 from __future__ import annotations
 
-from scholarbench.agents.researcharena.title_bm25 import TitleSearch
-from scholarbench.registry import register_agent
+from scholarbench.benchmarks.researcharena.agents.base import arena_agent
+from scholarbench.benchmarks.researcharena.agents.title_bm25 import TitleSearch
 
 
-@register_agent("researcharena/title-dense")
+@arena_agent("title-dense")
 class TitleDense(TitleSearch):
     name = "title-dense"
     method = "search_dense"
     needs_embedder = True
 
 
-@register_agent("researcharena/title-hybrid")
+@arena_agent("title-hybrid")
 class TitleHybrid(TitleSearch):
     name = "title-hybrid"
     method = "search_hybrid"

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from scholarbench.agents.researcharena.base import (ArenaContext, ArenaOutput, ArenaQuery,
-                                                    CorpusAgentMixin, search_filters)
-from scholarbench.registry import register_agent
+from scholarbench.benchmarks.researcharena.agents.base import (ArenaContext, ArenaOutput,
+                                                               ArenaQuery, CorpusAgentMixin,
+                                                               arena_agent, search_filters)
 
 
 def positive_int(name: str, agent: str, value: object) -> int:
@@ -59,6 +59,6 @@ class TitleSearch(CorpusAgentMixin):
         return ArenaOutput(ranking=[(p.paper_id, s) for p, s in hits if p.paper_id])
 
 
-@register_agent("researcharena/title-bm25")
+@arena_agent("title-bm25")
 class TitleBM25(TitleSearch):
     name = "title-bm25"

@@ -34,11 +34,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from scholarbench.agents.researcharena.base import (ArenaContext, ArenaOutput, ArenaQuery,
-                                                    search_filters)
-from scholarbench.agents.researcharena.llm_common import (LLMRankingAgent, fuse, load_prompt,
-                                                          pinned_ranking, positive_int, user)
-from scholarbench.registry import register_agent
+from scholarbench.benchmarks.researcharena.agents.base import (ArenaContext, ArenaOutput,
+                                                               ArenaQuery, arena_agent,
+                                                               search_filters)
+from scholarbench.benchmarks.researcharena.agents.common import (LLMRankingAgent, fuse, load_prompt,
+                                                                 pinned_ranking, positive_int, user)
 
 PERSPECTIVES_PROMPT = "storm_perspectives_v1"
 QUESTIONS_PROMPT = "storm_questions_v1"
@@ -58,7 +58,7 @@ QUESTIONS_SCHEMA = {"type": "object", "additionalProperties": False, "required":
                                        "query": {"type": "string"}}}}}}
 
 
-@register_agent("researcharena/storm")
+@arena_agent("storm")
 class Storm(LLMRankingAgent):
     name = "storm"
 

@@ -29,13 +29,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from scholarbench.agents.researcharena.base import (ArenaContext, ArenaOutput, ArenaQuery,
-                                                    search_filters)
-from scholarbench.agents.researcharena.llm_common import (LLMRankingAgent, fuse, indices,
-                                                          load_prompt, numbered, pinned_ranking,
-                                                          positive_int, user)
-from scholarbench.agents.researcharena.zero_shot import PROMPT as QUERY_PROMPT, llm_query
-from scholarbench.registry import register_agent
+from scholarbench.benchmarks.researcharena.agents.base import (ArenaContext, ArenaOutput,
+                                                               ArenaQuery, arena_agent,
+                                                               search_filters)
+from scholarbench.benchmarks.researcharena.agents.common import (LLMRankingAgent, fuse, indices,
+                                                                 load_prompt, numbered,
+                                                                 pinned_ranking, positive_int, user)
+from scholarbench.benchmarks.researcharena.agents.zero_shot import PROMPT as QUERY_PROMPT, llm_query
 
 JUDGE_PROMPT = "self_rag_judge_v1"
 RANKINGS = ("judged", "last-query")
@@ -45,7 +45,7 @@ JUDGE_SCHEMA = {"type": "object", "additionalProperties": False,
                                "next_query": {"type": "string"}}}
 
 
-@register_agent("researcharena/self-rag")
+@arena_agent("self-rag")
 class SelfRAG(LLMRankingAgent):
     name = "self-rag"
 

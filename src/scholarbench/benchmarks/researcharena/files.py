@@ -1,14 +1,18 @@
-"""`score researcharena --qrels Q --run R --out S.jsonl`: score a TREC run file against qrels.
+"""`score researcharena --qrels Q --run R --out S.jsonl [--measures "…"]`: score a TREC run
+file against qrels.
 
 S.jsonl gets one line per qrels query x measure, qids ascending, measures in the order asked:
 
     {"query_id": "56895323", "measure": "nDCG@10", "value": 0.2774494563212452}
 
-(keys are ir_measures' printed names: R@10 R@100 P@10 P@100 nDCG@10 nDCG@30 nDCG@100 RR AP).
+Keys are ir_measures' printed names. `--measures` takes any names ir_measures parses and its
+pytrec_eval provider computes, written as ir_measures prints them ("P@20 R@1000 nDCG@20 …",
+spaces or commas between them); the default is the paper's set, R@10 R@100 P@10 P@100 nDCG@10
+nDCG@30 nDCG@100 RR AP. A bad name is one error line (exit status 2) before any file is read.
 The summary returned holds the means over the qrels queries (trec_eval ``-c``) and the counts
-that explain them; the rules are in :mod:`scholarbench.metrics.ranking` and
-:mod:`scholarbench.data.trec`. The output file is replaced atomically, never appended to:
-scoring is deterministic and cheap, so a rerun rewrites it whole.
+that explain them; the rules are in `measures.ranking` and `scholarbench.data.trec`. The
+output file is replaced atomically, never appended to: scoring is deterministic and cheap, so a
+rerun rewrites it whole.
 """
 from __future__ import annotations
 
@@ -16,9 +20,12 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from scholarbench.data.trec import OnDuplicate, write_lines_atomic, read_qrels, read_run
-from scholarbench.metrics.ranking import (DEFAULT_MEASURES, aggregate, coverage, evaluate,
-                                          parse_measures, provider_versions)
+from scholarbench.benchmarks.researcharena.measures.ranking import (DEFAULT_MEASURES, aggregate,
+                                                                    coverage, evaluate,
+                                                                    parse_measures,
+                                                                    provider_versions)
+from scholarbench.data.trec import OnDuplicate, read_qrels, read_run, write_lines_atomic
+from scholarbench.errors import ScholarbenchError
 
 
 def score_researcharena_files(qrels_path: str | Path, run_path: str | Path,
@@ -74,4 +81,23 @@ def format_summary(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["score_researcharena_files", "format_summary"]
+def score_files_command(options: dict[str, Any]) -> int:
+    """`scholarbench score researcharena …` (the options of `ResearchArena.add_options`)."""
+    from scholarbench.benchmarks.researcharena.benchmark import split_measures
+    if not (options.get("qrels") and options.get("run_file") and options.get("out")):
+        raise ScholarbenchError("score researcharena needs --qrels Q.trec --run R.trec "
+                                "--out S.jsonl")
+    names = split_measures(options.get("measures")) or list(DEFAULT_MEASURES)
+    try:
+        parse_measures(names)
+    except ValueError as exc:
+        raise ScholarbenchError(f"--measures: {exc}") from None
+    summary = score_researcharena_files(Path(options["qrels"]), Path(options["run_file"]),
+                                        Path(options["out"]), measures=names,
+                                        on_duplicate=options.get("on_duplicate") or "keep_first")
+    print(format_summary(summary))
+    print(f"scores: {options['out']}")
+    return 0
+
+
+__all__ = ["score_researcharena_files", "format_summary", "score_files_command"]

@@ -17,14 +17,14 @@ from __future__ import annotations
 from typing import Any
 
 from scholarbench.agents.cluster import ClusterParams, cluster_papers
-from scholarbench.agents.researcharena.base import (ArenaContext, ArenaOutput, ArenaQuery,
-                                                    CorpusAgentMixin)
+from scholarbench.benchmarks.researcharena.agents.base import (ArenaContext, ArenaOutput,
+                                                               ArenaQuery, CorpusAgentMixin,
+                                                               arena_agent)
 from scholarbench.data.typology import mindmap_from_taxonomy
-from scholarbench.registry import register_agent
 from scholarbench.text.normalize import normalize_title
 
 
-@register_agent("researcharena/cluster")
+@arena_agent("cluster")
 class ArenaCluster(CorpusAgentMixin):
     name = "cluster"
     tasks = ("organisation",)

@@ -3,9 +3,9 @@
 `ArenaTask` is one survey turned into a task: its topic (the survey title), the leakage cut-off,
 its references resolved in the corpus with a grade each (qrels), which of them an agent may not
 find under the leakage rule and why, the reference counts, and the ground-truth mind-map when
-one is known. It is built from the corpus by `scholarbench.tasks.researcharena` (`build_tasks`),
-from TaxoBench instances, or from an upstream `survey.jsonl` (`read_survey_jsonl` here parses
-the file; `scholarbench.tasks.researcharena.load_survey_jsonl` resolves it into tasks).
+one is known. It is built from the corpus by `tasks.build_tasks`, from TaxoBench instances,
+or from an upstream `survey.jsonl` (`read_survey_jsonl` here parses the file;
+`tasks.load_survey_jsonl` resolves it into tasks).
 
 Upstream `survey.jsonl` (github.com/cxcscmu/ResearchArena), one survey per line:
 

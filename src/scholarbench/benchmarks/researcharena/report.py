@@ -18,8 +18,8 @@ from typing import Any, Sequence
 from scholarbench.errors import DataError
 from scholarbench.report import svg
 from scholarbench.report.htmlkit import Page, e, sample_metric_table, table_html
-from scholarbench.report.published_researcharena import (PAPER_CITATION, PAPER_N, TABLE_KEYS,
-                                                         published_rows)
+from scholarbench.benchmarks.researcharena.published import (PAPER_CITATION, PAPER_N, TABLE_KEYS,
+                                                             published_rows)
 from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
                                                metric_summaries, plural, read_json_object,
                                                register_section, strip_group)
@@ -207,7 +207,7 @@ class ResearchArenaSection(ReportSection):
     def _tasks(self, run: ReportRun, page: Page) -> dict[str, Any]:
         key = ("researcharena-tasks", str(run.run_dir))
         if key not in page.cache:
-            from scholarbench.data.researcharena import read_tasks
+            from scholarbench.benchmarks.researcharena.records import read_tasks
             try:
                 page.cache[key] = {t.id: t for t in read_tasks(run.run_dir / "tasks.jsonl")}
             except Exception:   # an older or partial run: the drill-down shows ids only
@@ -302,7 +302,7 @@ class ResearchArenaSection(ReportSection):
                     body.append(self._ranked_list(r.name, generated[r.run_dir].get(sid), qrels,
                                                   titles))
             elif t is not None and t.mindmap is not None:
-                from scholarbench.data.researcharena import mindmap_from_json
+                from scholarbench.benchmarks.researcharena.records import mindmap_from_json
                 from scholarbench.report.treeview import compare_trees, render_comparison
                 for j, r in enumerate(runs):
                     rec = generated[r.run_dir].get(sid) or {}

@@ -1,0 +1,291 @@
+"""ResearchArena on the engine: sub-tasks, options, samples, agents, answers, scores.
+
+    run researcharena --task discovery|selection|organisation --agent A [options]
+    score researcharena --qrels Q.trec --run R.trec --out S.jsonl [--measures "…"]
+    score RUN_DIR
+
+Sub-tasks: discovery and selection answer in the `ranking` family, organisation in the
+`taxonomy` family (`core.families`). This module imports only what building the command line
+needs; everything else is imported inside the methods.
+
+Run directory (besides the engine's manifest.json, generate.jsonl, scores.jsonl,
+summary.json): tasks.jsonl (the full task set scored against; `--limit` selects its first n),
+and for discovery / selection qrels.trec and run.trec (rewritten when scored).
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Any, Sequence
+
+from scholarbench.core.benchmark import Benchmark, Loaded, Sample
+from scholarbench.core.registry import register_benchmark
+
+DISCOVERY = ("R@10", "R@100", "P@10", "P@100")
+SELECTION = ("nDCG@10", "nDCG@30", "nDCG@100", "RR")
+ORGANISATION = ("heading_soft_recall", "heading_entity_recall", "tree_semantic_distance")
+# Objects the Python API may hand a benchmark through its options (never recorded).
+OBJECT_OPTIONS = ("embedder", "extractor", "progress")
+
+
+def split_measures(text: str | Sequence[str] | None) -> list[str]:
+    """`--measures "P@20 R@1000, nDCG@20"` → names (spaces or commas between them)."""
+    if text is None:
+        return []
+    parts = text.replace(",", " ").split() if isinstance(text, str) else list(text)
+    return [p for p in parts if p]
+
+
+@register_benchmark("researcharena")
+class ResearchArena(Benchmark):
+    name = "researcharena"
+    title = "ResearchArena"
+    subtasks = {"discovery": "ranking", "selection": "ranking", "organisation": "taxonomy"}
+    subtask_flag = "--task"
+    headline = {"discovery": DISCOVERY, "selection": SELECTION, "organisation": ORGANISATION}
+    order = 20
+
+    def __init__(self, options: dict[str, Any] | None = None) -> None:
+        options = dict(options or {})
+        objects = {k: options.pop(k) for k in OBJECT_OPTIONS if k in options}
+        super().__init__(options)
+        self.embedder: Any = objects.get("embedder")   # an Embedder, or a factory of one
+        self.extractor: Any = objects.get("extractor")
+        self.discover_data = True      # the command line looks in the data dir for inputs
+        self.progress = bool(objects.get("progress", True))
+        self._corpus_optional = False  # set when the agent is `replay`
+        self._corpus: Any = None
+        self._corpus_dir: Any = None
+        self._tasks: list[Any] = []
+        self._resolver: Any = None
+        self._scored_tasks: list[Any] = []
+        self._records: dict[str, dict[str, Any]] = {}
+
+    # -- command line ------------------------------------------------------------------------
+    @classmethod
+    def add_options(cls, parser: argparse.ArgumentParser, command: str) -> None:
+        if command == "score":
+            parser.add_argument("--qrels", help="TREC qrels (query 0 docid grade)")
+            parser.add_argument("--run", dest="run_file", help="TREC run (query Q0 docid rank "
+                                "score tag)")
+            parser.add_argument("--out", help="per-query scores: one JSON line per query x "
+                                "measure")
+            parser.add_argument("--on-duplicate", choices=["keep_first", "error"],
+                                default="keep_first", help="a docid twice for one query "
+                                "(trec_eval refuses: error)")
+            parser.add_argument("--measures", help="ir_measures names, e.g. \"P@20 R@1000 "
+                                "nDCG@20\" (default: the paper's: R@10 R@100 P@10 P@100 "
+                                "nDCG@10 nDCG@30 nDCG@100 RR AP)")
+            return
+        parser.add_argument("--corpus", help="corpus directory (default: the data dir's "
+                            "default corpus, built on demand)")
+        parser.add_argument("--tasks-from", default="corpus", metavar="corpus|taxobench|FILE",
+                            help="tasks from the corpus's surveys (default), from TaxoBench "
+                            "instances (organisation), or an upstream survey.jsonl")
+        parser.add_argument("--task-set", default="reference-lists",
+                            choices=["reference-lists", "all"],
+                            help="corpus tasks: surveys with a full reference list (default) "
+                            "or every survey with citation edges")
+        parser.add_argument("--qrels", default="searchable", choices=["searchable", "all"],
+                            help="judge only references an agent may find (default) or every "
+                            "reference (upstream's qrels)")
+        parser.add_argument("--taxobench", help="TaxoBench instances for mind-maps (default: "
+                            "the one imported file, if any)")
+        parser.add_argument("--measures", help="ir_measures names scored besides the paper's "
+                            "nine, e.g. \"P@20 R@1000\" (discovery, selection)")
+
+    # -- samples -----------------------------------------------------------------------------
+    def _measures(self) -> list[str]:
+        from scholarbench.benchmarks.researcharena.measures.ranking import parse_measures
+        from scholarbench.benchmarks.researcharena.scoring import measure_names
+        from scholarbench.errors import ScholarbenchError
+        try:
+            return parse_measures(measure_names(split_measures(self.options.get("measures"))))
+        except ValueError as exc:
+            raise ScholarbenchError(f"--measures: {exc}") from None
+
+    def load(self, subtask: str, limit: int | None) -> Loaded:
+        from scholarbench.benchmarks.researcharena import loading
+        from scholarbench.benchmarks.researcharena.refs import RefResolver
+        if self.options.get("with_judge"):
+            from scholarbench.errors import ScholarbenchError
+            raise ScholarbenchError("--with-judge: ResearchArena has no LLM judge")
+        loading.check_options(self.options)
+        self._measures()
+        inputs = loading.resolve_inputs(self.options, subtask,
+                                        needs_corpus=not self._corpus_optional,
+                                        discover=self.discover_data)
+        self._corpus_dir = inputs.corpus_dir
+        self._corpus = loading.open_corpus(inputs.corpus_dir)
+        self._tasks, data = loading.load_task_set(self.options, inputs, self._corpus)
+        self._resolver = RefResolver(self._corpus)
+        selected = self._tasks[:limit] if limit is not None else self._tasks
+        return Loaded(self._samples(selected, subtask, data["qrels"], self._corpus), data)
+
+    def _samples(self, tasks: Sequence[Any], subtask: str, variant: str, corpus: Any
+                 ) -> list[Sample]:
+        from scholarbench.benchmarks.researcharena.agents.base import ArenaQuery
+        from scholarbench.benchmarks.researcharena.prompting import task_fields, task_prompt
+        from scholarbench.benchmarks.researcharena.records import EMPTY_GOLD, NO_MINDMAP
+        from scholarbench.core.agent import Task
+        titles: dict[str, str] = {}
+        if corpus is not None:
+            wanted = {t.survey_id for t in tasks if t.survey_id in corpus}
+            if subtask == "organisation":
+                wanted |= {pid for t in tasks for pid in t.references if pid in corpus}
+            titles = {r["paper_id"]: r["title"] for r in corpus.get_rows(sorted(wanted))}
+        out = []
+        for task in tasks:
+            fields = task_fields(task, subtask, titles.get(task.survey_id or ""), titles)
+            if subtask == "organisation":
+                unscorable = NO_MINDMAP if task.mindmap is None else None
+            else:
+                unscorable = EMPTY_GOLD if not task.qrels(variant) else None
+            out.append(Sample(task.id, Task(id=task.id, benchmark=self.name, subtask=subtask,
+                                            family=self.subtasks[subtask],
+                                            prompt=task_prompt(subtask, fields), fields=fields,
+                                            native=ArenaQuery.of(task, subtask)),
+                              gold=task, unscorable=unscorable))
+        return out
+
+    def load_for_rescore(self, run: Any, manifest: dict[str, Any]) -> Loaded:
+        from scholarbench.benchmarks.researcharena.records import read_tasks
+        from scholarbench.benchmarks.researcharena.scoring import TASKS_FILE
+        from scholarbench.errors import ScholarbenchError
+        if self.options.get("with_judge"):
+            raise ScholarbenchError(f"{run.path}: --with-judge is for TaxoBench runs "
+                                    "(ResearchArena has no LLM judge)")
+        if manifest.get("benchmark") != self.name:
+            raise ScholarbenchError(f"{run.path} is not a ResearchArena run")
+        self._measures()
+        tasks = read_tasks(run.file(TASKS_FILE))
+        limit = manifest.get("limit")
+        selected = tasks[:limit] if limit is not None else tasks
+        variant = (manifest.get("data") or {}).get("qrels", "searchable")
+        return Loaded(self._bare_samples(selected, manifest["mode"], variant))
+
+    def _bare_samples(self, tasks: Sequence[Any], subtask: str, variant: str) -> list[Sample]:
+        """Samples for scoring only (no prompts: the agent does not run)."""
+        from scholarbench.benchmarks.researcharena.records import EMPTY_GOLD, NO_MINDMAP
+        from scholarbench.core.agent import Task
+        out = []
+        for task in tasks:
+            unscorable = (NO_MINDMAP if task.mindmap is None else None) \
+                if subtask == "organisation" else (EMPTY_GOLD if not task.qrels(variant) else None)
+            out.append(Sample(task.id, Task(id=task.id, benchmark=self.name, subtask=subtask,
+                                            family=self.subtasks[subtask], prompt=""),
+                              gold=task, unscorable=unscorable))
+        return out
+
+    def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any]) -> None:
+        from scholarbench.benchmarks.researcharena.loading import corpus_info
+        from scholarbench.benchmarks.researcharena.measures.ranking import provider_versions
+        from scholarbench.benchmarks.researcharena.prompting import prompt_identities
+        from scholarbench.benchmarks.researcharena.records import write_tasks
+        from scholarbench.benchmarks.researcharena.scoring import TASKS_FILE
+        write_tasks(run.file(TASKS_FILE), self._tasks)
+        manifest["corpus"] = corpus_info(self._corpus_dir)
+        manifest["scoring"] = provider_versions()
+        manifest["task_prompts"] = prompt_identities()
+        if manifest.get("mode") == "organisation" or self._embedder_needed:
+            manifest["embedder"] = getattr(self.get_embedder(), "model_id", None)
+        run.write_manifest(manifest)
+
+    # -- agents ------------------------------------------------------------------------------
+    _embedder_needed = False
+
+    def agent(self, name: str, params: dict[str, Any], subtask: str) -> Any:
+        """A built-in agent (``researcharena/<name>``) behind the core contract."""
+        from scholarbench.benchmarks.researcharena.agents.adapter import ArenaAgentAdapter
+        from scholarbench.benchmarks.researcharena.agents.base import PREFIX
+        from scholarbench.core.registry import REGISTRY
+        from scholarbench.errors import ScholarbenchError
+        short = name.removeprefix(PREFIX)
+        self._corpus_optional = False
+        if REGISTRY.find("agent", PREFIX + short) is None:
+            return None
+        params = dict(params)
+        on_failure = params.pop("on_model_failure", "error")
+        from scholarbench.benchmarks.researcharena.agents.base import make_arena_agent
+        try:
+            inner = make_arena_agent(short, **params)
+        except (TypeError, ValueError) as exc:
+            raise ScholarbenchError(f"agent {short!r}: {exc}") from None
+        if subtask not in getattr(inner, "tasks", ()):
+            raise ScholarbenchError(f"agent {short!r} does not do {subtask} (it does: "
+                                    f"{', '.join(inner.tasks)})")
+        if short == "replay" and subtask == "organisation" and not inner.jsonl:
+            raise ScholarbenchError(f"replay: {inner.path} is a TREC run; organisation "
+                                    "replays JSON lines (typology, mindmap or taxonomy)")
+        self._corpus_optional = short == "replay"
+        return ArenaAgentAdapter(inner, short, on_failure)
+
+    def get_embedder(self) -> Any:
+        if self.embedder is None:
+            from scholarbench.embed import default_embedder
+            self.embedder = default_embedder()
+        elif not hasattr(self.embedder, "embed"):     # a factory, called only when needed
+            self.embedder = self.embedder()
+        return self.embedder
+
+    def context(self, agent: Any, subtask: str, roles: Any) -> Any:
+        from scholarbench.benchmarks.researcharena.agents.base import ArenaContext
+        from scholarbench.core.agent import AgentContext
+        from scholarbench.errors import ScholarbenchError
+        llm = None
+        if agent.needs.llm:
+            try:
+                llm = roles().agent()
+            except ScholarbenchError as exc:
+                raise ScholarbenchError(f"agent {agent.name!r} uses a chat model but the run "
+                                        f"was given none ({exc})") from None
+        self._embedder_needed = bool(agent.needs.embedder)
+        embedder = self.get_embedder() if agent.needs.embedder else None
+        arena = ArenaContext(task=subtask, corpus=self._corpus, embedder=embedder, llm=llm)
+        return AgentContext(benchmark=self.name, subtask=subtask, llm=llm,
+                            corpus=self._corpus if agent.needs.corpus else None,
+                            corpus_dir=self._corpus_dir, embedder=embedder,
+                            extra={"arena": arena})
+
+    def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
+        from scholarbench.benchmarks.researcharena.answers import record_answer
+        from scholarbench.benchmarks.researcharena.refs import RefResolver
+        resolver = self._resolver or RefResolver(self._corpus)
+        return record_answer(answer, sample.task.subtask or "", sample.gold, resolver)
+
+    # -- scoring -----------------------------------------------------------------------------
+    def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
+              manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
+        from scholarbench.benchmarks.researcharena import scoring
+        tasks = [s.gold for s in samples]
+        self._scored_tasks, self._records = tasks, generated
+        if manifest["mode"] == "organisation":
+            rows = scoring.score_organisation(tasks, generated, self.get_embedder(),
+                                              self.extractor, self.progress)
+            stats = getattr(self.embedder, "stats", None)
+            if stats is not None:
+                fresh = run_dir.read_manifest()
+                fresh["embedding_cache"] = stats.as_dict()
+                run_dir.write_manifest(fresh)
+            return rows
+        variant = (manifest.get("data") or {}).get("qrels", "searchable")
+        return scoring.score_ranking(tasks, generated, run_dir.path, variant, self._measures(),
+                                     scoring.run_tag(manifest))
+
+    def aggregate(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
+                  ) -> dict[str, Any]:
+        from scholarbench.benchmarks.researcharena import scoring
+        keys = scoring.ORGANISATION_KEYS if manifest["mode"] == "organisation" \
+            else self._measures()
+        return scoring.summarise(rows, self._scored_tasks, manifest, self._records, keys)
+
+    def format_summary(self, summary: dict[str, Any]) -> str:
+        from scholarbench.benchmarks.researcharena.scoring import format_summary
+        return format_summary(summary)
+
+    # -- score researcharena --qrels Q --run R --out S ---------------------------------------
+    def score_files(self, models: Any) -> int:
+        from scholarbench.benchmarks.researcharena.files import score_files_command
+        return score_files_command(self.options)
+
+
+__all__ = ["ResearchArena", "split_measures", "DISCOVERY", "SELECTION", "ORGANISATION"]

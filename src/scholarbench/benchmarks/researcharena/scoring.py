@@ -1,0 +1,249 @@
+"""Scoring a ResearchArena run: one scores.jsonl row per selected task, never skipped; the
+summary; the terminal lines.
+
+Discovery and selection:
+
+- The list order is the ranking. The run's score for rank i of n is n - i + 1 (the agent's own
+  scores are kept in generate.jsonl), so trec_eval's tie-breaking (docid descending) never
+  reorders an agent's list, and run.trec scored by trec_eval gives the same numbers.
+- A paper_id repeated in one list keeps its first rank; the repeats are counted per sample
+  (`duplicates_dropped`).
+- Measures: all of `R@10 R@100 P@10 P@100 nDCG@10 nDCG@30 nDCG@100 RR AP` for both tasks (the
+  same ranked list answers both), plus any `--measures` asked for; the summary marks the
+  paper's measures for the task (discovery: Recall and Precision at 10 and 100, §5;
+  selection: nDCG@10/30/100 and MRR).
+- A missing output (no line, or the agent returned nothing) is an empty ranking: 0 on every
+  measure, counted (`n_missing`). A malformed one (an entry that is not [id without spaces,
+  finite number], or a family answer that does not fit) is also scored as empty and counted
+  (`n_malformed`).
+- An `error` sample (the agent raised, or its model failed) is not a result: its row has null
+  measures, it is left out of the means, of qrels.trec and of run.trec, and counted
+  (`n_error`); the run is incomplete until a resumed run redoes it.
+- A task with no gold (empty qrels) is unscorable: the agent is not run on it, its row has
+  null measures and `unscorable: "empty_gold"`; it is excluded from the means and counted
+  beside them (and listed in `unscorable_ids`).
+
+Organisation: the mind-map is scored with `measures.organisation.organisation_scores` against
+the task's ground-truth mind-map (an upstream typology, else a TaxoBench tree). A task without
+one is unscorable (`unscorable: "no_mindmap"`; the agent is not run on it), counted and listed.
+A missing or malformed mind-map is scored as an empty one (HSR 0, HER 0, TSD = gold size),
+counted.
+
+Row statuses (the engine's words): `scored`, `missing`, `malformed`, `unscorable`, `error`.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+from scholarbench.benchmarks.researcharena.answers import parse_ranking
+from scholarbench.benchmarks.researcharena.measures.ranking import (DEFAULT_MEASURES,
+                                                                    DISCOVERY_MEASURES,
+                                                                    SELECTION_MEASURES)
+from scholarbench.benchmarks.researcharena.records import (EMPTY_GOLD, NO_MINDMAP, ArenaTask,
+                                                           mindmap_from_json)
+
+TASKS_FILE, QRELS, GENERATE, RUN, SCORES, SUMMARY = (
+    "tasks.jsonl", "qrels.trec", "generate.jsonl", "run.trec", "scores.jsonl", "summary.json")
+ORGANISATION_KEYS = ("heading_soft_recall", "heading_entity_recall", "tree_semantic_distance")
+PRIMARY = {"discovery": DISCOVERY_MEASURES, "selection": SELECTION_MEASURES,
+           "organisation": ORGANISATION_KEYS}
+
+
+def measure_names(extra: Sequence[str] = ()) -> list[str]:
+    """The paper's nine measures, then the extra ones asked for (each once)."""
+    return list(dict.fromkeys([*DEFAULT_MEASURES, *extra]))
+
+
+def _outcome(rec: dict[str, Any] | None, key: str) -> tuple[str, str | None]:
+    """(missing | malformed | error | ok, error text) of one generate.jsonl record."""
+    if rec is None:
+        return "missing", "no output for this sample"
+    status = rec.get("status", "ok")
+    if status == "error":
+        return "error", rec.get("error")
+    if rec.get("missing") or (status == "ok" and rec.get(key) is None):
+        return "missing", rec.get("error") or f"the agent returned no {key}"
+    if status != "ok":
+        return "malformed", rec.get("error")
+    return "ok", rec.get("error")
+
+
+def _row(task: ArenaTask, rec: dict[str, Any] | None, key: str, unscorable: str | None
+         ) -> tuple[dict[str, Any], str]:
+    outcome, error = _outcome(rec, key)
+    if unscorable is not None and rec is None:
+        outcome, error = "ok", None            # not run: unscorable, not missing
+    row: dict[str, Any] = {"id": task.id, "missing": outcome == "missing",
+                           "malformed": outcome == "malformed", "error": error}
+    return row, outcome
+
+
+def _status(row: dict[str, Any], outcome: str) -> str:
+    if row.get("unscorable"):
+        return "unscorable"
+    return {"ok": "scored"}.get(outcome, outcome)
+
+
+def score_ranking(tasks: Sequence[ArenaTask], records: dict[str, dict[str, Any]], out: Path,
+                  variant: str, measures: Sequence[str], tag: str) -> list[dict[str, Any]]:
+    """Rows for discovery / selection; rewrites qrels.trec and run.trec in `out`."""
+    from scholarbench.benchmarks.researcharena.measures.ranking import evaluate
+    from scholarbench.data.trec import Run, write_qrels, write_run
+    qrels = {t.id: t.qrels(variant) for t in tasks}
+    rows: dict[str, dict[str, Any]] = {}
+    outcomes: dict[str, str] = {}
+    run_scores: dict[str, dict[str, float]] = {}
+    for task in tasks:
+        rec = records.get(task.id)
+        unscorable = EMPTY_GOLD if not qrels[task.id] else None
+        row, outcome = _row(task, rec, "ranking", unscorable)
+        ids: list[str] = []
+        if outcome == "ok" and rec is not None:
+            parsed, dropped, problem = parse_ranking(rec["ranking"])
+            if parsed is None:
+                row.update(malformed=True, error=problem)
+                outcome = "malformed"
+            else:
+                ids = parsed
+                row["duplicates_dropped"] = dropped
+        row["n_retrieved"] = len(ids)
+        row["n_gold"] = len(qrels[task.id])
+        if ids and outcome != "error":
+            run_scores[task.id] = {pid: float(len(ids) - i) for i, pid in enumerate(ids)}
+        if unscorable:
+            row["unscorable"] = unscorable
+        rows[task.id], outcomes[task.id] = row, outcome
+    scorable = {q: docs for q, docs in qrels.items() if docs and outcomes[q] != "error"}
+    values: dict[tuple[str, str], float] = {}
+    if scorable:
+        for r in evaluate(scorable, {q: d for q, d in run_scores.items() if q in scorable},
+                          measures):
+            values[(r.query_id, r.measure)] = r.value
+    for task in tasks:
+        row = rows[task.id]
+        for name in measures:
+            row[name] = values.get((task.id, name)) if task.id in scorable else None
+        row["status"] = _status(row, outcomes[task.id])
+    if scorable:
+        write_qrels(out / QRELS, scorable)
+    else:
+        (out / QRELS).write_text("")    # no task has gold: an empty file, not a stale one
+    write_run(out / RUN, Run.from_dict(run_scores), tag)
+    return [rows[t.id] for t in tasks]
+
+
+def score_organisation(tasks: Sequence[ArenaTask], records: dict[str, dict[str, Any]],
+                       embedder: Any, extractor: Any, progress: bool) -> list[dict[str, Any]]:
+    from tqdm import tqdm
+
+    from scholarbench.benchmarks.researcharena.measures.organisation import organisation_scores
+    rows = []
+    # no bar when asked for none, or when stderr is not a terminal (disable=None)
+    for task in tqdm(tasks, desc="score", disable=None if progress else True, unit="sample"):
+        rec = records.get(task.id)
+        unscorable = NO_MINDMAP if task.mindmap is None else None
+        row, outcome = _row(task, rec, "mindmap", unscorable)
+        pred = None
+        if outcome == "ok" and rec is not None:
+            try:
+                pred = mindmap_from_json(rec["mindmap"])
+            except ValueError as exc:
+                row.update(malformed=True, error=str(exc))
+                outcome = "malformed"
+        if unscorable or outcome == "error":
+            if unscorable:
+                row["unscorable"] = unscorable
+            row.update({k: None for k in ORGANISATION_KEYS})
+        else:
+            row["mindmap_source"] = task.mindmap_source
+            row.update(organisation_scores(task.mindmap, pred, embedder, extractor=extractor))
+        row["status"] = _status(row, outcome)
+        rows.append(row)
+    return rows
+
+
+def run_tag(manifest: dict[str, Any]) -> str:
+    name = str(manifest.get("run_name") or manifest.get("agent") or "run")
+    return "".join(c if not c.isspace() else "_" for c in name) or "run"
+
+
+def _reference_answers(records: dict[str, dict[str, Any]], ids: set[str]) -> dict[str, int]:
+    """REFs read from the agent's answers and how many did not resolve (summed)."""
+    total = unresolved = 0
+    for sid, rec in records.items():
+        info = rec.get("info") if sid in ids else None
+        if isinstance(info, dict) and isinstance(info.get("refs"), int):
+            total += info["refs"]
+            unresolved += int(info.get("refs_unresolved") or 0)
+    return {"refs": total, "refs_unresolved": unresolved}
+
+
+def summarise(rows: Sequence[dict[str, Any]], tasks: Sequence[ArenaTask],
+              manifest: dict[str, Any], records: dict[str, dict[str, Any]],
+              keys: Sequence[str]) -> dict[str, Any]:
+    """The summary's ResearchArena fields (the engine adds status counts and `complete`)."""
+    from scholarbench.benchmarks.researcharena.measures.ranking import ScoreRow, aggregate
+    from scholarbench.benchmarks.researcharena.tasks import count_totals
+    task_kind = manifest["mode"]
+    scored = [r for r in rows if not r.get("unscorable") and r.get("status") != "error"]
+    metrics = {}
+    for key in keys:
+        values = [r[key] for r in scored if r.get(key) is not None]
+        metrics[key] = {"mean": sum(values) / len(values) if values else None,
+                        "n": len(values), "n_null": len(scored) - len(values)}
+    if task_kind != "organisation" and scored:
+        # trec_eval's own accumulation order (qids ascending) for bit-identical means
+        means = aggregate(ScoreRow(r["id"], k, r[k]) for r in sorted(scored, key=lambda r: r["id"])
+                          for k in keys)
+        for key in keys:
+            metrics[key]["mean"] = means[key]
+    unscorable: dict[str, int] = {}
+    for r in rows:
+        if r.get("unscorable"):
+            unscorable[r["unscorable"]] = unscorable.get(r["unscorable"], 0) + 1
+    return {"benchmark": "researcharena", "task": task_kind, "agent": manifest["agent"],
+            "run_name": manifest.get("run_name"), "n_samples": len(rows),
+            "n_scored": len(scored), "n_unscorable": unscorable,
+            "unscorable_ids": sorted(r["id"] for r in rows if r.get("unscorable")),
+            "n_missing": sum(1 for r in rows if r.get("missing")),
+            "n_malformed": sum(1 for r in rows if r.get("malformed")),
+            "n_error": sum(1 for r in rows if r.get("status") == "error"),
+            "primary": [k for k in PRIMARY[task_kind] if k in keys], "metrics": metrics,
+            "qrels": manifest.get("data", {}).get("qrels"),
+            "grading": manifest.get("data", {}).get("grading"),
+            "references": count_totals(tasks),
+            "references_answered": _reference_answers(records, {r["id"] for r in rows})}
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    """Terminal text: the task's primary measures first, then the rest, with the counts."""
+    unscorable = ", ".join(f"{n} {why}" for why, n in summary["n_unscorable"].items()) or "none"
+    errors = f", {summary['n_error']} errored" if summary.get("n_error") else ""
+    lines = [f"{summary.get('run_name') or summary['agent']} ({summary['task']}): "
+             f"{summary['n_samples']} tasks, {summary['n_scored']} scored, unscorable: "
+             f"{unscorable}; {summary['n_missing']} missing, {summary['n_malformed']} "
+             f"malformed{errors}"]
+    order = list(summary["primary"]) + [k for k in summary["metrics"]
+                                        if k not in summary["primary"]]
+    for key in order:
+        m = summary["metrics"][key]
+        value = "—" if m["mean"] is None else f"{m['mean']:.4f}"
+        mark = "*" if key in summary["primary"] else " "
+        null = f"  ({m['n_null']} undefined, excluded)" if m["n_null"] else ""
+        lines.append(f" {mark}{key:<24} {value:>8}{null}")
+    refs = summary["references"]
+    lines.append(f"  references: {refs['resolved']} resolved, {refs['searchable']} searchable, "
+                 f"unsearchable {refs['unsearchable']}, unresolved {refs['unresolved']}"
+                 + (f" (unknown for {refs['unresolved_unknown_tasks']} tasks)"
+                    if refs.get("unresolved_unknown_tasks") else ""))
+    answered = summary.get("references_answered") or {}
+    if answered.get("refs"):
+        lines.append(f"  answers: {answered['refs']} references read, "
+                     f"{answered['refs_unresolved']} did not resolve to a corpus paper")
+    return "\n".join(lines)
+
+
+__all__ = ["TASKS_FILE", "QRELS", "GENERATE", "RUN", "SCORES", "SUMMARY", "ORGANISATION_KEYS",
+           "PRIMARY", "measure_names", "score_ranking", "score_organisation", "run_tag",
+           "summarise", "format_summary"]
