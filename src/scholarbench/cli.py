@@ -10,7 +10,7 @@ from typing import Any, Sequence
 from scholarbench.errors import ScholarbenchError
 
 # Benchmarks still run by the handlers below; each one moved onto the engine leaves this list.
-LEGACY_BENCHMARKS = ("taxobench", "researcharena", "deepsynth", "reportbench", "scinet")
+LEGACY_BENCHMARKS = ("taxobench", "researcharena", "reportbench", "scinet")
 
 
 def _agent_params(pairs: Sequence[str]) -> dict[str, Any]:
@@ -113,28 +113,6 @@ def cmd_run_researcharena(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_run_deepsynth(args: argparse.Namespace) -> int:
-    from scholarbench.llm.commands import roles_from_args
-    from scholarbench.paths import data_dir
-    from scholarbench.runner.deepsynth import (DeepSynthRunConfig, format_run_summary,
-                                               run_deepsynth)
-    if not args.tasks:
-        raise ScholarbenchError("run deepsynth needs --tasks FILE (upstream task JSON lines)")
-    corpus = Path(args.corpus) if args.corpus else (
-        None if args.agent == "replay" else _default_corpus(data_dir(args.data)))
-    out = Path(args.out or f"runs/deepsynth-{args.agent}")
-    summary = run_deepsynth(DeepSynthRunConfig(
-        tasks_path=Path(args.tasks), out=out, agent=args.agent,
-        agent_params=_agent_params(args.agent_arg),
-        replay=Path(args.replay) if args.replay else None, limit=args.limit, corpus_dir=corpus,
-        references=Path(args.references) if args.references else None, oracle=args.oracle,
-        judge_prompt=args.judge_prompt, run_name=args.name),
-        lambda **need: roles_from_args(args, **need))
-    print(format_run_summary(summary))
-    print(f"run directory: {out}")
-    return 0
-
-
 def cmd_run_reportbench(args: argparse.Namespace) -> int:
     from scholarbench.llm.commands import roles_from_args
     from scholarbench.paths import data_dir
@@ -192,8 +170,6 @@ def cmd_run_scinet(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     if args.benchmark == "scinet":
         return cmd_run_scinet(args)
-    if args.benchmark == "deepsynth":
-        return cmd_run_deepsynth(args)
     if args.benchmark == "reportbench":
         return cmd_run_reportbench(args)
     if args.benchmark == "researcharena":
@@ -230,8 +206,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_score(args: argparse.Namespace) -> int:
     from scholarbench.runner.taxobench import score_files, score_run
-    if args.with_judge and args.target in ("taxobench", "researcharena", "reportbench",
-                                           "deepsynth"):
+    if args.with_judge and args.target in ("taxobench", "researcharena", "reportbench"):
         raise ScholarbenchError("--with-judge re-scores a TaxoBench run directory: "
                                 "scholarbench score RUN_DIR --with-judge")
     if args.target == "taxobench":
@@ -277,18 +252,10 @@ def cmd_score(args: argparse.Namespace) -> int:
                                                 unarxive_dir=unarxive, judge=judge)))
         print(f"scores: {args.out}")
         return 0
-    if args.target == "deepsynth":
-        from scholarbench.deepsynth.judged import format_summary, score_deepsynth_judged
-        if not (args.judged and args.out):
-            raise ScholarbenchError("score deepsynth needs --judged F.jsonl --out S.jsonl")
-        summary = score_deepsynth_judged(Path(args.judged), Path(args.out), variant=args.variant)
-        print(format_summary(summary))
-        print(f"scores: {args.out}")
-        return 0
     run_dir = Path(args.target)
     if not run_dir.is_dir():
         raise ScholarbenchError(f"{run_dir}: not a run directory nor a benchmark name "
-                                "(taxobench, researcharena, reportbench, deepsynth)")
+                                "(taxobench, researcharena, reportbench)")
     from scholarbench.runner.manifest import read_manifest
     if read_manifest(run_dir).get("benchmark") == "scinet":
         raise ScholarbenchError(f"{run_dir} is a SciNet run: re-score it with `scholarbench "
@@ -303,14 +270,6 @@ def cmd_score(args: argparse.Namespace) -> int:
             judge = roles_from_args(args, need_agent=False, need_judge=True).judge
         print(rb_runner.format_summary(rb_runner.score_run(run_dir, judge=judge,
                                                            statements=args.with_judge)))
-        return 0
-    if read_manifest(run_dir).get("benchmark") == "deepsynth":
-        from scholarbench.runner import deepsynth as dse_runner
-        if args.with_judge:
-            from scholarbench.llm.commands import roles_from_args
-            dse_runner.judge_run(run_dir, roles_from_args(args, need_agent=False,
-                                                          need_judge=True).judge)
-        print(dse_runner.format_run_summary(dse_runner.score_run(run_dir)))
         return 0
     if read_manifest(run_dir).get("benchmark") == "researcharena":
         if args.with_judge:

@@ -167,7 +167,7 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
     created = not out.exists()
     try:
         with run.lock():
-            _take_or_check(run, manifest)
+            _take_or_check(run, manifest, bench.generate_file, bench.id_key)
             if agent_client is not None:
                 manifest.setdefault("models", {})["agent"] = {
                     **agent_client.config.public(), "model_id": agent_client.model_id}
@@ -181,7 +181,8 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
         raise
 
 
-def _take_or_check(run: RunDir, manifest: dict[str, Any]) -> None:
+def _take_or_check(run: RunDir, manifest: dict[str, Any], generate_file: str = "generate.jsonl",
+                   id_key: str = "id") -> None:
     """Resume an agreeing run; take over a directory that holds no finished sample."""
     if not run.exists():
         return
@@ -189,7 +190,7 @@ def _take_or_check(run: RunDir, manifest: dict[str, Any]) -> None:
     usage = {k: old[k] for k in ("usage", "llm_usage") if k in old}
     for key in IDENTITY_KEYS:
         if old.get(key) != manifest.get(key):
-            if not run.stage("generate.jsonl").finished():
+            if not run.stage(generate_file, id_key).finished():
                 break           # nothing worth keeping: a failed set-up or an empty start
             raise ScholarbenchError(
                 f"{run.path} holds a run with a different {key!r} ({old.get(key)!r} vs "

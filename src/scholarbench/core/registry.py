@@ -52,7 +52,6 @@ _LEGACY_MODULES: tuple[str, ...] = (
     "scholarbench.agents.researcharena.deep_research_agent",
     "scholarbench.metrics.organisation",
     "scholarbench.runner.researcharena",
-    "scholarbench.deepsynth.scores",
     "scholarbench.runner.reportbench",
     "scholarbench.scinet.metrics",
     "scholarbench.scinet.agents",
