@@ -9,8 +9,8 @@ import pytest
 
 from conftest import shared_path
 from scholarbench.benchmarks.deepsynth import (STATUS_RESPONSE_FORMAT, Requirement, SubGroup,
-                                    build_prompt, judge_subgroup, judge_task, load_prompt,
-                                    load_tasks, parse_task, score_task)
+                                               build_prompt, judge_subgroup, judge_task,
+                                               load_prompt, load_tasks, parse_task, score_task)
 from scholarbench.benchmarks.deepsynth.judge import UPSTREAM_PROMPT, parse_reply, quote_report
 from scholarbench.errors import DataError
 

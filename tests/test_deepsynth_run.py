@@ -18,7 +18,7 @@ from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.cache import ReplyCache
 from scholarbench.llm.roles import LLMRoles
 from scholarbench.benchmarks.deepsynth.api import (DeepSynthRunConfig, format_run_summary,
-                                           judge_run, run_deepsynth, score_run)
+                                                   judge_run, run_deepsynth, score_run)
 
 COUNT_KEYS = ("n_correct", "n_incorrect", "n_not_mentioned", "n_unscored")
 

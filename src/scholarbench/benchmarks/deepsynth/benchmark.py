@@ -290,8 +290,7 @@ class DeepSynthBenchmark(Benchmark):
     def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any]) -> None:
         from scholarbench.benchmarks.deepsynth.agents import (DeepSynthReplay, WriterAgent,
                                                               writing_request)
-        from scholarbench.benchmarks.deepsynth.oracle import (OracleContext,
-                                                              read_reference_lists,
+        from scholarbench.benchmarks.deepsynth.oracle import (OracleContext, read_reference_lists,
                                                               survey_cutoff)
         from scholarbench.benchmarks.deepsynth.records import task_to_json
         from scholarbench.benchmarks.deepsynth.stages import oracle_stage, record_model

@@ -8,8 +8,8 @@ S.jsonl gets one line per task, in file order::
      "n_correct": 43, "n_incorrect": 17, "n_not_mentioned": 23, "n_unscored": 0}
 
 (null where a score is undefined; with ``variant="upstream"`` the three score keys carry
-``(upstream=1)``). The rules are in :mod:`scholarbench.benchmarks.deepsynth.scores`. The output file is
-replaced atomically; scoring is deterministic, so a rerun rewrites it whole. The prompts are
+``(upstream=1)``). The rules are in :mod:`scholarbench.benchmarks.deepsynth.scores`. The output
+file is replaced atomically; scoring is deterministic, so a rerun rewrites it whole. The prompts are
 not needed to score, so a strict group without ``detailed_prompt`` is accepted here.
 """
 from __future__ import annotations
@@ -20,8 +20,8 @@ from typing import Any
 
 from scholarbench.data.trec import write_lines_atomic
 from scholarbench.benchmarks.deepsynth.loader import load_tasks
-from scholarbench.benchmarks.deepsynth.scores import (DSE_PRECISION, METRICS, Variant,
-                                           aggregate, metric_key, score_task)
+from scholarbench.benchmarks.deepsynth.scores import (DSE_PRECISION, METRICS, Variant, aggregate,
+                                                      metric_key, score_task)
 
 
 def score_deepsynth_judged(judged_path: str | Path, out_path: str | Path,

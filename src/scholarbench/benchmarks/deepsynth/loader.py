@@ -1,6 +1,6 @@
 """Read DeepSynth-Eval task files (upstream ``DeepSynth-Eval_tasks.jsonl``, generation results,
-judged files) into :class:`~scholarbench.benchmarks.deepsynth.records.Task` records, and build the unified
-prompt.
+judged files) into :class:`~scholarbench.benchmarks.deepsynth.records.Task` records, and build the
+unified prompt.
 
 One JSON object per line (``.jsonl`` or ``.jsonl.gz``). Upstream schema, with upstream's
 defaults for absent optional fields::

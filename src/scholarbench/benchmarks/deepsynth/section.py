@@ -23,8 +23,8 @@ from typing import Any, Sequence
 from scholarbench.errors import DataError
 from scholarbench.report import svg
 from scholarbench.report.htmlkit import Page, e, metadata_html, sample_metric_table, table_html
-from scholarbench.benchmarks.deepsynth.published import (PAPER_CITATION, PAPER_JUDGE,
-                                                         PAPER_N, published_rows)
+from scholarbench.benchmarks.deepsynth.published import (PAPER_CITATION, PAPER_JUDGE, PAPER_N,
+                                                         published_rows)
 from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
                                                count_field, plural, read_json_object,
                                                strip_group)
