@@ -160,6 +160,8 @@ class DeepSynthBenchmark(Benchmark):
     def load_for_rescore(self, run: Any, manifest: dict[str, Any]) -> Loaded:
         """The task set the run saved (tasks.jsonl), else its task file again."""
         from scholarbench.benchmarks.deepsynth.loader import load_tasks
+        if self.options.get("variant") is None and manifest.get("variant"):
+            self.options["variant"] = manifest["variant"]     # a run written before the engine
         saved = run.file("tasks.jsonl")
         if saved.exists():
             tasks = load_tasks(saved)
