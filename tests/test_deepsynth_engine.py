@@ -226,6 +226,14 @@ def test_imported_tasks_are_the_default_and_eval_runs_deepsynth(env, fake, tmp_p
                      *judge_flags(fake)])
     assert code == 2 and "no DeepSynth-Eval tasks" in capsys.readouterr().err
     assert not (tmp_path / "runs/none").exists()
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "tasks.jsonl").write_text(json.dumps({"task_id": 1, "general_prompt": "Survey X.",
+                                                 "checklist": "none"}) + "\n")
+    assert cli.main(["data", "import", "deepsynth", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "tasks.jsonl" in err and "checklist" in err               # file, line and field
+    assert not (data / "deepsynth" / "tasks.jsonl").exists()
     assert cli.main(["data", "import", "deepsynth", str(source)]) == 0
     assert (data / "deepsynth" / "example_gen_result.jsonl").exists()
     assert (data / "deepsynth" / "LICENSE-upstream-MIT.txt").exists()

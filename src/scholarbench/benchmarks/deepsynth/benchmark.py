@@ -138,6 +138,10 @@ class DeepSynthBenchmark(Benchmark):
         retries = self._opt("judge_retries", 2)
         if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
             raise ScholarbenchError(f"--judge-retries must be an integer >= 0, got {retries!r}")
+        workers = self.options.get("judge_workers")
+        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                    or workers < 1):
+            raise ScholarbenchError(f"--judge-workers must be an integer >= 1, got {workers!r}")
         self._variant()
         try:
             load_prompt(self._opt("judge_prompt", JUDGE_PROMPTS[0]))
