@@ -27,7 +27,7 @@ from scholarbench.llm.cache import ReplyCache  # noqa: E402
 from scholarbench.llm.client import ChatClient  # noqa: E402
 from scholarbench.llm.config import ModelConfig  # noqa: E402
 from scholarbench.llm.roles import LLMRoles  # noqa: E402
-from scholarbench.runner.deepsynth import DeepSynthRunConfig, run_deepsynth  # noqa: E402
+from scholarbench.benchmarks.deepsynth.api import DeepSynthRunConfig, run_deepsynth  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "deepsynth" / \
     "example_gen_result.jsonl"

@@ -11,7 +11,7 @@ from scholarbench.errors import ScholarbenchError
 from scholarbench.benchmarks.taxobench.measures import METRIC_KEYS
 from scholarbench.report.compare import (compare_runs, format_comparison, paired_bootstrap_ci,
                                          sign_flip_test)
-from scholarbench.runner.manifest import new_manifest, write_manifest
+from scholarbench.core.manifest import new_manifest, write_manifest
 from scholarbench.benchmarks.taxobench.runner import aggregate
 
 from test_report_html import arena_runs, taxo_runs  # noqa: F401

@@ -19,7 +19,7 @@ from scholarbench.llm.client import ChatClient
 from scholarbench.llm.config import ModelConfig
 from scholarbench.llm.roles import LLMRoles
 from scholarbench.records import TaxoNode, TaxoTask
-from scholarbench.registry import REGISTRY
+from scholarbench.core.registry import REGISTRY
 from scholarbench.benchmarks.taxobench.runner import RunConfig, run
 
 SURVEY = "A Survey of Graph Neural Networks"

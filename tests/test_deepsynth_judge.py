@@ -8,10 +8,10 @@ import re
 import pytest
 
 from conftest import shared_path
-from scholarbench.deepsynth import (STATUS_RESPONSE_FORMAT, Requirement, SubGroup,
-                                    build_prompt, judge_subgroup, judge_task, load_prompt,
-                                    load_tasks, parse_task, score_task)
-from scholarbench.deepsynth.judge import UPSTREAM_PROMPT, parse_reply, quote_report
+from scholarbench.benchmarks.deepsynth import (STATUS_RESPONSE_FORMAT, Requirement, SubGroup,
+                                               build_prompt, judge_subgroup, judge_task,
+                                               load_prompt, load_tasks, parse_task, score_task)
+from scholarbench.benchmarks.deepsynth.judge import UPSTREAM_PROMPT, parse_reply, quote_report
 from scholarbench.errors import DataError
 
 C, N, X = "mentioned_correct", "not_mentioned", "mentioned_incorrect"

@@ -8,8 +8,9 @@ from dataclasses import replace
 import pytest
 
 from conftest import shared_path
-from scholarbench.deepsynth import (CONSTRAINT_SEPARATOR, constraint_questions, load_tasks,
-                                    parse_task, task_to_json, unified_prompt)
+from scholarbench.benchmarks.deepsynth import (CONSTRAINT_SEPARATOR, constraint_questions,
+                                               load_tasks, parse_task, task_to_json,
+                                               unified_prompt)
 from scholarbench.errors import DataError
 
 

@@ -25,11 +25,11 @@ from fake_openai import FakeOpenAI, Step
 from scholarbench.corpus.build import build
 from scholarbench.corpus.store import Corpus
 from scholarbench.data.sources.records import EdgeRecord, PaperRecord, ParagraphRecord, Ref
-from scholarbench.deepsynth import load_tasks
-from scholarbench.deepsynth.oracle import (NOT_IN_CORPUS, SUMMARIZED, SUMMARY_FAILED,
-                                           TITLE_ONLY, OracleBuilder, OracleContext,
-                                           oracle_counts, read_reference_lists, survey_cutoff,
-                                           survey_paper_id)
+from scholarbench.benchmarks.deepsynth import load_tasks
+from scholarbench.benchmarks.deepsynth.oracle import (NOT_IN_CORPUS, SUMMARIZED, SUMMARY_FAILED,
+                                                      TITLE_ONLY, OracleBuilder, OracleContext,
+                                                      oracle_counts, read_reference_lists,
+                                                      survey_cutoff, survey_paper_id)
 from scholarbench.agents.writers.budget import TokenBudget
 from scholarbench.errors import DataError
 from scholarbench.llm.cache import ReplyCache

@@ -12,13 +12,13 @@ import pytest
 from fake_openai import FakeOpenAI, Step
 from test_deepsynth_oracle import (build_corpus, client, judge_labels, kind_of, router,
                                    write_tasks)
-from scholarbench.deepsynth import score_deepsynth_judged
-from scholarbench.deepsynth.judge import DEFAULT_PROMPT, UPSTREAM_PROMPT
+from scholarbench.benchmarks.deepsynth import score_deepsynth_judged
+from scholarbench.benchmarks.deepsynth.judge import DEFAULT_PROMPT, UPSTREAM_PROMPT
 from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.cache import ReplyCache
 from scholarbench.llm.roles import LLMRoles
-from scholarbench.runner.deepsynth import (DeepSynthRunConfig, format_run_summary,
-                                           judge_run, run_deepsynth, score_run)
+from scholarbench.benchmarks.deepsynth.api import (DeepSynthRunConfig, format_run_summary,
+                                                   judge_run, run_deepsynth, score_run)
 
 COUNT_KEYS = ("n_correct", "n_incorrect", "n_not_mentioned", "n_unscored")
 
@@ -156,7 +156,9 @@ def test_resume_refuses_another_configuration(fake, tasks_path, corpus_dir, tmp_
     with pytest.raises(ScholarbenchError, match="agent_config"):
         run_deepsynth(config(tasks_path, tmp_path / "run", corpus_dir,
                              agent_params={"k": 5}), roles)
-    with pytest.raises(ScholarbenchError, match="different 'mode'"):
+    # the oracle's settings are part of the writer's input (agent_config.oracle); the sub-task
+    # (the manifest's 'mode') is the same single DeepSynth-Eval one for every setting
+    with pytest.raises(ScholarbenchError, match="different 'agent_config'"):
         run_deepsynth(config(tasks_path, tmp_path / "run", corpus_dir, oracle="abstract"),
                       roles)
     # the judge also wrote the oracle summaries (the writers' input): another judge is refused
@@ -180,20 +182,31 @@ def test_another_judge_rejudges_without_rewriting(fake, tasks_path, corpus_dir, 
     assert manifest["llm_usage"]["judge"]["calls"] == 12         # summed over both runs
 
 
-def test_write_errors_are_scored_as_empty_reports_and_counted(fake, tasks_path, corpus_dir,
-                                                               tmp_path):
+def test_write_errors_are_errors_counted_and_retried(fake, tasks_path, corpus_dir, tmp_path):
+    """A write whose model call failed after the retries is the task's `error` (the engine's
+    rule: never a result): not judged, no numbers, left out of the means, counted as a
+    write_error report, and the only thing a rerun redoes."""
     judge = router()
     fake.default = lambda body: Step(status=500) if kind_of(body) == "e2e" else judge(body)
     summary = run_deepsynth(config(tasks_path, tmp_path / "run", corpus_dir, oracle="abstract"),
                             Roles(fake, tmp_path / "cache.sqlite"))
     assert summary["reports"]["write_error"] == 2 and "judge" not in kinds(fake)
-    assert summary["n_not_mentioned"] == 10 and summary["n_correct"] == 0
-    assert summary["means"]["dse_overall"] == 0.0 and summary["n_unscored"] == 0
+    assert summary["status"] == {"error": 2} and summary["complete"] is False
+    assert summary["n_not_mentioned"] == 0 and summary["n_correct"] == 0
+    assert summary["means"]["dse_overall"] is None and summary["n_unscored"] == 0
     gen = lines(tmp_path / "run" / "generate.jsonl")
-    assert all(g["report"] is None and "call failed" in g["error"] for g in gen)
-    assert all(r["report_status"] == "write_error" for r in lines(tmp_path / "run" /
-                                                                  "scores.jsonl"))
+    assert all(g.get("report") is None and "call failed" in g["error"] for g in gen)
+    assert all(g["status"] == "error" for g in gen)
+    rows = lines(tmp_path / "run" / "scores.jsonl")
+    assert all(r["report_status"] == "write_error" and r["status"] == "error"
+               and r["dse_overall"] is None for r in rows)
     assert "2 write_error" in format_run_summary(summary)
+    fake.default = judge                                    # the writer's model is back
+    n = len(fake.requests)
+    again = run_deepsynth(config(tasks_path, tmp_path / "run", corpus_dir, oracle="abstract"),
+                          Roles(fake, tmp_path / "cache.sqlite"))
+    assert sorted(kinds(fake, n)) == ["e2e"] * 2 + ["judge"] * 6
+    assert again["complete"] is True and again["reports"]["ok"] == 2
 
 
 def test_unscored_judge_items_are_counted_with_reasons(fake, tasks_path, corpus_dir, tmp_path):
@@ -252,7 +265,7 @@ def test_replay_files_are_judged_without_a_writer(fake, tasks_path, tmp_path):
     assert summary["reports"] == {"ok": 1, "write_error": 0, "empty": 0, "missing": 1,
                                   "malformed": 0}
     assert summary["replay_unknown_ids"] == ["99"] and summary["n_correct"] == 2
-    assert summary["mode"] == "replay"
+    assert summary["setting"] == "replay"          # the sub-task ("mode") is "report"
     malformed = tmp_path / "bad.jsonl"
     malformed.write_text(json.dumps({"task_id": 7, "report": 42}) + "\n" +
                          json.dumps({"task_id": 8, "report": ""}) + "\n")

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from conftest import shared_path
-from scholarbench.deepsynth import (Group, Requirement, SubGroup, Task, aggregate,
-                                    format_summary, load_tasks, metric_key, read_label,
-                                    score_deepsynth_judged, score_group, score_task)
+from scholarbench.benchmarks.deepsynth import (Group, Requirement, SubGroup, Task, aggregate,
+                                               format_summary, load_tasks, metric_key, read_label,
+                                               score_deepsynth_judged, score_group, score_task)
 from scholarbench.metrics.names import MetricName
 
 EDGE = Path(__file__).parent / "data" / "deepsynth" / "edge_judged.jsonl"

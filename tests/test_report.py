@@ -15,7 +15,7 @@ from scholarbench.benchmarks.taxobench.measures import METRIC_KEYS
 from scholarbench.benchmarks.taxobench.judge import JUDGE_KEYS
 from scholarbench.benchmarks.taxobench.published import PUBLISHED, TABLE_KEYS, PublishedRow, published_rows
 from scholarbench.benchmarks.taxobench.tables import format_value, leaderboard, load_runs, to_csv
-from scholarbench.runner.manifest import new_manifest, write_manifest
+from scholarbench.core.manifest import new_manifest, write_manifest
 from scholarbench.benchmarks.taxobench.runner import aggregate, score_files
 
 from conftest import FakeEmbedder, shared_path

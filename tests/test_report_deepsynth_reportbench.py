@@ -20,10 +20,10 @@ from fake_openai import FakeOpenAI
 from scholarbench.report.compare import compare_runs, format_comparison
 from scholarbench.report.exports import leaderboard_text
 from scholarbench.report.html import render_html_report
-from scholarbench.report.published_deepsynth import PUBLISHED as DSE_PUBLISHED
+from scholarbench.benchmarks.deepsynth.published import PUBLISHED as DSE_PUBLISHED
 from scholarbench.benchmarks.reportbench.published import PUBLISHED as RB_PUBLISHED
 from scholarbench.report.sections import load_report_run, load_report_runs
-from scholarbench.runner.deepsynth import DeepSynthRunConfig, run_deepsynth
+from scholarbench.benchmarks.deepsynth.api import DeepSynthRunConfig, run_deepsynth
 from test_deepsynth_oracle import judge_labels, router, write_tasks
 from test_deepsynth_run import Roles
 from test_reportbench_llm import RUN_DATA, build_tiny_corpus, route

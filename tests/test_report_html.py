@@ -24,7 +24,7 @@ from scholarbench.report.sections import load_report_runs
 from scholarbench.benchmarks.taxobench.tables import format_value
 from scholarbench.report.treeview import (EXTRA, MATCHED, MISSING, RENAMED, EmbeddingSimilarity,
                                           StringSimilarity, compare_trees, render_comparison)
-from scholarbench.runner.manifest import new_manifest, write_manifest
+from scholarbench.core.manifest import new_manifest, write_manifest
 from scholarbench.benchmarks.researcharena.runs import score_run as score_arena
 from scholarbench.benchmarks.taxobench.runner import RunConfig, run
 

@@ -15,7 +15,7 @@ import pytest
 from fake_openai import FakeOpenAI, Step
 from test_scinet_core import EDGES, PAPERS, tiny_env
 from test_scinet_llm import client, reply
-from scholarbench.registry import REGISTRY
+from scholarbench.core.registry import REGISTRY
 from scholarbench.report.compare import compare_runs, format_comparison
 from scholarbench.report.exports import leaderboard_text
 from scholarbench.report.html import render_html_report

@@ -18,7 +18,7 @@ from scholarbench.benchmarks.reportbench import ReportBench
 from scholarbench.benchmarks.reportbench.summary import format_summary
 from scholarbench.core.engine import Models, run_benchmark
 from scholarbench.core.engine import score_run as engine_score_run
-from scholarbench.registry import REGISTRY
+from scholarbench.core.registry import REGISTRY
 from test_reportbench_llm import (RUN_DATA, build_tiny_corpus, fake, make_client,  # noqa: F401
                                   route, user_text)
 

@@ -16,7 +16,7 @@ from scholarbench.corpus.store import Corpus
 from scholarbench.data.sources.records import EdgeRecord
 from scholarbench.data.trec import read_run
 from scholarbench.errors import ScholarbenchError
-from scholarbench.registry import register_agent
+from scholarbench.core.registry import register_agent
 from scholarbench.benchmarks.researcharena.runs import ArenaRunConfig, run, score_run
 from scholarbench.benchmarks.researcharena.files import score_researcharena_files
 from scholarbench.benchmarks.researcharena.tasks import SearchSpace

@@ -231,7 +231,7 @@ def test_agents_and_run(env, tmp_path, fake_embedder):
 
 
 def test_agents_never_see_gold(env, tmp_path):
-    from scholarbench.registry import REGISTRY
+    from scholarbench.core.registry import REGISTRY
     from scholarbench.benchmarks.scinet.run import SciNetRunConfig, run_scinet
     seen = []
 
@@ -257,7 +257,7 @@ def test_agents_never_see_gold(env, tmp_path):
 
 
 def test_registered_names():
-    from scholarbench.registry import REGISTRY
+    from scholarbench.core.registry import REGISTRY
     names = REGISTRY.names("metric")
     for m in ("novelty_sos", "disruption_recall@50", "cite_acc", "comention_paragraph",
               "path_connectivity", "path_rationality_llm"):

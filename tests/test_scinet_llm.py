@@ -150,7 +150,7 @@ def test_unparseable_twice_is_unscored_and_counted(env, fake, tmp_path):
     tasks = tmp_path / "tasks.jsonl"
     write_tasks([ego()], tasks)
     out = tmp_path / "run"
-    from scholarbench.registry import REGISTRY
+    from scholarbench.core.registry import REGISTRY
 
     class Fixed:
         name, uses_llm, needs_embedder = "fixed", False, False

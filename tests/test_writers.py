@@ -19,7 +19,7 @@ from scholarbench.agents.writers.common import (SourcePool, cited_numbers, finis
                                                 strip_bibliography)
 from scholarbench.corpus.store import Corpus
 from scholarbench.llm.tokens import count_message_tokens, count_tokens
-from scholarbench.registry import REGISTRY
+from scholarbench.core.registry import REGISTRY
 
 CUTOFF = date(2023, 1, 15)
 

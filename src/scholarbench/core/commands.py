@@ -49,11 +49,9 @@ def _option_dests(parser: argparse.ArgumentParser, add: Callable[[], None]) -> l
     return [a.dest for a in parser._actions if a.dest not in before]
 
 
-def add_engine_parsers(sub: Any, *, legacy_run: tuple, legacy_score: tuple) -> None:
+def add_engine_parsers(sub: Any) -> None:
     from scholarbench.core.engine import benchmark_class, engine_benchmarks
     from scholarbench.llm.commands import add_model_flags
-    legacy_names, legacy_run_options, legacy_run_cmd = legacy_run
-    _, legacy_score_options, legacy_score_cmd = legacy_score
     names = engine_benchmarks()
 
     run = sub.add_parser("run", help="generate → score → aggregate one agent on a benchmark")
@@ -67,7 +65,7 @@ def add_engine_parsers(sub: Any, *, legacy_run: tuple, legacy_score: tuple) -> N
                          "the local model)")
     rescore.add_argument("--data", help=DATA_HELP)
     add_model_flags(rescore, agent=False, judge=True)
-    rescore.set_defaults(func=cmd_rescore, legacy_score=legacy_score_cmd)
+    rescore.set_defaults(func=cmd_rescore)
 
     for name in names:
         cls = benchmark_class(name)
@@ -90,20 +88,6 @@ def add_engine_parsers(sub: Any, *, legacy_run: tuple, legacy_score: tuple) -> N
         sp.add_argument("--data", help=DATA_HELP)
         add_model_flags(sp, agent=False, judge=True)
         sp.set_defaults(func=cmd_score_files, bench_cls=cls, bench_dests=sdests)
-    for name in legacy_names:
-        if name in names:
-            continue
-        p = run_sub.add_parser(name, help=name)
-        add_agent_options(p, out_help="run directory; an existing one resumes")
-        legacy_run_options(p)
-        add_model_flags(p, judge=True)
-        p.set_defaults(func=legacy_run_cmd)
-        sp = score_sub.add_parser(name, help=f"score {name} files")
-        legacy_score_options(sp)
-        sp.add_argument("--data", help=DATA_HELP)
-        add_model_flags(sp, agent=False, judge=True)
-        sp.set_defaults(func=legacy_score_cmd, target=name)
-
     ev = sub.add_parser("eval", help="one agent on every benchmark and sub-task it fits")
     ev.add_argument("--benchmarks", default="all", help="all, or a comma-separated list")
     add_agent_options(ev, out_help="the suite's directory: one run directory per "
@@ -118,8 +102,7 @@ def normalise_argv(argv: list[str]) -> list[str]:
     """`score PATH …` → `score RUN_DIR PATH …` (a path is not a sub-command name)."""
     if len(argv) >= 2 and argv[0] == "score" and not argv[1].startswith("-"):
         from scholarbench.core.registry import REGISTRY
-        from scholarbench.cli import LEGACY_BENCHMARKS
-        known = set(REGISTRY.names("benchmark")) | set(LEGACY_BENCHMARKS) | {RUN_DIR_TOKEN}
+        known = set(REGISTRY.names("benchmark")) | {RUN_DIR_TOKEN}
         if argv[1] not in known:
             return [argv[0], RUN_DIR_TOKEN, *argv[1:]]
     return argv
@@ -163,11 +146,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     if not run_dir.is_dir():
         raise ScholarbenchError(f"{run_dir}: not a run directory nor a benchmark name")
     manifest = RunDir(run_dir).read_manifest()
-    from scholarbench.core.engine import engine_benchmarks
-    if manifest.get("benchmark") not in engine_benchmarks():
-        args.target = str(run_dir)
-        return args.legacy_score(args)
-    bench = benchmark_class(manifest["benchmark"])
+    bench = benchmark_class(str(manifest.get("benchmark")))
     options = {"with_judge": bool(args.with_judge)}     # a judge is per scoring, not per run
     outcome = score_run(run_dir, options=options, models=_models(args))
     print(format_outcome(bench(manifest.get("options")), outcome))

@@ -30,6 +30,7 @@ from scholarbench.core.families import Malformed
 from scholarbench.core.records import Manifest, Summary
 from scholarbench.core.registry import REGISTRY
 from scholarbench.core.rundir import RunDir
+from scholarbench.core.usage import USAGE_FIELDS, model_identity
 from scholarbench.errors import ScholarbenchError
 
 EXIT_OK, EXIT_USAGE, EXIT_INCOMPLETE = 0, 2, 3
@@ -197,13 +198,14 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
         run_name=run_name(agent_spec, models, name), limit=limit,
         n_samples=len(loaded.samples), command=_argv(), versions=_versions(),
         data=loaded.data, options=_jsonable(bench.options),
-        agent_model=_model_identity(agent_client)).model_dump(mode="json")
+        agent_model=model_identity(agent_client)).model_dump(mode="json")
     manifest.update(loaded.manifest)
     run = RunDir(out)
     created = not out.exists()
     try:
         with run.lock():
-            _take_or_check(run, manifest, IDENTITY_KEYS + tuple(bench.identity_extra))
+            _take_or_check(run, manifest, IDENTITY_KEYS + tuple(bench.identity_extra),
+                           bench.generate_file, bench.id_key)
             if agent_client is not None:
                 manifest.setdefault("models", {})["agent"] = {
                     **agent_client.config.public(), "model_id": agent_client.model_id}
@@ -218,7 +220,8 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
 
 
 def _take_or_check(run: RunDir, manifest: dict[str, Any],
-                   identity_keys: Sequence[str] = IDENTITY_KEYS) -> None:
+                   identity_keys: Sequence[str] = IDENTITY_KEYS,
+                   generate_file: str = "generate.jsonl", id_key: str = "id") -> None:
     """Resume an agreeing run; take over a directory that holds no finished sample."""
     if not run.exists():
         return
@@ -226,7 +229,7 @@ def _take_or_check(run: RunDir, manifest: dict[str, Any],
     usage = {k: old[k] for k in ("usage", "llm_usage") if k in old}
     for key in identity_keys:
         if old.get(key) != manifest.get(key):
-            if not run.stage("generate.jsonl").finished():
+            if not run.stage(generate_file, id_key).finished():
                 break           # nothing worth keeping: a failed set-up or an empty start
             raise ScholarbenchError(
                 f"{run.path} holds a run with a different {key!r} ({old.get(key)!r} vs "
@@ -369,7 +372,6 @@ def add_stage_usage(run: RunDir, stage: str, role: str, client: Any,
     running `llm_usage.<role>` totals."""
     if client is None:
         return
-    from scholarbench.runner.llm_record import USAGE_FIELDS
     now = client.usage.as_dict()
     delta = {k: now[k] - (before or {}).get(k, 0) for k in USAGE_FIELDS}
     cost = now.get("cost_usd")
@@ -389,21 +391,13 @@ def add_stage_usage(run: RunDir, stage: str, role: str, client: Any,
 
 # -- helpers -------------------------------------------------------------------------------
 
-def _model_identity(client: Any) -> dict[str, Any] | None:
-    if client is None:
-        return None
-    config = client.config
-    return {"model_id": client.model_id, "temperature": config.temperature,
-            "max_tokens": config.max_tokens, "seed": config.seed}
-
-
 def _argv() -> list[str]:
     import sys
     return sys.argv[1:]
 
 
 def _versions() -> dict[str, str]:
-    from scholarbench.runner.manifest import package_versions
+    from scholarbench.core.manifest import package_versions
     return package_versions()
 
 

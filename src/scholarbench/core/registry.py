@@ -35,10 +35,6 @@ _SHARED_MODULES: tuple[str, ...] = (
     "scholarbench.agents.writers.e2e",
     "scholarbench.agents.writers.agentic",
 )
-# Modules of benchmarks not yet moved into `scholarbench.benchmarks`; each move deletes its lines.
-_LEGACY_MODULES: tuple[str, ...] = (
-    "scholarbench.deepsynth.scores",
-)
 
 
 class Registry:
@@ -88,7 +84,7 @@ class Registry:
                 for sub in REGISTERING_SUBMODULES:
                     if importlib.util.find_spec(f"{package}.{sub}") is not None:
                         importlib.import_module(f"{package}.{sub}")
-            for module in _SHARED_MODULES + _LEGACY_MODULES:
+            for module in _SHARED_MODULES:
                 importlib.import_module(module)
             self._load_entry_points("scholarbench.agents")
         finally:

@@ -2,10 +2,10 @@
 
 Layout: <data>/taxobench/*.jsonl (instance files), <data>/reportbench/gt/ (ground-truth reference
 lists) and <data>/reportbench/ReportBench_v1.1.jsonl (the task surveys, when the imported folder
-has it), <data>/{arxiv2023, unarxive, s2ag, openalex, deep-review}/ (copies of those source
-folders, as laid out in the shared data), <data>/corpus/default/ (the built corpus),
-<data>/index.json. `scholarbench.corpus.build.build_default_corpus(out, <data>)` reads this
-layout.
+has it), <data>/deepsynth/*.jsonl (DeepSynth-Eval task files), <data>/{arxiv2023, unarxive,
+s2ag, openalex, deep-review}/ (copies of those source folders, as laid out in the shared data),
+<data>/corpus/default/ (the built corpus), <data>/index.json.
+`scholarbench.corpus.build.build_default_corpus(out, <data>)` reads this layout.
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from scholarbench.files import sha256_file
 
 # Source folders copied whole (licence and provenance files travel with the data).
 FOLDER_DATASETS = ("arxiv2023", "unarxive", "s2ag", "openalex", "deep-review")
-DATASETS = ("taxobench", "reportbench") + FOLDER_DATASETS
+DATASETS = ("taxobench", "reportbench", "deepsynth") + FOLDER_DATASETS
 
 
 def _index_path(data: Path) -> Path:
@@ -84,6 +84,9 @@ def import_dataset(name: str, source: Path, data: Path) -> dict[str, Any]:
             surveys = sum(1 for _ in read_surveys(tasks))   # validates
             shutil.copyfile(tasks, target / TASKS_FILE)
             entry["files"]["tasks"] = {"surveys": surveys, "sha256": sha256_file(tasks)}
+    elif name == "deepsynth":
+        from scholarbench.benchmarks.deepsynth.data import import_tasks
+        entry["files"] = import_tasks(source, target)   # validates every task file first
     else:
         entry["files"] = {"records": _import_folder(name, source, target)}
     index[name] = entry

@@ -54,7 +54,7 @@ from scholarbench.agents.writers.common import (Calls, Source, SourcePool, check
                                                 search_config)
 from scholarbench.agents.writers.e2e import check_int, initial_sources, make_budget
 from scholarbench.llm.tokens import count_tokens
-from scholarbench.registry import register_agent
+from scholarbench.core.registry import register_agent
 
 PROMPTS = ("agentic_plan_v1", "agentic_select_v1", "agentic_notes_v1", "agentic_section_v1",
            "agentic_polish_v1")

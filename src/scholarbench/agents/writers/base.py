@@ -62,6 +62,6 @@ class ReportWriter(Protocol):
 
 
 def make_writer(name: str, **params: Any) -> ReportWriter:
-    from scholarbench.registry import REGISTRY
+    from scholarbench.core.registry import REGISTRY
     factory = REGISTRY.get("agent", name)
     return factory(**params)  # type: ignore[operator]

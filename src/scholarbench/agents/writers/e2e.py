@@ -29,7 +29,7 @@ from scholarbench.agents.writers.common import (Calls, Source, SourcePool, check
                                                 fill_within, find_sources, finish_report,
                                                 load_prompt, open_corpus, render_sources,
                                                 search_config)
-from scholarbench.registry import register_agent
+from scholarbench.core.registry import register_agent
 
 NO_SOURCES = "(no sources are available: write from what you know and cite nothing)"
 

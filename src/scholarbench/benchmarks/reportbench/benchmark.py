@@ -163,7 +163,7 @@ class ReportBench(Benchmark):
     def context(self, agent: Any, subtask: str, roles: Any) -> Any:
         from scholarbench.benchmarks.reportbench.data import corpus_info, default_corpus
         from scholarbench.core.agent import AgentContext
-        from scholarbench.runner.llm_record import model_identity
+        from scholarbench.core.usage import model_identity
         needs_judge = self._needs_judge(subtask)
         roles.bind(agent=agent.needs.llm, judge=needs_judge)
         self._judge = roles.judge() if needs_judge else None

@@ -41,7 +41,7 @@ from scholarbench.metrics.info import MetricInfo
 from scholarbench.embed.base import Embedder
 from scholarbench.metrics.names import MetricName
 from scholarbench.records import TaxoNode
-from scholarbench.registry import register_metric
+from scholarbench.core.registry import register_metric
 
 HEADING_SOFT_RECALL = "heading_soft_recall"
 HEADING_ENTITY_RECALL = "heading_entity_recall"

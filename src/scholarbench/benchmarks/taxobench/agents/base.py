@@ -34,6 +34,6 @@ class TaxoAgent(Protocol):
 
 
 def make_agent(name: str, **params: Any) -> TaxoAgent:
-    from scholarbench.registry import REGISTRY
+    from scholarbench.core.registry import REGISTRY
     factory = REGISTRY.get("agent", name)
     return factory(**params)  # type: ignore[operator]

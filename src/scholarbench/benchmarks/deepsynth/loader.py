@@ -1,6 +1,6 @@
 """Read DeepSynth-Eval task files (upstream ``DeepSynth-Eval_tasks.jsonl``, generation results,
-judged files) into :class:`~scholarbench.deepsynth.records.Task` records, and build the unified
-prompt.
+judged files) into :class:`~scholarbench.benchmarks.deepsynth.records.Task` records, and build the
+unified prompt.
 
 One JSON object per line (``.jsonl`` or ``.jsonl.gz``). Upstream schema, with upstream's
 defaults for absent optional fields::
@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from scholarbench.data.jsonl import iter_jsonl
-from scholarbench.deepsynth.records import Group, Requirement, SubGroup, Task
+from scholarbench.benchmarks.deepsynth.records import Group, Requirement, SubGroup, Task
 from scholarbench.errors import DataError
 
 # The unified prompt P = q_gen ⊕ q_con(1) ⊕ … ⊕ q_con(M) (paper §3.4): the general prompt, then

@@ -53,8 +53,8 @@ from scholarbench.agents.writers.base import OracleReference
 from scholarbench.agents.writers.budget import TokenBudget, truncate_tokens
 from scholarbench.agents.writers.common import fill_within, load_prompt
 from scholarbench.data.jsonl import iter_jsonl
-from scholarbench.deepsynth.loader import unified_prompt
-from scholarbench.deepsynth.records import Task
+from scholarbench.benchmarks.deepsynth.loader import unified_prompt
+from scholarbench.benchmarks.deepsynth.records import Task
 from scholarbench.errors import DataError
 from scholarbench.llm.client import LLMCallError
 
@@ -229,7 +229,7 @@ class OracleBuilder:
             if self.chat is None:
                 raise ValueError("oracle mode 'summary' needs a chat model")
             self.budget.prompt_tokens(self.summary_tokens)
-        self.prompt = load_prompt(PROMPT, "scholarbench.deepsynth")
+        self.prompt = load_prompt(PROMPT, "scholarbench.benchmarks.deepsynth")
 
     def config(self) -> dict[str, Any]:
         out: dict[str, Any] = {"mode": self.mode, "source_tokens": self.source_tokens,

@@ -4,7 +4,8 @@ A task has a general prompt and a checklist of groups. A group is a *general* gr
 (``strict: false``) or a *constraint* group (``strict: true``, with the constraint question in
 ``detailed_prompt``); it holds sub-groups of requirements. A judged file also carries
 ``eval_result`` per sub-group: one judge label per requirement, kept here as read (raw JSON
-values), because how labels are read is a scoring rule (:mod:`scholarbench.deepsynth.scores`).
+values), because how labels are read is a scoring rule
+(:mod:`scholarbench.benchmarks.deepsynth.scores`).
 """
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The run manifest: what produced a run, so it can be resumed, re-scored and compared."""
+"""Manifest helpers: package versions recorded in every run, and reading / writing a manifest
+as plain JSON (the typed record is `core.records.Manifest`; the engine writes through it)."""
 from __future__ import annotations
 
 import json
@@ -13,9 +14,6 @@ from scholarbench.errors import ScholarbenchError
 
 PACKAGES = ("scholarbench", "numpy", "scipy", "scikit-learn", "torch", "sentence-transformers",
             "rapidfuzz", "duckdb", "bm25s", "pyarrow")
-# Keys that must agree for a run directory to be resumed.
-IDENTITY_KEYS = ("benchmark", "mode", "agent", "agent_config", "data", "limit", "embedder",
-                 "agent_model")
 
 
 def package_versions() -> dict[str, str]:
@@ -47,22 +45,3 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ScholarbenchError(f"{path}: not valid JSON ({exc.msg})") from exc
-
-
-def resolve_llm(llm: Any, agent: Any) -> Any:
-    """The run's LLMRoles if the agent uses a model: `llm` may be the roles or a factory."""
-    if not getattr(agent, "uses_llm", False):
-        return None
-    if llm is None:
-        raise ScholarbenchError(f"agent {getattr(agent, 'name', agent)!r} uses a chat model but "
-                                "the run was given none")
-    return llm() if callable(llm) else llm
-
-
-def check_resumable(old: dict[str, Any], new: dict[str, Any], run_dir: Path) -> None:
-    """Refuse to mix samples from different configurations in one run directory."""
-    for key in IDENTITY_KEYS:
-        if old.get(key) != new.get(key):
-            raise ScholarbenchError(
-                f"{run_dir} holds a run with a different {key!r} ({old.get(key)!r} vs "
-                f"{new.get(key)!r}); use another --out or delete it")

@@ -23,11 +23,11 @@ from typing import Any, Sequence
 from scholarbench.errors import DataError
 from scholarbench.report import svg
 from scholarbench.report.htmlkit import Page, e, metadata_html, sample_metric_table, table_html
-from scholarbench.report.published_deepsynth import (PAPER_CITATION, PAPER_JUDGE, PAPER_N,
-                                                     published_rows)
+from scholarbench.benchmarks.deepsynth.published import (PAPER_CITATION, PAPER_JUDGE, PAPER_N,
+                                                         published_rows)
 from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
                                                count_field, plural, read_json_object,
-                                               register_section, strip_group)
+                                               strip_group)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
 
 KEYS = ("dse_overall", "dse_general", "dse_constraint", "dse_precision")
@@ -104,8 +104,8 @@ def _metric_summary(raw: dict[str, Any], key: str, n_tasks: int, path: Path) -> 
     return MetricSummary(_number(mean), n_tasks - undefined, undefined)
 
 
-@register_section
 class DeepSynthSection(ReportSection):
+    """Registered (lazily) by the package `__init__` under kind "section"."""
     benchmark = "deepsynth"
     title = "DeepSynth-Eval"
     order = 30
@@ -124,7 +124,8 @@ class DeepSynthSection(ReportSection):
         metrics = {k: _metric_summary(raw, k, n_tasks, path) for k in KEYS}
         reports = raw.get("reports") if isinstance(raw.get("reports"), dict) else {}
         agent = manifest.get("agent") or raw.get("agent") or ""
-        mode = str(manifest.get("mode") or raw.get("mode") or "")
+        mode = str(manifest.get("setting") or raw.get("setting") or manifest.get("mode")
+                   or raw.get("mode") or "")
         summary = RunSummary(run_dir, mode, str(agent), manifest.get("run_name")
                              or raw.get("run_name"), n_tasks, int(reports.get("missing", 0)),
                              int(reports.get("malformed", 0)), metrics)
@@ -274,8 +275,8 @@ class DeepSynthSection(ReportSection):
         """task id → (Task from judged.jsonl, its TaskScore); {} when unreadable."""
         key = ("deepsynth-judged", str(run.run_dir))
         if key not in page.cache:
-            from scholarbench.deepsynth.loader import load_tasks
-            from scholarbench.deepsynth.scores import score_task
+            from scholarbench.benchmarks.deepsynth.loader import load_tasks
+            from scholarbench.benchmarks.deepsynth.scores import score_task
             variant = run.raw_summary.get("variant") or "paper"
             try:
                 tasks = load_tasks(run.run_dir / "judged.jsonl", require_prompts=False)
@@ -428,7 +429,7 @@ class DeepSynthSection(ReportSection):
 
     @staticmethod
     def _labels(name: str, task: Any, line: dict[str, Any] | None) -> str:
-        from scholarbench.deepsynth.scores import subgroup_statuses
+        from scholarbench.benchmarks.deepsynth.scores import subgroup_statuses
         reasons = {}
         for sub in (line or {}).get("subgroups", []):
             reasons[(sub.get("g"), sub.get("s"))] = sub.get("reasons") or []
@@ -481,7 +482,8 @@ class DeepSynthSection(ReportSection):
         extra.append(("judge (checklist)", e(f"{self._judge(run)}; {judge.get('calls', 0)} "
                                              f"calls ({judge.get('model_calls', 0)} to the "
                                              f"model, {judge.get('cache_hits', 0)} cached)")))
-        oracle = (m.get("agent_config") or {}).get("oracle")
+        oracle = (m.get("agent_config") or {}).get("oracle") or (
+            m.get("options") or {}).get("oracle_config")
         if isinstance(oracle, dict):
             extra.append(("oracle", e(", ".join(f"{k}={v}" for k, v in oracle.items()
                                                 if isinstance(v, (str, int, float))))))

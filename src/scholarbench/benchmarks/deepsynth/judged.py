@@ -8,8 +8,8 @@ S.jsonl gets one line per task, in file order::
      "n_correct": 43, "n_incorrect": 17, "n_not_mentioned": 23, "n_unscored": 0}
 
 (null where a score is undefined; with ``variant="upstream"`` the three score keys carry
-``(upstream=1)``). The rules are in :mod:`scholarbench.deepsynth.scores`. The output file is
-replaced atomically; scoring is deterministic, so a rerun rewrites it whole. The prompts are
+``(upstream=1)``). The rules are in :mod:`scholarbench.benchmarks.deepsynth.scores`. The output
+file is replaced atomically; scoring is deterministic, so a rerun rewrites it whole. The prompts are
 not needed to score, so a strict group without ``detailed_prompt`` is accepted here.
 """
 from __future__ import annotations
@@ -19,15 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from scholarbench.data.trec import write_lines_atomic
-from scholarbench.deepsynth.loader import load_tasks
-from scholarbench.deepsynth.scores import (DSE_PRECISION, METRICS, Variant,
-                                           aggregate, metric_key, score_task)
+from scholarbench.benchmarks.deepsynth.loader import load_tasks
+from scholarbench.benchmarks.deepsynth.scores import (DSE_PRECISION, METRICS, Variant, aggregate,
+                                                      metric_key, score_task)
 
 
 def score_deepsynth_judged(judged_path: str | Path, out_path: str | Path,
                            variant: Variant = "paper") -> dict[str, Any]:
     """Score every task of ``judged_path``, write one line per task to ``out_path`` and return
-    the summary (:func:`scholarbench.deepsynth.scores.aggregate` plus the file names)."""
+    the summary (:func:`scholarbench.benchmarks.deepsynth.scores.aggregate` plus the file names)."""
     tasks = load_tasks(judged_path, require_prompts=False)
     scores = [score_task(t, variant) for t in tasks]
     out_path = Path(out_path)

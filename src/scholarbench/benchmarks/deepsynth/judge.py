@@ -48,8 +48,8 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Protocol
 
-from scholarbench.deepsynth.records import STATUSES, Status, SubGroup, Task, task_to_json
-from scholarbench.deepsynth.scores import read_label
+from scholarbench.benchmarks.deepsynth.records import STATUSES, Status, SubGroup, Task, task_to_json
+from scholarbench.benchmarks.deepsynth.scores import read_label
 from scholarbench.errors import DataError
 
 DEFAULT_PROMPT = "checklist_judge_v1"
@@ -94,7 +94,7 @@ def load_prompt(name: str = DEFAULT_PROMPT) -> JudgePrompt:
     """A judge prompt from the package's ``prompts/NAME.txt`` (one final newline dropped)."""
     if name not in PROMPT_NAMES:
         raise ValueError(f"unknown judge prompt {name!r}; known: {', '.join(PROMPT_NAMES)}")
-    text = resources.files("scholarbench.deepsynth").joinpath(f"prompts/{name}.txt") \
+    text = resources.files("scholarbench.benchmarks.deepsynth").joinpath(f"prompts/{name}.txt") \
         .read_text(encoding="utf-8")
     text = text[:-1] if text.endswith("\n") else text
     fields = {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}

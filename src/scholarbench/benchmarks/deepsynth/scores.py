@@ -43,12 +43,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Sequence
 
+from scholarbench.benchmarks.deepsynth.records import (MENTIONED_CORRECT, MENTIONED_INCORRECT,
+                                                       NOT_MENTIONED, STATUSES, Group, Status,
+                                                       SubGroup, Task)
 from scholarbench.metrics.info import MetricInfo
-from scholarbench.deepsynth.records import (MENTIONED_CORRECT, MENTIONED_INCORRECT,
-                                            NOT_MENTIONED, STATUSES, Group, Status, SubGroup,
-                                            Task)
 from scholarbench.metrics.names import MetricName
-from scholarbench.registry import register_benchmark, register_metric
+from scholarbench.core.registry import register_metric
 
 Variant = Literal["paper", "upstream"]
 VARIANTS: tuple[str, ...] = ("paper", "upstream")
@@ -75,13 +75,6 @@ METRICS: tuple[MetricInfo, ...] = (
 )
 for _info in METRICS:
     register_metric(_info.key)(_info)
-
-
-@register_benchmark("deepsynth")
-class DeepSynthInfo:
-    name = "deepsynth"
-    metrics = METRICS
-    variants = VARIANTS
 
 
 def metric_key(base: str, variant: str = "paper") -> str:

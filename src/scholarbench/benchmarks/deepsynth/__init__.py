@@ -1,0 +1,61 @@
+"""DeepSynth-Eval (Zhang et al. 2026): everything of the benchmark in one package.
+
+- `loader`, `records`: task files (upstream schema) and the unified prompt;
+- `oracle`: the oracle context (a summary or abstract per reference) built before generating;
+- `judge`, `scores`, `judged`: the checklist judge, the paper's and upstream's scores, and
+  `score deepsynth --judged F --out S`;
+- `benchmark`: the engine's `Benchmark` (options, samples, agents, stages, scoring);
+- `agents`: the writer adapter (the shared `e2e-writer` / `agentic-writer`) and `replay`;
+- `stages`: the oracle and judge stages; `summary`: run counts and the terminal summary;
+- `api`: `run_deepsynth`, `judge_run`, `score_run` for Python callers;
+- `section`, `published`: the report section and the paper's Table 1 rows.
+
+Definitions and choices: ``docs/deepsynth.md``. This module stays light (the command line
+imports it to list benchmarks): the public names below are imported on first use.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from scholarbench.benchmarks.deepsynth.benchmark import DeepSynthBenchmark
+from scholarbench.benchmarks.deepsynth import scores as _scores  # noqa: F401  (registers measures)
+from scholarbench.core.registry import REGISTRY
+
+
+def _section() -> Any:
+    """The report section, imported when a report first asks for it (the report stack is heavy)."""
+    from scholarbench.benchmarks.deepsynth.section import DeepSynthSection
+    return DeepSynthSection()
+
+
+REGISTRY.add("section", "deepsynth", _section)
+
+_EXPORTS = {
+    "judge": ("DEFAULT_PROMPT", "STATUS_RESPONSE_FORMAT", "ChatFn", "Verdicts", "build_prompt",
+              "judge_subgroup", "judge_task", "load_prompt", "parse_reply"),
+    "judged": ("format_summary", "score_deepsynth_judged"),
+    "loader": ("CONSTRAINT_SEPARATOR", "constraint_questions", "load_tasks", "parse_task",
+               "unified_prompt"),
+    "oracle": ("OracleBuilder", "OracleContext", "OracleEntry", "ReferenceSpec",
+               "read_reference_lists"),
+    "records": ("STATUSES", "Group", "Requirement", "Status", "SubGroup", "Task",
+                "task_to_json"),
+    "scores": ("METRICS", "VARIANTS", "GroupScore", "TaskScore", "aggregate", "metric_key",
+               "read_label", "score_group", "score_task"),
+    "api": ("DeepSynthRunConfig", "format_run_summary", "judge_run", "run_deepsynth",
+            "score_run"),
+}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = ["DeepSynthBenchmark", *sorted(_WHERE)]

@@ -1,0 +1,397 @@
+"""DeepSynth-Eval on the engine: one sub-task, ``report`` (task family ``report``).
+
+A run is oracle → generate → judge → score; the engine owns the run directory, resume,
+retries of errored samples and usage per stage; this class says what each stage is:
+
+- `load`: the task file (``--tasks``, else the imported one: `data.default_tasks_file`), one
+  sample per task. ``Task.prompt`` is the paper's unified prompt P = q_gen ⊕ q_con(1) ⊕ … ⊕
+  q_con(M) (`loader.unified_prompt`); ``Task.fields``: ``task_id``, ``general_prompt``,
+  ``constraints`` (the constraint questions), ``topic``, ``cutoff`` (ISO date or null) and
+  ``references`` — the oracle context, ``[{"n", "title", "paper_id", "text"}]``, or null.
+  ``survey_id`` is withheld: it names the gold survey.
+- `context`: the corpus, the agent's model and the oracle's model are bound before any run
+  directory exists. The oracle is built for every agent but ``replay`` and ``endpoint`` (which
+  sends the prompt only, the paper's Deep Research setting) unless ``--oracle none``.
+- `prepare_run`: tasks.jsonl (the task set, for re-scoring), the oracle stage (oracle.jsonl,
+  usage ``usage.oracle.<role>`` and ``llm_usage.oracle``), the writers' requests.
+- `record`: a ``report`` answer → the generate.jsonl line (module `stages` for the fields).
+- `score`: the judge stage (judge.jsonl, judged.jsonl; during a run, and on ``score RUN_DIR
+  --with-judge`` with the judge given there), then the scores of the paper (or upstream:
+  ``--variant``), one row per task; ``error`` rows carry no numbers and are left out.
+"""
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Sequence
+
+from scholarbench.core.agent import Agent, AgentContext
+from scholarbench.core.benchmark import Benchmark, Loaded, Sample
+from scholarbench.core.registry import register_benchmark
+from scholarbench.errors import ScholarbenchError
+
+SUBTASK = "report"
+BASE_KEYS = ("dse_overall", "dse_general", "dse_constraint", "dse_precision")
+ORACLE_MODES = ("summary", "abstract", "none")
+ORACLE_ROLES = ("judge", "agent")
+JUDGE_PROMPTS = ("checklist_judge_v1", "checklist_judge_upstream")
+NO_CORPUS = "none"
+
+
+@register_benchmark("deepsynth")
+class DeepSynthBenchmark(Benchmark):
+    name = "deepsynth"
+    title = "DeepSynth-Eval"
+    subtasks = {SUBTASK: "report"}
+    subtask_flag = "--task"
+    id_key = "task_id"
+    order = 30
+    progress = True
+
+    def __init__(self, options: dict[str, Any] | None = None) -> None:
+        super().__init__(options)
+        self._running = False
+        self._setting: str | None = None
+        self._corpus: Any = None
+        self._corpus_dir: Path | None = None
+        self._judge: Any = None
+        self._oracle: dict[str, Any] | None = None    # builder, client, role, config
+        self._agent: Any = None
+        self._state: dict[str, Any] = {}
+
+    # -- command line ------------------------------------------------------------------------
+    @classmethod
+    def add_options(cls, parser: argparse.ArgumentParser, command: str) -> None:
+        if command == "score":
+            parser.add_argument("--judged", help="judged task file (upstream format, "
+                                "eval_result per sub-group)")
+            parser.add_argument("--out", help="where the per-task scores go (JSON lines)")
+            parser.add_argument("--variant", choices=["paper", "upstream"], default="paper",
+                                help="the paper's scoring rules or upstream score.py's")
+            return
+        parser.add_argument("--tasks", help="upstream task file (JSON lines with checklists; "
+                            "default: the imported one, `data import deepsynth PATH`)")
+        parser.add_argument("--corpus", help="corpus directory for the oracle and the writers' "
+                            "search (default: built from the data; 'none': no corpus)")
+        parser.add_argument("--references", help="reference lists per task for the oracle "
+                            "context (default: the survey's references in the corpus)")
+        parser.add_argument("--oracle", choices=list(ORACLE_MODES), default="summary",
+                            help="oracle context per reference (default: LLM summary)")
+        parser.add_argument("--oracle-role", choices=list(ORACLE_ROLES), default="judge",
+                            help="whose model writes the summaries (default: the judge's, as "
+                            "the paper)")
+        parser.add_argument("--oracle-arg", dest="oracle_params", action="append", default=[],
+                            metavar="KEY=VALUE", help="oracle setting, e.g. source_tokens=2500")
+        parser.add_argument("--judge-prompt", default=JUDGE_PROMPTS[0],
+                            choices=list(JUDGE_PROMPTS),
+                            help="our quoted judge prompt (default) or upstream's verbatim")
+        parser.add_argument("--judge-retries", type=int, default=2,
+                            help="repairs asked of the judge after an unusable reply")
+        parser.add_argument("--judge-workers", type=int, help="judge calls of one task at a "
+                            "time (default: 1 for the local model, else its concurrency)")
+        parser.add_argument("--variant", choices=["paper", "upstream"], default="paper",
+                            help="the paper's scoring rules or upstream score.py's")
+        parser.add_argument("--replay", help="the same as --agent replay --agent-arg "
+                            "path=FILE: judge and score reports from a file")
+
+    def available_subtasks(self) -> list[str]:
+        try:
+            self._tasks_path()
+        except ScholarbenchError:
+            return []
+        return [SUBTASK]
+
+    # -- options -----------------------------------------------------------------------------
+    def _opt(self, key: str, default: Any = None) -> Any:
+        value = self.options.get(key)
+        return default if value is None else value
+
+    def _variant(self) -> str:
+        from scholarbench.benchmarks.deepsynth.scores import VARIANTS
+        variant = self._opt("variant", "paper")
+        if variant not in VARIANTS:
+            raise ScholarbenchError(f"unknown scoring variant {variant!r}; use one of "
+                                    f"{', '.join(VARIANTS)}")
+        return variant
+
+    @property
+    def headline(self) -> dict[str, tuple[str, ...]]:   # type: ignore[override]
+        from scholarbench.benchmarks.deepsynth.scores import metric_key
+        return {SUBTASK: tuple(metric_key(k, self._variant()) for k in BASE_KEYS)}
+
+    def _tasks_path(self) -> Path:
+        if self.options.get("tasks"):
+            return Path(self.options["tasks"])
+        from scholarbench.benchmarks.deepsynth.data import default_tasks_file
+        from scholarbench.paths import data_dir
+        return default_tasks_file(data_dir(self.options.get("data")))
+
+    def _check(self) -> None:
+        from scholarbench.benchmarks.deepsynth.judge import load_prompt
+        if self._opt("oracle", "summary") not in ORACLE_MODES:
+            raise ScholarbenchError(f"unknown oracle mode {self.options['oracle']!r}; use one "
+                                    f"of {', '.join(ORACLE_MODES)}")
+        if self._opt("oracle_role", "judge") not in ORACLE_ROLES:
+            raise ScholarbenchError(f"unknown oracle role {self.options['oracle_role']!r}; "
+                                    "use judge or agent")
+        retries = self._opt("judge_retries", 2)
+        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+            raise ScholarbenchError(f"--judge-retries must be an integer >= 0, got {retries!r}")
+        workers = self.options.get("judge_workers")
+        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                    or workers < 1):
+            raise ScholarbenchError(f"--judge-workers must be an integer >= 1, got {workers!r}")
+        self._variant()
+        try:
+            load_prompt(self._opt("judge_prompt", JUDGE_PROMPTS[0]))
+        except ValueError as exc:
+            raise ScholarbenchError(str(exc)) from None
+
+    # -- samples -----------------------------------------------------------------------------
+    def load(self, subtask: str, limit: int | None) -> Loaded:
+        from scholarbench.benchmarks.deepsynth.loader import load_tasks
+        from scholarbench.files import sha256_file
+        self._check()
+        path = self._tasks_path()
+        if not path.is_file():
+            raise ScholarbenchError(f"--tasks {path}: no such file")
+        tasks = load_tasks(path)
+        tasks = tasks[:limit] if limit is not None else tasks
+        return Loaded([self._sample(t) for t in tasks],
+                      {"path": str(path.resolve()), "sha256": sha256_file(path)})
+
+    def load_for_rescore(self, run: Any, manifest: dict[str, Any]) -> Loaded:
+        """The task set the run saved (tasks.jsonl), else its task file again."""
+        from scholarbench.benchmarks.deepsynth.loader import load_tasks
+        if self.options.get("variant") is None and manifest.get("variant"):
+            self.options["variant"] = manifest["variant"]     # a run written before the engine
+        saved = run.file("tasks.jsonl")
+        if saved.exists():
+            tasks = load_tasks(saved)
+        else:
+            path = Path((manifest.get("data") or {}).get("path") or "")
+            if not path.is_file():
+                raise ScholarbenchError(f"{run.path}: the run's task file {path} is gone")
+            tasks = load_tasks(path)
+            limit = manifest.get("limit")
+            tasks = tasks[:limit] if limit is not None else tasks
+        return Loaded([self._sample(t) for t in tasks], dict(manifest.get("data") or {}))
+
+    def _sample(self, t: Any) -> Sample:
+        from scholarbench.benchmarks.deepsynth.agents import NativeTask, topic_of
+        from scholarbench.benchmarks.deepsynth.loader import constraint_questions, unified_prompt
+        from scholarbench.benchmarks.deepsynth.oracle import survey_cutoff
+        from scholarbench.core.agent import Task
+        cutoff = survey_cutoff(t, None)
+        fields = {"task_id": t.task_id, "general_prompt": t.general_prompt,
+                  "constraints": constraint_questions(t), "topic": topic_of(t),
+                  "cutoff": cutoff.isoformat() if cutoff else None, "references": None}
+        task = Task(id=str(t.task_id), benchmark=self.name, subtask=SUBTASK, family="report",
+                    prompt=unified_prompt(t), fields=fields, native=NativeTask(t))
+        return Sample(str(t.task_id), task, gold=t)
+
+    # -- agents ------------------------------------------------------------------------------
+    def agent(self, name: str, params: dict[str, Any], subtask: str) -> Agent | None:
+        from scholarbench.benchmarks.deepsynth.agents import DeepSynthReplay, writer_agent
+        if name == "replay":
+            params = dict(params)
+            replay = self.options.get("replay")
+            if replay and params.get("path") and str(params["path"]) != str(replay):
+                raise ScholarbenchError("--replay and --agent-arg path= name different files")
+            if replay:
+                params.setdefault("path", replay)
+            unknown = sorted(set(params) - {"path"})
+            if unknown:
+                raise ScholarbenchError(f"replay takes --agent-arg path=FILE only, not "
+                                        f"{', '.join(unknown)}")
+            return DeepSynthReplay(**params)
+        found = writer_agent(name, params)
+        return found if found is not None else super().agent(name, params, subtask)
+
+    def agent_names(self, subtask: str) -> list[str]:
+        from scholarbench.benchmarks.deepsynth.agents import WRITERS
+        return sorted({*WRITERS, "replay", *super().agent_names(subtask)})
+
+    def context(self, agent: Agent, subtask: str, roles: Any) -> AgentContext:
+        from scholarbench.benchmarks.deepsynth.agents import DeepSynthReplay, WriterAgent
+        self._agent = agent
+        replay = isinstance(agent, DeepSynthReplay)
+        if self.options.get("replay") and not replay:
+            raise ScholarbenchError("--replay FILE goes with --agent replay")
+        writer = isinstance(agent, WriterAgent)
+        mode = self._opt("oracle", "summary")
+        use_oracle = not replay and mode != "none" and agent.name != "endpoint"
+        self._setting = ("replay" if replay else f"oracle-{mode}" if use_oracle
+                         else "search" if writer else "prompt-only")
+        self._open_corpus(explicit_only=not (writer or use_oracle))
+        llm = self.models.agent() if agent.needs.llm else None
+        if agent.needs.llm and llm is None:
+            raise ScholarbenchError(f"{agent.name!r} needs the agent role's chat model")
+        self._judge = self.models.judge()
+        if self._judge is None:
+            raise ScholarbenchError("run deepsynth needs the judge role's chat model")
+        if use_oracle:
+            self._oracle = self._oracle_builder(mode)
+            config = self._oracle["config"]
+            self.options["oracle_config"] = config      # recorded: a resume must agree
+            if writer:
+                agent.oracle_config = config            # type: ignore[attr-defined]
+        return AgentContext(benchmark=self.name, subtask=subtask, llm=llm, corpus=self._corpus,
+                            corpus_dir=self._corpus_dir)
+
+    def _open_corpus(self, explicit_only: bool) -> None:
+        option = self.options.get("corpus")
+        if option == NO_CORPUS or (explicit_only and not option):
+            return
+        if option:
+            path = Path(option)
+        else:
+            from scholarbench.corpus.build import build_default_corpus
+            from scholarbench.paths import data_dir
+            data = data_dir(self.options.get("data"))
+            path = data / "corpus" / "default"
+            if not (path / "manifest.json").exists():
+                info = build_default_corpus(path, data)
+                print(f"built corpus {path}: {info.n_papers} papers; per source {info.counts}")
+        from scholarbench.corpus.store import Corpus
+        if not (path / "manifest.json").exists():
+            raise ScholarbenchError(f"--corpus {path}: not a corpus directory (no manifest.json)")
+        self._corpus, self._corpus_dir = Corpus.open(path), path
+
+    def _oracle_builder(self, mode: str) -> dict[str, Any]:
+        from scholarbench.agents.writers.budget import TokenBudget
+        from scholarbench.benchmarks.deepsynth.oracle import OracleBuilder
+        from scholarbench.benchmarks.deepsynth.stages import default_workers
+        from scholarbench.core.commands import agent_params
+        from scholarbench.files import sha256_file
+        from scholarbench.core.usage import model_identity
+        role = self._opt("oracle_role", "judge")
+        client = None
+        if mode == "summary":
+            client = self.models.judge() if role == "judge" else self.models.agent()
+            if client is None:
+                raise ScholarbenchError(f"the oracle summaries need the {role} role's model")
+        raw = self.options.get("oracle_params") or {}
+        params = dict(raw) if isinstance(raw, dict) else agent_params(raw)
+        window = {k: params.pop(k) for k in ("context_window", "token_ratio") if k in params}
+        try:
+            if window:
+                params["budget"] = TokenBudget(**window)
+            builder = OracleBuilder(client, mode=mode, workers=default_workers(client),
+                                    **params)
+        except (TypeError, ValueError) as exc:
+            raise ScholarbenchError(f"oracle settings: {exc}") from None
+        config = builder.config()
+        if client is not None:
+            config.update(role=role, model=model_identity(client))
+        references = self.options.get("references")
+        if references:
+            path = Path(references)
+            if not path.is_file():
+                raise ScholarbenchError(f"--references {path}: no such file")
+            config["references"] = {"path": str(path.resolve()), "sha256": sha256_file(path)}
+        return {"builder": builder, "client": client, "role": role, "config": config}
+
+    def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any]) -> None:
+        from scholarbench.benchmarks.deepsynth.agents import (DeepSynthReplay, WriterAgent,
+                                                              writing_request)
+        from scholarbench.benchmarks.deepsynth.oracle import (OracleContext, read_reference_lists,
+                                                              survey_cutoff)
+        from scholarbench.benchmarks.deepsynth.records import task_to_json
+        from scholarbench.benchmarks.deepsynth.stages import oracle_stage, record_model
+        self._running = True
+        run.write_jsonl("tasks.jsonl", [task_to_json(s.gold) for s in loaded.samples])
+        manifest = run.read_manifest()
+        manifest.update(setting=self._setting, variant=self._variant(),
+                        corpus=_corpus_info(self._corpus_dir))
+        if isinstance(self._agent, DeepSynthReplay):
+            unknown = self._agent.unknown_ids({s.id for s in loaded.samples})
+            if unknown:
+                manifest["replay_unknown_ids"] = unknown
+        run.write_manifest(manifest)
+        contexts: dict[str, Any] = {}
+        if self._oracle is not None:
+            record_model(run, "oracle", self._oracle["client"])
+            references = self.options.get("references")
+            lists = read_reference_lists(references) if references else None
+            records = oracle_stage(run, loaded.samples, self._oracle["builder"], self._corpus,
+                                   lists, self._oracle["config"], client=self._oracle["client"],
+                                   role=self._oracle["role"], progress=self.progress)
+            contexts = {sid: OracleContext.from_json(r) for sid, r in records.items()}
+        writer = isinstance(self._agent, WriterAgent)
+        for sample in loaded.samples:
+            context = contexts.get(sample.id)
+            refs = context.references() if context is not None else None
+            sample.task.fields["references"] = ([asdict(r) for r in refs]
+                                                if refs is not None else None)
+            if self._corpus is not None:
+                cutoff = survey_cutoff(sample.gold, self._corpus)
+                sample.task.fields["cutoff"] = cutoff.isoformat() if cutoff else None
+            if writer:
+                sample.task.native.request = writing_request(sample.gold, context, self._corpus)
+
+    # -- answers -----------------------------------------------------------------------------
+    def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
+        from scholarbench.benchmarks.deepsynth.citations import with_references
+        from scholarbench.core.families import answer_info, parse_answer
+        parsed = parse_answer("report", answer)
+        info = dict(answer_info(answer))
+        report, cited, counts = with_references(parsed.report, parsed.cited, self._corpus)
+        info.update(counts)
+        return {"task_id": sample.gold.task_id, "report": report, "cited": cited,
+                "error": None, "info": info}
+
+    # -- scoring -----------------------------------------------------------------------------
+    def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
+              manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
+        from scholarbench.benchmarks.deepsynth.scoring import score_samples
+        rows, state = score_samples(self, samples, generated, manifest, run_dir)
+        self._state = state
+        return rows
+
+    def judge_client(self) -> Any:
+        """The judge for this invocation: bound during a run, or asked for by `score RUN_DIR
+        --with-judge` (None on a plain re-score)."""
+        if self._running:
+            return self._judge
+        if self.options.get("with_judge"):
+            client = self.models.judge()
+            if client is None:
+                raise ScholarbenchError("re-judging needs the judge role's chat model")
+            return client
+        return None
+
+    def aggregate(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
+                  ) -> dict[str, Any]:
+        from scholarbench.benchmarks.deepsynth.scoring import aggregate_rows
+        return aggregate_rows(self, rows, manifest, self._state)
+
+    def format_summary(self, summary: dict[str, Any]) -> str:
+        from scholarbench.benchmarks.deepsynth.summary import format_run_summary
+        return format_run_summary(summary)
+
+    def score_files(self, models: Any) -> int:
+        """`score deepsynth --judged F --out S [--variant]`."""
+        from scholarbench.benchmarks.deepsynth.judged import (format_summary,
+                                                              score_deepsynth_judged)
+        judged, out = self.options.get("judged"), self.options.get("out")
+        if not (judged and out):
+            raise ScholarbenchError("score deepsynth needs --judged F.jsonl --out S.jsonl")
+        summary = score_deepsynth_judged(Path(judged), Path(out), variant=self._variant())
+        print(format_summary(summary))
+        print(f"scores: {out}")
+        return 0
+
+
+def _corpus_info(corpus_dir: Path | None) -> dict[str, Any] | None:
+    import json
+    if corpus_dir is None:
+        return None
+    path = corpus_dir / "manifest.json"
+    info = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return {"path": str(corpus_dir.resolve()),
+            **{k: info[k] for k in ("format_version", "sha256", "counts") if k in info}}
+
+
+__all__ = ["DeepSynthBenchmark"]
