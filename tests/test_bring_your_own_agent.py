@@ -43,12 +43,25 @@ def _imports(data: Path) -> list[list[str]]:
     """The user's `data import` commands for the datasets the suite reads."""
     sources = {"taxobench": ("taxobench", "taxobench_5_instances.jsonl"),
                "reportbench": ("reportbench",), "arxiv2023": ("arxiv2023_citation_graph",),
-               "unarxive": ("unarxive_sample",)}
+               "unarxive": ("unarxive_sample",),
+               "deepsynth": ("deepsynth", "example_gen_result.jsonl")}
     out = []
     for name, parts in sources.items():
         path = shared_path("data", *parts)
         out.append(["data", "--data", str(data), "import", name, str(path)])
     return out
+
+
+def _judge(body: dict) -> Step:
+    """A scripted judge for DeepSynth-Eval's checklist: every requirement "not mentioned" (the
+    user's agent writes no findings); any other request gets a plain reply."""
+    from test_deepsynth_oracle import kind_of
+    if kind_of(body) != "judge":
+        return Step(text="A short summary.")
+    text = body["messages"][0]["content"]
+    criteria = text.split("=== Input Data: Criteria ===")[1].split("=== Evaluation")[0]
+    n = len([line for line in criteria.strip().splitlines() if line.strip()])
+    return Step(text="```json\n" + json.dumps(["not_mentioned"] * n) + "\n```")
 
 
 @pytest.fixture(scope="module")
@@ -57,13 +70,16 @@ def suite(tmp_path_factory):
     data = root / "data"
     (root / "user").mkdir()
     (root / "user" / "mypkg_agent.py").write_text(USER_AGENT)
-    env = dict(os.environ, SCHOLARBENCH_DATA=str(data),
+    judge = FakeOpenAI(default=_judge).start()
+    env = dict(os.environ, SCHOLARBENCH_DATA=str(data), OPENAI_API_KEY="sk-test-not-a-real-key-0",
                PYTHONPATH=os.pathsep.join([str(root / "user"), os.environ.get("PYTHONPATH", "")]))
     env.pop("MY_AGENT_FAILS", None)
     for args in _imports(data):
         done = _cli(args, root, env)
         assert done.returncode == 0, done.stderr
-    return root, env
+    yield root, env, ["--judge", "judge-x", "--judge-base-url", judge.base_url,
+                      "--option", "deepsynth.oracle=abstract"]
+    judge.stop()
 
 
 def _cli(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
@@ -81,9 +97,9 @@ def _eval_json(root: Path, out: str) -> dict:
 
 
 def test_a_plain_function_runs_on_every_benchmark(suite):
-    root, env = suite
+    root, env, judge = suite
     done = _cli(["eval", "--agent", "mypkg_agent:solve", "--benchmarks", "all", "--limit", "2",
-                 "--out", "runs/mine", "--quiet"], root, env)
+                 "--out", "runs/mine", "--quiet", *judge], root, env)
     assert done.returncode == 0, done.stderr[-3000:]
     report = _eval_json(root, "runs/mine")
     runs = report["runs"]
@@ -102,7 +118,7 @@ def test_a_plain_function_runs_on_every_benchmark(suite):
 
 
 def test_an_agent_that_raises_fails_the_suite_and_only_its_samples_are_retried(suite):
-    root, env = suite
+    root, env, _ = suite
     from scholarbench.data.taxobench import load_instances
     first = load_instances(shared_path("data", "taxobench", "taxobench_5_instances.jsonl"))[0].id
     failing = dict(env, MY_AGENT_FAILS=first)
@@ -137,12 +153,12 @@ def _replies(body: dict) -> Step:
 
 
 def test_the_endpoint_is_the_whole_agent(suite):
-    root, env = suite
+    root, env, judge = suite
     fake = FakeOpenAI(default=_replies).start()
     try:
         done = _cli(["eval", "--agent", "endpoint", "--model", "product-x", "--base-url",
                      fake.base_url, "--benchmarks", "all", "--limit", "2", "--out",
-                     "runs/endpoint", "--quiet", "--no-llm-cache"],
+                     "runs/endpoint", "--quiet", "--no-llm-cache", *judge],
                     root, dict(env, OPENAI_API_KEY="sk-test-not-a-real-key-000000"))
     finally:
         fake.stop()
