@@ -31,6 +31,20 @@ def shared_path(*parts: str) -> Path:
     return path
 
 
+def kill_after_lines(proc, path: Path, n: int = 3, timeout: float = 120.0) -> int:
+    """SIGKILL `proc` once `path` holds `n` lines (or at the deadline); the lines it held."""
+    import signal
+    import time
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if path.exists() and len(path.read_text().splitlines()) >= n:
+            break
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
 class FakeEmbedder:
     """Vectors fixed by the test: `vectors[label]`, else a fresh one-hot (orthogonal to all)."""
     model_id = "fake"

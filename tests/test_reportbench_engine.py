@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from conftest import kill_after_lines
 
 from fake_openai import FakeOpenAI, Step
 from test_reportbench_llm import RUN_DATA, build_tiny_corpus
@@ -198,14 +198,7 @@ def test_sigkill_mid_generate_resumes_to_the_same_scores(tmp_path, corpus_dir, m
                             cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     gen = killed / "generate.jsonl"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        if gen.exists() and len(gen.read_text().splitlines()) >= 3:
-            break
-        time.sleep(0.05)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    done_before = len(gen.read_text().splitlines())
+    done_before = kill_after_lines(proc, gen)
     assert 3 <= done_before < 12, "the kill must land mid-generate"
     assert not (killed / "scores.jsonl").exists()
     resumed = cli([*args, "--out", str(killed)], tmp_path)

@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from conftest import FakeEmbedder
+from conftest import FakeEmbedder, kill_after_lines
 from fake_openai import FakeOpenAI, Step
 from test_researcharena_fixtures import build_tiny
 from scholarbench.benchmarks.researcharena import ResearchArena
@@ -255,14 +253,7 @@ def test_sigkill_mid_generate_resumes_to_the_same_scores(tmp_path, corpus_dir, s
     killed = tmp_path / "killed"
     proc = _cli(args(killed), tmp_path, 0.4)
     gen = killed / "generate.jsonl"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        if gen.exists() and len(gen.read_text().splitlines()) >= 3:
-            break
-        time.sleep(0.05)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    done_before = len(gen.read_text().splitlines())
+    done_before = kill_after_lines(proc, gen)
     assert 3 <= done_before < N_SURVEYS, "the kill must land mid-generate"
     assert not (killed / "scores.jsonl").exists()
     resumed = _cli(args(killed), tmp_path, 0)

@@ -1,9 +1,6 @@
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -12,7 +9,7 @@ from scholarbench.data.demo import demo_records
 from scholarbench.errors import ScholarbenchError
 from scholarbench.benchmarks.taxobench.runner import RunConfig, run, score_files, score_run
 
-from conftest import FakeEmbedder
+from conftest import FakeEmbedder, kill_after_lines
 
 HERE = Path(__file__).parent
 
@@ -51,14 +48,7 @@ def test_sigkill_mid_generate_resumes_to_the_same_scores(tmp_path, gold_and_pred
     proc = subprocess.Popen([sys.executable, str(HERE / "run_slow.py"), str(gold), str(pred),
                              str(killed), "0.4"])
     gen = killed / "generate.jsonl"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        if gen.exists() and len(gen.read_text().splitlines()) >= 3:
-            break
-        time.sleep(0.05)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    done_before = len(gen.read_text().splitlines())
+    done_before = kill_after_lines(proc, gen)
     assert 3 <= done_before < len(many), "the kill must land mid-generate"
     assert not (killed / "scores.jsonl").exists()
     subprocess.run([sys.executable, str(HERE / "run_slow.py"), str(gold), str(pred), str(killed),

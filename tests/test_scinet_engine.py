@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from conftest import kill_after_lines
 
 import scinet_user_agent
 from fake_openai import FakeOpenAI, Step
@@ -306,14 +306,7 @@ def test_sigkill_mid_generate_resumes_to_the_same_scores(tiny, tmp_path):
     killed, clean = tmp_path / "killed", tmp_path / "clean"
     proc = _cli(run_args(tiny, "pair", "scinet_user_agent:solve", killed), "0.5")
     gen = killed / "generate.jsonl"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        if gen.exists() and len(gen.read_text().splitlines()) >= 3:
-            break
-        time.sleep(0.05)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    done_before = len(gen.read_text().splitlines())
+    done_before = kill_after_lines(proc, gen)
     assert 3 <= done_before < n, "the kill must land mid-generate"
     assert not (killed / "scores.jsonl").exists()
     for out in (killed, clean):
