@@ -210,7 +210,7 @@ def test_run_with_judge_counts_unscored_missing_and_malformed(tmp_path, fake):
 def test_cli_score_run_dir_with_judge(tmp_path, fake, monkeypatch, capsys):
     from scholarbench import cli
     monkeypatch.setenv("SCHOLARBENCH_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(cli, "_embedder", lambda: FakeEmbedder())
+    monkeypatch.setattr("scholarbench.embed.default_embedder", lambda: FakeEmbedder())
     gold, pred = _run_files(tmp_path)
     fake.default = _scripted
     out = tmp_path / "run"
