@@ -1,9 +1,9 @@
-"""Per-benchmark report sections, dispatched on a run's manifest["benchmark"].
+"""Report sections, dispatched on a run's manifest["benchmark"] through the one registry.
 
-One module per benchmark, named after manifest["benchmark"] (`taxobench`, `researcharena`,
-`deepsynth`, `reportbench`, `scinet`), each registering a `ReportSection` subclass with
-`@register_section`; see `base.py` for what a section provides. Report order: TaxoBench (10),
-ResearchArena (20), DeepSynth-Eval (30), ReportBench (40), SciNet (50).
+Each benchmark package registers its `ReportSection` (`@register_section`, in its `report`
+module, or a factory); see `base.py` for what a section provides. A benchmark that brings none
+gets `generic.GenericSection` (one leaderboard per sub-task from summary.json). Report order:
+TaxoBench (10), ResearchArena (20), DeepSynth-Eval (30), ReportBench (40), SciNet (50), others.
 """
 from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
                                                by_benchmark, load_report_run, load_report_runs,

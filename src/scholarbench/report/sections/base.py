@@ -1,14 +1,13 @@
 """What every benchmark's report section provides, and the registry keyed on manifest["benchmark"].
 
-A section is looked up by the run's `manifest["benchmark"]`: `section_for("taxobench")` imports
-`scholarbench.benchmarks.taxobench.report` on first use, which registers its section with
-`@register_section`. A new benchmark adds one module here named after it (`-` → `_`) and
-nothing else changes: the terminal/Markdown/LaTeX/CSV tables, the HTML report, `compare` and the
-exports all dispatch through this registry.
+A section is looked up by the run's `manifest["benchmark"]` in the one registry (kind
+"section"): `section_for("taxobench")` finds what `scholarbench.benchmarks.taxobench.report`
+registered with `@register_section`. A new benchmark registers its section in its own package
+(or gets the generic one) and nothing shared changes: the terminal/Markdown/LaTeX/CSV tables,
+the HTML report, `compare` and the exports all dispatch through this registry.
 """
 from __future__ import annotations
 
-import importlib
 import math
 from dataclasses import dataclass
 from functools import cached_property
@@ -191,19 +190,11 @@ _INSTANCES: dict[str, ReportSection] = {}
 
 
 def section_for(benchmark: str) -> ReportSection:
-    """The report section of a benchmark: registered by its package (or, for benchmarks not yet
-    moved into `scholarbench.benchmarks`, by a module of this package named after it)."""
+    """The report section its package registered (a class or a factory), else the generic one
+    for a registered benchmark."""
     from scholarbench.core.registry import REGISTRY
     if benchmark not in _INSTANCES:
         cls = REGISTRY.find("section", benchmark)
-        if cls is None:
-            module = f"scholarbench.report.sections.{benchmark.replace('-', '_')}"
-            try:
-                importlib.import_module(module)
-            except ModuleNotFoundError as exc:
-                if exc.name != module:
-                    raise
-            cls = REGISTRY.find("section", benchmark)
         if cls is None:
             engine = REGISTRY.find("benchmark", benchmark)
             if engine is None:
