@@ -188,3 +188,18 @@ def default_corpus(data_root: str | Path, rebuild: bool = False) -> Path:
         info = build_default_corpus(target, data_root)
         print(f"built corpus {target}: {info.n_papers} papers; per source {info.counts}")
     return target
+
+
+CORPUS_INFO_KEYS = ("format_version", "sha256", "files", "counts", "n_papers", "n_edges")
+
+
+def corpus_info(corpus_dir: str | Path | None) -> dict | None:
+    """What a run's manifest records of its corpus: the path and the corpus manifest's checksum,
+    format and counts (None without a corpus)."""
+    import json
+    if corpus_dir is None:
+        return None
+    corpus_dir = Path(corpus_dir)
+    manifest = corpus_dir / "manifest.json"
+    info = json.loads(manifest.read_text(encoding="utf-8")) if manifest.exists() else {}
+    return {"path": str(corpus_dir.resolve()), **{k: info[k] for k in CORPUS_INFO_KEYS if k in info}}

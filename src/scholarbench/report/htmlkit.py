@@ -135,6 +135,18 @@ _USAGE_KEYS = ("usage", "tokens", "token_usage", "llm_usage", "cost", "cost_usd"
 _MODEL_KEYS = ("model", "models", "llm", "agent_model", "judge", "judges", "judge_model")
 
 
+def usage_rows(manifest: dict[str, Any]) -> list[tuple[str, str]]:
+    """The run's chat-model usage per role (manifest "llm_usage") as one metadata row."""
+    usage = manifest.get("llm_usage") or {}
+    if not isinstance(usage, dict) or not usage:
+        return []
+    return [("tokens per role", e("; ".join(
+        f"{role}: {u.get('prompt_tokens', 0):,} in / {u.get('completion_tokens', 0):,} "
+        f"out, {u.get('calls', 0)} calls"
+        + (f", ${u['cost_usd']:.4f}" if u.get("cost_usd") else "")
+        for role, u in usage.items() if isinstance(u, dict))))]
+
+
 def metadata_html(run, extra: Sequence[tuple[str, str]] = ()) -> str:
     """What produced the run, from whatever its manifest and summary hold (older runs lack
     some keys: those rows are left out), then the whole manifest as JSON."""

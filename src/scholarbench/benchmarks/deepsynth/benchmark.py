@@ -300,11 +300,12 @@ class DeepSynthBenchmark(Benchmark):
                                                               survey_cutoff)
         from scholarbench.benchmarks.deepsynth.records import task_to_json
         from scholarbench.benchmarks.deepsynth.stages import oracle_stage, record_model
+        from scholarbench.corpus.build import corpus_info
         self._running = True
         run.write_jsonl("tasks.jsonl", [task_to_json(s.gold) for s in loaded.samples])
         manifest = run.read_manifest()
         manifest.update(setting=self._setting, variant=self._variant(),
-                        corpus=_corpus_info(self._corpus_dir))
+                        corpus=corpus_info(self._corpus_dir))
         if isinstance(self._agent, DeepSynthReplay):
             unknown = self._agent.unknown_ids({s.id for s in loaded.samples})
             if unknown:
@@ -382,16 +383,6 @@ class DeepSynthBenchmark(Benchmark):
         print(format_summary(summary))
         print(f"scores: {out}")
         return 0
-
-
-def _corpus_info(corpus_dir: Path | None) -> dict[str, Any] | None:
-    import json
-    if corpus_dir is None:
-        return None
-    path = corpus_dir / "manifest.json"
-    info = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    return {"path": str(corpus_dir.resolve()),
-            **{k: info[k] for k in ("format_version", "sha256", "counts") if k in info}}
 
 
 __all__ = ["DeepSynthBenchmark"]

@@ -22,7 +22,8 @@ from typing import Any, Sequence
 
 from scholarbench.errors import DataError
 from scholarbench.report import svg
-from scholarbench.report.htmlkit import Page, e, metadata_html, sample_metric_table, table_html
+from scholarbench.report.htmlkit import (Page, e, metadata_html, sample_metric_table,
+                                         table_html, usage_rows)
 from scholarbench.benchmarks.deepsynth.published import (PAPER_CITATION, PAPER_JUDGE, PAPER_N,
                                                          published_rows)
 from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
@@ -487,13 +488,7 @@ class DeepSynthSection(ReportSection):
         if isinstance(oracle, dict):
             extra.append(("oracle", e(", ".join(f"{k}={v}" for k, v in oracle.items()
                                                 if isinstance(v, (str, int, float))))))
-        usage = m.get("llm_usage") or {}
-        if isinstance(usage, dict) and usage:
-            extra.append(("tokens per role", e("; ".join(
-                f"{role}: {u.get('prompt_tokens', 0):,} in / {u.get('completion_tokens', 0):,} "
-                f"out, {u.get('calls', 0)} calls"
-                + (f", ${u['cost_usd']:.4f}" if u.get("cost_usd") else "")
-                for role, u in usage.items() if isinstance(u, dict)))))
+        extra.extend(usage_rows(m))
         reports = s.get("reports") or {}
         extra.append(("reports", e(", ".join(f"{v} {k.replace('_', ' ')}"
                                              for k, v in reports.items()) or "—")))

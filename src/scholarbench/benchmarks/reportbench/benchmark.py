@@ -161,7 +161,7 @@ class ReportBench(Benchmark):
         return ["replay"] + writer_names() + super().agent_names(subtask)
 
     def context(self, agent: Any, subtask: str, roles: Any) -> Any:
-        from scholarbench.benchmarks.reportbench.data import corpus_info, default_corpus
+        from scholarbench.corpus.build import corpus_info, default_corpus
         from scholarbench.core.agent import AgentContext
         from scholarbench.core.usage import model_identity
         needs_judge = self._needs_judge(subtask)

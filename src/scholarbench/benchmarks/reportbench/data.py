@@ -15,7 +15,6 @@ repeats the corpus for the report.
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
@@ -75,20 +74,3 @@ def load_recorded_tasks(manifest: dict[str, Any]) -> tuple[list[Any], dict[str, 
     return tasks, data, read_template(_folder(path))
 
 
-def corpus_info(corpus_dir: Path | None) -> dict[str, Any] | None:
-    if corpus_dir is None:
-        return None
-    manifest = corpus_dir / "manifest.json"
-    info = json.loads(manifest.read_text()) if manifest.exists() else {}
-    keep = ("format_version", "sha256", "files", "counts", "n_papers")
-    return {"path": str(corpus_dir.resolve()), **{k: info[k] for k in keep if k in info}}
-
-
-def default_corpus(data: Path) -> Path:
-    """`<data>/corpus/default`, built from the imported data when it is not there yet."""
-    target = data / "corpus" / "default"
-    if not (target / "manifest.json").exists():
-        from scholarbench.corpus.build import build_default_corpus
-        info = build_default_corpus(target, data)
-        print(f"built corpus {target}: {info.n_papers} papers; per source {info.counts}")
-    return target

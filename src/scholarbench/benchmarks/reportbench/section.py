@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 from scholarbench.errors import DataError
 from scholarbench.report import svg
-from scholarbench.report.htmlkit import Page, e, metadata_html, table_html
+from scholarbench.report.htmlkit import Page, e, metadata_html, table_html, usage_rows
 from scholarbench.benchmarks.reportbench.section_drilldown import ReportBenchDrilldown
 from scholarbench.benchmarks.reportbench.published import (KEYS as TABLE_KEYS, PAPER_CITATION,
                                                            PAPER_JUDGES, PAPER_N, published_rows)
@@ -351,13 +351,7 @@ class ReportBenchSection(ReportBenchDrilldown, ReportSection):
             ident = m["statements"]
             extra.append(("statement judging", e(", ".join(
                 f"{k}={v}" for k, v in ident.items() if isinstance(v, (str, int, float))))))
-        usage = m.get("llm_usage") or {}
-        if isinstance(usage, dict) and usage:
-            extra.append(("tokens per role", e("; ".join(
-                f"{role}: {u.get('prompt_tokens', 0):,} in / {u.get('completion_tokens', 0):,} "
-                f"out, {u.get('calls', 0)} calls"
-                + (f", ${u['cost_usd']:.4f}" if u.get("cost_usd") else "")
-                for role, u in usage.items() if isinstance(u, dict)))))
+        extra.extend(usage_rows(m))
         refs = s.get("references") or {}
         if refs:
             reasons = ", ".join(f"{v} {k}" for k, v in (refs.get("reasons") or {}).items())

@@ -177,7 +177,7 @@ class ResearchArena(Benchmark):
         return out
 
     def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any]) -> None:
-        from scholarbench.benchmarks.researcharena.loading import corpus_info
+        from scholarbench.corpus.build import corpus_info
         from scholarbench.benchmarks.researcharena.measures.ranking import provider_versions
         from scholarbench.benchmarks.researcharena.prompting import prompt_identities
         from scholarbench.benchmarks.researcharena.records import write_tasks

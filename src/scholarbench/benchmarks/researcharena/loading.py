@@ -33,16 +33,6 @@ class Inputs:
     taxobench_file: Path | None
 
 
-def default_corpus(data: Path) -> Path:
-    """The data dir's default corpus, built when it is not there yet."""
-    from scholarbench.corpus.build import build_default_corpus
-    target = data / "corpus" / "default"
-    if not (target / "manifest.json").exists():
-        info = build_default_corpus(target, data)
-        print(f"built corpus {target}: {info.n_papers} papers; per source {info.counts}")
-    return target
-
-
 def taxobench_instances_file(data: Path, explicit: str | None, required: bool) -> Path | None:
     """--taxobench, else the one TaxoBench instance file in the data dir (toy fixtures and
     prediction files left out); None when there is none and it is not required."""
@@ -84,6 +74,7 @@ def resolve_inputs(options: dict[str, Any], subtask: str, *, needs_corpus: bool,
     from scholarbench.paths import data_dir
     data = data_dir(options.get("data"))
     if corpus is None and needs_corpus:
+        from scholarbench.corpus.build import default_corpus
         corpus = default_corpus(data)
     taxobench = None
     if subtask == "organisation" or tasks_from == "taxobench" or explicit_tb:
@@ -100,16 +91,6 @@ def open_corpus(corpus_dir: Path | None):
         return Corpus.open(corpus_dir)
     except FileNotFoundError as exc:
         raise ScholarbenchError(f"--corpus {corpus_dir}: {exc}") from None
-
-
-def corpus_info(corpus_dir: Path | None) -> dict[str, Any] | None:
-    if corpus_dir is None:
-        return None
-    import json
-    manifest = corpus_dir / "manifest.json"
-    info = json.loads(manifest.read_text()) if manifest.exists() else {}
-    keep = ("format_version", "sha256", "files", "counts", "n_papers", "n_edges")
-    return {"path": str(corpus_dir.resolve()), **{k: info[k] for k in keep if k in info}}
 
 
 def load_task_set(options: dict[str, Any], inputs: Inputs, corpus: Any
@@ -160,5 +141,5 @@ def load_task_set(options: dict[str, Any], inputs: Inputs, corpus: Any
     return tasks, info
 
 
-__all__ = ["QRELS_VARIANTS", "Inputs", "default_corpus", "taxobench_instances_file",
-           "check_options", "resolve_inputs", "open_corpus", "corpus_info", "load_task_set"]
+__all__ = ["QRELS_VARIANTS", "Inputs", "taxobench_instances_file",
+           "check_options", "resolve_inputs", "open_corpus", "load_task_set"]

@@ -134,6 +134,7 @@ class TaxoBench(Benchmark):
 
     def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any]) -> None:
         """Record the corpus the agent's context was given (known once the agent is)."""
+        from scholarbench.corpus.build import corpus_info
         manifest["corpus"] = corpus_info(self._corpus_path)
         run.write_manifest(manifest)
 
@@ -250,16 +251,6 @@ def task_prompt(task: Any, subtask: str) -> str:
     messages = LLMTaxonomyAgent().taxonomy_messages(task.topic, list(task.papers),
                                                     [Extracted() for _ in task.papers])
     return "\n\n".join(m["content"] for m in messages)
-
-
-def corpus_info(corpus_dir: Path | None) -> dict[str, Any] | None:
-    import json
-    if corpus_dir is None:
-        return None
-    manifest = corpus_dir / "manifest.json"
-    info = json.loads(manifest.read_text()) if manifest.exists() else {}
-    keep = ("format_version", "sha256", "files", "counts")
-    return {"path": str(corpus_dir.resolve()), **{k: info[k] for k in keep if k in info}}
 
 
 def _titles_of_ids(corpus: Any, tree: dict[str, Any], retrieved: list[str] | None) -> int:
