@@ -70,7 +70,7 @@ def scinet_runs(tmp_path_factory):
         for agent in ("bm25", "relation-aware"):
             out[f"{fam}-{agent}"] = root / f"{fam}-{agent}"
             run_scinet(SciNetRunConfig(fam, agent, out[f"{fam}-{agent}"], tasks=tasks, env=env))
-    REGISTRY._load_builtins()
+    REGISTRY.load()
     REGISTRY._entries["agent"]["scinet/hostile"] = Hostile
     try:
         out["pair-hostile"] = root / "pair-hostile"

@@ -245,7 +245,7 @@ def test_agents_never_see_gold(env, tmp_path):
             seen.append(task.gold)
             raise RuntimeError("boom")
 
-    REGISTRY._load_builtins()
+    REGISTRY.load()
     REGISTRY._entries["agent"]["scinet/spy"] = Spy
     try:
         summary = run_scinet(SciNetRunConfig("pair", "spy", tmp_path / "spy", env=env,

@@ -161,7 +161,7 @@ def test_unparseable_twice_is_unscored_and_counted(env, fake, tmp_path):
         def answer(self, task, ctx):
             return [A, C]
 
-    REGISTRY._load_builtins()
+    REGISTRY.load()
     REGISTRY._entries["agent"]["scinet/fixed"] = Fixed
     try:
         summary = run_scinet(SciNetRunConfig("ego", "fixed", out, tasks=tasks, env=env),

@@ -94,9 +94,6 @@ class Models:
     def judge(self) -> Any:
         return self._role("judge")
 
-    def __call__(self) -> Any:        # `roles()` as benchmarks call it
-        return self
-
     def bound(self) -> dict[str, Any]:
         return dict(self._roles)
 

@@ -91,8 +91,6 @@ class Registry:
             self._loading = False
             self._loaded = True
 
-    _load_builtins = load     # the former name, still used by a few tests' fixtures
-
     def _load_entry_points(self, group: str) -> None:
         kind = ENTRY_POINT_GROUPS[group]
         for ep in metadata.entry_points(group=group):

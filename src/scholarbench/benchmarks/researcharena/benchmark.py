@@ -234,7 +234,7 @@ class ResearchArena(Benchmark):
         llm = None
         if agent.needs.llm:
             try:
-                llm = roles().agent()
+                llm = roles.agent()
             except ScholarbenchError as exc:
                 raise ScholarbenchError(f"agent {agent.name!r} uses a chat model but the run "
                                         f"was given none ({exc})") from None
