@@ -23,6 +23,7 @@ class Step:
     drop: bool = False               # close the connection without a reply
     usage: bool = True               # include a usage block
     retry_after: float | None = None
+    tool_calls: list | None = None   # [(name, arguments dict)]: an assistant turn calling tools
 
 
 @dataclass
@@ -98,10 +99,17 @@ class FakeOpenAI:
                                                        "type": "scripted", "code": step.status}},
                                headers)
                     return
+                message = {"role": "assistant", "content": step.text}
+                if step.tool_calls:
+                    message["tool_calls"] = [
+                        {"id": f"call_{len(fake.requests)}_{i}", "type": "function",
+                         "function": {"name": name, "arguments": json.dumps(args)}}
+                        for i, (name, args) in enumerate(step.tool_calls)]
                 payload = {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0,
                            "model": body.get("model", "fake"),
-                           "choices": [{"index": 0, "finish_reason": "stop",
-                                        "message": {"role": "assistant", "content": step.text}}]}
+                           "choices": [{"index": 0,
+                                        "finish_reason": "tool_calls" if step.tool_calls
+                                        else "stop", "message": message}]}
                 if step.usage:
                     payload["usage"] = {"prompt_tokens": 11, "completion_tokens": 7,
                                         "total_tokens": 18}

@@ -95,6 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_compare_parser(sub)
 
     add_llm_parser(sub)
+    from scholarbench.tools.commands import add_tools_parser
+    add_tools_parser(sub)
     from scholarbench.graph.commands import add_graph_parser
     add_graph_parser(sub)
 

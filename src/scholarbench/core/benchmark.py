@@ -114,6 +114,17 @@ class Benchmark:
         llm = roles.agent() if agent.needs.llm else None
         return AgentContext(benchmark=self.name, subtask=subtask, llm=llm)
 
+    # -- the literature tools (docs/tools.md) -------------------------------------------------
+    def tool_corpus(self, subtask: str) -> tuple[Any, Any]:
+        """(open Corpus, its directory) the literature tools serve for `subtask`; called after
+        `context`. A benchmark that offers tools overrides this and `tool_rules`."""
+        from scholarbench.errors import ScholarbenchError
+        raise ScholarbenchError(f"{self.name} does not offer the literature tools")
+
+    def tool_rules(self, sample: Sample) -> Any:
+        """The `tools.rules.AccessRules` of one sample: what its paper hides from agents."""
+        raise NotImplementedError
+
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         """The generate.jsonl fields of an answer; raise `families.Malformed` if it is wrong."""
         from scholarbench.core.families import parse_answer

@@ -31,11 +31,26 @@ def agent_params(pairs: Sequence[str]) -> dict[str, Any]:
     return params
 
 
+def run_params(args: argparse.Namespace) -> dict[str, Any]:
+    """The agent's parameters: every --agent-arg, and `tools=true` for `--tools`."""
+    params = agent_params(args.agent_arg)
+    if getattr(args, "tools", False):
+        if args.agent != "endpoint":
+            raise ScholarbenchError("--tools gives the endpoint agent the literature tools; "
+                                    "other agents declare needs.tools (docs/tools.md)")
+        params["tools"] = True
+    return params
+
+
 def add_agent_options(p: argparse.ArgumentParser, *, out_help: str) -> None:
     p.add_argument("--agent", required=True, help="a built-in agent, package.module:attr, "
                    "endpoint, or replay (docs/agents.md)")
     p.add_argument("--agent-arg", action="append", default=[], metavar="KEY=VALUE",
                    help="agent parameter (JSON value or string), e.g. path=answers.jsonl")
+    p.add_argument("--tools", action="store_true",
+                   help="with --agent endpoint: give the model the literature tools (OpenAI "
+                   "function calling; budgets as --agent-arg max_steps=, max_calls=, "
+                   "max_loop_tokens=; docs/tools.md)")
     p.add_argument("--limit", type=int, help="the first N samples only")
     p.add_argument("--out", help=out_help)
     p.add_argument("--name", help="the run's name in reports (default: AGENT[@MODEL])")
@@ -130,7 +145,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     bench = args.bench_cls(_options(args))
     out = Path(args.out or f"runs/{bench.name}-{args.subtask}-{_slug(args.agent)}")
     outcome = run_benchmark(bench, args.subtask, args.agent, out,
-                            params=agent_params(args.agent_arg), models=_models(args),
+                            params=run_params(args), models=_models(args),
                             limit=args.limit, name=args.name, progress=not args.quiet)
     print(format_outcome(bench, outcome))
     print(f"run directory: {out}")

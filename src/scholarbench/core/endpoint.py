@@ -6,6 +6,11 @@ short system message saying which answer form the benchmark reads (`format_hint=
 prompt alone, for products that must see nothing else). The reply is read into the family's
 answer by `core.parse_text`; the benchmark resolves the references offline. A failed call (after
 the client's retries) raises, so the sample is `error` and retried on resume — never a result.
+
+With `tools=true` (`--tools`) the endpoint gets the literature tools as OpenAI function-calling
+tools and runs the bounded tool loop of `tools.function_calling` (budgets `max_steps`,
+`max_calls`, `max_loop_tokens`) before its final answer is read as above; the engine binds the
+tools to each sample's leakage rules and records every call.
 """
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ from typing import Any
 
 from scholarbench.core.agent import AgentContext, Needs, Task
 from scholarbench.core.parse_text import papers_from_text, taxonomy_from_text
+from scholarbench.errors import ScholarbenchError
 
 HINTS = {
     "taxonomy": "Answer with the taxonomy as Markdown headings (# root, ## categories, ### "
@@ -29,30 +35,53 @@ HINTS = {
 
 class EndpointAgent:
     name = "endpoint"
-    needs = Needs(llm=True)
 
     def __init__(self, format_hint: bool = True, max_tokens: int | None = None,
-                 system: str | None = None) -> None:
+                 system: str | None = None, tools: bool = False, max_steps: int = 8,
+                 max_calls: int = 24, max_loop_tokens: int | None = None) -> None:
         self.format_hint, self.max_tokens, self.system = bool(format_hint), max_tokens, system
+        self.tools = bool(tools)
+        self.budget = None
+        if self.tools:
+            from scholarbench.tools.function_calling import ToolBudget
+            try:
+                self.budget = ToolBudget(max_steps, max_calls, max_loop_tokens)
+            except ValueError as exc:
+                raise ScholarbenchError(f"--agent endpoint: {exc}") from None
+        self.needs = Needs(llm=True, tools=self.tools)
 
     def fits(self, benchmark: str, subtask: str | None, family: str) -> bool:
         return family in HINTS
 
     def config(self) -> dict[str, Any]:
-        return {"format_hint": self.format_hint, "max_tokens": self.max_tokens,
-                "system": self.system}
+        out: dict[str, Any] = {"format_hint": self.format_hint, "max_tokens": self.max_tokens,
+                               "system": self.system}
+        if self.budget is not None:     # runs without tools keep their recorded config
+            out["tools"] = self.budget.config()
+        return out
 
     def messages(self, task: Task) -> list[dict[str, str]]:
         system = self.system or (HINTS[task.family] if self.format_hint else None)
+        if self.tools and not self.system:
+            from scholarbench.tools.function_calling import GUIDE
+            system = f"{GUIDE}\n\n{system}" if system else GUIDE
         msgs = [{"role": "system", "content": system}] if system else []
         return msgs + [{"role": "user", "content": task.prompt}]
 
     def solve(self, task: Task, ctx: AgentContext) -> dict[str, Any]:
         if ctx.llm is None:
             raise RuntimeError("the endpoint agent needs the agent model (--model, --base-url)")
-        reply = ctx.llm.complete(self.messages(task), max_tokens=self.max_tokens)
-        text = reply.text or ""
-        info = {"reply_chars": len(text)}
+        if self.budget is not None:
+            if ctx.tools is None:
+                raise RuntimeError("--tools: the engine gave this sample no tools")
+            from scholarbench.tools.function_calling import tool_loop
+            text, info = tool_loop(ctx.llm, ctx.tools, self.messages(task), self.budget,
+                                   self.max_tokens)
+            info["reply_chars"] = len(text)
+        else:
+            reply = ctx.llm.complete(self.messages(task), max_tokens=self.max_tokens)
+            text = reply.text or ""
+            info = {"reply_chars": len(text)}
         if task.family == "report":
             return {"report": text, "info": info}
         if task.family == "taxonomy":

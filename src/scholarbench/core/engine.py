@@ -18,7 +18,7 @@ Exit status of `run`, `score` and `eval` (docs/agents.md): 0 complete; 3 some sa
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -189,6 +189,9 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
     agent = resolve_agent(bench, agent_spec, dict(params or {}), subtask)
     loaded = bench.load(subtask, limit)
     ctx = bench.context(agent, subtask, models)
+    if agent.needs.tools:
+        from scholarbench.tools.provider import ToolProvider
+        ctx.tools = ToolProvider(bench, subtask)
     agent_client = models.bound().get("agent")
     manifest = Manifest(
         benchmark=bench.name, mode=subtask, agent=agent_spec, agent_config=agent.config(),
@@ -249,10 +252,35 @@ def generate(bench: Benchmark, run: RunDir, samples: Sequence[Sample], agent: Ag
     try:
         for sample in tqdm(todo, desc=f"generate ({agent.name})", unit="sample",
                            disable=not progress or not todo):
-            run.append(bench.generate_file, solve_one(bench, agent, sample, ctx))
+            run.append(bench.generate_file, _solve_with_tools(bench, agent, sample, ctx, run))
     finally:
         add_stage_usage(run, "generate", "agent", ctx.llm, before)
+        if agent.needs.tools:
+            add_tool_counts(run)
     return len(todo)
+
+
+def _solve_with_tools(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentContext,
+                      run: RunDir) -> dict[str, Any]:
+    """`solve_one`, with the sample's own tools for an agent that uses them: its trajectory is
+    appended to tools.jsonl before the sample's generate line (tools.provider)."""
+    from scholarbench.tools.provider import TRAJECTORIES, ToolProvider
+    if not isinstance(ctx.tools, ToolProvider):
+        return solve_one(bench, agent, sample, ctx)
+    tools = ctx.tools.for_sample(sample, run.path)
+    try:
+        return solve_one(bench, agent, sample, replace(ctx, tools=tools))
+    finally:
+        run.append(TRAJECTORIES, {"id": sample.id, "calls": tools.close()})
+
+
+def add_tool_counts(run: RunDir) -> None:
+    from scholarbench.tools.provider import TRAJECTORIES, summarise
+    if not run.file(TRAJECTORIES).exists():
+        return
+    manifest = run.read_manifest()
+    manifest["tools"] = summarise(run.stage(TRAJECTORIES, "id").records)
+    run.write_manifest(manifest)
 
 
 def solve_one(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentContext

@@ -49,7 +49,7 @@ def _parse_overrides(pairs: list[str]) -> dict[str, dict[str, Any]]:
 
 
 def plan(args: argparse.Namespace, models: Models) -> list[tuple[Benchmark, str]]:
-    from scholarbench.core.commands import agent_params
+    from scholarbench.core.commands import run_params
     names = engine_benchmarks()
     listed = None if args.benchmarks in ("all", "", None) else \
         [b.strip() for b in args.benchmarks.split(",") if b.strip()]
@@ -61,7 +61,7 @@ def plan(args: argparse.Namespace, models: Models) -> list[tuple[Benchmark, str]
         if name not in names:
             raise ScholarbenchError(f"--option for unknown benchmark {name!r}")
     pairs: list[tuple[Benchmark, str]] = []
-    params = agent_params(args.agent_arg)
+    params = run_params(args)
     for name in sorted(listed or names, key=lambda n: (getattr(benchmark_class(n), "order", 100), n)):
         cls = benchmark_class(name)
         options = default_options(cls, overrides.get(name, {}))
@@ -84,7 +84,7 @@ def plan(args: argparse.Namespace, models: Models) -> list[tuple[Benchmark, str]
 
 
 def run_suite(args: argparse.Namespace, models: Models) -> int:
-    from scholarbench.core.commands import _slug, agent_params
+    from scholarbench.core.commands import _slug, run_params
     out = Path(args.out or f"runs/eval-{_slug(args.agent)}")
     pairs = plan(args, models)
     entries = []
@@ -95,7 +95,7 @@ def run_suite(args: argparse.Namespace, models: Models) -> int:
                                  "run_dir": str(run_dir)}
         try:
             outcome = run_benchmark(bench, subtask, args.agent, run_dir,
-                                    params=agent_params(args.agent_arg), models=models,
+                                    params=run_params(args), models=models,
                                     limit=args.limit, name=args.name, progress=not args.quiet)
         except ScholarbenchError as exc:
             entry.update(status="failed", reason=str(exc))

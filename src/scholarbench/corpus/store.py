@@ -207,6 +207,18 @@ class Corpus:
                 keep &= latest < (cut - _EPOCH).days
         return keep
 
+    def visible_rows(self, exclude_ids: Iterable[str] = (), before: date | str | None = None,
+                     exclude_surveys: bool = False) -> np.ndarray:
+        """The search filters as a bool array over rows (paper_id order): True where a paper
+        passes them (all True without filters). The tool layer's leakage rules use this, so a
+        tool and a search hide exactly the same papers."""
+        keep = self._keep(exclude_ids, before, exclude_surveys)
+        return np.ones(len(self._ids), dtype=bool) if keep is None else keep
+
+    def row_of(self, pid: str) -> int | None:
+        """The row of a paper_id (its position in paper_id order), None when absent."""
+        return self._row.get(pid)
+
     def _hits(self, rows: Sequence[int], scores: Sequence[float]) -> list[tuple[Paper, float]]:
         papers = self.get_by_ids([self._ids[int(row)] for row in rows])
         return [(paper, float(score)) for paper, score in zip(papers, scores)]
@@ -316,6 +328,36 @@ class Corpus:
         (bibliographic coupling); ties by paper_id."""
         with self._lock:
             return graph.ranked(self._graph(pid), graph.COUPLED, pid, k)
+
+    def neighbour_counts(self, pids: Sequence[str], direction: str) -> list[tuple[str, int]]:
+        """For `direction` "cited": (paper, how many of `pids` cite it); for "citing": (paper,
+        how many of `pids` it cites). Sorted by paper_id. The tool layer counts co-citation and
+        coupling with this over the papers a task may see, so hidden papers add nothing."""
+        if direction not in ("cited", "citing"):
+            raise ValueError(f"direction must be 'cited' or 'citing', got {direction!r}")
+        wanted = [p for p in dict.fromkeys(pids) if p in self._row]
+        if not wanted:
+            return []
+        other = "citing" if direction == "cited" else "cited"
+        with self._lock:
+            con = self._graph(wanted[0])
+            rows = con.execute(f"SELECT {direction}, count(*) FROM edges WHERE {other} = "
+                               f"ANY(?::VARCHAR[]) GROUP BY 1 ORDER BY 1", [wanted]).fetchall()
+        return [(row[0], int(row[1])) for row in rows]
+
+    def citing_paragraphs(self, pid: str) -> list[Paragraph]:
+        """Paragraphs of other papers whose `cited` list holds `pid` (its citation contexts),
+        by (paper_id, source, position); [] when the corpus has no full text."""
+        if pid not in self._row:
+            raise KeyError(f"{pid!r} is not a paper_id of this corpus (see Corpus.resolve)")
+        if not (self.directory / PARAGRAPHS).is_file():
+            return []
+        with self._lock:
+            rows = self._con.execute(
+                "SELECT paper_id, section, position, text, cited, cited_unresolved, source "
+                "FROM paragraphs WHERE list_contains(cited, ?) AND paper_id <> ? "
+                "ORDER BY paper_id, source, position", [pid, pid]).fetchall()
+        return [Paragraph(*row) for row in rows]
 
     def paragraphs(self, pid: str) -> list[Paragraph]:
         """Full-text paragraphs of `pid` by (source, position); [] when it has none."""

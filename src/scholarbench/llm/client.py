@@ -25,11 +25,20 @@ class LLMCallError(ScholarbenchError):
 
 
 @dataclass(frozen=True)
+class ToolCallRequest:
+    """One function call the model asked for (OpenAI function calling)."""
+    id: str
+    name: str
+    arguments: str            # the model's JSON text, parsed (and refused) by the caller
+
+
+@dataclass(frozen=True)
 class ChatReply:
     text: str
     cached: bool
     prompt_tokens: int
     completion_tokens: int
+    tool_calls: tuple[ToolCallRequest, ...] = ()
 
 
 def _retryable(exc: BaseException) -> bool:
@@ -87,25 +96,36 @@ class ChatClient:
 
     def complete(self, messages: Messages, *, response_format: dict | None = None,
                  temperature: float | None = None, max_tokens: int | None = None,
-                 seed: int | None = None) -> ChatReply:
+                 seed: int | None = None, tools: list[dict] | None = None,
+                 tool_choice: str | None = None) -> ChatReply:
+        """One chat completion. With `tools` (OpenAI function schemas) the reply may carry
+        `tool_calls` instead of text; cached replies keep them (the cache stores the text and
+        the calls as one JSON envelope for such requests)."""
         params = self.params(temperature=temperature, max_tokens=max_tokens, seed=seed,
                              response_format=response_format)
+        if tools:
+            params.update(tools=tools, tool_choice=tool_choice)
         key = cache_key(model_id=self.model_id, messages=messages, params=params)
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             self.usage.add_hit()
-            return ChatReply(hit.text, True, hit.prompt_tokens, hit.completion_tokens)
+            text, calls = _unwrap(hit.text) if tools else (hit.text, ())
+            return ChatReply(text, True, hit.prompt_tokens, hit.completion_tokens, calls)
         with self._slots:
-            text, prompt_tokens, completion_tokens, estimated = self._request(messages, params)
+            text, prompt_tokens, completion_tokens, estimated, calls = self._request(messages,
+                                                                                     params)
         self.usage.add_call(prompt_tokens, completion_tokens, estimated=estimated,
                             cost=self._cost(prompt_tokens, completion_tokens))
         if self.cache is not None:
-            self.cache.put(key, self.model_id, CachedReply(text, prompt_tokens, completion_tokens))
-        return ChatReply(text, False, prompt_tokens, completion_tokens)
+            stored = _wrap(text, calls) if tools else text
+            self.cache.put(key, self.model_id, CachedReply(stored, prompt_tokens,
+                                                           completion_tokens))
+        return ChatReply(text, False, prompt_tokens, completion_tokens, calls)
 
     def __call__(self, messages: Messages, *, response_format: dict | None = None) -> str:
         return self.complete(messages, response_format=response_format).text
 
-    def _request(self, messages: Messages, params: dict[str, Any]) -> tuple[str, int, int, bool]:
+    def _request(self, messages: Messages, params: dict[str, Any]
+                 ) -> tuple[str, int, int, bool, tuple[ToolCallRequest, ...]]:
         import openai
         from tenacity import (RetryError, Retrying, retry_if_exception, stop_after_attempt,
                               wait_exponential_jitter)
@@ -141,11 +161,16 @@ class ChatClient:
         if not response.choices:
             self.usage.add_failure()
             raise LLMCallError(f"{self.config.role} model {self.config.model!r}: reply has no choices")
-        text = response.choices[0].message.content or ""
+        message = response.choices[0].message
+        text = message.content or ""
+        calls = tuple(ToolCallRequest(str(c.id), str(c.function.name), c.function.arguments or "")
+                      for c in (getattr(message, "tool_calls", None) or [])
+                      if getattr(c, "function", None) is not None)
         usage = response.usage
         if usage is not None and usage.prompt_tokens is not None:
-            return text, int(usage.prompt_tokens), int(usage.completion_tokens or 0), False
-        return text, count_message_tokens(messages), count_tokens(text), True
+            return (text, int(usage.prompt_tokens), int(usage.completion_tokens or 0), False,
+                    calls)
+        return text, count_message_tokens(messages), count_tokens(text), True, calls
 
     def _cost(self, prompt_tokens: int, completion_tokens: int) -> float | None:
         if self.config.is_local:
@@ -154,6 +179,21 @@ class ChatClient:
         if pin is None or pout is None:
             return None
         return (prompt_tokens * pin + completion_tokens * pout) / 1e6
+
+
+_ENVELOPE = "scholarbench-tool-reply/1"
+
+
+def _wrap(text: str, calls: tuple[ToolCallRequest, ...]) -> str:
+    import json
+    return json.dumps({"v": _ENVELOPE, "content": text,
+                       "tool_calls": [[c.id, c.name, c.arguments] for c in calls]})
+
+
+def _unwrap(stored: str) -> tuple[str, tuple[ToolCallRequest, ...]]:
+    import json
+    data = json.loads(stored)
+    return data["content"], tuple(ToolCallRequest(*c) for c in data["tool_calls"])
 
 
 def _describe(exc: BaseException | None) -> str:

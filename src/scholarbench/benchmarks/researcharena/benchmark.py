@@ -246,6 +246,15 @@ class ResearchArena(Benchmark):
                             corpus_dir=self._corpus_dir, embedder=embedder,
                             extra={"arena": arena})
 
+    def tool_corpus(self, subtask: str) -> tuple[Any, Any]:
+        if self._corpus is None:           # `load` opens it
+            raise RuntimeError("ResearchArena's corpus is opened by load()")
+        return self._corpus, self._corpus_dir
+
+    def tool_rules(self, sample: Sample) -> Any:
+        from scholarbench.benchmarks.researcharena.agents.base import access_rules
+        return access_rules(sample.task.native)
+
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         from scholarbench.benchmarks.researcharena.answers import record_answer
         from scholarbench.benchmarks.researcharena.refs import RefResolver

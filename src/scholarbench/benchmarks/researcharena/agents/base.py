@@ -99,6 +99,18 @@ def make_arena_agent(name: str, **params: Any) -> ArenaAgent:
     return factory(**params)  # type: ignore[operator]
 
 
+RULE = ("ResearchArena: only non-surveys published before the survey, never the survey itself "
+        "(nor a record with its title)")
+
+
+def access_rules(query: ArenaQuery) -> Any:
+    """The leakage rule as the literature tools enforce it (`tools.rules`): `search_filters`,
+    plus every corpus record carrying the survey's title (the topic is that title)."""
+    from scholarbench.tools.rules import AccessRules
+    hidden = tuple(x for x in (query.survey_id, query.topic) if x)
+    return AccessRules(before=query.cutoff, exclude_surveys=True, exclude_ids=hidden, why=RULE)
+
+
 def search_filters(query: ArenaQuery) -> dict[str, Any]:
     """Keyword arguments of `Corpus.search_*` that enforce the leakage rule for `query`."""
     return {"before": query.cutoff, "exclude_surveys": True,

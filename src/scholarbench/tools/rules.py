@@ -1,0 +1,73 @@
+"""What one task may see of the corpus: its leakage rules, enforced inside every tool.
+
+A session of the literature tools is bound to one sample, and the sample's benchmark says
+which papers it hides (`Benchmark.tool_rules`):
+
+- `before`: only papers known to exist before this day (the corpus's own date rule:
+  `Corpus.search_bm25`'s `before`, a paper's latest possible date is its published day, else
+  the end of its arXiv month, else 31 December of its year; undated papers are hidden);
+- `exclude_surveys`: no paper flagged as a survey;
+- `exclude_ids`: these papers never (the survey the task was made from); each entry may be a
+  paper_id, any identifier or a title, and every corpus paper it names is hidden.
+
+The rules are one boolean mask over the corpus (`Corpus.visible_rows`, the mask the searches
+filter with), so search, lookup by any identifier or title, references, citations, co-citation,
+coupling and citation contexts hide exactly the same papers. A hidden paper and an absent one
+get the same answer, so an agent cannot even learn that a hidden paper exists.
+"""
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class AccessRules(BaseModel):
+    """One task's leakage rules (see the module docstring); no rules = the whole corpus."""
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    before: date | None = None
+    exclude_surveys: bool = False
+    exclude_ids: tuple[str, ...] = ()
+    why: str = Field("", description="the rule in the benchmark's words, shown to agents")
+
+    def filters(self) -> dict[str, Any]:
+        """The same rules as keyword arguments of `Corpus.search_*`."""
+        return {"before": self.before, "exclude_surveys": self.exclude_surveys,
+                "exclude_ids": list(self.exclude_ids)}
+
+    def describe(self) -> str:
+        parts = []
+        if self.before is not None:
+            parts.append(f"only papers published before {self.before.isoformat()}")
+        if self.exclude_surveys:
+            parts.append("no surveys")
+        if self.exclude_ids:
+            parts.append(f"{len(self.exclude_ids)} paper(s) of the task hidden")
+        rule = "; ".join(parts) or "the whole corpus"
+        return f"{self.why}: {rule}" if self.why else rule
+
+
+class Visibility:
+    """The rules applied to one open corpus: a mask over its rows, computed once."""
+
+    def __init__(self, corpus: Any, rules: AccessRules) -> None:
+        self.corpus = corpus
+        self.rules = rules
+        filters = rules.filters()
+        # an excluded id may be any identifier or title: every paper it names is hidden
+        filters["exclude_ids"] = sorted({pid for ref in rules.exclude_ids
+                                         for pid in corpus.resolve_all(ref)})
+        self.filters = filters          # for Corpus.search_*: the same papers hidden
+        self.mask: np.ndarray = corpus.visible_rows(**filters)
+
+    def __call__(self, pid: str | None) -> bool:
+        row = self.corpus.row_of(pid) if pid else None
+        return row is not None and bool(self.mask[row])
+
+    def keep(self, pids: list[str]) -> list[str]:
+        return [p for p in pids if self(p)]
+
+    def count(self) -> int:
+        return int(self.mask.sum())
