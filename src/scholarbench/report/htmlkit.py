@@ -187,6 +187,13 @@ def metadata_html(run, extra: Sequence[tuple[str, str]] = ()) -> str:
             if source.get(key) is not None:
                 items.append((key.replace("_", " "), f"<code>{e(_compact(source[key]))}</code>"))
                 break
+    tools = m.get("tools")
+    if isinstance(tools, dict) and tools.get("calls") is not None:
+        by_tool = tools.get("by_tool") if isinstance(tools.get("by_tool"), dict) else {}
+        items.append(("tool calls", e(
+            f"{tools['calls']} calls ({tools.get('errors', 0)} errors) over "
+            f"{tools.get('samples_with_calls', '?')} of {tools.get('samples', '?')} samples"
+            + (": " + ", ".join(f"{k} {v}" for k, v in by_tool.items()) if by_tool else ""))))
     counts = [f"{s.get('n_samples', '?')} samples"]
     if "n_scored" in s:
         counts.append(f"{s['n_scored']} scored")

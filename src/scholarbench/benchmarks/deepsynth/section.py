@@ -22,6 +22,7 @@ from typing import Any, Sequence
 
 from scholarbench.errors import DataError
 from scholarbench.report import svg
+from scholarbench.report.trajectory import trajectories_html
 from scholarbench.report.htmlkit import (Page, e, metadata_html, sample_metric_table,
                                          table_html, usage_rows)
 from scholarbench.benchmarks.deepsynth.published import (PAPER_CITATION, PAPER_JUDGE, PAPER_N,
@@ -390,6 +391,7 @@ class DeepSynthSection(ReportSection):
                     if hasattr(task, "n_requirements") else "")
             body = [sample_metric_table([(r.name, rows[r.run_dir].get(sid, {})) for r in runs],
                                         metrics)]
+            body.append(trajectories_html(runs, sid))
             for j, r in enumerate(runs):
                 entry = judged[r.run_dir].get(sid)
                 status = (rows[r.run_dir].get(sid) or {}).get("report_status")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
+from scholarbench.report.trajectory import trajectories_html
 from scholarbench.report.htmlkit import Page, e, sample_metric_table
 from scholarbench.report.sections.base import ReportRun
 
@@ -97,6 +98,7 @@ class ReportBenchDrilldown:
             heading = task.title if task is not None else ""
             body = [sample_metric_table([(r.name, rows[r.run_dir].get(sid, {})) for r in runs],
                                         metrics)]
+            body.append(trajectories_html(runs, sid))
             if task is not None:
                 body.append(f'<p class="muted">arXiv {e(sid)}'
                             + (f" · cut-off {e(task.cutoff)}" if task.cutoff else "")

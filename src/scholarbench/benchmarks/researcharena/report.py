@@ -17,6 +17,7 @@ from typing import Any, Sequence
 
 from scholarbench.errors import DataError
 from scholarbench.report import svg
+from scholarbench.report.trajectory import trajectories_html
 from scholarbench.report.htmlkit import Page, e, sample_metric_table, table_html
 from scholarbench.benchmarks.researcharena.published import (PAPER_CITATION, PAPER_N, TABLE_KEYS,
                                                              published_rows)
@@ -292,6 +293,7 @@ class ResearchArenaSection(ReportSection):
             heading = t.topic if t is not None else ""
             body = [sample_metric_table([(r.name, rows[r.run_dir].get(sid, {})) for r in runs],
                                         metrics)]
+            body.append(trajectories_html(runs, sid))
             if t is not None and task != "organisation":
                 qrels = t.qrels(runs[0].raw_summary.get("qrels") or "searchable")
                 body.append(f'<p class="muted">{len(qrels)} judged references'

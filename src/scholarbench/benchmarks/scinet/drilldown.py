@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 from scholarbench.benchmarks.scinet.report_display import (COUNT_DISPLAY, COUNT_KEYS, DISPLAY,
                                                           KEYS, LIST_LIMIT, LLM_KEYS, judged)
+from scholarbench.report.trajectory import trajectories_html
 from scholarbench.report.htmlkit import Page, e, sample_metric_table
 from scholarbench.report.sections.base import ReportRun
 
@@ -96,6 +97,7 @@ class DrillDown:
                     row["error"] = record["error"]
                 metric_rows.append((r.name, row))
             body = [sample_metric_table(metric_rows, metrics)]
+            body.append(trajectories_html(runs, sid))
             sentence, gold_lists = self.gold_sets(task) if task else ("Task not in tasks.jsonl.",
                                                                       [])
             facts = [f"{task.get('kind', '')}"] if task else []

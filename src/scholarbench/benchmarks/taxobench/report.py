@@ -26,6 +26,7 @@ from typing import Any, Sequence
 from scholarbench.benchmarks.taxobench.judge import DIMENSIONS, JUDGE_KEYS, JUDGE_METRICS
 from scholarbench.benchmarks.taxobench.measures import METRICS
 from scholarbench.report import svg
+from scholarbench.report.trajectory import trajectories_html
 from scholarbench.report.htmlkit import Page, e, metadata_html, sample_metric_table, table_html
 from scholarbench.benchmarks.taxobench.published import BOTTOM_UP, DEEP_RESEARCH, published_rows
 from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
@@ -356,6 +357,7 @@ class TaxoBenchSection(ReportSection):
                 bits.append(f"{r.name}: {vals}")
             body = [sample_metric_table([(r.name, rows[r.run_dir].get(sid, {})) for r in runs],
                                         metrics)]
+            body.append(trajectories_html(runs, sid))
             judge_html = {r.run_dir: _judge_html(r, judgements.get(r.run_dir), sid)
                           for r in runs if r.summary.judged and sid in rows[r.run_dir]}
             if task is None:

@@ -125,6 +125,15 @@ class ReportRun:
             rows = [{**r, "id": r.get(self.id_key)} if "id" not in r else r for r in rows]
         return rows
 
+    @cached_property
+    def trajectories(self) -> dict[str, dict[str, Any]]:
+        """tools.jsonl: sample id → its latest line (the agent's tool calls); {} without tools."""
+        out: dict[str, dict[str, Any]] = {}
+        for line in read_jsonl_tolerant(self.run_dir / "tools.jsonl"):
+            if isinstance(line, dict) and "id" in line:
+                out[str(line["id"])] = line
+        return out
+
     def sample_values(self, keys: Sequence[str]) -> dict[str, dict[str, float | None]]:
         """sample id → metric → value (None when undefined or unscorable)."""
         out: dict[str, dict[str, float | None]] = {}
