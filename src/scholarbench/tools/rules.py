@@ -58,7 +58,7 @@ class Visibility:
         filters = rules.filters()
         # an excluded id may be any identifier or title: every paper it names is hidden
         filters["exclude_ids"] = sorted({pid for ref in rules.exclude_ids
-                                         for pid in corpus.resolve_all(ref)})
+                                         for pid in _named(corpus, ref)})
         self.filters = filters          # for Corpus.search_*: the same papers hidden
         self.mask: np.ndarray = corpus.visible_rows(**filters)
 
@@ -71,3 +71,11 @@ class Visibility:
 
     def count(self) -> int:
         return int(self.mask.sum())
+
+
+def _named(corpus: Any, ref: str) -> list[str]:
+    """Every corpus paper `ref` names (the paper_id itself, an identifier, a title)."""
+    try:
+        return list(corpus.resolve_all(ref))
+    except Exception:        # an unparsable identifier names no paper
+        return []

@@ -223,7 +223,7 @@ class DeepSynthBenchmark(Benchmark):
         mode = self._opt("oracle", "summary")
         use_oracle = not replay and mode != "none" and agent.name != "endpoint"
         self._setting = ("replay" if replay else f"oracle-{mode}" if use_oracle
-                         else "search" if writer else "prompt-only")
+                         else "search" if writer or agent.needs.tools else "prompt-only")
         self._open_corpus(explicit_only=not (writer or use_oracle))
         llm = self.models.agent() if agent.needs.llm else None
         if agent.needs.llm and llm is None:
@@ -239,6 +239,28 @@ class DeepSynthBenchmark(Benchmark):
                 agent.oracle_config = config            # type: ignore[attr-defined]
         return AgentContext(benchmark=self.name, subtask=subtask, llm=llm, corpus=self._corpus,
                             corpus_dir=self._corpus_dir)
+
+    def tool_corpus(self, subtask: str) -> tuple[Any, Any]:
+        if self._corpus is None:
+            self._open_corpus(explicit_only=False)
+        if self._corpus is None:
+            raise ScholarbenchError("DeepSynth's tools need a corpus (not --corpus none)")
+        return self._corpus, self._corpus_dir
+
+    def tool_rules(self, sample: Sample) -> Any:
+        """The writers' search rule: papers known before the survey may first have appeared,
+        never the survey (its id and every record with its title)."""
+        from scholarbench.benchmarks.deepsynth.oracle import survey_cutoff, survey_paper_id
+        from scholarbench.tools.rules import AccessRules
+        task = sample.gold
+        pid = survey_paper_id(task, self._corpus)
+        hidden = [pid, f"arxiv:{task.survey_id}" if task.survey_id else None]
+        if pid is not None:
+            hidden.append(self._corpus.get_rows([pid])[0]["title"])
+        return AccessRules(before=survey_cutoff(task, self._corpus),
+                           exclude_ids=tuple(dict.fromkeys(h for h in hidden if h)),
+                           why="DeepSynth-Eval: papers known before the survey, never the "
+                           "survey itself")
 
     def _open_corpus(self, explicit_only: bool) -> None:
         option = self.options.get("corpus")

@@ -160,6 +160,21 @@ class ReportBench(Benchmark):
         from scholarbench.benchmarks.reportbench.agents import writer_names
         return ["replay"] + writer_names() + super().agent_names(subtask)
 
+    def tool_corpus(self, subtask: str) -> tuple[Any, Any]:
+        if self._corpus is None:
+            raise ScholarbenchError("ReportBench's tools need a corpus: pass --corpus DIR")
+        return self._corpus, self._corpus_dir
+
+    def tool_rules(self, sample: Sample) -> Any:
+        """The reverse-engineered prompt's rules: only papers published before its cut-off
+        date, and never the original survey (its arXiv id, DOI and title)."""
+        from scholarbench.tools.rules import AccessRules
+        native = sample.task.native
+        return AccessRules(before=native.cutoff,
+                           exclude_ids=tuple(native.exclude_ids) + (native.task.title,),
+                           why="ReportBench: papers published before the prompt's cut-off "
+                           "date, never the original survey")
+
     def context(self, agent: Any, subtask: str, roles: Any) -> Any:
         from scholarbench.corpus.build import corpus_info, default_corpus
         from scholarbench.core.agent import AgentContext

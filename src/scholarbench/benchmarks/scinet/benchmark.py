@@ -189,6 +189,24 @@ class SciNet(Benchmark):
         return AgentContext(benchmark=self.name, subtask=subtask, llm=llm, embedder=embedder,
                             extra={"env": self.env()})
 
+    def tool_corpus(self, subtask: str) -> tuple[Any, Any]:
+        """The data directory's default corpus (its arXiv 2023 graph is SciNet's here)."""
+        if getattr(self, "_tool_corpus", None) is None:
+            from scholarbench.corpus.build import default_corpus
+            from scholarbench.corpus.store import Corpus
+            from scholarbench.paths import data_dir
+            path = Path(self.options["corpus"]) if self.options.get("corpus") else \
+                default_corpus(data_dir(self.options.get("data")))
+            self._tool_corpus = (Corpus.open(path), path)
+        return self._tool_corpus
+
+    def tool_rules(self, sample: Sample) -> Any:
+        """SciNet hides no paper: its tasks are about the network itself, which the paper's
+        relation-aware agents use. The scientometric measures (CD index, novelty) are the ego
+        tasks' gold and are not tools; citation links are (docs/tools.md)."""
+        from scholarbench.tools.rules import AccessRules
+        return AccessRules(why="SciNet: the whole citation network (no measures)")
+
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         from scholarbench.benchmarks.scinet.answers import record_fields
         return {**record_fields(sample.task.subtask or "", answer, self.env()), "error": None}

@@ -180,6 +180,20 @@ class TaxoBench(Benchmark):
                                         llm=llm)
         return ctx
 
+    def tool_corpus(self, subtask: str) -> tuple[Any, Any]:
+        if self._corpus_path is None:
+            self._corpus_path = self.corpus_dir(True)
+        return self.corpus(), self._corpus_path
+
+    def tool_rules(self, sample: Sample) -> Any:
+        """Deep Research mode's rule (the paper's, as bm25-title applies it): never the survey
+        the taxonomy was taken from — every record with its title or the topic's."""
+        from scholarbench.tools.rules import AccessRules
+        task = sample.task.native
+        return AccessRules(exclude_ids=tuple(t for t in (task.survey, task.topic) if t),
+                           why="TaxoBench: the whole corpus except the survey the taxonomy "
+                           "comes from")
+
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         from scholarbench.records import TaxoPrediction
         pred = answer if isinstance(answer, TaxoPrediction) else self._from_answer(sample, answer)
