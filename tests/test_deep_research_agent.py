@@ -10,10 +10,10 @@ import pytest
 
 from fake_openai import FakeOpenAI, Step
 from test_researcharena_fixtures import CUTOFF_S, build_tiny
-from scholarbench.agents.deep_research import (CorpusEnv, DeepResearchSettings, Reading,
+from scholarbench.agents.deep_research import (DeepResearchSettings, Reading, ToolEnv,
                                                deep_research)
 from scholarbench.benchmarks.researcharena.agents import ArenaContext, ArenaQuery, make_arena_agent
-from scholarbench.benchmarks.researcharena.agents import search_filters
+from scholarbench.benchmarks.researcharena.agents.base import access_rules
 from scholarbench.corpus.store import Corpus
 from scholarbench.llm.cache import ReplyCache
 from scholarbench.llm.client import ChatClient
@@ -144,10 +144,12 @@ def test_settings_are_validated():
         DeepResearchSettings(max_steps=0)
 
 
-def test_corpus_env_reads_titles_abstracts_and_applies_filters(corpus_dir):
+def test_tool_env_reads_titles_abstracts_and_applies_the_rule(corpus_dir):
+    from scholarbench.tools.session import ToolSession
     corpus = Corpus.open(corpus_dir)
     query = ArenaQuery(S, "Graph learning: a survey", CUTOFF_S, S, None)
-    env = CorpusEnv(corpus, filters=search_filters(query), abstract_chars=12)
+    session = ToolSession(corpus, access_rules(query))
+    env = ToolEnv(session, abstract_chars=12)
     hits = [pid for pid, _ in env.search("graph benchmarks later survey", 100)]
     space = SearchSpace.of(corpus)
     assert hits and L not in hits and all(space.searchable(p, CUTOFF_S) for p in hits)
@@ -155,6 +157,7 @@ def test_corpus_env_reads_titles_abstracts_and_applies_filters(corpus_dir):
     assert reading.title == "Graph attention networks" and reading.year == 2020
     assert reading.abstract == "Attention o…" and reading.paragraph == ""
     assert "Graph attention networks (2020)\n   abstract: Attention o…" == reading.render()
+    assert [c.tool for c in session.calls] == ["search", "get_paper"]
 
 
 def test_registered_agent_through_the_runner(tmp_path, corpus_dir, fake):
@@ -185,6 +188,13 @@ def test_registered_agent_through_the_runner(tmp_path, corpus_dir, fake):
     manifest = json.loads((tmp_path / "one" / "manifest.json").read_text())
     assert manifest["llm_usage"]["agent"]["calls"] == n == 3      # S: 2 steps, U: 1
     assert manifest["agent_config"]["max_steps"] == 4
+    # the loop searched and read through the tools: its calls are the sample's trajectory
+    calls = {r["id"]: r["calls"] for r in map(json.loads, (tmp_path / "one" / "tools.jsonl")
+                                             .read_text().splitlines())}
+    assert [(c["tool"], c["arguments"].get("query")) for c in calls[S]
+            if c["tool"] == "search"] == [("search", q) for q in info["queries"]]
+    assert all(L not in c["result_ids"] and S not in c["result_ids"] for c in calls[S])
+    assert manifest["tools"]["calls"] == sum(len(v) for v in calls.values())
     # titles only by default: A's abstract ("Attention over graph neighbourhoods.") is not shown
     assert any("Graph attention networks (2020)" in prompt(b) for b in fake.requests)
     assert not any("Attention over graph" in prompt(b) for b in fake.requests)

@@ -2,7 +2,8 @@
 
 For any benchmark that gives a topic (ResearchArena discovery and selection through
 `researcharena/deep-research`; a TaxoBench Deep Research agent or a report writer can call
-`deep_research` with a topic and a `CorpusEnv`, or any object with the `ResearchEnv` methods).
+`deep_research` with a topic and a `ToolEnv` — the literature tools of `tools/`, so the loop
+searches exactly as any external agent does — or any object with the `ResearchEnv` methods).
 
 The loop (one step = one search and at most one model call):
 
@@ -33,7 +34,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, Sequence
 
-from scholarbench.agents.llm_common import (LLMTrace, Retrieval, fuse, indices, load_prompt,
+from scholarbench.agents.llm_common import (LLMTrace, fuse, indices, load_prompt,
                                             numbered, pinned_ranking, positive_int, user)
 
 DECIDE_PROMPT = "deep_research_decide_v1"
@@ -78,34 +79,57 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:max(0, limit - 1)].rstrip() + "…"
 
 
-class CorpusEnv:
-    """A `Corpus` as a research environment: `retrieval` with fixed `filters` (keyword
-    arguments of `Corpus.search_*`, e.g. ResearchArena's `search_filters(query)`)."""
+class ToolEnv:
+    """The literature tools (`tools.session`) as a research environment: every search and
+    reading goes through `tools.call`, so the sample's leakage rules are the tools' and, under
+    the engine, each call lands in the sample's trajectory (tools.jsonl). `tools` is the
+    engine's `ctx.tools`, or a `ToolSession` made with `session_for` outside the engine."""
 
-    def __init__(self, corpus: Any, retrieval: Retrieval | None = None,
-                 filters: dict[str, Any] | None = None, embedder: Any = None,
-                 abstract_chars: int = 300, paragraph_chars: int = 300) -> None:
-        self.corpus = corpus
-        self.retrieval = retrieval or Retrieval()
-        self.filters = dict(filters or {})
-        self.embedder = embedder
+    def __init__(self, tools: Any, search: str = "bm25", fields: str = "title",
+                 abstract_chars: int = 300, paragraph_chars: int = 300,
+                 exclude_surveys: bool = False) -> None:
+        self.tools = tools
+        self.mode, self.fields = search, fields
         self.abstract_chars = abstract_chars
         self.paragraph_chars = paragraph_chars
+        self.exclude_surveys = exclude_surveys
 
     def search(self, query: str, k: int) -> list[tuple[str, float]]:
-        return self.retrieval.run(self.corpus, query, k, self.filters, self.embedder)
+        query = " ".join(query.split())[:1000]
+        out: list[tuple[str, float]] = []
+        offset: int | None = 0
+        while query and offset is not None and len(out) < k:
+            page = self.tools.call("search", {
+                "query": query, "k": min(100, k - len(out)), "offset": offset,
+                "mode": self.mode, "fields": self.fields, "abstract_chars": 0,
+                "exclude_surveys": self.exclude_surveys})
+            out.extend((hit["id"], float(hit["score"])) for hit in page["results"])
+            offset = page["next_offset"]
+            if offset is not None and offset > 900:       # the tool's deepest page
+                offset = None
+        return out
 
     def read(self, paper_ids: Sequence[str]) -> list[Reading]:
         out = []
-        for paper in self.corpus.get_by_ids(list(paper_ids)):
-            paragraph = ""
-            if self.paragraph_chars:
-                texts = [p.text for p in self.corpus.paragraphs(paper.paper_id) if p.text]
-                paragraph = _cut(texts[0], self.paragraph_chars) if texts else ""
-            out.append(Reading(paper.paper_id, paper.title, paper.year,
-                               _cut(paper.abstract, self.abstract_chars)
-                               if self.abstract_chars else "", paragraph))
+        for pid in paper_ids:
+            paper = self.tools.call("get_paper", {
+                "paper": pid, "abstract_chars": min(self.abstract_chars, 5000),
+                "paragraphs": 5 if self.paragraph_chars else 0,
+                "paragraph_chars": min(max(self.paragraph_chars, 1), 5000)})
+            texts = [p["text"] for p in paper.get("paragraphs", []) if p["text"]]
+            out.append(Reading(paper["id"], paper["title"], paper["year"],
+                               paper["abstract"] if self.abstract_chars else "",
+                               _cut(texts[0], self.paragraph_chars) if texts else ""))
         return out
+
+
+def session_for(ctx_tools: Any, corpus: Any, rules: Any, embedder: Any = None) -> Any:
+    """The engine's per-sample tools when it gave some, else a session of our own over
+    `corpus` under `rules` (an agent called directly, outside the engine)."""
+    if ctx_tools is not None:
+        return ctx_tools
+    from scholarbench.tools.session import ToolSession
+    return ToolSession(corpus, rules, embedder=embedder)
 
 
 @dataclass(frozen=True)

@@ -191,7 +191,7 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
     ctx = bench.context(agent, subtask, models)
     if agent.needs.tools:
         from scholarbench.tools.provider import ToolProvider
-        ctx.tools = ToolProvider(bench, subtask)
+        ctx.tools = ToolProvider(bench, subtask, ctx.embedder)
     agent_client = models.bound().get("agent")
     manifest = Manifest(
         benchmark=bench.name, mode=subtask, agent=agent_spec, agent_config=agent.config(),

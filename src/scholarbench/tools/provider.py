@@ -102,10 +102,10 @@ class SampleTools:
 class ToolProvider:
     """Sessions for the samples of one run (the corpus is the benchmark's, opened once)."""
 
-    def __init__(self, bench: Any, subtask: str) -> None:
+    def __init__(self, bench: Any, subtask: str, embedder: Any = None) -> None:
         self.bench = bench
         self.corpus, self.corpus_dir = bench.tool_corpus(subtask)
-        self._embedder = None
+        self._embedder = embedder          # the run's (dense search); else MiniLM on first use
 
     def _embedder_factory(self) -> Any:
         if self._embedder is None:

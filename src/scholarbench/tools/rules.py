@@ -75,6 +75,8 @@ class Visibility:
 
 def _named(corpus: Any, ref: str) -> list[str]:
     """Every corpus paper `ref` names (the paper_id itself, an identifier, a title)."""
+    if not str(ref or "").strip():
+        return []
     try:
         return list(corpus.resolve_all(ref))
     except Exception:        # an unparsable identifier names no paper

@@ -28,6 +28,7 @@ class SearchArgs(_Args):
         "title", description="what is searched: titles only, or titles and abstracts")
     abstract_chars: int = Field(200, ge=0, le=2000,
                                 description="characters of each abstract to include")
+    exclude_surveys: bool = Field(False, description="leave out papers flagged as surveys")
 
 
 class PaperArgs(_Args):
@@ -37,6 +38,8 @@ class PaperArgs(_Args):
                                 description="characters of the abstract to include")
     paragraphs: int = Field(0, ge=0, le=20,
                             description="full-text paragraphs to include, where present")
+    paragraph_chars: int = Field(1000, ge=1, le=5000,
+                                 description="characters of each paragraph to include")
 
 
 class GraphArgs(_Args):

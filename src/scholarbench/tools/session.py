@@ -26,7 +26,6 @@ from scholarbench.tools.schemas import (TOOLS, ContextArgs, GraphArgs, PaperArgs
                                         SearchArgs)
 
 SEARCH_METHODS = {"bm25": "search_bm25", "dense": "search_dense", "hybrid": "search_hybrid"}
-PARAGRAPH_CHARS = 1000
 
 
 class ToolError(ScholarbenchError):
@@ -151,8 +150,9 @@ class ToolSession:
     def _search(self, a: SearchArgs) -> tuple[dict[str, Any], list[str]]:
         extra: list[Any] = [self.embedder()] if a.mode != "bm25" else []
         method = getattr(self.corpus, SEARCH_METHODS[a.mode])
-        hits = method(a.query, a.k + a.offset + 1, *extra, fields=a.fields,
-                      **self.visible.filters)
+        filters = dict(self.visible.filters)
+        filters["exclude_surveys"] = filters["exclude_surveys"] or a.exclude_surveys
+        hits = method(a.query, a.k + a.offset + 1, *extra, fields=a.fields, **filters)
         ranked = [(p.paper_id, s) for p, s in hits if self.visible(p.paper_id)]
         page, next_offset = self._page(ranked, a.offset, a.k)
         ids = [pid for pid, _ in page]
@@ -173,7 +173,7 @@ class ToolSession:
             "n_citations": len(self.visible.keep(self.corpus.citations(pid)))}
         if a.paragraphs:
             out["paragraphs"] = [
-                {"section": p.section, "text": _cut(p.text, PARAGRAPH_CHARS),
+                {"section": p.section, "text": _cut(p.text, a.paragraph_chars),
                  "cites": self.visible.keep(list(p.cited or []))}
                 for p in self.corpus.paragraphs(pid)[:a.paragraphs]]
         return out, [pid]

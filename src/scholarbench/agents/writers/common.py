@@ -12,8 +12,9 @@ Sources and citation ids
 
     The initial no-oracle retrieval (`find_sources`) is ``search="bm25"`` (default: the top k
     BM25 hits for the query) or ``search="deep-research"``: the generic deep-research loop
-    (`agents/deep_research.py`) with the topic as its first query, in a `CorpusEnv` that
-    applies the same filters to every search it runs (BM25 over title + abstract, as the
+    (`agents/deep_research.py`) with the topic as its first query, over the literature tools
+    (`tools/`: a session under the request's cut-off and exclusions, `ToolEnv`) that apply the
+    same filters to every search it runs (BM25 over title + abstract, as the
     "bm25" mode; reading titles, years and abstracts cut to 300 characters — what the writer
     shows of its sources anyway — and no full text). Its answer, cut to k, becomes the
     sources in ranking order. Its model calls are the writer's and are counted with them
@@ -355,18 +356,19 @@ def find_sources(corpus: Any, request: WritingRequest, query: str, k: int, *,
     BM25)."""
     if search_mode == "bm25":
         return search(corpus, request, query, k, exclude_surveys=exclude_surveys), {}
-    from scholarbench.agents.deep_research import CorpusEnv, DeepResearchSettings, deep_research
-    from scholarbench.agents.llm_common import Retrieval
+    from scholarbench.agents.deep_research import DeepResearchSettings, ToolEnv, deep_research
+    from scholarbench.tools.rules import AccessRules
+    from scholarbench.tools.session import ToolSession
     if search_mode not in SEARCH_MODES:
         raise ValueError(f"search must be one of {', '.join(SEARCH_MODES)}, got {search_mode!r}")
     settings = settings or DeepResearchSettings()
     query = " ".join(query.split())[:1000]
     if corpus is None or k <= 0 or not query or calls is None:
         return [], {}
-    filters = {"exclude_ids": excluded_ids(corpus, request), "before": request.cutoff,
-               "exclude_surveys": exclude_surveys}
-    env = CorpusEnv(corpus, Retrieval("bm25", "title+abstract"), filters,
-                    abstract_chars=RESEARCH_ABSTRACT_CHARS, paragraph_chars=0)
+    rules = AccessRules(before=request.cutoff, exclude_ids=tuple(request.exclude_ids))
+    env = ToolEnv(ToolSession(corpus, rules), "bm25", "title+abstract",
+                  abstract_chars=RESEARCH_ABSTRACT_CHARS, paragraph_chars=0,
+                  exclude_surveys=exclude_surveys)
     result = deep_research(request.topic or query, env, calls.client,
                            replace(settings, k=k), first_query=query)
     if result.trace is not None:

@@ -19,6 +19,7 @@ run directory never mixes the two.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from scholarbench.core.agent import AgentContext, Needs, Task
@@ -39,7 +40,8 @@ class ArenaAgentAdapter:
         self.on_model_failure = on_model_failure
         self.needs = Needs(llm=bool(getattr(inner, "uses_llm", False)),
                            corpus=bool(getattr(inner, "needs_corpus", False)),
-                           embedder=bool(getattr(inner, "needs_embedder", False)))
+                           embedder=bool(getattr(inner, "needs_embedder", False)),
+                           tools=bool(getattr(inner, "uses_tools", False)))
 
     @property
     def tasks(self) -> tuple[str, ...]:
@@ -56,6 +58,8 @@ class ArenaAgentAdapter:
 
     def solve(self, task: Task, ctx: AgentContext) -> Any:
         arena = ctx.extra["arena"]
+        if ctx.tools is not None:           # this sample's session (engine.generate)
+            arena = replace(arena, tools=ctx.tools)
         usage = getattr(ctx.llm, "usage", None)
         failed_before = usage.unrecovered_failures() if usage is not None else 0
         output = self.inner.generate(task.native, arena)

@@ -56,6 +56,7 @@ class ArenaContext:
     embedder: Embedder | None = None
     params: dict[str, Any] = field(default_factory=dict)
     llm: Any = None          # the agent role's ChatClient, for agents with `uses_llm = True`
+    tools: Any = None        # the sample's literature tools, for agents with `uses_tools = True`
 
 
 @dataclass

@@ -1,8 +1,9 @@
 """`deep-research` (ResearchArena): the generic deep-research loop (`agents/deep_research.py`)
 on discovery and selection.
 
-The environment is the corpus with the leakage filters (`search_filters`: non-surveys known to
-precede the survey, the survey excluded) and the chosen retrieval (``search=bm25|dense|hybrid``,
+The environment is the literature tools (`tools/`; under the engine, the sample's own session,
+its calls in tools.jsonl) with the leakage rule (`access_rules`: non-surveys known to precede
+the survey, the survey excluded) and the chosen retrieval (``search=bm25|dense|hybrid``,
 ``fields``); the first query is the topic (the survey title, as TITLE). The answer's ranking is
 the output; its notes, queries and per-step trace go to ``info``.
 
@@ -17,16 +18,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from scholarbench.agents.deep_research import CorpusEnv, DeepResearchSettings, deep_research
+from scholarbench.agents.deep_research import (DeepResearchSettings, ToolEnv, deep_research,
+                                               session_for)
 from scholarbench.benchmarks.researcharena.agents.base import (ArenaContext, ArenaOutput,
-                                                               ArenaQuery, arena_agent,
-                                                               search_filters)
+                                                               ArenaQuery, access_rules,
+                                                               arena_agent)
 from scholarbench.benchmarks.researcharena.agents.common import LLMRankingAgent, positive_int
 
 
 @arena_agent("deep-research")
 class DeepResearch(LLMRankingAgent):
     name = "deep-research"
+    uses_tools = True          # searches and reads through the literature tools
 
     def __init__(self, k: int = 100, max_steps: int = 4, depth: int = 50,
                  read_per_step: int = 5, max_read: int = 20, abstract_chars: int = 0,
@@ -47,7 +50,8 @@ class DeepResearch(LLMRankingAgent):
 
     def generate(self, query: ArenaQuery, ctx: ArenaContext) -> ArenaOutput:
         corpus, _ = self._context(ctx)
-        env = CorpusEnv(corpus, self.retrieval, search_filters(query), ctx.embedder,
-                        self.abstract_chars, self.paragraph_chars)
+        tools = session_for(ctx.tools, corpus, access_rules(query), ctx.embedder)
+        env = ToolEnv(tools, self.retrieval.search, self.retrieval.fields, self.abstract_chars,
+                      self.paragraph_chars)
         result = deep_research(query.topic, env, ctx.llm, self.settings)
         return ArenaOutput(ranking=result.ranking, info=result.info())

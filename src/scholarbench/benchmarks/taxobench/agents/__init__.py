@@ -7,6 +7,7 @@ sees `core.agent.Agent`. Registered here (for TaxoBench only): `cluster` (the sh
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from scholarbench.core.agent import AgentContext, Needs, Task
@@ -19,7 +20,8 @@ class NativeAgent:
     def __init__(self, inner: Any, name: str) -> None:
         self.inner, self.name = inner, name
         self.needs = Needs(llm=bool(getattr(inner, "uses_llm", False)), embedder=True,
-                           corpus=bool(getattr(inner, "needs_corpus", False)))
+                           corpus=bool(getattr(inner, "needs_corpus", False)),
+                           tools=bool(getattr(inner, "uses_tools", False)))
 
     def fits(self, benchmark: str, subtask: str | None, family: str) -> bool:
         return benchmark == "taxobench" and subtask in self.inner.modes
@@ -28,7 +30,10 @@ class NativeAgent:
         return self.inner.config()
 
     def solve(self, task: Task, ctx: AgentContext) -> Any:
-        return self.inner.generate(task.native, ctx.extra["taxo"])
+        taxo = ctx.extra["taxo"]
+        if ctx.tools is not None:           # this sample's session (engine.generate)
+            taxo = replace(taxo, tools=ctx.tools)
+        return self.inner.generate(task.native, taxo)
 
 
 def register_taxo_agent(name: str):

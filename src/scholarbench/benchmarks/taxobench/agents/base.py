@@ -20,6 +20,7 @@ class AgentContext:
     seed: int = 0
     params: dict[str, Any] = field(default_factory=dict)
     llm: Any = None          # the agent role's ChatClient, for agents with `uses_llm = True`
+    tools: Any = None        # the sample's literature tools, for agents with `uses_tools = True`
 
 
 class TaxoAgent(Protocol):

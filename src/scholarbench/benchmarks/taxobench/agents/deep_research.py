@@ -2,8 +2,9 @@
 (`agents/deep_research.py`: search → read → decide → answer) finds the papers for the survey
 topic in the offline corpus, then `llm-taxonomy`'s builder organises them.
 
-Retrieval. The environment is a `CorpusEnv` over the corpus with BM25 over `fields` (default
-"title", as `bm25-title`) and one filter, the TaxoBench leakage rule of `bm25-title` and
+Retrieval. The environment is the literature tools (`tools/`, `ToolEnv`; under the engine the
+sample's own session, its calls in tools.jsonl) with BM25 over `fields` (default "title", as
+`bm25-title`) and one rule, the TaxoBench leakage rule of `bm25-title` and
 `llm-taxonomy`: every corpus paper whose normalised title is the survey's or the topic's
 (`Corpus.resolve_all`) is excluded before any top k is taken. TaxoBench gives no cut-off date, so
 there is no date filter (as in `bm25-title`). The first query is the topic. Reading shows titles
@@ -43,13 +44,14 @@ from pathlib import Path
 from typing import Any
 
 from scholarbench.benchmarks.taxobench.agents.base import AgentContext
-from scholarbench.agents.deep_research import (DECIDE_PROMPT, CorpusEnv, DeepResearchSettings,
-                                               deep_research)
+from scholarbench.agents.deep_research import (DECIDE_PROMPT, DeepResearchSettings, ToolEnv,
+                                               deep_research, session_for)
 from scholarbench.benchmarks.taxobench.agents.llm_taxonomy import LLMTaxonomyAgent
 from scholarbench.agents.llm_common import Retrieval, load_prompt, positive_int
 from scholarbench.records import TaxoPrediction, TaxoTask
 from scholarbench.benchmarks.taxobench.agents import register_taxo_agent
 from scholarbench.text.normalize import normalize_title
+from scholarbench.tools.rules import AccessRules
 
 NOTHING_FOUND = "the deep-research loop retrieved no paper for the topic"
 
@@ -67,6 +69,7 @@ class DeepResearchTaxoAgent:
     modes = ("deep-research",)
     needs_corpus = True
     uses_llm = True
+    uses_tools = True          # searches and reads through the literature tools
 
     def __init__(self, k: int = 50, max_steps: int = 4, depth: int = 50, read_per_step: int = 5,
                  max_read: int = 20, abstract_chars: int = 0, paragraph_chars: int = 0,
@@ -107,8 +110,12 @@ class DeepResearchTaxoAgent:
     def research(self, task: TaxoTask, ctx: AgentContext):
         """The loop's result for the task's topic (`DeepResearchResult`) and the corpus."""
         corpus = self.corpus(ctx.corpus_dir)
-        env = CorpusEnv(corpus, self.retrieval, {"exclude_ids": survey_exclusions(corpus, task)},
-                        ctx.embedder, self.abstract_chars, self.paragraph_chars)
+        tools = session_for(getattr(ctx, "tools", None), corpus,
+                            AccessRules(exclude_ids=tuple(sorted(survey_exclusions(corpus,
+                                                                                   task)))),
+                            ctx.embedder)
+        env = ToolEnv(tools, self.retrieval.search, self.retrieval.fields, self.abstract_chars,
+                      self.paragraph_chars)
         return deep_research(task.topic, env, ctx.llm, self.settings), corpus
 
     def generate(self, task: TaxoTask, ctx: AgentContext) -> TaxoPrediction:
