@@ -115,3 +115,23 @@ def test_tools_is_refused_for_agents_that_are_not_the_endpoint(tmp_path, corpus_
     code = main(["run", "researcharena", "--task", "discovery", "--agent", "title-bm25",
                  "--tools", "--corpus", str(corpus_dir), "--out", str(tmp_path / "r")])
     assert code == 2 and "--tools" in capsys.readouterr().err
+
+
+def test_a_users_agent_process_reaches_the_tools_over_mcp_http_and_stdio(tmp_path, corpus_dir):
+    """A plain function marked `tools = True` gets the sample's MCP server (URL and stdio
+    command) and drives it with the SDK's client; every call, whichever transport, is in the
+    sample's trajectory and under the sample's rule."""
+    from scholarbench.benchmarks.researcharena.runs import ArenaRunConfig, run
+    out = tmp_path / "run"
+    summary = run(ArenaRunConfig("discovery", "mcp_user_agent:solve", out, corpus_dir,
+                                 progress=False))
+    assert summary["status"] == {"scored": 2, "unscorable": 1} and summary["complete"]
+    calls = {r["id"]: r["calls"] for r in _lines(out / "tools.jsonl")}[S]
+    assert [(c["tool"], c["via"]) for c in calls] == [
+        ("search", "http"), ("citations", "http"),                 # the engine's server
+        ("search", "stdio"), ("citations", "stdio")]               # the launched one
+    assert calls[0]["result_ids"] == calls[2]["result_ids"] and S not in calls[0]["result_ids"]
+    assert [c["step"] for c in calls] == [1, 2, 3, 4]
+    assert not (out / "tools-sessions").exists() or not any((out / "tools-sessions").iterdir())
+    gen = {r["id"]: r for r in _lines(out / "generate.jsonl")}
+    assert [pid for pid, _ in gen[S]["ranking"]] == calls[0]["result_ids"]

@@ -13,7 +13,8 @@ benchmark reads it (see each `benchmarks/<name>/agents.py`).
 Ways in (`--agent SPEC`):
 - a registered name (`cluster`, `title-bm25`, an entry point of group `scholarbench.agents`);
 - `package.module:attr` — a class following this contract (constructed with `--agent-arg`s), or a
-  plain callable `f(task: dict) -> dict` taking `Task.as_json()` and returning the answer JSON;
+  plain callable `f(task: dict) -> dict` taking `Task.as_json()` and returning the answer JSON
+  (with `f.tools = True` it also gets the sample's MCP tools server, docs/tools.md);
 - `endpoint` — an OpenAI-compatible endpoint is the whole agent (`core.endpoint`);
 - `replay` with `--agent-arg path=FILE` — one answer per line, `{"id": …, **answer}`.
 """
@@ -90,12 +91,14 @@ class AgentError(ScholarbenchError):
 
 
 class FunctionAgent:
-    """A plain callable `f(task: dict) -> dict` as an agent that fits every family."""
-    needs = Needs()
+    """A plain callable `f(task: dict) -> dict` as an agent that fits every family. A function
+    with the attribute `tools = True` gets the sample's literature tools as `task["tools"]`:
+    `{"mcp_url": …, "mcp_stdio": {"command", "args"}, "rules": …}` (docs/tools.md)."""
 
     def __init__(self, func: Callable[[dict[str, Any]], Any], spec: str,
                  params: dict[str, Any] | None = None) -> None:
         self.func, self.name, self.params = func, spec, dict(params or {})
+        self.needs = Needs(tools=bool(getattr(func, "tools", False)))
 
     def fits(self, benchmark: str, subtask: str | None, family: str) -> bool:
         families = getattr(self.func, "families", None)
@@ -108,6 +111,8 @@ class FunctionAgent:
         data = task.as_json()
         if self.params:
             data["params"] = dict(self.params)
+        if self.needs.tools and ctx.tools is not None:
+            data["tools"] = ctx.tools.describe()
         return self.func(data)
 
 

@@ -28,7 +28,8 @@ def trajectory_table(calls: Sequence[dict[str, Any]]) -> str:
                                             else "")
         outcome = f"error: {call['error']}" if call.get("error") else shown or "no results"
         latency = call.get("latency_ms")
-        rows.append(f"<tr><td>{e(call.get('step', ''))}</td><td>{e(call.get('tool', ''))}</td>"
+        tool = str(call.get("tool", "")) + (f" ({call['via']})" if call.get("via") else "")
+        rows.append(f"<tr><td>{e(call.get('step', ''))}</td><td>{e(tool)}</td>"
                     f"<td><code>{e(_args(call.get('arguments', {})))}</code></td>"
                     f"<td>{e(outcome)}</td><td>{e(latency if latency is not None else '')}"
                     "</td></tr>")

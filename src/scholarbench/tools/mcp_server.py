@@ -12,6 +12,7 @@ uvicorn in a background thread; used by the engine to hand an agent process a UR
 """
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
@@ -26,7 +27,7 @@ from scholarbench.tools.session import ToolError, ToolSession
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
-def build_server(session: ToolSession, name: str = "scholarbench-literature") -> Any:
+def build_server(session: ToolSession, via: str, name: str = "scholarbench-literature") -> Any:
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
@@ -38,8 +39,8 @@ def build_server(session: ToolSession, name: str = "scholarbench-literature") ->
 
     async def call_tool(ctx: Any, params: Any) -> Any:
         try:
-            result = await anyio.to_thread.run_sync(session.call, params.name,
-                                                    params.arguments or {})
+            result = await anyio.to_thread.run_sync(
+                functools.partial(session.call, params.name, params.arguments or {}, via=via))
         except ToolError as exc:
             return types.CallToolResult(content=[types.TextContent(type="text", text=str(exc))],
                                         is_error=True)
@@ -60,7 +61,7 @@ def instructions(session: ToolSession) -> str:
 
 def serve_stdio(session: ToolSession) -> None:
     from mcp.server.stdio import stdio_server
-    server = build_server(session)
+    server = build_server(session, "stdio")
 
     async def main() -> None:
         async with stdio_server() as (read, write):
@@ -76,7 +77,7 @@ class HttpServer:
         if host not in LOOPBACK:
             raise ScholarbenchError(f"the tools server listens on loopback only, not {host!r}")
         import uvicorn
-        app = build_server(session).streamable_http_app(streamable_http_path="/mcp", host=host)
+        app = build_server(session, "http").streamable_http_app(streamable_http_path="/mcp", host=host)
         self._server = uvicorn.Server(uvicorn.Config(app, host=host, port=port,
                                                      log_level="warning", lifespan="on"))
         self._thread = threading.Thread(target=self._server.run, daemon=True,

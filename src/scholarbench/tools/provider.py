@@ -18,6 +18,7 @@ generate line, so a resumed sample's newer line wins. `summarise` counts them fo
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -56,7 +57,8 @@ class SampleTools:
         return self._http.url
 
     def mcp_stdio(self) -> dict[str, Any]:
-        """{"command", "args"} of a stdio MCP server bound to this sample's rules."""
+        """{"command", "args", "env"} of a stdio MCP server bound to this sample's rules (the
+        env: this process's PYTHONPATH and SCHOLARBENCH_* settings, never a key)."""
         if self.corpus_dir is None or self.work_dir is None:
             raise RuntimeError("stdio tools need the corpus directory and a run directory")
         self.work_dir.mkdir(parents=True, exist_ok=True)
@@ -68,8 +70,11 @@ class SampleTools:
                                     "rules": self.rules.model_dump(mode="json")}),
                         encoding="utf-8")
         self._logs.append(log)
+        env = {k: v for k, v in os.environ.items()
+               if k == "PYTHONPATH" or k.startswith("SCHOLARBENCH_")}
         return {"command": sys.executable,
-                "args": ["-m", "scholarbench", "tools", "serve", "--session", str(spec)]}
+                "args": ["-m", "scholarbench", "tools", "serve", "--session", str(spec)],
+                "env": env}
 
     def describe(self) -> dict[str, Any]:
         """What a plain-function agent gets as `task["tools"]`."""
@@ -88,7 +93,7 @@ class SampleTools:
             if log.exists():
                 for line in log.read_text(encoding="utf-8").splitlines():
                     try:
-                        calls.append({**json.loads(line), "via": "stdio"})
+                        calls.append(json.loads(line))
                     except ValueError:
                         continue          # a torn last line of a killed server
                 log.unlink()

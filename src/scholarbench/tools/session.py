@@ -41,11 +41,13 @@ class ToolCall:
     result_ids: list[str] = field(default_factory=list)
     latency_ms: float = 0.0
     error: str | None = None
+    via: str | None = None          # "http" / "stdio" for MCP calls; None in process
 
     def as_json(self) -> dict[str, Any]:
         out = asdict(self)
-        if out["error"] is None:
-            del out["error"]
+        for key in ("error", "via"):
+            if out[key] is None:
+                del out[key]
         return out
 
 
@@ -72,11 +74,13 @@ class ToolSession:
         self._on_call = on_call          # e.g. `tools serve --log`: one JSON line per call
 
     # -- the one entry point ---------------------------------------------------------------
-    def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+    def call(self, name: str, arguments: dict[str, Any] | None = None, *,
+             via: str | None = None) -> dict[str, Any]:
         """Validate, run and record one call; `ToolError` (recorded too) when it fails."""
         start = time.perf_counter()
         args = dict(arguments or {}) if isinstance(arguments, dict) else arguments
-        record = ToolCall(0, str(name), args if isinstance(args, dict) else {"_": repr(args)})
+        record = ToolCall(0, str(name), args if isinstance(args, dict) else {"_": repr(args)},
+                          via=via)
         try:
             spec = TOOLS.get(name)
             if spec is None:
