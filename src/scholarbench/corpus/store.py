@@ -71,7 +71,8 @@ class Corpus:
         self.index_rebuilt = index_rebuilt   # False when the saved index was reused
         self.papers_sha256 = papers_sha256
         self._columns = columns
-        self._lock = threading.RLock()       # one DuckDB connection is not safe across threads
+        self._lock = threading.RLock()       # guards lazy set-up (tables, indices, filters)
+        self._local = threading.local()      # per-thread cursors: reads run concurrently
         self._keys: dict[str, list[str]] | None = None
         self._survey: np.ndarray | None = None
         self._latest: np.ndarray | None = None   # days since 1970 (int64; max when unknown)
@@ -120,11 +121,10 @@ class Corpus:
         wanted = list(ids)
         if not wanted:
             return []
-        with self._lock:
-            cur = self._con.execute("SELECT * FROM papers WHERE paper_id = ANY(?::VARCHAR[])",
-                                    [wanted])
-            names = [d[0] for d in cur.description]
-            found = {row[0]: dict(zip(names, row)) for row in cur.fetchall()}
+        cur = self._reader().execute("SELECT * FROM papers WHERE paper_id = ANY(?::VARCHAR[])",
+                                     [wanted])
+        names = [d[0] for d in cur.description]
+        found = {row[0]: dict(zip(names, row)) for row in cur.fetchall()}
         missing = [i for i in dict.fromkeys(wanted) if i not in found]
         if missing:
             raise KeyError(f"{len(missing)} id(s) not in the corpus, e.g. {missing[:3]}")
@@ -294,9 +294,24 @@ class Corpus:
 
     # ---- citation graph and full text ---------------------------------------------------
 
+    def _reader(self) -> duckdb.DuckDBPyConnection:
+        """This thread's cursor on the one in-memory database (DuckDB runs queries of several
+        cursors at once; one connection would serialise them)."""
+        cursor = getattr(self._local, "cursor", None)
+        if cursor is None:
+            with self._lock:
+                cursor = self._local.cursor = self._con.cursor()
+        return cursor
+
     def _graph(self, pid: str) -> duckdb.DuckDBPyConnection:
         if pid not in self._row:
             raise KeyError(f"{pid!r} is not a paper_id of this corpus (see Corpus.resolve)")
+        if not self._edges_loaded:
+            with self._lock:
+                self._load_edges()
+        return self._reader()
+
+    def _load_edges(self) -> None:
         if not self._edges_loaded:
             path = self.directory / EDGES
             if path.is_file():
@@ -305,29 +320,24 @@ class Corpus:
             else:
                 self._con.execute("CREATE TABLE edges (citing VARCHAR, cited VARCHAR)")
             self._edges_loaded = True
-        return self._con
 
     def references(self, pid: str) -> list[str]:
         """paper_ids that `pid` cites, sorted."""
-        with self._lock:
-            return graph.column(self._graph(pid), graph.REFERENCES, pid)
+        return graph.column(self._graph(pid), graph.REFERENCES, pid)
 
     def citations(self, pid: str) -> list[str]:
         """paper_ids citing `pid`, sorted."""
-        with self._lock:
-            return graph.column(self._graph(pid), graph.CITATIONS, pid)
+        return graph.column(self._graph(pid), graph.CITATIONS, pid)
 
     def co_cited(self, pid: str, k: int = 10) -> list[tuple[str, int]]:
         """(paper_id, number of papers citing both) for the k papers most often cited together
         with `pid`; ties by paper_id."""
-        with self._lock:
-            return graph.ranked(self._graph(pid), graph.CO_CITED, pid, k)
+        return graph.ranked(self._graph(pid), graph.CO_CITED, pid, k)
 
     def coupled(self, pid: str, k: int = 10) -> list[tuple[str, int]]:
         """(paper_id, shared references) for the k papers sharing most references with `pid`
         (bibliographic coupling); ties by paper_id."""
-        with self._lock:
-            return graph.ranked(self._graph(pid), graph.COUPLED, pid, k)
+        return graph.ranked(self._graph(pid), graph.COUPLED, pid, k)
 
     def neighbour_counts(self, pids: Sequence[str], direction: str) -> list[tuple[str, int]]:
         """For `direction` "cited": (paper, how many of `pids` cite it); for "citing": (paper,
@@ -339,10 +349,9 @@ class Corpus:
         if not wanted:
             return []
         other = "citing" if direction == "cited" else "cited"
-        with self._lock:
-            con = self._graph(wanted[0])
-            rows = con.execute(f"SELECT {direction}, count(*) FROM edges WHERE {other} = "
-                               f"ANY(?::VARCHAR[]) GROUP BY 1 ORDER BY 1", [wanted]).fetchall()
+        rows = self._graph(wanted[0]).execute(
+            f"SELECT {direction}, count(*) FROM edges WHERE {other} = ANY(?::VARCHAR[]) "
+            "GROUP BY 1 ORDER BY 1", [wanted]).fetchall()
         return [(row[0], int(row[1])) for row in rows]
 
     def citing_paragraphs(self, pid: str) -> list[Paragraph]:
@@ -352,11 +361,10 @@ class Corpus:
             raise KeyError(f"{pid!r} is not a paper_id of this corpus (see Corpus.resolve)")
         if not (self.directory / PARAGRAPHS).is_file():
             return []
-        with self._lock:
-            rows = self._con.execute(
-                "SELECT paper_id, section, position, text, cited, cited_unresolved, source "
-                "FROM paragraphs WHERE list_contains(cited, ?) AND paper_id <> ? "
-                "ORDER BY paper_id, source, position", [pid, pid]).fetchall()
+        rows = self._reader().execute(
+            "SELECT paper_id, section, position, text, cited, cited_unresolved, source "
+            "FROM paragraphs WHERE list_contains(cited, ?) AND paper_id <> ? "
+            "ORDER BY paper_id, source, position", [pid, pid]).fetchall()
         return [Paragraph(*row) for row in rows]
 
     def paragraphs(self, pid: str) -> list[Paragraph]:
@@ -365,10 +373,9 @@ class Corpus:
             raise KeyError(f"{pid!r} is not a paper_id of this corpus (see Corpus.resolve)")
         if not (self.directory / PARAGRAPHS).is_file():
             return []
-        with self._lock:
-            rows = self._con.execute(
-                "SELECT paper_id, section, position, text, cited, cited_unresolved, source "
-                "FROM paragraphs WHERE paper_id = ? ORDER BY source, position", [pid]).fetchall()
+        rows = self._reader().execute(
+            "SELECT paper_id, section, position, text, cited, cited_unresolved, source "
+            "FROM paragraphs WHERE paper_id = ? ORDER BY source, position", [pid]).fetchall()
         return [Paragraph(*row) for row in rows]
 
     def close(self) -> None:
