@@ -176,3 +176,41 @@ def test_first_format_corpus_still_opens(tmp_path):
     hits = corpus.search_bm25("beta", 5, exclude_surveys=True, before="2030-01-01")
     assert hits == []  # no survey flags, and no dates: nothing is known to precede the cut-off
     assert len(corpus.search_bm25("beta", 5, exclude_surveys=True)) == 2
+
+
+def test_neighbour_counts_and_citing_paragraphs_hand_computed(corpus):
+    g5 = paper_id_for("Graph kernels")
+    assert corpus.neighbour_counts([ax(1), ax(2)], "cited") == sorted(
+        [(ax(3), 2), (ax(4), 2), (g5, 1)])
+    assert corpus.neighbour_counts([ax(3)], "citing") == [(ax(1), 1), (ax(2), 1), (ax(6), 1)]
+    assert corpus.neighbour_counts(["not a paper"], "cited") == []
+    [para] = corpus.citing_paragraphs(ax(3))
+    assert (para.paper_id, para.position, para.text) == (ax(1), 1, "Second [3].")
+    assert [p.text for p in corpus.citing_paragraphs(ax(4))] == ["First [4, x]."]
+    assert corpus.citing_paragraphs(ax(1)) == []
+
+
+def test_tools_count_only_what_the_rule_leaves_visible(corpus):
+    """With 2 hidden, co-citation and coupling are counted without it (compare the corpus's
+    own co_cited(3) = (4, 2), (5, 2) above): citers of 3 left are 1 and 6."""
+    from scholarbench.tools.rules import AccessRules
+    from scholarbench.tools.session import ToolSession
+    g5 = paper_id_for("Graph kernels")
+    tools = ToolSession(corpus, AccessRules(exclude_ids=(ax(2),)))
+    co = tools.call("co_cited", {"paper": ax(3)})["results"]
+    assert [(r["id"], r["co_citations"]) for r in co] == [(g5, 2), (ax(4), 1)]
+    coupled = tools.call("coupled", {"paper": ax(1)})["results"]
+    assert [(r["id"], r["shared_references"]) for r in coupled] == [(ax(6), 2)]
+    cites = tools.call("citations", {"paper": ax(3)})
+    assert [r["id"] for r in cites["results"]] == [ax(1), ax(6)] and cites["total"] == 2
+    ctx = tools.call("citation_contexts", {"paper": ax(4)})
+    assert ctx["total"] == 1 and ctx["contexts"][0]["citing"]["id"] == ax(1)
+    assert ctx["contexts"][0]["text"] == "First [4, x]." and ctx["contexts"][0]["also_cites"] == []
+    paper = tools.call("get_paper", {"paper": "2101.00001", "paragraphs": 5})
+    assert paper["n_references"] == 3 and paper["n_citations"] == 0
+    assert [(p["text"], p["cites"]) for p in paper["paragraphs"]] == [
+        ("First [4, x].", [ax(4)]), ("Second [3].", [ax(3)])]
+    page = tools.call("references", {"paper": ax(1), "k": 2})
+    assert [r["id"] for r in page["results"]] == [ax(3), ax(4)] and page["next_offset"] == 2
+    rest = tools.call("references", {"paper": ax(1), "k": 2, "offset": 2})
+    assert [r["id"] for r in rest["results"]] == [g5] and rest["next_offset"] is None

@@ -357,25 +357,21 @@ class Corpus:
     def citing_paragraphs(self, pid: str) -> list[Paragraph]:
         """Paragraphs of other papers whose `cited` list holds `pid` (its citation contexts),
         by (paper_id, source, position); [] when the corpus has no full text."""
-        if pid not in self._row:
-            raise KeyError(f"{pid!r} is not a paper_id of this corpus (see Corpus.resolve)")
-        if not (self.directory / PARAGRAPHS).is_file():
-            return []
-        rows = self._reader().execute(
-            "SELECT paper_id, section, position, text, cited, cited_unresolved, source "
-            "FROM paragraphs WHERE list_contains(cited, ?) AND paper_id <> ? "
-            "ORDER BY paper_id, source, position", [pid, pid]).fetchall()
-        return [Paragraph(*row) for row in rows]
+        return self._paragraphs(pid, "list_contains(cited, $pid) AND paper_id <> $pid",
+                                "paper_id, source, position")
 
     def paragraphs(self, pid: str) -> list[Paragraph]:
         """Full-text paragraphs of `pid` by (source, position); [] when it has none."""
+        return self._paragraphs(pid, "paper_id = $pid", "source, position")
+
+    def _paragraphs(self, pid: str, where: str, order: str) -> list[Paragraph]:
         if pid not in self._row:
             raise KeyError(f"{pid!r} is not a paper_id of this corpus (see Corpus.resolve)")
         if not (self.directory / PARAGRAPHS).is_file():
             return []
         rows = self._reader().execute(
             "SELECT paper_id, section, position, text, cited, cited_unresolved, source "
-            "FROM paragraphs WHERE paper_id = ? ORDER BY source, position", [pid]).fetchall()
+            f"FROM paragraphs WHERE {where} ORDER BY {order}", {"pid": pid}).fetchall()
         return [Paragraph(*row) for row in rows]
 
     def close(self) -> None:
