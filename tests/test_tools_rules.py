@@ -122,3 +122,13 @@ def test_scinet_hides_no_paper_and_offers_no_measure(corpus):
     # citation links are the network the paper's relation-aware agents use
     cites = session.call("citations", {"paper": IDS["A"], "k": 100})
     assert {r["id"] for r in cites["results"]} == {IDS[n] for n in ("N", "L", "V", "S", "U")}
+
+
+def test_an_agent_may_leave_out_surveys_the_rule_allows(corpus):
+    from scholarbench.tools.session import ToolSession
+    session = ToolSession(corpus, _taxobench(corpus))          # surveys other than S visible
+    query = {"query": "A survey of graph methods", "k": 100}
+    assert IDS["E"] in {r["id"] for r in session.call("search", query)["results"]}
+    without = session.call("search", {**query, "exclude_surveys": True})["results"]
+    assert without and IDS["E"] not in {r["id"] for r in without}
+    assert not {IDS[n] for n in ("S", "T", "U", "V")} & {r["id"] for r in without}

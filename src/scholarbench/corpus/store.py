@@ -215,6 +215,10 @@ class Corpus:
         keep = self._keep(exclude_ids, before, exclude_surveys)
         return np.ones(len(self._ids), dtype=bool) if keep is None else keep
 
+    def survey_rows(self) -> np.ndarray:
+        """True where a paper is flagged as a survey (row order)."""
+        return self._filters()[0]
+
     def row_of(self, pid: str) -> int | None:
         """The row of a paper_id (its position in paper_id order), None when absent."""
         return self._row.get(pid)
@@ -229,17 +233,20 @@ class Corpus:
 
     def search_bm25(self, query: str, k: int, exclude_ids: Iterable[str] = (),
                     fields: str = "title+abstract", before: date | str | None = None,
-                    exclude_surveys: bool = False) -> list[tuple[Paper, float]]:
+                    exclude_surveys: bool = False, rows: np.ndarray | None = None
+                    ) -> list[tuple[Paper, float]]:
         """Top-k papers by BM25 over `fields` ("title+abstract" or "title"), best first; equal
         scores by paper_id. `exclude_ids`, `before` (a date or "YYYY-MM-DD") and
-        `exclude_surveys` remove papers before the top k are taken.
+        `exclude_surveys` remove papers before the top k are taken; `rows`, a mask made once
+        by `visible_rows` (the tools' per-task rule), replaces them.
 
         Only papers sharing at least one query term are returned (score > 0), so the list may be
         shorter than k.
         """
         if k <= 0:
             return []
-        keep = self._keep(exclude_ids, before, exclude_surveys)
+        keep = rows if rows is not None else self._keep(exclude_ids, before,
+                                                        exclude_surveys)
         return self._hits(*self._bm25_rows(query, k, fields, keep))
 
     def dense_index(self, fields: str, embedder: Embedder) -> DenseIndex:
@@ -264,28 +271,31 @@ class Corpus:
 
     def search_dense(self, query: str, k: int, embedder: Embedder,
                      exclude_ids: Iterable[str] = (), fields: str = "title",
-                     before: date | str | None = None, exclude_surveys: bool = False
-                     ) -> list[tuple[Paper, float]]:
+                     before: date | str | None = None, exclude_surveys: bool = False,
+                     rows: np.ndarray | None = None) -> list[tuple[Paper, float]]:
         """Top-k papers by cosine similarity between the embedded query and each paper's
         `fields` ("title" or "title+abstract"), best first; equal scores by paper_id. Filters
         as in `search_bm25` (applied before the top k). Returns k papers whenever k pass the
         filters. The first call per (fields, model) loads or builds the index (`dense.py`)."""
         if k <= 0:
             return []
-        keep = self._keep(exclude_ids, before, exclude_surveys)
+        keep = rows if rows is not None else self._keep(exclude_ids, before,
+                                                        exclude_surveys)
         return self._hits(*self._dense_rows(query, k, embedder, fields, keep))
 
     def search_hybrid(self, query: str, k: int, embedder: Embedder, depth: int = DEPTH,
                       exclude_ids: Iterable[str] = (), fields: str = "title",
                       before: date | str | None = None, exclude_surveys: bool = False,
-                      rrf_k: int = RRF_K) -> list[tuple[Paper, float]]:
+                      rrf_k: int = RRF_K, rows: np.ndarray | None = None
+                      ) -> list[tuple[Paper, float]]:
         """Top-k papers by reciprocal rank fusion (`hybrid.py`; constant `rrf_k` = 60) of the
         top `depth` (100) of BM25 and of dense search over the same `fields`, with the same
         filters applied before either list is cut. Scores are the fused RRF scores; equal
         scores by paper_id."""
         if k <= 0 or depth <= 0:
             return []
-        keep = self._keep(exclude_ids, before, exclude_surveys)
+        keep = rows if rows is not None else self._keep(exclude_ids, before,
+                                                        exclude_surveys)
         lists = [self._bm25_rows(query, depth, fields, keep)[0],
                  self._dense_rows(query, depth, embedder, fields, keep)[0]]
         fused = rrf([[self._ids[int(row)] for row in rows] for rows in lists], k=rrf_k)[:k]

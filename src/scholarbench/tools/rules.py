@@ -59,8 +59,16 @@ class Visibility:
         # an excluded id may be any identifier or title: every paper it names is hidden
         filters["exclude_ids"] = sorted({pid for ref in rules.exclude_ids
                                          for pid in _named(corpus, ref)})
-        self.filters = filters          # for Corpus.search_*: the same papers hidden
         self.mask: np.ndarray = corpus.visible_rows(**filters)
+        self._no_surveys: np.ndarray | None = None
+
+    def rows(self, exclude_surveys: bool = False) -> np.ndarray:
+        """The mask searches rank within (surveys also dropped when the agent asks)."""
+        if not exclude_surveys or self.rules.exclude_surveys:
+            return self.mask
+        if self._no_surveys is None:
+            self._no_surveys = self.mask & ~self.corpus.survey_rows()
+        return self._no_surveys
 
     def __call__(self, pid: str | None) -> bool:
         row = self.corpus.row_of(pid) if pid else None

@@ -154,9 +154,8 @@ class ToolSession:
     def _search(self, a: SearchArgs) -> tuple[dict[str, Any], list[str]]:
         extra: list[Any] = [self.embedder()] if a.mode != "bm25" else []
         method = getattr(self.corpus, SEARCH_METHODS[a.mode])
-        filters = dict(self.visible.filters)
-        filters["exclude_surveys"] = filters["exclude_surveys"] or a.exclude_surveys
-        hits = method(a.query, a.k + a.offset + 1, *extra, fields=a.fields, **filters)
+        hits = method(a.query, a.k + a.offset + 1, *extra, fields=a.fields,
+                      rows=self.visible.rows(a.exclude_surveys))
         ranked = [(p.paper_id, s) for p, s in hits if self.visible(p.paper_id)]
         page, next_offset = self._page(ranked, a.offset, a.k)
         ids = [pid for pid, _ in page]
