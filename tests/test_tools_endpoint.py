@@ -76,6 +76,7 @@ def test_endpoint_with_tools_searches_twice_answers_and_is_scored(tmp_path, corp
                                  "samples_with_calls": 2, "by_tool": {"search": 4}}
     assert manifest["agent_config"]["tools"] == {"max_steps": 8, "max_calls": 24,
                                                  "max_tokens": None}
+    assert manifest["run_name"].startswith("endpoint+tools@")     # told apart from no tools
     html = tmp_path / "report.html"
     assert main(["report", str(out), "--html", str(html)]) == 0
     page = html.read_text()

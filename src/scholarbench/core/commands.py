@@ -143,7 +143,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise ScholarbenchError(f"run {cls.name} needs {cls.subtask_flag} "
                                 f"{'|'.join(cls.subtasks)}")
     bench = args.bench_cls(_options(args))
-    out = Path(args.out or f"runs/{bench.name}-{args.subtask}-{_slug(args.agent)}")
+    label = args.agent + ("-tools" if args.tools else "")
+    out = Path(args.out or f"runs/{bench.name}-{args.subtask}-{_slug(label)}")
     outcome = run_benchmark(bench, args.subtask, args.agent, out,
                             params=run_params(args), models=_models(args),
                             limit=args.limit, name=args.name, progress=not args.quiet)

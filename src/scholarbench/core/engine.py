@@ -195,7 +195,9 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
     agent_client = models.bound().get("agent")
     manifest = Manifest(
         benchmark=bench.name, mode=subtask, agent=agent_spec, agent_config=agent.config(),
-        run_name=run_name(agent_spec, models, name), limit=limit,
+        run_name=run_name(agent_spec + ("+tools" if agent_spec == "endpoint"
+                                        and agent.needs.tools else ""), models, name),
+        limit=limit,
         n_samples=len(loaded.samples), command=_argv(), versions=_versions(),
         data=loaded.data, options=_jsonable(bench.options),
         agent_model=model_identity(agent_client)).model_dump(mode="json")

@@ -85,7 +85,7 @@ def plan(args: argparse.Namespace, models: Models) -> list[tuple[Benchmark, str]
 
 def run_suite(args: argparse.Namespace, models: Models) -> int:
     from scholarbench.core.commands import _slug, run_params
-    out = Path(args.out or f"runs/eval-{_slug(args.agent)}")
+    out = Path(args.out or f"runs/eval-{_slug(args.agent + ('-tools' if args.tools else ''))}")
     pairs = plan(args, models)
     entries = []
     for bench, subtask in pairs:
