@@ -165,3 +165,22 @@ def test_a_server_refuses_a_non_loopback_host(corpus_dir):
     from scholarbench.tools.session import ToolSession
     with pytest.raises(ScholarbenchError, match="loopback"):
         HttpServer(ToolSession(Corpus.open(corpus_dir)), host="0.0.0.0")
+
+
+def test_serve_refuses_an_unknown_task_or_a_missing_benchmark(corpus_dir, capsys):
+    from scholarbench.cli import main
+    assert main(["tools", "serve", "--benchmark", "researcharena", "--task", "nope",
+                 "--corpus", str(corpus_dir)]) == 2
+    err = capsys.readouterr().err
+    assert "has no task 'nope'" in err and S in err            # lists some real task ids
+    assert main(["tools", "serve", "--task", S]) == 2
+    assert "--benchmark" in capsys.readouterr().err
+
+
+def test_tools_list_prints_every_schema(capsys):
+    from scholarbench.cli import main
+    assert main(["tools", "list"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert {t["name"] for t in listed} == TOOLS
+    search = next(t for t in listed if t["name"] == "search")["input_schema"]
+    assert search["required"] == ["query"] and search["additionalProperties"] is False
