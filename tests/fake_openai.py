@@ -24,6 +24,9 @@ class Step:
     usage: bool = True               # include a usage block
     retry_after: float | None = None
     tool_calls: list | None = None   # [(name, arguments dict)]: an assistant turn calling tools
+    body: bytes | None = None        # a raw 200 body (e.g. invalid or truncated JSON)
+    trickle: float | None = None     # send a 200 body one byte per this many seconds, forever
+    echo_auth: bool = False          # a 401 whose error text echoes the Authorization header
 
 
 @dataclass
@@ -32,6 +35,7 @@ class FakeOpenAI:
     script: deque = field(default_factory=deque)
     requests: list = field(default_factory=list)
     in_flight: int = 0
+    stopping: bool = False
     max_in_flight: int = 0
     _server: ThreadingHTTPServer | None = None
 
@@ -93,6 +97,32 @@ class FakeOpenAI:
                     self.close_connection = True
                     self.connection.shutdown(2)
                     return
+                if step.echo_auth:
+                    self._send(401, {"error": {"message": "invalid key: Authorization: "
+                                               + self.headers.get("Authorization", ""),
+                                               "type": "auth", "code": 401}})
+                    return
+                if step.body is not None:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(step.body)))
+                    self.end_headers()
+                    self.wfile.write(step.body)
+                    return
+                if step.trickle is not None:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", "1000000")
+                    self.end_headers()
+                    try:
+                        while not fake.stopping:
+                            self.wfile.write(b" ")
+                            self.wfile.flush()
+                            time.sleep(step.trickle)
+                    except OSError:
+                        pass
+                    self.close_connection = True
+                    return
                 if step.status != 200:
                     headers = {"Retry-After": str(step.retry_after)} if step.retry_after else None
                     self._send(step.status, {"error": {"message": f"scripted {step.status}",
@@ -122,6 +152,7 @@ class FakeOpenAI:
         return self
 
     def stop(self) -> None:
+        self.stopping = True
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Sequence
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.llm.secrets import redact
 
 def cmd_data(args: argparse.Namespace) -> int:
     from scholarbench.data.store import import_dataset, list_datasets
@@ -114,8 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except ScholarbenchError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {redact(str(exc))}", file=sys.stderr)
         return 2
     except KeyError as exc:  # unknown registry names
-        print(f"error: {exc.args[0]}", file=sys.stderr)
+        print(f"error: {redact(str(exc.args[0]))}", file=sys.stderr)
         return 2

@@ -32,6 +32,7 @@ from scholarbench.core.registry import REGISTRY
 from scholarbench.core.rundir import RunDir
 from scholarbench.core.usage import USAGE_FIELDS, model_identity
 from scholarbench.errors import ScholarbenchError
+from scholarbench.llm.secrets import redact
 
 EXIT_OK, EXIT_USAGE, EXIT_INCOMPLETE = 0, 2, 3
 GENERIC_AGENTS = ("endpoint", "replay", "package.module:attr")
@@ -303,7 +304,8 @@ def solve_one(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentContext
     except Malformed as exc:
         record.update(status="malformed", error=str(exc))
     except Exception as exc:   # the agent or its endpoint failed: never a result
-        record.update(status="error", error=f"agent raised {type(exc).__name__}: {exc}"[:2000])
+        record.update(status="error",
+                      error=redact(f"agent raised {type(exc).__name__}: {exc}")[:2000])
     record["seconds"] = round(time.perf_counter() - start, 4)
     return record
 
@@ -377,8 +379,8 @@ def run_stage(run: RunDir, file: str, samples: Sequence[Sample],
             try:
                 record.update(step(sample))
             except Exception as exc:
-                record.update(status="error", error=f"{stage} raised {type(exc).__name__}: "
-                              f"{exc}"[:2000])
+                record.update(status="error", error=redact(
+                    f"{stage} raised {type(exc).__name__}: {exc}")[:2000])
             record["seconds"] = round(time.perf_counter() - start, 4)
             run.append(file, record)
     finally:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-USAGE_FIELDS = ("calls", "cache_hits", "retries", "failures", "prompt_tokens",
+USAGE_FIELDS = ("calls", "requests", "cache_hits", "retries", "failures", "prompt_tokens",
                 "completion_tokens", "estimated_tokens")
 
 

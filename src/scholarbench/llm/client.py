@@ -7,13 +7,16 @@ them into "unscored" items, never into a crash of the run.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.cache import CachedReply, ReplyCache, cache_key
 from scholarbench.llm.config import ModelConfig
+from scholarbench.llm.secrets import redact, strip_userinfo
 from scholarbench.llm.tokens import count_message_tokens, count_tokens
 from scholarbench.llm.usage import Usage
 
@@ -41,9 +44,22 @@ class ChatReply:
     tool_calls: tuple[ToolCallRequest, ...] = ()
 
 
+class DeadlineExceeded(Exception):
+    """The call's wall-clock deadline passed (never retried)."""
+
+
+# Attempts run here so a deadline can abandon one; threads blocked in an abandoned read end
+# when its client is closed.
+_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=64, thread_name_prefix="llm")
+
+
 def _retryable(exc: BaseException) -> bool:
     import openai
+    if isinstance(exc, DeadlineExceeded):
+        return False
     if isinstance(exc, (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError)):
+        return True
+    if isinstance(exc, ValueError):         # a 200 whose body is not JSON (json.JSONDecodeError)
         return True
     return isinstance(exc, openai.APIStatusError) and exc.status_code >= 500
 
@@ -69,7 +85,7 @@ class ChatClient:
         self.usage = Usage()
         self._base_url = base_url or config.base_url
         self._connect = connect          # starts a local server on the first cache miss
-        self.model_id = model_id or f"{self._base_url or 'openai'}|{config.model}"
+        self.model_id = model_id or f"{strip_userinfo(self._base_url) or 'openai'}|{config.model}"
         self._retry_wait = retry_wait
         self._slots = threading.BoundedSemaphore(config.concurrency)
         self._sdk = None
@@ -126,12 +142,18 @@ class ChatClient:
 
     def _request(self, messages: Messages, params: dict[str, Any]
                  ) -> tuple[str, int, int, bool, tuple[ToolCallRequest, ...]]:
+        """One call: attempts (each counted in `usage.requests`) retried with backoff on 429,
+        5xx, timeouts, dropped connections and invalid or truncated reply bodies, all within
+        one wall-clock deadline (`config.deadline`: connect + reads + waits + retries) that a
+        server trickling bytes cannot extend — an attempt still running at the deadline is
+        abandoned and its connection closed."""
         import openai
         from tenacity import (RetryError, Retrying, retry_if_exception, stop_after_attempt,
-                              wait_exponential_jitter)
+                              stop_before_delay, wait_exponential_jitter)
 
         initial, cap = self._retry_wait
         backoff = wait_exponential_jitter(multiplier=initial, max=cap, jitter=initial)
+        deadline = time.monotonic() + self.config.deadline
 
         def wait(state) -> float:
             exc = state.outcome.exception() if state.outcome else None
@@ -142,25 +164,29 @@ class ChatClient:
             self.usage.add_retry()
 
         kwargs = {k: v for k, v in params.items() if v is not None}
+        name = f"{self.config.role} model {self.config.model!r}"
         try:
-            for attempt in Retrying(retry=retry_if_exception(_retryable), wait=wait,
-                                    stop=stop_after_attempt(self.config.max_retries + 1),
-                                    before_sleep=note_retry, reraise=False):
+            for attempt in Retrying(retry=retry_if_exception(_retryable),
+                                    wait=wait, before_sleep=note_retry, reraise=False,
+                                    stop=(stop_after_attempt(self.config.max_retries + 1)
+                                          | stop_before_delay(self.config.deadline))):
                 with attempt:
-                    response = self._client().chat.completions.create(
-                        model=self.config.model, messages=messages, **kwargs)
+                    response = self._attempt(messages, kwargs, deadline)
         except RetryError as exc:
             self.usage.add_failure()
             last = exc.last_attempt.exception()
-            raise LLMCallError(f"{self.config.role} model {self.config.model!r}: gave up after "
-                               f"{self.config.max_retries + 1} attempts: {_describe(last)}") from None
+            n = exc.last_attempt.attempt_number
+            raise LLMCallError(redact(f"{name}: gave up after {n} attempt{'s' if n != 1 else ''}"
+                                      f": {_describe(last)}")) from None
+        except DeadlineExceeded as exc:
+            self.usage.add_failure()
+            raise LLMCallError(f"{name}: {exc}") from None
         except openai.OpenAIError as exc:
             self.usage.add_failure()
-            raise LLMCallError(f"{self.config.role} model {self.config.model!r}: "
-                               f"{_describe(exc)}") from None
+            raise LLMCallError(redact(f"{name}: {_describe(exc)}")) from None
         if not response.choices:
             self.usage.add_failure()
-            raise LLMCallError(f"{self.config.role} model {self.config.model!r}: reply has no choices")
+            raise LLMCallError(f"{name}: reply has no choices")
         message = response.choices[0].message
         text = message.content or ""
         calls = tuple(ToolCallRequest(str(c.id), str(c.function.name), c.function.arguments or "")
@@ -171,6 +197,36 @@ class ChatClient:
             return (text, int(usage.prompt_tokens), int(usage.completion_tokens or 0), False,
                     calls)
         return text, count_message_tokens(messages), count_tokens(text), True, calls
+
+    def _attempt(self, messages: Messages, kwargs: dict[str, Any], deadline: float) -> Any:
+        """One request, counted, run on a worker thread so the deadline holds whatever the
+        server does; past it the SDK client (and its sockets) is closed and replaced."""
+        import httpx
+        sdk = self._client()                 # may start the local server (not timed here)
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise DeadlineExceeded(f"no reply within the {self.config.deadline:.0f} s deadline")
+        self.usage.add_request()
+        limit = min(self.config.timeout, remaining)
+        future = _POOL.submit(sdk.with_options(timeout=httpx.Timeout(limit,
+                                                                     connect=min(10.0, limit)))
+                              .chat.completions.create, model=self.config.model,
+                              messages=messages, **kwargs)
+        try:
+            return future.result(timeout=remaining)
+        except concurrent.futures.TimeoutError:
+            self._abandon(sdk)
+            raise DeadlineExceeded(f"no reply within the {self.config.deadline:.0f} s deadline "
+                                   "(the attempt was abandoned)") from None
+
+    def _abandon(self, sdk: Any) -> None:
+        with self._sdk_lock:
+            if self._sdk is sdk:
+                self._sdk = None
+        try:
+            sdk.close()
+        except Exception:          # closing a client mid-read may raise in either thread
+            pass
 
     def _cost(self, prompt_tokens: int, completion_tokens: int) -> float | None:
         if self.config.is_local:

@@ -17,10 +17,15 @@ def add_model_flags(parser: argparse.ArgumentParser, *, agent: bool = True,
         group.add_argument("--model", help="the agent's chat model name ('local' = packaged "
                            "llama.cpp model; default)")
         group.add_argument("--base-url", help="the agent model's OpenAI-compatible endpoint")
+        group.add_argument("--api-key-env", metavar="VAR", help="the environment variable "
+                           "holding the agent endpoint's key ($OPENAI_API_KEY goes only to "
+                           "api.openai.com)")
     if judge:
         group.add_argument("--judge", help="the judges' chat model (never the agent's by default: "
                            "unset means the local model)")
         group.add_argument("--judge-base-url", help="the judge model's endpoint")
+        group.add_argument("--judge-api-key-env", metavar="VAR",
+                           help="the environment variable holding the judge endpoint's key")
     group.add_argument("--llm-config", help="TOML file with [agent]/[judge] tables "
                        "(default: $SCHOLARBENCH_CONFIG, then ./scholarbench.toml)")
     group.add_argument("--no-llm-cache", action="store_true",
@@ -28,12 +33,14 @@ def add_model_flags(parser: argparse.ArgumentParser, *, agent: bool = True,
 
 
 def agent_flags(args: argparse.Namespace) -> dict[str, Any]:
-    return {"model": getattr(args, "model", None), "base_url": getattr(args, "base_url", None)}
+    return {"model": getattr(args, "model", None), "base_url": getattr(args, "base_url", None),
+            "api_key_env": getattr(args, "api_key_env", None)}
 
 
 def judge_flags(args: argparse.Namespace) -> dict[str, Any]:
     return {"model": getattr(args, "judge", None),
-            "base_url": getattr(args, "judge_base_url", None)}
+            "base_url": getattr(args, "judge_base_url", None),
+            "api_key_env": getattr(args, "judge_api_key_env", None)}
 
 
 def roles_from_args(args: argparse.Namespace, *, need_agent: bool, need_judge: bool):

@@ -6,7 +6,15 @@ the packaged local model (llama.cpp), and the run records that it did.
 
 API keys come only from the environment. A TOML file may name the variable that holds the key
 (`api_key_env = "MY_KEY"`) but a literal key in it is refused, so keys never sit in files we read,
-log, cache or write into manifests.
+log, cache or write into manifests. A key goes only where it was configured for: the default
+`$OPENAI_API_KEY` only to api.openai.com (no base URL, or an openai.com host); any other endpoint
+gets a key only from a variable named for it (`--api-key-env` / `--judge-api-key-env`,
+`$SCHOLARBENCH_MODEL_API_KEY_ENV`, `api_key_env` in the file) — a loopback server gets none
+otherwise — and never over plain `http://` to a host that is not loopback unless
+`allow_http_key = true`. Every key handed out is remembered for redaction (`llm.secrets`).
+
+Time limits per call: `timeout` bounds one attempt (connect at most 10 s), `deadline` the whole
+call — every attempt, read and backoff wait — in wall-clock seconds (`llm.client`).
 """
 from __future__ import annotations
 
@@ -23,8 +31,8 @@ LOCAL = "local"   # the model name that means "the packaged llama.cpp model"
 DEFAULT_CONFIG_FILE = "scholarbench.toml"
 _ENV_PREFIX = {"agent": "SCHOLARBENCH_MODEL", "judge": "SCHOLARBENCH_JUDGE"}
 _FILE_KEYS = {"model", "base_url", "api_key_env", "temperature", "max_tokens", "seed", "timeout",
-              "concurrency", "max_retries", "price_input_per_mtok", "price_output_per_mtok",
-              "local_model"}
+              "deadline", "concurrency", "max_retries", "price_input_per_mtok",
+              "price_output_per_mtok", "local_model", "allow_http_key"}
 
 
 @dataclass(frozen=True)
@@ -37,9 +45,11 @@ class ModelConfig:
     temperature: float = 0.0
     max_tokens: int = 1024
     seed: int | None = 0
-    timeout: float = 120.0
+    timeout: float = 60.0        # one attempt
+    deadline: float = 120.0      # the whole call, retries included (wall clock)
     concurrency: int = 4
     max_retries: int = 5
+    allow_http_key: bool = False
     price_input_per_mtok: float | None = None
     price_output_per_mtok: float | None = None
     local_model: str = "qwen2.5-coder-0.5b"
@@ -50,22 +60,46 @@ class ModelConfig:
         return self.model == LOCAL
 
     def api_key(self) -> str:
-        """The key, read from the environment at call time; never stored on the record."""
+        """The key for this role's endpoint, read from the environment at call time (never
+        stored on the record); the routing rules are in the module docstring."""
+        from urllib.parse import urlsplit
+        from scholarbench.llm.secrets import remember, strip_userinfo
         if self.is_local:
             return "sk-local-no-key"
+        url = self.base_url
+        host = (urlsplit(url).hostname or "").lower() if url else "api.openai.com"
+        openai_host = host == "openai.com" or host.endswith(".openai.com")
+        named = ("api_key_env" in self.source         # the user named the variable
+                 or self.api_key_env != "OPENAI_API_KEY")
+        loopback = bool(url) and _is_loopback_url(url)
+        if not (openai_host or named):
+            if loopback:
+                return "sk-no-key"   # local servers (vLLM, llama.cpp, Ollama) accept any key
+            raise ScholarbenchError(
+                f"the {self.role} model's endpoint {strip_userinfo(url)} is not OpenAI: "
+                f"${self.api_key_env} is not sent there; name the variable holding its key "
+                f"with --{'judge-' if self.role == 'judge' else ''}api-key-env VAR (or "
+                f"api_key_env in the config file)")
+        if url and urlsplit(url).scheme == "http" and not loopback and not self.allow_http_key:
+            raise ScholarbenchError(
+                f"refusing to send the {self.role} model's API key over plain http to "
+                f"{host}; use https, or set allow_http_key = true for this role")
         key = os.environ.get(self.api_key_env)
         if key:
+            remember(key)
             return key
-        if self.base_url and _is_loopback_url(self.base_url):
-            return "sk-no-key"   # local servers (vLLM, llama.cpp, Ollama) accept any key
+        if loopback:
+            return "sk-no-key"
         raise ScholarbenchError(
             f"the {self.role} model {self.model!r} needs an API key in ${self.api_key_env} "
             f"(keys are read from the environment only)")
 
     def public(self) -> dict[str, Any]:
         """What a manifest may record: everything but secrets (there are none on the record)."""
+        from scholarbench.llm.secrets import strip_userinfo
         out = asdict(self)
         out.pop("source")
+        out["base_url"] = strip_userinfo(out["base_url"])
         out["configured_by"] = dict(self.source)
         return out
 
@@ -77,7 +111,12 @@ def _is_loopback_url(url: str) -> bool:
 
 
 def _coerce(name: str, value: Any, where: str) -> Any:
-    kinds = {"temperature": float, "timeout": float, "price_input_per_mtok": float,
+    if name == "allow_http_key" and value is not None:
+        if isinstance(value, str):
+            value = value.strip().lower() in ("1", "true", "yes")
+        return bool(value)
+    kinds = {"temperature": float, "timeout": float, "deadline": float,
+             "price_input_per_mtok": float,
              "price_output_per_mtok": float, "max_tokens": int, "seed": int, "concurrency": int,
              "max_retries": int}
     if name in kinds and value is not None:

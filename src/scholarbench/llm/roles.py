@@ -10,7 +10,8 @@ from scholarbench.llm.client import ChatClient
 from scholarbench.llm.config import ModelConfig, resolve_role
 from scholarbench.paths import cache_dir
 
-LOCAL_TIMEOUT = 600.0   # seconds per local-model request unless configured
+LOCAL_TIMEOUT = 600.0   # seconds per local-model attempt unless configured
+LOCAL_DEADLINE = 1200.0  # and per call (CPU generation is slow on a busy machine)
 
 
 def default_cache_path() -> Path:
@@ -25,6 +26,8 @@ def open_client(config: ModelConfig, *, cache: ReplyCache | None = None,
         spec = _spec(config.local_model)
         if "timeout" not in config.source:   # CPU generation is slow on a busy machine
             config = replace(config, timeout=LOCAL_TIMEOUT)
+        if "deadline" not in config.source:
+            config = replace(config, deadline=max(LOCAL_DEADLINE, config.timeout))
         client = ChatClient(config, cache=cache, model_id=spec.model_id,
                             connect=lambda: shared_server_url(spec.name), **client_kwargs)
         client.json_mode = "llama"   # llama-cpp-python turns a schema into a grammar

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 @dataclass
 class Usage:
-    calls: int = 0              # requests that reached the model (after the cache)
+    calls: int = 0              # replies received from the model (after the cache)
+    requests: int = 0           # every attempt sent, retries and abandoned ones included
     cache_hits: int = 0
     retries: int = 0
     failures: int = 0           # calls that still failed after every retry
@@ -34,6 +35,10 @@ class Usage:
         with self._lock:
             self.cache_hits += 1
 
+    def add_request(self) -> None:
+        with self._lock:
+            self.requests += 1
+
     def add_retry(self) -> None:
         with self._lock:
             self.retries += 1
@@ -52,7 +57,8 @@ class Usage:
 
     def as_dict(self) -> dict:
         with self._lock:
-            return {"calls": self.calls, "cache_hits": self.cache_hits, "retries": self.retries,
+            return {"calls": self.calls, "requests": self.requests,
+                    "cache_hits": self.cache_hits, "retries": self.retries,
                     "failures": self.failures, "prompt_tokens": self.prompt_tokens,
                     "completion_tokens": self.completion_tokens,
                     "estimated_tokens": self.estimated_tokens,
