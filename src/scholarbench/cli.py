@@ -110,6 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from scholarbench.core.commands import normalise_argv
+    from scholarbench.procs import exit_on_sigterm
+    exit_on_sigterm()          # SIGTERM ends like Ctrl-C: child servers are stopped
     argv = normalise_argv(list(sys.argv[1:] if argv is None else argv))
     args = build_parser().parse_args(argv)
     try:

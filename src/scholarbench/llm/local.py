@@ -145,7 +145,9 @@ class LocalServer:
         except ImportError:
             raise ScholarbenchError("the local model needs llama-cpp-python: "
                                     "pip install -e '.[local]'") from None
-        self.process = subprocess.Popen(self.command(), stdout=subprocess.DEVNULL,
+        from scholarbench.procs import watched
+        # under a watchdog: the server ends with this process, even one killed with SIGKILL
+        self.process = subprocess.Popen(watched(self.command()), stdout=subprocess.DEVNULL,
                                         stderr=subprocess.PIPE, env={**os.environ,
                                                                      "NO_PROXY": "127.0.0.1"})
         deadline = time.monotonic() + timeout
