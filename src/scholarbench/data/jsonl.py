@@ -1,7 +1,14 @@
-"""JSON-lines reading that names the file and line of anything malformed."""
+"""JSON-lines reading that names the file and line of anything malformed.
+
+Each line is decoded on its own, so bytes that are not UTF-8 are reported with their line and
+column; JSON nested deeper than the decoder's limit (`MAX_DEPTH`, Python's recursion limit — a
+10,000-deep chain tree) is a problem of that line, not a crash; a line that is not a JSON object
+is one too. `parse_json_line` is that one rule, for every reader of user files.
+"""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Iterator
 
@@ -19,26 +26,51 @@ def open_text(path: Path):
         raise DataError(f"cannot read: {exc.strerror}", file=str(path)) from exc
 
 
+MAX_DEPTH = sys.getrecursionlimit()     # about 1,000 levels of nested arrays/objects
+
+
+def parse_json_line(raw: bytes | str) -> tuple[dict | None, str | None]:
+    """(object, None) for a line holding one JSON object; (None, problem) otherwise — bad
+    bytes, bad JSON, nesting past `MAX_DEPTH`, or another JSON type."""
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return None, (f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at byte "
+                          f"{exc.start + 1})")
+    try:
+        obj = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return None, f"not valid JSON ({exc.msg} at column {exc.colno})"
+    except RecursionError:
+        return None, f"JSON nested deeper than {MAX_DEPTH} levels"
+    if not isinstance(obj, dict):
+        return None, f"expected a JSON object, got {type(obj).__name__}"
+    return obj, None
+
+
+def _byte_lines(path: Path):
+    import gzip
+    try:
+        return gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")
+    except OSError as exc:
+        raise DataError(f"cannot read: {exc.strerror}", file=str(path)) from exc
+
+
 def iter_jsonl_lines(path: str | Path) -> Iterator[tuple[int, dict | None, str | None]]:
     """(line number, object, None) for each good non-blank line of a .jsonl or .jsonl.gz file,
-    (line number, None, problem) for a line that is not a JSON object — for readers that count
-    bad lines (agent outputs) instead of stopping. An unreadable file raises DataError."""
+    (line number, None, problem) for a line that is not one JSON object (`parse_json_line`) —
+    for readers that count bad lines (agent outputs) instead of stopping. An unreadable file
+    raises DataError."""
     path = Path(path)
-    with open_text(path) as handle:
+    with _byte_lines(path) as handle:
         try:
             for lineno, raw in enumerate(handle, start=1):
                 if not raw.strip():
                     continue
-                try:
-                    obj = json.loads(raw)
-                except json.JSONDecodeError as exc:
-                    yield lineno, None, f"not valid JSON ({exc.msg} at column {exc.colno})"
-                    continue
-                if not isinstance(obj, dict):
-                    yield lineno, None, f"expected a JSON object, got {type(obj).__name__}"
-                    continue
-                yield lineno, obj, None
-        except (OSError, EOFError, UnicodeDecodeError) as exc:
+                obj, problem = parse_json_line(raw)
+                yield lineno, obj, problem
+        except (OSError, EOFError) as exc:
             raise DataError(f"cannot read: {exc}", file=str(path)) from exc
 
 

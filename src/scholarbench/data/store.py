@@ -17,7 +17,7 @@ from typing import Any
 
 from scholarbench.data.sources.reportbench import TASKS_FILE, read_surveys
 from scholarbench.data.taxobench import load_instances
-from scholarbench.errors import ScholarbenchError
+from scholarbench.errors import DataError, ScholarbenchError
 from scholarbench.files import sha256_file
 
 # Source folders copied whole (licence and provenance files travel with the data).
@@ -43,14 +43,19 @@ def _taxobench_files(source: Path) -> list[Path]:
     """Instance files under `source` (a file or a folder); prediction files are left out."""
     files = [source] if source.is_file() else sorted(source.glob("*.jsonl"))
     out = []
+    from scholarbench.data.jsonl import iter_jsonl_lines
     for path in files:
-        with path.open(encoding="utf-8") as handle:
-            first = next((line for line in handle if line.strip()), "")
-        try:
-            if "gt" in json.loads(first):
-                out.append(path)
-        except json.JSONDecodeError:
-            out.append(path)  # let the loader report the exact line
+        first = next(iter_jsonl_lines(path), None)
+        if first is None:
+            if source.is_file():
+                raise DataError("no TaxoBench instances in the file (it is empty)",
+                                file=str(path))
+            continue
+        lineno, obj, problem = first
+        if problem is not None:
+            raise DataError(problem, file=str(path), line=lineno)
+        if "gt" in obj:
+            out.append(path)
     return out
 
 
@@ -77,6 +82,11 @@ def import_dataset(name: str, source: Path, data: Path) -> dict[str, Any]:
         files = sorted(gt.glob("*.json*"))
         if not files:
             raise ScholarbenchError(f"{source}: no ReportBench ground-truth files found")
+        from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
+        for survey, refs in load_ground_truth(gt).items():    # validates every line first
+            if not refs:
+                raise DataError("no references in the file (it is empty)",
+                                file=str(gt / f"{survey}.jsonl"))
         shutil.copytree(gt, target / "gt", dirs_exist_ok=True)
         entry["files"] = {"gt": {"files": len(files)}}
         tasks = source / TASKS_FILE

@@ -117,26 +117,24 @@ class PredictionFile:
 
 def load_predictions(path: str | Path) -> PredictionFile:
     """Agent outputs: bad lines are reported in `problems` (file and line), never raised."""
+    from scholarbench.data.jsonl import iter_jsonl_lines
     out = PredictionFile()
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise DataError(f"cannot read: {exc.strerror}", file=str(path)) from exc
-    import json
-    for lineno, raw in enumerate(lines, start=1):
-        if not raw.strip():
+    n_lines = 0
+    for lineno, obj, problem in iter_jsonl_lines(path):
+        n_lines += 1
+        if problem is not None:
+            out.problems.append(f"{path}, line {lineno}: {problem}")
             continue
         try:
-            obj = json.loads(raw)
-            if not isinstance(obj, dict):
-                raise ValueError(f"expected a JSON object, got {type(obj).__name__}")
             pred = parse_prediction(obj)
-        except (json.JSONDecodeError, ValueError) as exc:
+        except ValueError as exc:
             out.problems.append(f"{path}, line {lineno}: {exc}")
             continue
         if pred.id in out.by_id:
             out.problems.append(f"{path}, line {lineno}: duplicate id {pred.id!r}; first kept")
             continue
         out.by_id[pred.id] = pred
+    if n_lines == 0:
+        raise DataError("no predictions in the file (it is empty)", file=str(path))
     return out

@@ -193,6 +193,8 @@ def load_tasks(path: str | Path, *, require_prompts: bool = True) -> list[Task]:
                             field="task_id")
         seen[task.task_id] = lineno
         tasks.append(task)
+    if not tasks:
+        raise DataError("no DeepSynth tasks in the file (it is empty)", file=str(path))
     return tasks
 
 

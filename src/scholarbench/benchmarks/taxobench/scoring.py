@@ -23,6 +23,11 @@ def predictions(generated: dict[str, dict[str, Any]]) -> dict[str, TaxoPredictio
         if raw is None or record.get("status") == "error":
             preds[sid] = None
             continue
+        if not isinstance(raw, dict):      # a hand-edited or foreign line: malformed, counted
+            pred = TaxoPrediction(str(sid), None, error="prediction: expected a JSON object, "
+                                  f"got {type(raw).__name__}")
+            preds[sid] = pred
+            continue
         pred = parse_prediction(raw)
         if record.get("error"):
             pred.error = record["error"]
