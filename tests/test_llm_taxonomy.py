@@ -302,6 +302,7 @@ def test_full_run_records_models_and_usage_and_a_second_run_makes_no_call(tmp_pa
     assert manifest2["llm_usage"]["agent"]["calls"] == 0
     assert manifest2["llm_usage"]["agent"]["cache_hits"] == 4
     assert manifest2["llm_usage"]["judge"] == {**manifest["llm_usage"]["judge"], "calls": 0,
+                                               "requests": 0,
                                                "cache_hits": 2, "prompt_tokens": 0,
                                                "completion_tokens": 0}
 
