@@ -2,8 +2,9 @@
 Precision, ×100 with one decimal as printed) beside its published rows, the checklist status
 counts, the status breakdown (the paper's Figs. 5 and 7: correct / not mentioned / incorrect,
 plus our unscored items), per-task score distributions, General vs Constraint per run, a per-task
-drill-down (group scores, the judge's label per requirement, the report's opening, escaped) and
-run metadata (writer and judge models, judge prompt version, oracle, tokens, unscored counts).
+drill-down (`section_drilldown`: group scores, the judge's label per requirement, the report's
+opening, escaped) and run metadata (writer and judge models, judge prompt version, oracle,
+tokens, unscored counts).
 
 Numbers come from the run's files only: the means from summary.json (macro means over the tasks
 where the score is defined; Precision pooled over the run's labels, as summary.json holds it),
@@ -22,41 +23,16 @@ from typing import Any, Sequence
 
 from scholarbench.errors import DataError
 from scholarbench.report import svg
-from scholarbench.report.trajectory import trajectories_html
-from scholarbench.report.htmlkit import (Page, e, metadata_html, sample_metric_table,
-                                         table_html, usage_rows)
+from scholarbench.report.htmlkit import Page, e, metadata_html, table_html, usage_rows
+from scholarbench.benchmarks.deepsynth.section_drilldown import DeepSynthDrilldown
 from scholarbench.benchmarks.deepsynth.published import (PAPER_CITATION, PAPER_JUDGE, PAPER_N,
                                                          published_rows)
 from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
                                                count_field, plural, read_json_object,
                                                strip_group)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
-
-KEYS = ("dse_overall", "dse_general", "dse_constraint", "dse_precision")
-TASK_KEYS = KEYS[:3]
-COUNT_KEYS = ("n_correct", "n_not_mentioned", "n_incorrect", "n_unscored")
-STATUS_NAMES = ("correct", "not mentioned", "incorrect", "unscored")
-STATUS_COLOURS = ("#009E73", "#bdbdbd", "#D55E00", "#8a8a8a")
-LABEL_STATUS = {"mentioned_correct": "correct", "not_mentioned": "not mentioned",
-                "mentioned_incorrect": "incorrect"}
-DISPLAY: dict[str, MetricDisplay] = {
-    "dse_overall": MetricDisplay("dse_overall", "Overall", percent=True, decimals=1, sign="",
-                                 bounds=(None, 1.0)),
-    "dse_general": MetricDisplay("dse_general", "General", percent=True, decimals=1, sign="",
-                                 bounds=(None, 1.0)),
-    "dse_constraint": MetricDisplay("dse_constraint", "Constraint", percent=True, decimals=1,
-                                    sign="", bounds=(None, 1.0)),
-    "dse_precision": MetricDisplay("dse_precision", "Precision", percent=True, decimals=1,
-                                   sign=""),
-    # per task only (the drill-down, the distributions): correct / (correct + incorrect)
-    "task_precision": MetricDisplay("task_precision", "Precision (task)", percent=True,
-                                    decimals=1, sign=""),
-}
-COUNT_DISPLAY = {k: MetricDisplay(k, label, decimals=0, bounds=(0.0, None), directional=False)
-                 for k, label in
-                 zip(COUNT_KEYS, ("Correct", "Not mentioned", "Incorrect", "Unscored"))}
-TITLE = "Table 1 layout — evaluation metrics (%)"
-EXCERPT_CHARS = 2400
+from scholarbench.benchmarks.deepsynth.display import (COUNT_KEYS, DISPLAY, KEYS, STATUS_COLOURS,
+                                                       STATUS_NAMES, TASK_KEYS, TITLE)
 
 
 def _number(value: object) -> float | None:
@@ -106,7 +82,7 @@ def _metric_summary(raw: dict[str, Any], key: str, n_tasks: int, path: Path) -> 
     return MetricSummary(_number(mean), n_tasks - undefined, undefined)
 
 
-class DeepSynthSection(ReportSection):
+class DeepSynthSection(DeepSynthDrilldown, ReportSection):
     """Registered (lazily) by the package `__init__` under kind "section"."""
     benchmark = "deepsynth"
     title = "DeepSynth-Eval"
@@ -273,24 +249,6 @@ class DeepSynthSection(ReportSection):
             out.append("</section>")
         return "\n".join(out)
 
-    def _judged(self, run: ReportRun, page: Page) -> dict[str, Any]:
-        """task id → (Task from judged.jsonl, its TaskScore); {} when unreadable."""
-        key = ("deepsynth-judged", str(run.run_dir))
-        if key not in page.cache:
-            from scholarbench.benchmarks.deepsynth.loader import load_tasks
-            from scholarbench.benchmarks.deepsynth.scores import score_task
-            variant = run.raw_summary.get("variant") or "paper"
-            try:
-                tasks = load_tasks(run.run_dir / "judged.jsonl", require_prompts=False)
-                page.cache[key] = {str(t.task_id): (t, score_task(t, variant)) for t in tasks}
-            except Exception:   # an older or partial run: the drill-down shows the scores only
-                page.cache[key] = {}
-        return page.cache[key]
-
-    def _read(self, run: ReportRun, name: str, id_key: str = "task_id") -> dict[str, Any]:
-        from scholarbench.data.jsonl import read_jsonl_tolerant
-        return {str(r.get(id_key)): r for r in read_jsonl_tolerant(run.run_dir / name)}
-
     def breakdown_rows(self, runs: Sequence[ReportRun], page: Page) -> list[svg.StackRow]:
         """Per run its summary.json counts; then per run general / constraint groups apart
         (from judged.jsonl) when there are both."""
@@ -366,107 +324,6 @@ class DeepSynthSection(ReportSection):
                                   "Precision (task) = correct / (correct + incorrect) within "
                                   "one task (the leaderboard's Precision pools all tasks)."))
         return '<div class="figures">' + "".join(parts) + "</div>"
-
-    def _drilldown(self, runs: Sequence[ReportRun], page: Page) -> str:
-        rows = {r.run_dir: {str(row.get("id")): row for row in r.scores} for r in runs}
-        ids = list(dict.fromkeys(sid for r in runs for sid in rows[r.run_dir]))
-        out = []
-        if page.max_samples is not None and len(ids) > page.max_samples:
-            ids = ids[: page.max_samples]
-            out.append(f'<p class="muted">The first {len(ids)} tasks are shown '
-                       "(--max-samples).</p>")
-        judged = {r.run_dir: self._judged(r, page) for r in runs}
-        lines = {r.run_dir: self._read(r, "judge.jsonl") for r in runs}
-        generated = {r.run_dir: self._read(r, "generate.jsonl") for r in runs}
-        metrics = ([DISPLAY[k] for k in ("dse_overall", "dse_general", "dse_constraint",
-                                          "task_precision")]
-                   + [COUNT_DISPLAY[k] for k in COUNT_KEYS])
-        for i, sid in enumerate(ids):
-            task = next((judged[r.run_dir][sid][0] for r in runs if sid in judged[r.run_dir]),
-                        None)
-            heading = ""
-            if task is not None:
-                heading = (f"survey {task.survey_id} · " if task.survey_id else "") + (
-                    f"{task.n_requirements} requirements in {len(task.checklist)} groups"
-                    if hasattr(task, "n_requirements") else "")
-            body = [sample_metric_table([(r.name, rows[r.run_dir].get(sid, {})) for r in runs],
-                                        metrics)]
-            body.append(trajectories_html(runs, sid))
-            for j, r in enumerate(runs):
-                entry = judged[r.run_dir].get(sid)
-                status = (rows[r.run_dir].get(sid) or {}).get("report_status")
-                if entry is not None:
-                    body.append(self._groups_table(r.name, entry[1], status))
-                    body.append(self._labels(r.name, entry[0], lines[r.run_dir].get(sid)))
-                body.append(self._excerpt(r.name, generated[r.run_dir].get(sid)))
-            prompt = " ".join((getattr(task, "general_prompt", "") or "").split())
-            bits = (f'<span class="sbits">{e(prompt[:200] + ("…" if len(prompt) > 200 else ""))}'
-                    "</span>" if prompt else "")
-            open_attr = " open" if i == 0 else ""
-            out.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
-                       f'<span class="sid">task {e(sid)}</span> <span class="stitle">'
-                       f'{e(heading)}</span>{bits}</summary><div class="sample-body">'
-                       f'{"".join(body)}</div></details>')
-        return "\n".join(out)
-
-    @staticmethod
-    def _groups_table(name: str, score: Any, status: str | None) -> str:
-        head = ("<tr><th>group</th><th>type</th><th>weight</th><th>S<sub>k</sub></th>"
-                "<th>θ<sub>k</sub></th><th>score (%)</th><th>correct</th><th>not mentioned"
-                "</th><th>incorrect</th><th>unscored</th></tr>")
-        body = []
-        for g in score.groups:
-            t = g.tally
-            value = "—" if g.score is None else f"{g.score * 100:.1f}"
-            body.append(f"<tr><th>{e(g.name)}</th><td>{'constraint' if g.strict else 'general'}"
-                        f"</td><td>{g.weight:g}</td><td>{g.reward_get:g}</td>"
-                        f"<td>{g.threshold:.2f}</td><td data-key='group_score'>{value}</td>"
-                        f"<td>{t.correct}</td><td>{t.not_mentioned}</td><td>{t.incorrect}</td>"
-                        f"<td>{t.unscored}</td></tr>")
-        note = ("" if status in (None, "ok") else
-                f' <span class="flag">report {e(status.replace("_", " "))}: not sent to the '
-                "judge, every requirement not mentioned</span>")
-        return (f'<p class="legend-line"><b>{e(name)}</b> — group scores{note}</p>'
-                f'<table class="sample-metrics groups"><thead>{head}</thead><tbody>'
-                f'{"".join(body)}</tbody></table>')
-
-    @staticmethod
-    def _labels(name: str, task: Any, line: dict[str, Any] | None) -> str:
-        from scholarbench.benchmarks.deepsynth.scores import subgroup_statuses
-        reasons = {}
-        for sub in (line or {}).get("subgroups", []):
-            reasons[(sub.get("g"), sub.get("s"))] = sub.get("reasons") or []
-        items, counts = [], dict.fromkeys(STATUS_NAMES, 0)
-        for gi, g in enumerate(task.checklist):
-            for si, sub in enumerate(g.sub_groups):
-                statuses, _ = subgroup_statuses(sub)
-                why = reasons.get((gi, si), [])
-                for ri, (req, st) in enumerate(zip(sub.requirements, statuses)):
-                    label = LABEL_STATUS.get(st, "unscored")
-                    counts[label] += 1
-                    reason = why[ri] if ri < len(why) and why[ri] and label == "unscored" else ""
-                    cls = label.replace(" ", "-")
-                    items.append(f'<tr class="st-{cls}"><td>{e(g.name)} › {e(sub.name)}</td>'
-                                 f"<td>{e(req.content)}</td><td class='label'>{e(label)}"
-                                 + (f" <span class='muted'>({e(reason)})</span>" if reason
-                                    else "") + "</td></tr>")
-        summary = ", ".join(f"{v} {k}" for k, v in counts.items())
-        return (f'<details class="labels"><summary>{e(name)} — the judge\'s label per '
-                f"requirement ({e(summary)})</summary><table class='judge-labels'><thead><tr>"
-                "<th>group › sub-group</th><th>requirement</th><th>label</th></tr></thead>"
-                f"<tbody>{''.join(items)}</tbody></table></details>")
-
-    @staticmethod
-    def _excerpt(name: str, record: dict[str, Any] | None) -> str:
-        report = (record or {}).get("report")
-        if not isinstance(report, str) or not report.strip():
-            why = (record or {}).get("error") or "no report"
-            return f'<p class="muted"><b>{e(name)}</b>: no report ({e(why)}).</p>'
-        excerpt = report[:EXCERPT_CHARS]
-        more = (f" — the first {EXCERPT_CHARS:,} of {len(report):,} characters"
-                if len(report) > EXCERPT_CHARS else f" — {len(report):,} characters")
-        return (f'<details class="excerpt"><summary>{e(name)} — report{e(more)}</summary>'
-                f'<pre class="report">{e(excerpt)}</pre></details>')
 
     # ---------------------------------------------------------------------------- metadata
 
