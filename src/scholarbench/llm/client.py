@@ -8,6 +8,7 @@ them into "unscored" items, never into a crash of the run.
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import threading
 import time
 from dataclasses import dataclass
@@ -59,7 +60,7 @@ def _retryable(exc: BaseException) -> bool:
         return False
     if isinstance(exc, (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError)):
         return True
-    if isinstance(exc, ValueError):         # a 200 whose body is not JSON (json.JSONDecodeError)
+    if isinstance(exc, json.JSONDecodeError):   # a 200 whose body is not (whole) JSON
         return True
     return isinstance(exc, openai.APIStatusError) and exc.status_code >= 500
 
@@ -241,13 +242,11 @@ _ENVELOPE = "scholarbench-tool-reply/1"
 
 
 def _wrap(text: str, calls: tuple[ToolCallRequest, ...]) -> str:
-    import json
     return json.dumps({"v": _ENVELOPE, "content": text,
                        "tool_calls": [[c.id, c.name, c.arguments] for c in calls]})
 
 
 def _unwrap(stored: str) -> tuple[str, tuple[ToolCallRequest, ...]]:
-    import json
     data = json.loads(stored)
     return data["content"], tuple(ToolCallRequest(*c) for c in data["tool_calls"])
 

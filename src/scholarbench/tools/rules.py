@@ -18,7 +18,7 @@ get the same answer, so an agent cannot even learn that a hidden paper exists.
 from __future__ import annotations
 
 from datetime import date
-from typing import Any
+from typing import Any, Iterable
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -57,8 +57,7 @@ class Visibility:
         self.rules = rules
         filters = rules.filters()
         # an excluded id may be any identifier or title: every paper it names is hidden
-        filters["exclude_ids"] = sorted({pid for ref in rules.exclude_ids
-                                         for pid in _named(corpus, ref)})
+        filters["exclude_ids"] = sorted(named_papers(corpus, rules.exclude_ids))
         self.mask: np.ndarray = corpus.visible_rows(**filters)
         self._no_surveys: np.ndarray | None = None
 
@@ -81,11 +80,14 @@ class Visibility:
         return int(self.mask.sum())
 
 
-def _named(corpus: Any, ref: str) -> list[str]:
-    """Every corpus paper `ref` names (the paper_id itself, an identifier, a title)."""
-    if not str(ref or "").strip():
-        return []
-    try:
-        return list(corpus.resolve_all(ref))
-    except Exception:        # an unparsable identifier names no paper
-        return []
+def named_papers(corpus: Any, refs: Iterable[str]) -> set[str]:
+    """Every corpus paper the refs name (a paper_id itself, any identifier, a title)."""
+    out: set[str] = set()
+    for ref in refs:
+        if not str(ref or "").strip():
+            continue
+        try:
+            out.update(corpus.resolve_all(ref))
+        except Exception:        # an unparsable identifier names no paper
+            continue
+    return out

@@ -301,14 +301,10 @@ def open_corpus(ctx: WriterContext) -> Any:
 
 
 def excluded_ids(corpus: Any, request: WritingRequest) -> set[str]:
-    """The request's excluded ids plus every corpus paper any of them names."""
-    out = set(request.exclude_ids)
-    for identifier in request.exclude_ids:
-        try:
-            out.update(corpus.resolve_all(identifier))
-        except Exception:   # an unparsable identifier names no paper
-            continue
-    return out
+    """The request's excluded ids plus every corpus paper any of them names (the tools'
+    `named_papers`, so the writers' searches hide what the tools hide)."""
+    from scholarbench.tools.rules import named_papers
+    return set(request.exclude_ids) | named_papers(corpus, request.exclude_ids)
 
 
 def search(corpus: Any, request: WritingRequest, query: str, k: int, *,
