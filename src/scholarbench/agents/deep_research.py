@@ -36,6 +36,7 @@ from typing import Any, Protocol, Sequence
 
 from scholarbench.agents.llm_common import (LLMTrace, fuse, indices, load_prompt,
                                             numbered, pinned_ranking, positive_int, user)
+from scholarbench.text.clip import clip
 
 DECIDE_PROMPT = "deep_research_decide_v1"
 ACTIONS = ("search", "stop")
@@ -72,11 +73,6 @@ class ResearchEnv(Protocol):
         ...
 
     def read(self, paper_ids: Sequence[str]) -> list[Reading]: ...
-
-
-def _cut(text: str, limit: int) -> str:
-    text = " ".join((text or "").split())
-    return text if len(text) <= limit else text[:max(0, limit - 1)].rstrip() + "…"
 
 
 class ToolEnv:
@@ -119,7 +115,7 @@ class ToolEnv:
             texts = [p["text"] for p in paper.get("paragraphs", []) if p["text"]]
             out.append(Reading(paper["id"], paper["title"], paper["year"],
                                paper["abstract"] if self.abstract_chars else "",
-                               _cut(texts[0], self.paragraph_chars) if texts else ""))
+                               clip(texts[0], self.paragraph_chars) if texts else ""))
         return out
 
 

@@ -24,6 +24,7 @@ from scholarbench.errors import ScholarbenchError
 from scholarbench.tools.rules import AccessRules, Visibility
 from scholarbench.tools.schemas import (TOOLS, ContextArgs, GraphArgs, PaperArgs, RankedArgs,
                                         SearchArgs)
+from scholarbench.text.clip import clip
 
 SEARCH_METHODS = {"bm25": "search_bm25", "dense": "search_dense", "hybrid": "search_hybrid"}
 
@@ -49,11 +50,6 @@ class ToolCall:
             if out[key] is None:
                 del out[key]
         return out
-
-
-def _cut(text: str | None, limit: int) -> str:
-    text = " ".join((text or "").split())
-    return text if len(text) <= limit else text[:max(0, limit - 1)].rstrip() + "…"
 
 
 class ToolSession:
@@ -132,7 +128,7 @@ class ToolSession:
             hit = {"id": row["paper_id"], "title": row["title"], "year": row["year"],
                    "category": row.get("category")}
             if abstract_chars and row.get("abstract"):
-                hit["abstract"] = _cut(row["abstract"], abstract_chars)
+                hit["abstract"] = clip(row["abstract"], abstract_chars)
             hit.update((extra or {}).get(row["paper_id"], {}))
             out.append(hit)
         return out
@@ -171,12 +167,12 @@ class ToolSession:
             "published": row["published"].isoformat() if row.get("published") else None,
             "category": row.get("category"),
             "ids": [i for i in (row.get("ids") or []) if not i.startswith("title:")],
-            "abstract": _cut(row.get("abstract"), a.abstract_chars) if a.abstract_chars else "",
+            "abstract": clip(row.get("abstract"), a.abstract_chars) if a.abstract_chars else "",
             "n_references": len(self.visible.keep(self.corpus.references(pid))),
             "n_citations": len(self.visible.keep(self.corpus.citations(pid)))}
         if a.paragraphs:
             out["paragraphs"] = [
-                {"section": p.section, "text": _cut(p.text, a.paragraph_chars),
+                {"section": p.section, "text": clip(p.text, a.paragraph_chars),
                  "cites": self.visible.keep(list(p.cited or []))}
                 for p in self.corpus.paragraphs(pid)[:a.paragraphs]]
         return out, [pid]
@@ -222,7 +218,7 @@ class ToolSession:
         page, next_offset = self._page(paras, a.offset, a.k)
         citing = {h["id"]: h for h in self._hits(list(dict.fromkeys(p.paper_id for p in page)))}
         contexts = [{"citing": citing[p.paper_id], "section": p.section,
-                     "text": _cut(p.text, a.text_chars),
+                     "text": clip(p.text, a.text_chars),
                      "also_cites": [q for q in self.visible.keep(list(p.cited or [])) if q != pid]}
                     for p in page]
         return ({"paper": pid, "total": len(paras), "contexts": contexts,
