@@ -59,6 +59,12 @@ class Benchmark:
         self.options: dict[str, Any] = dict(options or {})
         self.models: Models = Models()      # the engine sets the run's models before any stage
 
+    @property
+    def output_limits(self) -> Any:
+        """The `core.limits.OutputLimits` in force (`--max-output`, recorded in the options)."""
+        from scholarbench.core.limits import OutputLimits
+        return OutputLimits.from_pairs(self.options.get("max_output"))
+
     # -- command line ------------------------------------------------------------------------
     @classmethod
     def add_options(cls, parser: argparse.ArgumentParser, command: str) -> None:

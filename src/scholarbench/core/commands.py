@@ -52,10 +52,18 @@ def add_agent_options(p: argparse.ArgumentParser, *, out_help: str) -> None:
                    "function calling; budgets as --agent-arg max_steps=, max_calls=, "
                    "max_loop_tokens=; docs/tools.md)")
     p.add_argument("--limit", type=int, help="the first N samples only")
+    add_max_output(p)
     p.add_argument("--out", help=out_help)
     p.add_argument("--name", help="the run's name in reports (default: AGENT[@MODEL])")
     p.add_argument("--data", help=DATA_HELP)
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def add_max_output(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-output", action="append", default=[], metavar="KEY=N",
+                   help="raise or lower a size limit on agent outputs (nodes, depth, "
+                   "label_chars, papers, report_bytes); over one is `oversized` "
+                   "(docs/limits.md)")
 
 
 def _option_dests(parser: argparse.ArgumentParser, add: Callable[[], None]) -> list[str]:
@@ -101,6 +109,7 @@ def add_engine_parsers(sub: Any) -> None:
             sp.add_argument("--with-judge", action="store_true", help=argparse.SUPPRESS)
             sdests.append("with_judge")
         sp.add_argument("--data", help=DATA_HELP)
+        add_max_output(sp)
         add_model_flags(sp, agent=False, judge=True)
         sp.set_defaults(func=cmd_score_files, bench_cls=cls, bench_dests=sdests)
     ev = sub.add_parser("eval", help="one agent on every benchmark and sub-task it fits")
@@ -133,6 +142,8 @@ def _models(args: argparse.Namespace):
 def _options(args: argparse.Namespace) -> dict[str, Any]:
     opts = {d: getattr(args, d) for d in getattr(args, "bench_dests", [])}
     opts["data"] = getattr(args, "data", None)
+    if getattr(args, "max_output", None):
+        opts["max_output"] = list(args.max_output)
     return opts
 
 

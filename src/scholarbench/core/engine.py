@@ -27,6 +27,7 @@ from tqdm import tqdm
 from scholarbench.core.agent import Agent, AgentContext, agent_from_object, import_object
 from scholarbench.core.benchmark import Benchmark, Sample, summary_line
 from scholarbench.core.families import Malformed
+from scholarbench.core.limits import Oversized
 from scholarbench.core.records import Manifest, Summary
 from scholarbench.core.registry import REGISTRY
 from scholarbench.core.rundir import RunDir
@@ -186,6 +187,7 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
         raise ScholarbenchError("--limit must be >= 0")
     models = models or Models()
     bench.models = models
+    limits = bench.output_limits            # a bad --max-output fails before anything runs
     bench.check(subtask)
     agent = resolve_agent(bench, agent_spec, dict(params or {}), subtask)
     loaded = bench.load(subtask, limit)
@@ -202,6 +204,7 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
         n_samples=len(loaded.samples), command=_argv(), versions=_versions(),
         data=loaded.data, options=_jsonable(bench.options),
         agent_model=model_identity(agent_client)).model_dump(mode="json")
+    manifest["output_limits"] = limits.model_dump()
     manifest.update(loaded.manifest)
     run = RunDir(out)
     created = not out.exists()
@@ -294,11 +297,16 @@ def solve_one(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentContext
     failed_before = _failures(ctx.llm)
     try:
         answer = agent.solve(sample.task, ctx)
+        family = bench.subtasks.get(sample.task.subtask or "", "")
+        if too_big := bench.output_limits.violation(family, answer):
+            raise Oversized(too_big)
         record.update(bench.record(sample, answer))
         failed = _failures(ctx.llm) - failed_before
         if failed:      # the agent took a fallback after its model failed: not a result
             record.update(status="error", error=f"{failed} model call(s) of the agent failed "
                           "after every retry (the answer it fell back on is not scored)")
+    except Oversized as exc:     # not kept: scored as an empty answer, counted on its own
+        record.update(status="oversized", missing=True, error=f"oversized: {exc}")
     except Missing as exc:
         record.update(status="malformed", missing=True, error=str(exc))
     except Malformed as exc:
@@ -336,12 +344,13 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
     manifest = run.read_manifest()
     stage = run.stage(bench.generate_file, bench.id_key)
     generated = stage.records
-    rows = bench.score(samples, generated, manifest, run)
+    rows = bench.score(samples, _as_benchmark_sees(generated), manifest, run)
     errors: dict[str, int] = {}
     for row in rows:
         rec = generated.get(str(row[bench.id_key]))
-        if rec is not None and rec.get("status") == "error":
-            row["status"], row["error"] = "error", rec.get("error")
+        if rec is not None and rec.get("status") in ("error", "oversized"):
+            row["status"], row["error"] = rec["status"], rec.get("error")
+            row.pop("missing", None)      # counted under its own status, not as missing
         row.setdefault("status", "scored")
         if row["status"] == "error":
             reason = str(row.get("error") or "error").split(":")[0][:80]
@@ -357,6 +366,13 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
     summary.update(bench.aggregate(rows, manifest))
     run.write_json(SUMMARY, summary)
     return RunOutcome(run.path, summary, sum(errors.values()), errors)
+
+
+def _as_benchmark_sees(generated: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Generate records as the benchmarks score them: an `oversized` answer was not kept, so
+    each benchmark scores it exactly as a missing answer; the engine then restores its status."""
+    return {k: ({**r, "status": "malformed", "missing": True} if r.get("status") == "oversized"
+                else r) for k, r in generated.items()}
 
 
 def run_stage(run: RunDir, file: str, samples: Sequence[Sample],

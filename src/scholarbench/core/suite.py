@@ -66,6 +66,8 @@ def plan(args: argparse.Namespace, models: Models) -> list[tuple[Benchmark, str]
         cls = benchmark_class(name)
         options = default_options(cls, overrides.get(name, {}))
         options["data"] = args.data
+        if getattr(args, "max_output", None):
+            options["max_output"] = list(args.max_output)
         bench = cls(options)
         fitting, reasons = [], []
         for subtask in bench.available_subtasks():
@@ -109,6 +111,7 @@ def run_suite(args: argparse.Namespace, models: Models) -> int:
                      run_name=s.get("run_name"), samples=s["n_samples"],
                      scored=counts.get("scored", 0), errors=counts.get("error", 0),
                      malformed=counts.get("malformed", 0),
+                     oversized=counts.get("oversized", 0),
                      headline={k: s["metrics"][k]["mean"] for k in headline
                                if k in s.get("metrics", {})})
         if line := outcome.error_line():

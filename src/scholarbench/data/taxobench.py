@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from scholarbench.data.jsonl import iter_jsonl
 from scholarbench.data.trees import TreeError, parse_tree
@@ -113,10 +114,13 @@ def parse_prediction(obj: dict) -> TaxoPrediction:
 class PredictionFile:
     by_id: dict[str, TaxoPrediction] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    oversized: set[str] = field(default_factory=set)   # ids whose answer broke a size limit
 
 
-def load_predictions(path: str | Path) -> PredictionFile:
-    """Agent outputs: bad lines are reported in `problems` (file and line), never raised."""
+def load_predictions(path: str | Path, limits: Any = None) -> PredictionFile:
+    """Agent outputs: bad lines are reported in `problems` (file and line), never raised; an
+    output over `limits` (`core.limits.OutputLimits`) is kept as an empty prediction whose
+    error names the limit, its id in `oversized`."""
     from scholarbench.data.jsonl import iter_jsonl_lines
     out = PredictionFile()
     path = Path(path)
@@ -126,11 +130,15 @@ def load_predictions(path: str | Path) -> PredictionFile:
         if problem is not None:
             out.problems.append(f"{path}, line {lineno}: {problem}")
             continue
+        too_big = limits.violation("taxonomy", obj) if limits is not None else None
         try:
-            pred = parse_prediction(obj)
+            pred = parse_prediction({"id": obj.get("id")} if too_big else obj)
         except ValueError as exc:
             out.problems.append(f"{path}, line {lineno}: {exc}")
             continue
+        if too_big:
+            pred.error = f"oversized: {too_big}"
+            out.oversized.add(pred.id)
         if pred.id in out.by_id:
             out.problems.append(f"{path}, line {lineno}: duplicate id {pred.id!r}; first kept")
             continue

@@ -200,6 +200,10 @@ def metadata_html(run, extra: Sequence[tuple[str, str]] = ()) -> str:
     for key in ("n_missing", "n_malformed"):
         if key in s:
             counts.append(f"{s[key]} {key[2:]}")
+    if n_oversized := (s.get("status") or {}).get("oversized"):
+        limits = m.get("output_limits") if isinstance(m.get("output_limits"), dict) else {}
+        counts.append(f"{n_oversized} oversized"
+                      + (f" (limits: {_compact(limits)})" if limits else ""))
     unscorable = s.get("n_unscorable")
     if isinstance(unscorable, dict):
         counts.append("unscorable: " + (", ".join(f"{v} {k}" for k, v in unscorable.items())
@@ -238,7 +242,9 @@ def sample_metric_table(rows: Sequence[tuple[str, dict[str, Any]]],
             flags.append(f"unscorable: {row['unscorable']}")
         if row.get("judge_unscored"):
             flags.append(f"judge unscored: {row['judge_unscored']}")
-        if row.get("error"):
+        if row.get("status") == "oversized":
+            flags.append(str(row.get("error") or "oversized"))
+        elif row.get("error"):
             flags.append(f"error: {row['error']}")
         if not row:
             flags.append("no row for this sample")

@@ -14,7 +14,7 @@ One output line per GT survey (every `<arxiv_id>.jsonl` of the GT folder, sorted
 - `status="scored"`: a valid prediction line; `"no_references"`: valid, but nothing to match
   on (scores 0, counted); `"missing"`: no prediction line for this survey, or a run line
   without a report (scores 0, counted, ids listed); `"malformed"`: only malformed lines for it
-  (scores 0, counted).
+  (scores 0, counted); `"oversized"`: over the output limits (`core.limits`; scores 0, counted).
 - A malformed line (not JSON, not an object, unknown keys, no/invalid id, neither or both of
   `report` and `references`, a bad item, an answer that does not fit the schema) is counted
   with its line number and reason.
@@ -88,7 +88,8 @@ def _zero_row(survey: str, n_gt: int, status: str) -> dict:
 def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path: str | Path,
                             corpus: Any = None, *, title_extractor: TitleExtractor | None = None,
                             match: Match = "exact", unresolved: Unresolved = "exclude",
-                            statement_judge: Any = None) -> dict[str, Any]:
+                            statement_judge: Any = None, limits: Any = None
+                            ) -> dict[str, Any]:
     """Score every GT survey of `gt_dir` against `pred_path`; write one line per survey to
     `out_path` (atomically); return the summary (see the module docstring). `corpus`: a
     `Corpus`, a corpus directory, or None (ids then resolve to nothing: only stated titles
@@ -130,6 +131,14 @@ def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path:
         lineno, obj, form = chosen[survey]
         record = as_record(obj, form)
         report = record.get("report") if isinstance(record.get("report"), str) else None
+        too_big = limits.violation("report", {"report": report, "cited": record.get(
+            "cited", obj.get("references"))}) if limits is not None else None
+        if too_big:
+            rows.append({**_zero_row(survey, n_gt, "oversized"), "pred_line": lineno,
+                         "input": form, "error": f"oversized: {too_big}"})
+            if statement_judge is not None:
+                rows[-1].update(not_judged_row("not judged (oversized)"))
+            continue
         if form == "run" and not (report and report.strip()) and not (
                 record.get("cited_scored") and record.get("cited")):
             rows.append({**_zero_row(survey, n_gt, "missing"), "pred_line": lineno,
@@ -190,6 +199,7 @@ def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path:
         "n_missing": sum(1 for r in rows if r["status"] == "missing"),
         "missing_ids": [r["arxiv_id"] for r in rows if r["status"] == "missing"],
         "n_malformed_surveys": sum(1 for r in rows if r["status"] == "malformed"),
+        "n_oversized": sum(1 for r in rows if r["status"] == "oversized"),
         "n_malformed_lines": len(malformed), "malformed": malformed,
         "n_duplicate_lines": len(duplicates), "duplicates": duplicates,
         "n_superseded_lines": len(superseded), "superseded": superseded,
@@ -223,7 +233,8 @@ def format_summary(summary: dict[str, Any]) -> str:
     lines = [f"reportbench: {summary['n_surveys']} surveys, {summary['n_predicted']} with a "
              f"prediction ({summary['n_no_references']} of them without references, scored 0); "
              f"{summary['n_missing']} missing and {summary['n_malformed_surveys']} malformed "
-             f"(scored 0, in the means)",
+             + (f"and {summary['n_oversized']} oversized " if summary.get("n_oversized")
+                else "") + "(scored 0, in the means)",
              f"  lines: {summary['n_malformed_lines']} malformed, "
              f"{summary['n_duplicate_lines']} duplicate (first kept), "
              + (f"{summary['n_superseded_lines']} superseded run records (last kept), "
@@ -278,7 +289,7 @@ def score_files_command(bench: Any) -> int:
                                       Path(opts["out"]), corpus=corpus,
                                       title_extractor=extractor, match=opts.get("match") or
                                       "exact", unresolved=opts.get("unresolved") or "exclude",
-                                      statement_judge=stmt)
+                                      statement_judge=stmt, limits=bench.output_limits)
     print(format_summary(summary))
     print(f"scores: {opts['out']}")
     return 0

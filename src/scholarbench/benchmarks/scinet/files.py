@@ -1,7 +1,8 @@
 """`scholarbench score scinet --tasks T --answers A --out S [--with-judge]`: score an answers
 file against a task file, without a run directory.
 
-Writes `S` (one row per task of T, never skipped; `status` scored / malformed / missing) and
+Writes `S` (one row per task of T, never skipped; `status` scored / malformed / missing /
+oversized — over `--max-output`, scored as missing) and
 `<S stem>.summary.json`: the summary of a run (`families`, `metrics`, `status`) plus
 `malformed_answers`, `unknown_task_ids` (answered tasks not in T) and `unanswered_tasks`. With a
 judge, the judgements go to `<S stem>.judge.jsonl` (reused when scored again with the same judge
@@ -37,8 +38,15 @@ def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, 
     given = read_answer_file(answers)
     env = bench.env(env_settings_of(task_list))
     records: dict[str, dict[str, Any]] = {}
+    limits, oversized = bench.output_limits, set()
     for task in task_list:
         if task.task_id not in given:
+            continue
+        if too_big := limits.violation(bench.subtasks.get(task.family, "ranking"),
+                                       given[task.task_id]):
+            records[task.task_id] = {"status": "malformed", "missing": True,
+                                     "error": f"oversized: {too_big}"}
+            oversized.add(task.task_id)
             continue
         try:
             records[task.task_id] = {"status": "ok",
@@ -47,6 +55,10 @@ def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, 
             records[task.task_id] = {"status": "malformed", "error": str(exc)}
     answer_of = {t.task_id: scoring.answer_of(records.get(t.task_id)) for t in task_list}
     rows = scoring.score_rows(task_list, answer_of, records, env)
+    for row in rows:
+        if row.get("task_id") in oversized:
+            row.update(status="oversized", error=records[row["task_id"]]["error"])
+            row.pop("missing", None)
     out = Path(out)
     judge_record: dict[str, Any] | None = None
     if bench.with_judge:

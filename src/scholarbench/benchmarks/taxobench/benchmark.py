@@ -251,7 +251,8 @@ class TaxoBench(Benchmark):
         if not (gold and pred and out):
             raise ScholarbenchError("score taxobench needs --gold G.jsonl --pred P.jsonl --out S.jsonl")
         summary = score_files(Path(gold), Path(pred), Path(out), self.embedder,
-                              on_problem=lambda msg: print(f"warning: {msg}", file=sys.stderr))
+                              on_problem=lambda msg: print(f"warning: {msg}", file=sys.stderr),
+                              limits=self.output_limits)
         print(format_summary(summary))
         print(f"scores: {out}")
         return 0

@@ -173,7 +173,10 @@ def aggregate(rows: list[dict[str, Any]], manifest: dict[str, Any]) -> dict[str,
 def format_summary(summary: dict[str, Any]) -> str:
     from scholarbench.core.benchmark import summary_line
     lines = [f"{summary.get('run_name') or summary['agent']}: {summary['n_samples']} samples, "
-             f"{summary['n_missing']} missing, {summary['n_malformed']} malformed"]
+             f"{summary['n_missing']} missing, {summary['n_malformed']} malformed"
+             + (f", {n} oversized" if (n := summary.get("n_oversized") or
+                                         (summary.get("status") or {}).get("oversized"))
+                else "")]
     if summary.get("complete") is False:
         lines[0] = summary_line(summary)
     for info in METRICS:
@@ -188,24 +191,34 @@ def format_summary(summary: dict[str, Any]) -> str:
 
 
 def score_files(gold: Path, pred: Path, out: Path, embedder: Any,
-                on_problem: Callable[[str], None] = print) -> dict[str, Any]:
-    """`score taxobench --gold --pred --out`: one line per gold instance, never skipping one."""
+                on_problem: Callable[[str], None] = print, limits: Any = None
+                ) -> dict[str, Any]:
+    """`score taxobench --gold --pred --out`: one line per gold instance, never skipping one;
+    a prediction over `limits` is scored as an empty one with status `oversized`."""
     from scholarbench.core.rundir import atomic_write_jsonl
     from scholarbench.data.taxobench import load_instances, load_predictions
     from scholarbench.errors import DataError
     tasks = load_instances(gold)
     if not tasks:
         raise DataError("no TaxoBench instances in the file", file=str(gold))
-    loaded = load_predictions(pred)
+    loaded = load_predictions(pred, limits)
     for problem in loaded.problems:
         on_problem(f"skipped agent output: {problem}")
     gold_ids = {t.id for t in tasks}
     for extra in sorted(set(loaded.by_id) - gold_ids):
         on_problem(f"prediction id {extra!r} has no gold instance; ignored")
-    rows = [{"id": t.id, **score_instance(t.gold, loaded.by_id.get(t.id), embedder)}
-            for t in tasks]
+    rows = []
+    for t in tasks:
+        row = {"id": t.id, **score_instance(t.gold, loaded.by_id.get(t.id), embedder)}
+        if t.id in loaded.oversized:
+            row.update(status="oversized", malformed=False)
+        else:
+            row["status"] = ("missing" if row.get("missing") else
+                             "malformed" if row.get("malformed") else "scored")
+        rows.append(row)
     atomic_write_jsonl(out, rows)
     summary = aggregate(rows, {"mode": "files", "agent": pred.stem, "run_name": pred.stem})
+    summary["n_oversized"] = sum(1 for r in rows if r["status"] == "oversized")
     summary["n_unreadable_prediction_lines"] = len(loaded.problems)
     return summary
 
