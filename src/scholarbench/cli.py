@@ -98,6 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_llm_parser(sub)
     from scholarbench.tools.commands import add_tools_parser
     add_tools_parser(sub)
+    from scholarbench.injection.commands import add_judge_check_parser
+    add_judge_check_parser(sub)
     from scholarbench.graph.commands import add_graph_parser
     add_graph_parser(sub)
 

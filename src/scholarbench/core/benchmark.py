@@ -137,6 +137,18 @@ class Benchmark:
         return {"answer": parse_answer(self.subtasks[sample.task.subtask or ""], answer)
                 .model_dump(mode="json")}
 
+    # -- the judge-injection check (docs/injection.md) ----------------------------------------
+    judge_reads: ClassVar[str | None] = None    # where the agent's text reaches its LLM judge;
+                                                # None: no LLM judge reads agent text
+    judge_measure: ClassVar[str | None] = None  # the judge score `judge-check` compares
+
+    def judge_with_probe(self, sample: Sample, record: dict[str, Any],
+                         probe: str | None) -> float | None:
+        """The judge's `judge_measure` for `record`'s answer with `probe` added where the judge
+        reads the agent's text (`probe=None`: the answer as it is); None when the judge's
+        reply was unusable. Only called for records of status ok."""
+        raise NotImplementedError
+
     # -- scoring -----------------------------------------------------------------------------
     def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
               manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:

@@ -355,6 +355,7 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
         if row["status"] == "error":
             reason = str(row.get("error") or "error").split(":")[0][:80]
             errors[reason] = errors.get(reason, 0) + 1
+    n_flagged = flag_injections(rows, generated, bench.id_key)
     run.write_jsonl(SCORES, rows)
     manifest = run.read_manifest()
     status: dict[str, int] = {}
@@ -364,8 +365,25 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
                       run_name=manifest.get("run_name"), n_samples=len(rows), status=status,
                       complete=not errors).model_dump(mode="json")
     summary.update(bench.aggregate(rows, manifest))
+    summary["n_suspected_injection"] = n_flagged
     run.write_json(SUMMARY, summary)
     return RunOutcome(run.path, summary, sum(errors.values()), errors)
+
+
+def flag_injections(rows: Sequence[dict[str, Any]], generated: dict[str, dict[str, Any]],
+                    id_key: str) -> int:
+    """Mark each row whose answer holds instruction-like text aimed at a judge
+    (`suspected_injection`: the rule names; `injection.detect`); returns how many. Flagged, not
+    changed: the scores stand as the judge gave them."""
+    from scholarbench.injection.detect import scan_record
+    flagged = 0
+    for row in rows:
+        rec = generated.get(str(row.get(id_key)))
+        hits = scan_record(rec) if rec is not None and rec.get("status", "ok") == "ok" else []
+        if hits:
+            row["suspected_injection"] = hits
+            flagged += 1
+    return flagged
 
 
 def _as_benchmark_sees(generated: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -460,5 +478,8 @@ def _remove_empty(path: Path) -> None:
 
 
 def format_outcome(bench: Benchmark, outcome: RunOutcome) -> str:
-    text = bench.format_summary(outcome.summary)
-    return text if text else summary_line(outcome.summary)
+    text = bench.format_summary(outcome.summary) or summary_line(outcome.summary)
+    if n := outcome.summary.get("n_suspected_injection"):
+        text += (f"\n  {n} sample(s) hold text aimed at the judge (`suspected_injection` in "
+                 "scores.jsonl; docs/injection.md)")
+    return text

@@ -181,6 +181,8 @@ def _runs_table(runs: Sequence[ReportRun], anchors: dict[Path, str]) -> str:
                 extra.append(f"{s[key]} {key[2:]}")
         if n_oversized := (s.get("status") or {}).get("oversized"):
             extra.append(f"{n_oversized} oversized")
+        if s.get("n_suspected_injection"):
+            extra.append(f"{s['n_suspected_injection']} suspected injection")
         if isinstance(s.get("n_unscorable"), dict) and s["n_unscorable"]:
             extra.append("unscorable " + ", ".join(f"{v} {k}"
                                                    for k, v in s["n_unscorable"].items()))

@@ -194,12 +194,22 @@ def metadata_html(run, extra: Sequence[tuple[str, str]] = ()) -> str:
             f"{tools['calls']} calls ({tools.get('errors', 0)} errors) over "
             f"{tools.get('samples_with_calls', '?')} of {tools.get('samples', '?')} samples"
             + (": " + ", ".join(f"{k} {v}" for k, v in by_tool.items()) if by_tool else ""))))
+    checks = m.get("injection_check")
+    if isinstance(checks, dict):
+        from scholarbench.injection.check import injection_summary_text
+        for judge, entry in checks.items():
+            if isinstance(entry, dict):
+                items.append((f"judge injection check ({judge})",
+                              e(injection_summary_text(entry))))
     counts = [f"{s.get('n_samples', '?')} samples"]
     if "n_scored" in s:
         counts.append(f"{s['n_scored']} scored")
     for key in ("n_missing", "n_malformed"):
         if key in s:
             counts.append(f"{s[key]} {key[2:]}")
+    if s.get("n_suspected_injection"):
+        counts.append(f"{s['n_suspected_injection']} with text aimed at the judge "
+                      "(suspected injection)")
     if n_oversized := (s.get("status") or {}).get("oversized"):
         limits = m.get("output_limits") if isinstance(m.get("output_limits"), dict) else {}
         counts.append(f"{n_oversized} oversized"
@@ -242,6 +252,9 @@ def sample_metric_table(rows: Sequence[tuple[str, dict[str, Any]]],
             flags.append(f"unscorable: {row['unscorable']}")
         if row.get("judge_unscored"):
             flags.append(f"judge unscored: {row['judge_unscored']}")
+        if row.get("suspected_injection"):
+            flags.append("suspected injection: " + ", ".join(map(str,
+                                                                  row["suspected_injection"])))
         if row.get("status") == "oversized":
             flags.append(str(row.get("error") or "oversized"))
         elif row.get("error"):

@@ -355,6 +355,14 @@ class DeepSynthBenchmark(Benchmark):
                 sample.task.native.request = writing_request(sample.gold, context, self._corpus)
 
     # -- answers -----------------------------------------------------------------------------
+    judge_reads = "the whole report (the probe is appended)"
+    judge_measure = "dse_overall"
+
+    def judge_with_probe(self, sample: Sample, record: dict[str, Any],
+                         probe: str | None) -> float | None:
+        from scholarbench.benchmarks.deepsynth.judge_probe import judge_with_probe
+        return judge_with_probe(self, sample, record, probe)
+
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         from scholarbench.benchmarks.deepsynth.citations import with_references
         from scholarbench.core.families import answer_info, parse_answer

@@ -194,6 +194,14 @@ class TaxoBench(Benchmark):
                            why="TaxoBench: the whole corpus except the survey the taxonomy "
                            "comes from")
 
+    judge_reads = "the taxonomy's category labels (the probe joins the root's label)"
+    judge_measure = "judge_avg"
+
+    def judge_with_probe(self, sample: Sample, record: dict[str, Any],
+                         probe: str | None) -> float | None:
+        from scholarbench.benchmarks.taxobench.judge_probe import judge_with_probe
+        return judge_with_probe(self, sample, record, probe)
+
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         from scholarbench.records import TaxoPrediction
         pred = answer if isinstance(answer, TaxoPrediction) else self._from_answer(sample, answer)
