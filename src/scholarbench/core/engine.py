@@ -17,6 +17,7 @@ Exit status of `run`, `score` and `eval` (docs/agents.md): 0 complete; 3 some sa
 """
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -190,6 +191,8 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
     limits = bench.output_limits            # a bad --max-output fails before anything runs
     bench.check(subtask)
     agent = resolve_agent(bench, agent_spec, dict(params or {}), subtask)
+    for problem in getattr(agent, "problems", None) or ():
+        print(f"warning: {problem}; its sample is counted as missing", file=sys.stderr)
     loaded = bench.load(subtask, limit)
     ctx = bench.context(agent, subtask, models)
     if agent.needs.tools:

@@ -164,6 +164,8 @@ class RunDir:
             obj = json.loads(self.manifest_path.read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ScholarbenchError(f"{self.manifest_path}: not valid JSON ({exc})") from exc
+        except RecursionError:
+            raise ScholarbenchError(f"{self.manifest_path}: JSON nested too deeply") from None
         if not isinstance(obj, dict):
             raise ScholarbenchError(f"{self.manifest_path}: expected a JSON object")
         return obj

@@ -93,19 +93,23 @@ def append_jsonl(path: str | Path, obj: dict) -> None:
 
 
 def read_jsonl_tolerant(path: str | Path) -> list[dict]:
-    """Records of an append-only run file; a torn last line (killed writer) is ignored."""
+    """Records of an append-only run file; a torn last line (killed writer) is ignored; any
+    other bad line (bad bytes, bad JSON, too deep, not an object) is a DataError naming it."""
     path = Path(path)
     if not path.exists():
         return []
+    try:
+        lines = path.read_bytes().splitlines()
+    except OSError as exc:
+        raise DataError(f"cannot read: {exc.strerror}", file=str(path)) from exc
     out = []
-    lines = path.read_text(encoding="utf-8").splitlines()
     for i, raw in enumerate(lines):
         if not raw.strip():
             continue
-        try:
-            out.append(json.loads(raw))
-        except json.JSONDecodeError:
-            if i == len(lines) - 1:
+        obj, problem = parse_json_line(raw)
+        if problem is not None:
+            if i == len(lines) - 1 and not raw.endswith(b"}"):
                 continue  # the writer was killed mid-line; the sample is redone on resume
-            raise DataError("not valid JSON in a run file", file=str(path), line=i + 1)
+            raise DataError(f"{problem} in a run file", file=str(path), line=i + 1)
+        out.append(obj)
     return out

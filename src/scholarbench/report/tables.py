@@ -86,6 +86,8 @@ def read_json_object(path: Path, run_dir: Path) -> dict[str, Any]:
                         line=exc.lineno) from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise DataError(f"cannot be read ({exc})", file=str(path)) from exc
+    except RecursionError:
+        raise DataError("JSON nested too deeply", file=str(path)) from None
     if not isinstance(data, dict):
         raise DataError("expected a JSON object", file=str(path))
     return data

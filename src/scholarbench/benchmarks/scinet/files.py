@@ -34,8 +34,13 @@ def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, 
     if bench is None:
         bench = SciNet({"graph": graph_dir, "unarxive": unarxive_dir}, env=env, judge=judge,
                        judge_k=judge_k)
+    from scholarbench.errors import DataError
     task_list = read_tasks(tasks)
+    if not task_list:
+        raise DataError("no tasks in the file (it is empty)", file=str(tasks))
     given = read_answer_file(answers)
+    if not given:
+        raise DataError("no answers in the file (it is empty)", file=str(answers))
     env = bench.env(env_settings_of(task_list))
     records: dict[str, dict[str, Any]] = {}
     limits, oversized = bench.output_limits, set()

@@ -29,6 +29,11 @@ class NativeAgent:
     def config(self) -> dict[str, Any]:
         return self.inner.config()
 
+    @property
+    def problems(self) -> list[str]:
+        """Unreadable lines of an input file (the replay agent's), warned about by the engine."""
+        return list(getattr(self.inner, "problems", ()))
+
     def solve(self, task: Task, ctx: AgentContext) -> Any:
         taxo = ctx.extra["taxo"]
         if ctx.tools is not None:           # this sample's session (engine.generate)

@@ -33,6 +33,10 @@ class ReplayAgent:
         for key in self._family:          # read above; upstream parsing calls them unknown
             self._loaded.by_id.pop(key, None)
 
+    @property
+    def problems(self) -> list[str]:
+        return self._loaded.problems
+
     def config(self) -> dict[str, Any]:
         from scholarbench.files import sha256_file
         return {"path": str(self.path.resolve()), "sha256": sha256_file(self.path),
