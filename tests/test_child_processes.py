@@ -92,3 +92,43 @@ def test_the_local_model_server_ends_with_the_process_that_started_it():
     owner.send_signal(signal.SIGTERM)                           # no handler: atexit never runs
     owner.wait()
     assert _wait_gone([watchdog, *server], 30) < 15
+
+
+SPARK_PARENT = textwrap.dedent("""
+    import sys, time
+    from scholarbench.graph.engine import spark_session
+    spark = spark_session(partitions=1, driver_memory="512m")
+    assert spark.range(3).count() == 3
+    print("ready", flush=True)
+    time.sleep(600)
+""")
+
+
+def _descendants(pid: int) -> list[int]:
+    out, todo = [], [pid]
+    while todo:
+        for child in _children(todo.pop()):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM], ids=["sigkill", "sigterm"])
+def test_the_spark_jvm_ends_with_the_process_that_started_it(how):
+    """PySpark's gateway JVM watches its stdin, a pipe from the Python process: when that
+    process dies — even by SIGKILL, no handler run — the JVM exits on end of file."""
+    pytest.importorskip("pyspark")
+    parent = subprocess.Popen([sys.executable, "-c", SPARK_PARENT], env=_env(),
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert parent.stdout.readline().strip() == "ready"
+        jvms = [p for p in _descendants(parent.pid)
+                if "java" in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")]
+        assert jvms, "no JVM under the Spark parent"
+        parent.send_signal(how)
+        parent.wait(timeout=30)
+        _wait_gone(jvms, timeout=60)
+    finally:
+        if parent.poll() is None:
+            parent.kill()
