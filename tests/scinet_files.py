@@ -47,3 +47,17 @@ def write_tiny_graph(root: Path) -> tuple[Path, Path]:
     (unarxive / "arXiv_src_tiny.jsonl").write_text(
         "".join(json.dumps(r) + "\n" for r in UNARXIVE), encoding="utf-8")
     return graph, unarxive
+
+
+def write_tiny_tasks(root: Path) -> tuple[Path, Path, Path]:
+    """(graph folder, unArXive folder, task file built from them with small settings)."""
+    from scholarbench.benchmarks.scinet.env import EnvSettings, SciNetEnv
+    from scholarbench.benchmarks.scinet.records import write_tasks
+    from scholarbench.benchmarks.scinet.tasks import BuildSettings, build_tasks
+    graph, unarxive = write_tiny_graph(root)
+    env = SciNetEnv.from_arxiv2023(graph, unarxive, EnvSettings(randomisations=3))
+    tasks = root / "tasks.jsonl"
+    write_tasks(build_tasks(env, settings=BuildSettings(
+        min_papers=2, n_pair=5, min_citers=1, n_classic=3, n_recent=3, recent_years=3,
+        per_category=2)), tasks)
+    return graph, unarxive, tasks

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import shared_path
 from scholarbench.cli import main
-from test_hostile_inputs import PROBES, SAYS
+from test_hostile_inputs import PROBES, SAYS, probes  # noqa: F401 (a fixture)
 
 
 def _no_traceback(argv, capsys) -> tuple[int, str, str]:
@@ -21,32 +21,15 @@ def _no_traceback(argv, capsys) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-@pytest.fixture
-def probes(tmp_path, monkeypatch):
-    monkeypatch.setenv("SCHOLARBENCH_DATA", str(tmp_path / "data"))
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("SCHOLARBENCH_CACHE", str(tmp_path / "cache"))
-    out = {}
-    for name, content in PROBES.items():
-        path = tmp_path / f"{name}.jsonl"
-        path.write_bytes(content)
-        out[name] = path
-    return out
 
 
 @pytest.fixture(scope="module")
 def tiny_scinet(tmp_path_factory):
-    from scinet_files import write_tiny_graph
-    from scholarbench.benchmarks.scinet.env import EnvSettings, SciNetEnv
-    from scholarbench.benchmarks.scinet.records import write_tasks
-    from scholarbench.benchmarks.scinet.tasks import BuildSettings, build_tasks
-    root = tmp_path_factory.mktemp("hostile-scinet")
-    graph, unarxive = write_tiny_graph(root)
-    env = SciNetEnv.from_arxiv2023(graph, unarxive, EnvSettings(randomisations=3))
-    tasks = root / "tasks.jsonl"
-    write_tasks(build_tasks(env, settings=BuildSettings(
-        min_papers=2, n_pair=5, min_citers=1, n_classic=3, n_recent=3, recent_years=3,
-        per_category=2)), tasks)
-    return graph, unarxive, tasks
+    from scinet_files import write_tiny_tasks
+    return write_tiny_tasks(tmp_path_factory.mktemp("hostile-scinet"))
 
 
 @pytest.mark.parametrize("probe", sorted(PROBES))

@@ -188,17 +188,10 @@ def test_score_reportbench_files_marks_an_oversized_report(tmp_path, capsys):
 
 
 def test_score_scinet_files_marks_an_oversized_ranking(tmp_path):
-    from scinet_files import write_tiny_graph
+    from scinet_files import write_tiny_tasks
     from test_scinet_core import B
-    from scholarbench.benchmarks.scinet.env import EnvSettings, SciNetEnv
-    from scholarbench.benchmarks.scinet.records import read_tasks, write_tasks
-    from scholarbench.benchmarks.scinet.tasks import BuildSettings, build_tasks
-    graph, unarxive = write_tiny_graph(tmp_path)
-    env = SciNetEnv.from_arxiv2023(graph, unarxive, EnvSettings(randomisations=3))
-    tasks = tmp_path / "tasks.jsonl"
-    write_tasks(build_tasks(env, settings=BuildSettings(
-        min_papers=2, n_pair=5, min_citers=1, n_classic=3, n_recent=3, recent_years=3,
-        per_category=2)), tasks)
+    from scholarbench.benchmarks.scinet.records import read_tasks
+    graph, unarxive, tasks = write_tiny_tasks(tmp_path)
     pair = [t.task_id for t in read_tasks(tasks) if t.family == "pair"][:2]
     answers = tmp_path / "a.jsonl"
     answers.write_text(json.dumps({"id": pair[0], "papers": [B] * 4}) + "\n"
