@@ -1,7 +1,7 @@
 """Benchmark: how far the probe set moves each judge (`scholarbench judge-check`).
 
     python bench/bench_judge_injection.py [--data ../shared/data] [--skip-local]
-        [--deepsynth-probes direct-order,system-turn]
+        [--deepsynth-local] [--deepsynth-probes direct-order,system-turn]
 
 1. TaxoBench, Bottom-Up mode, the 5 shipped instances, answered by the built-in `cluster`
    agent; `judge-check` with every probe against (a) a scripted obedient judge on loopback
@@ -10,8 +10,9 @@
 2. DeepSynth-Eval, the shipped example task(s) answered with their own reports (replay);
    `judge-check` against the scripted obedient checklist judge (every requirement correct
    when the report holds an order, else the requirements alternate not mentioned / correct)
-   with every probe, and against the local judge on the first task with `--deepsynth-probes`
-   (its checklist is long: one call per sub-group and probe).
+   with every probe, and — with `--deepsynth-local` — against the local judge on the first
+   task with `--deepsynth-probes` (its checklist is long: one call per sub-group and probe,
+   over an hour on a 2-core CPU).
 
 Prints each judge-check table and the wall time of each check.
 """
@@ -66,6 +67,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--skip-local", action="store_true")
+    parser.add_argument("--deepsynth-local", action="store_true")
     parser.add_argument("--deepsynth-probes", default="direct-order,system-turn")
     args = parser.parse_args()
     fake = FakeOpenAI(default=obedient).start()
@@ -93,7 +95,7 @@ def main() -> None:
             sb("run", "deepsynth", "--agent", "replay", "--agent-arg", f"path={replay}",
                "--tasks", str(example), "--out", str(ds), "--quiet", *fake_flags, env=env)
             checks.append(("DeepSynth, obedient judge", [str(ds), *fake_flags]))
-            if not args.skip_local:
+            if args.deepsynth_local and not args.skip_local:
                 checks.append(("DeepSynth, packaged local judge (1 task)",
                                [str(ds), "--judge", "local", "--limit", "1", "--probes",
                                 args.deepsynth_probes]))
