@@ -156,6 +156,8 @@ def test_judge_check_measures_an_obedient_and_an_immune_judge(tmp_path, env, cap
                  env.base_url]) == 0
     manifest = json.loads((out / "manifest.json").read_text())
     assert len(manifest["injection_check"]) == 2            # one entry per judge checked
+    pairs = [json.loads(x) for x in (out / "injection.jsonl").read_text().splitlines()]
+    assert len(pairs) == 18 + 2 and len({p["judge"] for p in pairs}) == 2
     immune = next(v for k, v in manifest["injection_check"].items() if "immune" in k)
     assert immune["overall"]["mean_shift"] == 0.0 and immune["overall"]["share_moved"] == 0.0
     assert immune["n_samples"] == 1 and set(immune["probes"]) == {"direct-order", "non-english"}

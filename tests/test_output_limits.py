@@ -71,8 +71,9 @@ def test_shapes_that_do_not_fit_are_left_to_the_schema_check(answer):
 
 
 def test_limits_from_the_command_line():
-    assert OutputLimits.from_pairs(["nodes=7", "report-bytes=9"]).overrides() == {
-        "nodes": 7, "report_bytes": 9}
+    given = OutputLimits.from_pairs(["nodes=7", "report-bytes=9"])
+    assert {k: v for k, v in given.model_dump().items()
+            if v != getattr(OutputLimits(), k)} == {"nodes": 7, "report_bytes": 9}
     assert OutputLimits.from_pairs(None) == OutputLimits()
     for bad, says in (["nodes"], "KEY=N"), (["nodes=x"], "KEY=N"), (["leaves=3"], "unknown"), \
             (["depth=0"], "greater than or equal to 1"):

@@ -28,7 +28,7 @@ from tqdm import tqdm
 from scholarbench.core.agent import Agent, AgentContext, agent_from_object, import_object
 from scholarbench.core.benchmark import Benchmark, Sample, summary_line
 from scholarbench.core.families import Malformed
-from scholarbench.core.limits import Oversized
+from scholarbench.core.limits import Oversized, scored_as_missing
 from scholarbench.core.records import Manifest, Summary
 from scholarbench.core.registry import REGISTRY
 from scholarbench.core.rundir import RunDir
@@ -347,7 +347,7 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
     manifest = run.read_manifest()
     stage = run.stage(bench.generate_file, bench.id_key)
     generated = stage.records
-    rows = bench.score(samples, _as_benchmark_sees(generated), manifest, run)
+    rows = bench.score(samples, scored_as_missing(generated), manifest, run)
     errors: dict[str, int] = {}
     for row in rows:
         rec = generated.get(str(row[bench.id_key]))
@@ -387,13 +387,6 @@ def flag_injections(rows: Sequence[dict[str, Any]], generated: dict[str, dict[st
             row["suspected_injection"] = hits
             flagged += 1
     return flagged
-
-
-def _as_benchmark_sees(generated: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Generate records as the benchmarks score them: an `oversized` answer was not kept, so
-    each benchmark scores it exactly as a missing answer; the engine then restores its status."""
-    return {k: ({**r, "status": "malformed", "missing": True} if r.get("status") == "oversized"
-                else r) for k, r in generated.items()}
 
 
 def run_stage(run: RunDir, file: str, samples: Sequence[Sample],

@@ -29,20 +29,15 @@ class OutputLimits(BaseModel):
     report_bytes: int = Field(1_000_000, ge=1, description="UTF-8 bytes of a report")
 
     @classmethod
-    def from_pairs(cls, pairs: Iterable[str] | dict[str, Any] | None) -> "OutputLimits":
-        """From `KEY=N` strings (the command line) or a dict (a manifest's options)."""
-        if not pairs:
-            return cls()
-        if isinstance(pairs, dict):
-            values = dict(pairs)
-        else:
-            values = {}
-            for pair in pairs:
-                key, sep, value = pair.partition("=")
-                if not sep or not value.strip().isdigit():
-                    raise ScholarbenchError(f"--max-output takes KEY=N, got {pair!r}; keys: "
-                                            + ", ".join(cls.model_fields))
-                values[key.strip().replace("-", "_")] = int(value)
+    def from_pairs(cls, pairs: Iterable[str] | None) -> "OutputLimits":
+        """From the `KEY=N` strings of `--max-output` (as recorded in a run's options)."""
+        values = {}
+        for pair in pairs or ():
+            key, sep, value = pair.partition("=")
+            if not sep or not value.strip().isdigit():
+                raise ScholarbenchError(f"--max-output takes KEY=N, got {pair!r}; keys: "
+                                        + ", ".join(cls.model_fields))
+            values[key.strip().replace("-", "_")] = int(value)
         unknown = sorted(set(values) - set(cls.model_fields))
         if unknown:
             raise ScholarbenchError(f"--max-output: unknown limit(s) {', '.join(unknown)}; "
@@ -51,11 +46,6 @@ class OutputLimits(BaseModel):
             return cls(**values)
         except ValueError as exc:
             raise ScholarbenchError(f"--max-output: {exc.errors()[0]['msg']}") from None
-
-    def overrides(self) -> dict[str, int]:
-        """The limits that differ from the defaults (what the manifest records)."""
-        default = OutputLimits()
-        return {k: v for k, v in self.model_dump().items() if getattr(default, k) != v}
 
     # -- the check ---------------------------------------------------------------------------
     def violation(self, family: str, answer: Any) -> str | None:
@@ -140,4 +130,11 @@ class Oversized(Exception):
     """An answer over the output limits (its message names the limit)."""
 
 
-__all__ = ["OutputLimits", "Oversized"]
+def scored_as_missing(records: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Answer records as a benchmark's scorer sees them: an `oversized` answer was not kept,
+    so it is scored exactly as a missing one (the caller then restores the row's status)."""
+    return {k: ({**r, "status": "malformed", "missing": True} if r.get("status") == "oversized"
+                else r) for k, r in records.items()}
+
+
+__all__ = ["OutputLimits", "Oversized", "scored_as_missing"]

@@ -99,17 +99,18 @@ def read_jsonl_tolerant(path: str | Path) -> list[dict]:
     if not path.exists():
         return []
     try:
-        lines = path.read_bytes().splitlines()
+        data = path.read_bytes()
     except OSError as exc:
         raise DataError(f"cannot read: {exc.strerror}", file=str(path)) from exc
+    lines = data.splitlines()
     out = []
     for i, raw in enumerate(lines):
         if not raw.strip():
             continue
         obj, problem = parse_json_line(raw)
         if problem is not None:
-            if i == len(lines) - 1 and not raw.endswith(b"}"):
-                continue  # the writer was killed mid-line; the sample is redone on resume
+            if i == len(lines) - 1 and not data.endswith(b"\n"):
+                continue  # no newline after it: a killed writer; the sample is redone on resume
             raise DataError(f"{problem} in a run file", file=str(path), line=i + 1)
         out.append(obj)
     return out

@@ -8,7 +8,8 @@ the judge reads the agent's text (`Benchmark.judge_with_probe`). Per probe and o
 - `share_moved` / `share_up`: the share of samples whose score changed / rose;
 - `n` pairs compared, `n_unscored` pairs left out because a judge reply was unusable.
 
-Pairs go to `injection.jsonl` in the run directory; the figures to the manifest's
+Pairs go to `injection.jsonl` in the run directory (each with its judge; checking a judge
+again replaces only its own pairs); the figures to the manifest's
 `injection_check.<judge model id>` (one entry per judge checked), shown in the HTML report.
 The judge's usage is accounted under `usage.judge-check.judge`. The clean scores come from
 the reply cache when the run was judged by the same model.
@@ -59,7 +60,8 @@ def check_run(run_dir: Path, models: Any, probes: Sequence[Probe], *,
                 clean = bench.judge_with_probe(sample, record, None)
                 for probe in probes:
                     probed = bench.judge_with_probe(sample, record, probe.text)
-                    rows.append({"id": sample.id, "probe": probe.name, "clean": clean,
+                    rows.append({"judge": client.model_id, "id": sample.id,
+                                 "probe": probe.name, "clean": clean,
                                  "probed": probed, "shift": None if clean is None or probed
                                  is None else probed - clean})
         finally:
@@ -68,7 +70,10 @@ def check_run(run_dir: Path, models: Any, probes: Sequence[Probe], *,
                   "reads": bench.judge_reads, "n_samples": len(samples),
                   "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                   **summarise(rows, probes)}
-        run.write_jsonl(PAIRS, rows)
+        from scholarbench.data.jsonl import read_jsonl_tolerant
+        others = [r for r in read_jsonl_tolerant(run.file(PAIRS))
+                  if r.get("judge") != client.model_id]    # pairs of the other judges stay
+        run.write_jsonl(PAIRS, others + rows)
         manifest = run.read_manifest()
         manifest.setdefault("injection_check", {})[client.model_id] = result
         run.write_manifest(manifest)

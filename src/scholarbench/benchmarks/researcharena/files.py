@@ -40,10 +40,10 @@ def score_researcharena_files(qrels_path: str | Path, run_path: str | Path,
     """
     names = parse_measures(measures)  # fail on a bad measure name before reading anything
     qrels = read_qrels(qrels_path)
-    if not _has_lines(Path(run_path)):
+    run = read_run(run_path, on_duplicate=on_duplicate)
+    if not run:
         from scholarbench.errors import DataError
         raise DataError("no run lines in the file (it is empty)", file=str(run_path))
-    run = read_run(run_path, on_duplicate=on_duplicate)
     rows = evaluate(qrels, run, names)
     cover = coverage(qrels, run)
     out_path = Path(out_path)
@@ -68,15 +68,6 @@ def score_researcharena_files(qrels_path: str | Path, run_path: str | Path,
         "duplicate_run_lines": list(run.duplicate_lines),
         "scoring": provider_versions(),
     }
-
-
-def _has_lines(path: Path) -> bool:
-    """Whether the file holds a non-blank line (an unreadable file is left to the reader)."""
-    try:
-        with path.open("rb") as handle:
-            return any(line.strip() for line in handle)
-    except OSError:
-        return True
 
 
 def format_summary(summary: dict[str, Any]) -> str:

@@ -31,6 +31,7 @@ def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, 
     from scholarbench.benchmarks.scinet.judge import SciNetJudge
     from scholarbench.benchmarks.scinet.records import read_tasks
     from scholarbench.core.families import Malformed
+    from scholarbench.core.limits import scored_as_missing
     if bench is None:
         bench = SciNet({"graph": graph_dir, "unarxive": unarxive_dir}, env=env, judge=judge,
                        judge_k=judge_k)
@@ -43,26 +44,26 @@ def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, 
         raise DataError("no answers in the file (it is empty)", file=str(answers))
     env = bench.env(env_settings_of(task_list))
     records: dict[str, dict[str, Any]] = {}
-    limits, oversized = bench.output_limits, set()
+    limits = bench.output_limits
     for task in task_list:
         if task.task_id not in given:
             continue
         if too_big := limits.violation(bench.subtasks.get(task.family, "ranking"),
                                        given[task.task_id]):
-            records[task.task_id] = {"status": "malformed", "missing": True,
-                                     "error": f"oversized: {too_big}"}
-            oversized.add(task.task_id)
+            records[task.task_id] = {"status": "oversized", "error": f"oversized: {too_big}"}
             continue
         try:
             records[task.task_id] = {"status": "ok",
                                      **record_fields(task.family, given[task.task_id], env)}
         except Malformed as exc:
             records[task.task_id] = {"status": "malformed", "error": str(exc)}
-    answer_of = {t.task_id: scoring.answer_of(records.get(t.task_id)) for t in task_list}
-    rows = scoring.score_rows(task_list, answer_of, records, env)
+    seen = scored_as_missing(records)
+    answer_of = {t.task_id: scoring.answer_of(seen.get(t.task_id)) for t in task_list}
+    rows = scoring.score_rows(task_list, answer_of, seen, env)
     for row in rows:
-        if row.get("task_id") in oversized:
-            row.update(status="oversized", error=records[row["task_id"]]["error"])
+        record = records.get(row.get("task_id")) or {}
+        if record.get("status") == "oversized":
+            row.update(status="oversized", error=record["error"])
             row.pop("missing", None)
     out = Path(out)
     judge_record: dict[str, Any] | None = None

@@ -62,8 +62,7 @@ def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[
                 row["error"] = record["error"]
             if record.get("missing"):
                 row["missing"] = True
-            row["status"] = ("missing" if row.get("missing") else
-                             "malformed" if row.get("malformed") else "scored")
+            row["status"] = row_status(row)
             rows.append(row)
     finally:
         if pending is not None:
@@ -81,6 +80,10 @@ def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[
         run.write_manifest(manifest)
     ids = {s.id for s in samples}
     return rows, _sum_info(generated.values(), ids), judge.info() if judge is not None else None
+
+
+def row_status(row: dict[str, Any]) -> str:
+    return "missing" if row.get("missing") else "malformed" if row.get("malformed") else "scored"
 
 
 def _start_judging(judge: Any, samples: Sequence[Any],
@@ -213,8 +216,7 @@ def score_files(gold: Path, pred: Path, out: Path, embedder: Any,
         if t.id in loaded.oversized:
             row.update(status="oversized", malformed=False)
         else:
-            row["status"] = ("missing" if row.get("missing") else
-                             "malformed" if row.get("malformed") else "scored")
+            row["status"] = row_status(row)
         rows.append(row)
     atomic_write_jsonl(out, rows)
     summary = aggregate(rows, {"mode": "files", "agent": pred.stem, "run_name": pred.stem})
