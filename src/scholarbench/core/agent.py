@@ -99,6 +99,7 @@ class FunctionAgent:
                  params: dict[str, Any] | None = None) -> None:
         self.func, self.name, self.params = func, spec, dict(params or {})
         self.needs = Needs(tools=bool(getattr(func, "tools", False)))
+        self.max_samples = getattr(func, "max_samples", None)   # 1: not thread-safe
 
     def fits(self, benchmark: str, subtask: str | None, family: str) -> bool:
         families = getattr(self.func, "families", None)

@@ -52,6 +52,10 @@ def add_agent_options(p: argparse.ArgumentParser, *, out_help: str) -> None:
                    "function calling; budgets as --agent-arg max_steps=, max_calls=, "
                    "max_loop_tokens=; docs/tools.md)")
     p.add_argument("--limit", type=int, help="the first N samples only")
+    p.add_argument("--max-samples", type=int, metavar="N",
+                   help="solve up to N samples at once (default: the agent model's "
+                   "concurrency — 4 for an endpoint, 1 for the local model — or 1 for an agent "
+                   "with no model of ours; docs/scaling.md)")
     add_max_output(p)
     p.add_argument("--out", help=out_help)
     p.add_argument("--name", help="the run's name in reports (default: AGENT[@MODEL])")
@@ -158,7 +162,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     out = Path(args.out or f"runs/{bench.name}-{args.subtask}-{_slug(label)}")
     outcome = run_benchmark(bench, args.subtask, args.agent, out,
                             params=run_params(args), models=_models(args),
-                            limit=args.limit, name=args.name, progress=not args.quiet)
+                            limit=args.limit, name=args.name, progress=not args.quiet,
+                            max_samples=args.max_samples)
     print(format_outcome(bench, outcome))
     print(f"run directory: {out}")
     if line := outcome.error_line():

@@ -27,6 +27,7 @@ from tqdm import tqdm
 
 from scholarbench.core.agent import Agent, AgentContext, agent_from_object, import_object
 from scholarbench.core.benchmark import Benchmark, Sample, summary_line
+from scholarbench.core.concurrency import check_max_samples, in_flight, samples_at_once
 from scholarbench.core.families import Malformed
 from scholarbench.core.limits import Oversized, scored_as_missing
 from scholarbench.core.records import Manifest, Summary
@@ -35,6 +36,7 @@ from scholarbench.core.rundir import RunDir
 from scholarbench.core.usage import USAGE_FIELDS, model_identity
 from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.secrets import redact
+from scholarbench.llm.usage import sample_scope
 
 EXIT_OK, EXIT_USAGE, EXIT_INCOMPLETE = 0, 2, 3
 GENERIC_AGENTS = ("endpoint", "replay", "package.module:attr")
@@ -180,7 +182,9 @@ class RunOutcome:
 def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
                   params: dict[str, Any] | None = None, models: Models | None = None,
                   limit: int | None = None, name: str | None = None,
-                  progress: bool = True) -> RunOutcome:
+                  progress: bool = True, max_samples: int | None = None) -> RunOutcome:
+    """Run one agent on one sub-task into `out` (module docstring); `max_samples` samples are
+    solved at once (None: sized to the agent's endpoint, `core.concurrency`)."""
     if subtask not in bench.subtasks:
         raise ScholarbenchError(f"{bench.name} has no sub-task {subtask!r}; use one of "
                                 f"{', '.join(bench.subtasks)}")
@@ -209,6 +213,8 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
         agent_model=model_identity(agent_client)).model_dump(mode="json")
     manifest["output_limits"] = limits.model_dump()
     manifest.update(loaded.manifest)
+    at_once = samples_at_once(check_max_samples(max_samples), agent, ctx.llm)
+    manifest["max_samples"] = at_once
     run = RunDir(out)
     created = not out.exists()
     try:
@@ -220,7 +226,7 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
                     **agent_client.config.public(), "model_id": agent_client.model_id}
             run.write_manifest(manifest)
             bench.prepare_run(run, loaded, manifest)
-            generate(bench, run, loaded.samples, agent, ctx, progress)
+            generate(bench, run, loaded.samples, agent, ctx, progress, at_once)
             return _score_locked(bench, run, loaded.samples, models, progress)
     except BaseException:
         if created and not run.manifest_path.exists():
@@ -249,8 +255,11 @@ def _take_or_check(run: RunDir, manifest: dict[str, Any],
 
 
 def generate(bench: Benchmark, run: RunDir, samples: Sequence[Sample], agent: Agent,
-             ctx: AgentContext, progress: bool = True) -> int:
-    """One line per sample that has no finished record; returns how many were run."""
+             ctx: AgentContext, progress: bool = True, max_samples: int = 1) -> int:
+    """One line per sample that has no finished record, up to `max_samples` samples solved at
+    once (`core.concurrency`); returns how many were run. This thread is the only writer: each
+    sample's tool trajectory, then its generate line, is appended as the sample finishes."""
+    from scholarbench.tools.provider import TRAJECTORIES
     stage = run.stage(bench.generate_file, bench.id_key)
     for lineno, problem in stage.problems:
         print(f"warning: {run.file(bench.generate_file)}, line {lineno}: {problem}; "
@@ -258,10 +267,17 @@ def generate(bench: Benchmark, run: RunDir, samples: Sequence[Sample], agent: Ag
     finished = stage.finished()
     todo = [s for s in samples if s.unscorable is None and s.id not in finished]
     before = _usage(ctx.llm)
+    exclusive = max_samples <= 1
     try:
-        for sample in tqdm(todo, desc=f"generate ({agent.name})", unit="sample",
-                           disable=not progress or not todo):
-            run.append(bench.generate_file, _solve_with_tools(bench, agent, sample, ctx, run))
+        with tqdm(total=len(todo), desc=f"generate ({agent.name})", unit="sample",
+                  disable=not progress or not todo) as bar:
+            for sample, (record, calls) in in_flight(
+                    todo, lambda s: _solve_with_tools(bench, agent, s, ctx, run, exclusive),
+                    max_samples):
+                if calls is not None:
+                    run.append(TRAJECTORIES, {"id": sample.id, "calls": calls})
+                run.append(bench.generate_file, record)
+                bar.update()
     finally:
         add_stage_usage(run, "generate", "agent", ctx.llm, before)
         if agent.needs.tools:
@@ -270,17 +286,21 @@ def generate(bench: Benchmark, run: RunDir, samples: Sequence[Sample], agent: Ag
 
 
 def _solve_with_tools(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentContext,
-                      run: RunDir) -> dict[str, Any]:
-    """`solve_one`, with the sample's own tools for an agent that uses them: its trajectory is
-    appended to tools.jsonl before the sample's generate line (tools.provider)."""
-    from scholarbench.tools.provider import TRAJECTORIES, ToolProvider
+                      run: RunDir, exclusive: bool = True
+                      ) -> tuple[dict[str, Any], list[Any] | None]:
+    """`solve_one`, with the sample's own tools for an agent that uses them; returns the
+    record and the tool trajectory (None without tools), which the caller appends to
+    tools.jsonl before the sample's generate line (tools.provider)."""
+    from scholarbench.tools.provider import ToolProvider
     if not isinstance(ctx.tools, ToolProvider):
-        return solve_one(bench, agent, sample, ctx)
+        return solve_one(bench, agent, sample, ctx, exclusive), None
     tools = ctx.tools.for_sample(sample, run.path)
+    calls: list[Any] | None = None
     try:
-        return solve_one(bench, agent, sample, replace(ctx, tools=tools))
+        record = solve_one(bench, agent, sample, replace(ctx, tools=tools), exclusive)
     finally:
-        run.append(TRAJECTORIES, {"id": sample.id, "calls": tools.close()})
+        calls = tools.close()
+    return record, calls
 
 
 def add_tool_counts(run: RunDir) -> None:
@@ -292,33 +312,48 @@ def add_tool_counts(run: RunDir) -> None:
     run.write_manifest(manifest)
 
 
-def solve_one(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentContext
-              ) -> dict[str, Any]:
+def solve_one(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentContext,
+              exclusive: bool = True) -> dict[str, Any]:
+    """Solve one sample into its generate record. Model calls are counted in the sample's own
+    scope (`llm.usage.sample_scope`), so samples running at once each know their failures and
+    use; `exclusive` (one sample at a time) also counts any failure of the agent's client in
+    the meantime, e.g. from a thread the agent started without copying its context."""
     from scholarbench.core.replay import Missing
     start = time.perf_counter()
     record: dict[str, Any] = {bench.id_key: sample.id}
     failed_before = _failures(ctx.llm)
-    try:
-        answer = agent.solve(sample.task, ctx)
-        family = bench.subtasks.get(sample.task.subtask or "", "")
-        if too_big := bench.output_limits.violation(family, answer):
-            raise Oversized(too_big)
-        record.update(bench.record(sample, answer))
-        failed = _failures(ctx.llm) - failed_before
-        if failed:      # the agent took a fallback after its model failed: not a result
-            record.update(status="error", error=f"{failed} model call(s) of the agent failed "
-                          "after every retry (the answer it fell back on is not scored)")
-    except Oversized as exc:     # not kept: scored as an empty answer, counted on its own
-        record.update(status="oversized", missing=True, error=f"oversized: {exc}")
-    except Missing as exc:
-        record.update(status="malformed", missing=True, error=str(exc))
-    except Malformed as exc:
-        record.update(status="malformed", error=str(exc))
-    except Exception as exc:   # the agent or its endpoint failed: never a result
-        record.update(status="error",
-                      error=redact(f"agent raised {type(exc).__name__}: {exc}")[:2000])
+    with sample_scope() as used:
+        try:
+            _solve_into(record, bench, agent, sample, ctx, used,
+                        (lambda: _failures(ctx.llm) - failed_before) if exclusive else None)
+        except Oversized as exc:     # not kept: scored as an empty answer, counted on its own
+            record.update(status="oversized", missing=True, error=f"oversized: {exc}")
+        except Missing as exc:
+            record.update(status="malformed", missing=True, error=str(exc))
+        except Malformed as exc:
+            record.update(status="malformed", error=str(exc))
+        except Exception as exc:   # the agent or its endpoint failed: never a result
+            record.update(status="error",
+                          error=redact(f"agent raised {type(exc).__name__}: {exc}")[:2000])
     record["seconds"] = round(time.perf_counter() - start, 4)
+    if used.calls or used.cache_hits or used.failures:
+        record["usage"] = {k: v for k, v in used.as_dict().items()
+                           if k in ("calls", "cache_hits", "failures", "prompt_tokens",
+                                    "completion_tokens")}
     return record
+
+
+def _solve_into(record: dict[str, Any], bench: Benchmark, agent: Agent, sample: Sample,
+                ctx: AgentContext, used: Any, failed_anywhere: Callable[[], int] | None) -> None:
+    answer = agent.solve(sample.task, ctx)
+    family = bench.subtasks.get(sample.task.subtask or "", "")
+    if too_big := bench.output_limits.violation(family, answer):
+        raise Oversized(too_big)
+    record.update(bench.record(sample, answer))
+    failed = max(used.unrecovered_failures(), failed_anywhere() if failed_anywhere else 0)
+    if failed:      # the agent took a fallback after its model failed: not a result
+        record.update(status="error", error=f"{failed} model call(s) of the agent failed "
+                      "after every retry (the answer it fell back on is not scored)")
 
 
 def _failures(client: Any) -> int:

@@ -98,7 +98,8 @@ def run_suite(args: argparse.Namespace, models: Models) -> int:
         try:
             outcome = run_benchmark(bench, subtask, args.agent, run_dir,
                                     params=run_params(args), models=models,
-                                    limit=args.limit, name=args.name, progress=not args.quiet)
+                                    limit=args.limit, name=args.name, progress=not args.quiet,
+                                    max_samples=args.max_samples)
         except ScholarbenchError as exc:
             entry.update(status="failed", reason=str(exc))
             print(f"error: {bench.name} {subtask}: {exc}", file=sys.stderr)

@@ -11,8 +11,9 @@ import concurrent.futures
 import json
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.cache import CachedReply, ReplyCache, cache_key
@@ -89,6 +90,8 @@ class ChatClient:
         self.model_id = model_id or f"{strip_userinfo(self._base_url) or 'openai'}|{config.model}"
         self._retry_wait = retry_wait
         self._slots = threading.BoundedSemaphore(config.concurrency)
+        self._flights: dict[str, list[Any]] = {}
+        self._flights_lock = threading.Lock()
         self._sdk = None
         self._sdk_lock = threading.Lock()
         self.json_mode = "schema"   # lowered to "object"/"none" if the server rejects schemas
@@ -123,10 +126,33 @@ class ChatClient:
         if tools:
             params.update(tools=tools, tool_choice=tool_choice)
         key = cache_key(model_id=self.model_id, messages=messages, params=params)
-        if self.cache is not None and (hit := self.cache.get(key)) is not None:
-            self.usage.add_hit()
-            text, calls = _unwrap(hit.text) if tools else (hit.text, ())
-            return ChatReply(text, True, hit.prompt_tokens, hit.completion_tokens, calls)
+        if self.cache is None:
+            return self._complete_uncached(messages, params, tools, key)
+        with self._one_flight(key):
+            if (hit := self.cache.get(key)) is not None:
+                self.usage.add_hit()
+                text, calls = _unwrap(hit.text) if tools else (hit.text, ())
+                return ChatReply(text, True, hit.prompt_tokens, hit.completion_tokens, calls)
+            return self._complete_uncached(messages, params, tools, key)
+
+    @contextmanager
+    def _one_flight(self, key: str) -> Iterator[None]:
+        """Identical requests in flight at once are sent once: the others wait and read the
+        cache, so samples run at once use the model exactly as a sequential run does."""
+        with self._flights_lock:
+            entry = self._flights.setdefault(key, [threading.Lock(), 0])
+            entry[1] += 1
+        try:
+            with entry[0]:
+                yield
+        finally:
+            with self._flights_lock:
+                entry[1] -= 1
+                if not entry[1]:
+                    del self._flights[key]
+
+    def _complete_uncached(self, messages: Messages, params: dict[str, Any],
+                           tools: list[dict] | None, key: str) -> ChatReply:
         with self._slots:
             text, prompt_tokens, completion_tokens, estimated, calls = self._request(messages,
                                                                                      params)

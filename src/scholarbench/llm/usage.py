@@ -1,8 +1,18 @@
-"""Per-client accounting: calls, cache hits, retries, tokens and cost, safe across threads."""
+"""Per-client accounting: calls, cache hits, retries, tokens and cost, safe across threads.
+
+Besides each client's totals, every count also goes to the *sample scope* active in the calling
+context (`sample_scope()`), so an engine running several samples at once still knows which
+sample's model calls failed and what each sample used. The scope lives in a `contextvars`
+variable: it follows the sample into asyncio tasks and into threads started with
+`contextvars.copy_context().run`, not into bare threads an agent starts itself (docs/agents.md).
+"""
 from __future__ import annotations
 
+import contextvars
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Iterator
 
 
 @dataclass
@@ -22,6 +32,8 @@ class Usage:
 
     def add_call(self, prompt_tokens: int, completion_tokens: int, *, estimated: bool,
                  cost: float | None) -> None:
+        if (scope := _SCOPE.get()) is not None and scope is not self:
+            scope.add_call(prompt_tokens, completion_tokens, estimated=estimated, cost=cost)
         with self._lock:
             self.calls += 1
             self.prompt_tokens += prompt_tokens
@@ -32,22 +44,32 @@ class Usage:
                 self.cost_usd = (self.cost_usd or 0.0) + cost
 
     def add_hit(self) -> None:
+        if (scope := _SCOPE.get()) is not None and scope is not self:
+            scope.add_hit()
         with self._lock:
             self.cache_hits += 1
 
     def add_request(self) -> None:
+        if (scope := _SCOPE.get()) is not None and scope is not self:
+            scope.add_request()
         with self._lock:
             self.requests += 1
 
     def add_retry(self) -> None:
+        if (scope := _SCOPE.get()) is not None and scope is not self:
+            scope.add_retry()
         with self._lock:
             self.retries += 1
 
     def add_failure(self) -> None:
+        if (scope := _SCOPE.get()) is not None and scope is not self:
+            scope.add_failure()
         with self._lock:
             self.failures += 1
 
     def add_recovered(self) -> None:
+        if (scope := _SCOPE.get()) is not None and scope is not self:
+            scope.add_recovered()
         with self._lock:
             self.recovered += 1
 
@@ -63,3 +85,23 @@ class Usage:
                     "completion_tokens": self.completion_tokens,
                     "estimated_tokens": self.estimated_tokens,
                     "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6)}
+
+
+_SCOPE: contextvars.ContextVar[Usage | None] = contextvars.ContextVar("sample_usage",
+                                                                     default=None)
+
+
+@contextmanager
+def sample_scope() -> Iterator[Usage]:
+    """Count every model call made in this context (by any client) in a fresh `Usage` too."""
+    scope = Usage()
+    token = _SCOPE.set(scope)
+    try:
+        yield scope
+    finally:
+        _SCOPE.reset(token)
+
+
+def current_scope() -> Usage | None:
+    """The sample scope of the calling context, if any."""
+    return _SCOPE.get()

@@ -24,6 +24,7 @@ from typing import Any
 
 from scholarbench.core.agent import AgentContext, Needs, Task
 from scholarbench.errors import ScholarbenchError
+from scholarbench.llm.usage import current_scope
 
 ON_MODEL_FAILURE = ("error", "fallback")
 
@@ -61,9 +62,11 @@ class ArenaAgentAdapter:
         if ctx.tools is not None:           # this sample's session (engine.generate)
             arena = replace(arena, tools=ctx.tools)
         usage = getattr(ctx.llm, "usage", None)
-        failed_before = usage.unrecovered_failures() if usage is not None else 0
+        # this sample's own count when the engine runs samples at once (llm.usage)
+        counter = current_scope() or usage
+        failed_before = counter.unrecovered_failures() if counter is not None else 0
         output = self.inner.generate(task.native, arena)
-        if self.on_model_failure == "fallback" and usage is not None:
-            for _ in range(usage.unrecovered_failures() - failed_before):
+        if self.on_model_failure == "fallback" and usage is not None and counter is not None:
+            for _ in range(counter.unrecovered_failures() - failed_before):
                 usage.add_recovered()      # the fallback is the answer (module docstring)
         return output
