@@ -60,6 +60,9 @@ class FakeOpenAI:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # headers and body go out as two writes: without TCP_NODELAY (which real servers
+            # set) Nagle's algorithm and the client's delayed ACK add ~40 ms to every reply
+            disable_nagle_algorithm = True
 
             def log_message(self, *args) -> None:
                 pass

@@ -1,0 +1,135 @@
+"""Samples/s of the engine at --max-samples N against a scripted loopback endpoint with a fixed
+latency (200 ms per reply by default), and the Ray path against the local one.
+
+    python bench/bench_concurrency.py [--latency 0.2] [--levels 1,4,16,64] [--ray]
+
+Each level runs the `endpoint` agent (one model call per sample, the reply parsed into a ranked
+list, scored) on the toy benchmark of tests/plugins through `run_benchmark`, into a fresh run
+directory: every sample's generate line is appended and fsync'ed, then all are scored. The
+agent role's concurrency is set to N, so the endpoint (a thread per connection) is never the
+limit; it runs in a process of its own. Efficiency = rate at N / (N × rate at 1); the target is ≥ 80 %.
+
+`--ray` adds `eval --ray` on a Ray cluster this script starts on 127.0.0.1 (no dashboard, no
+usage reporting) against the same endpoint, beside the same suite run locally (docs/scaling.md).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "plugins")]
+
+from fake_openai import FakeOpenAI, Step  # noqa: E402
+
+
+def reply(latency: float):
+    def answer(body: dict) -> Step:
+        topic = body["messages"][-1]["content"].removeprefix("Name papers on ").rstrip(".")
+        i = topic.split()[-1]
+        return Step(text=f"1. paper {i}-0\n2. paper {i}-2\n3. unrelated", delay=latency)
+    return answer
+
+
+def serve(latency: float, urls) -> None:
+    """The scripted endpoint in a process of its own, so its work does not share this
+    process's interpreter lock with the engine being measured."""
+    fake = FakeOpenAI(default=reply(latency)).start()
+    urls.put(fake.base_url)
+    threading.Event().wait()
+
+
+def items(path: Path, n: int) -> Path:
+    path.write_text(json.dumps([{"id": f"t{i:05d}", "topic": f"topic {i}",
+                                 "gold": [f"paper {i}-{j}" for j in range(3)]}
+                                for i in range(n)]))
+    return path
+
+
+def client(base_url: str, concurrency: int):
+    from scholarbench.llm.client import ChatClient
+    from scholarbench.llm.config import ModelConfig
+    return ChatClient(ModelConfig(role="agent", model="fake", base_url=base_url,
+                                  api_key_env="BENCH_FAKE_KEY", concurrency=concurrency,
+                                  timeout=30, max_retries=0))
+
+
+def local_rate(base_url: str, tmp: Path, n_samples: int, level: int
+               ) -> tuple[float, float, float]:
+    """(seconds of the whole run, seconds of its generate stage, samples/s of that stage) for
+    one run of n_samples at `level` samples at once."""
+    import toybench
+
+    from scholarbench.core import engine
+    tmp.mkdir(parents=True, exist_ok=True)
+    bench = toybench.ToyBench({"items": str(items(tmp / f"items-{level}.json", n_samples))})
+    stage: list[float] = []
+    generate = engine.generate
+
+    def timed_generate(*a, **k):
+        t = time.perf_counter()
+        try:
+            return generate(*a, **k)
+        finally:
+            stage.append(time.perf_counter() - t)
+    engine.generate = timed_generate
+    try:
+        start = time.perf_counter()
+        outcome = engine.run_benchmark(bench, "rank", "endpoint", tmp / f"run-{level}",
+                                       progress=False, max_samples=level,
+                                       models=engine.Models.given(agent=client(base_url, level)))
+        wall = time.perf_counter() - start
+    finally:
+        engine.generate = generate
+    assert outcome.exit_code == 0 and outcome.summary["n_samples"] == n_samples
+    return wall, stage[0], n_samples / stage[0]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--latency", type=float, default=0.2)
+    ap.add_argument("--levels", default="1,4,16,64")
+    ap.add_argument("--seconds", type=float, default=4.0,
+                    help="ideal wall time per level (sets the sample count)")
+    ap.add_argument("--ray", action="store_true", help="also time eval --ray vs local")
+    args = ap.parse_args()
+    os.environ["BENCH_FAKE_KEY"] = "sk-bench-not-a-key"
+    levels = [int(x) for x in args.levels.split(",")]
+    urls: multiprocessing.Queue = multiprocessing.Queue()
+    server = multiprocessing.Process(target=serve, args=(args.latency, urls), daemon=True)
+    server.start()
+    fake = SimpleNamespace(base_url=urls.get(timeout=60))
+    rows = []
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            local_rate(fake.base_url, Path(tmp) / "warm-up", 2, 1)   # imports, first connect
+            base = None
+            for level in levels:
+                n = max(8, round(args.seconds * level / args.latency))
+                wall, gen, rate = local_rate(fake.base_url, Path(tmp), n, level)
+                base = base or rate / level
+                rows.append((level, n, wall, gen, rate, rate / (level * base), n / wall))
+            print(f"endpoint latency {args.latency * 1e3:.0f} ms; toy benchmark, endpoint agent; "
+                  f"{os.cpu_count()} CPUs; generate = the stage that runs the agent")
+            print(f"{'N':>4} {'samples':>8} {'run s':>7} {'generate s':>11} "
+                  f"{'samples/s':>10} {'vs N×seq':>9} {'whole run/s':>12}")
+            for level, n, wall, gen, rate, eff, whole in rows:
+                print(f"{level:>4} {n:>8} {wall:>7.2f} {gen:>11.2f} {rate:>10.2f} {eff:>8.0%} "
+                      f"{whole:>12.2f}")
+            if args.ray:
+                from bench_concurrency_ray import compare
+                compare(fake.base_url, Path(tmp), args.latency)
+    finally:
+        server.terminate()
+
+
+if __name__ == "__main__":
+    main()
