@@ -48,9 +48,17 @@ def _reply(body: dict) -> Step:
 
 @pytest.fixture()
 def toybench(monkeypatch):
+    """The toy plug-in, imported here; its registrations are undone after the test (other
+    tests compare the registry's benchmarks with a CLI that has no plug-in)."""
+    from scholarbench.core.registry import REGISTRY
+    REGISTRY.load()                          # fully loaded first, so the copy misses nothing
+    monkeypatch.setattr(REGISTRY, "_entries", {k: dict(v) for k, v in REGISTRY._entries.items()})
+    monkeypatch.setattr(REGISTRY, "_meta", dict(REGISTRY._meta))
     monkeypatch.syspath_prepend(str(PLUGINS))
+    monkeypatch.delitem(sys.modules, "toybench", raising=False)
     import toybench as module
-    return module
+    yield module
+    sys.modules.pop("toybench", None)
 
 
 @pytest.fixture()

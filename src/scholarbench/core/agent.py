@@ -126,6 +126,10 @@ def import_object(spec: str) -> Any:
         obj: Any = importlib.import_module(module_name)
     except ImportError as exc:
         raise ScholarbenchError(f"--agent {spec!r}: cannot import {module_name} ({exc})") from None
+    except Exception as exc:     # the user's module fails to compile or to run at import
+        where = f", line {exc.lineno}" if isinstance(exc, SyntaxError) and exc.lineno else ""
+        raise ScholarbenchError(f"--agent {spec!r}: importing {module_name} raised "
+                                f"{type(exc).__name__}{where}: {exc}") from None
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)

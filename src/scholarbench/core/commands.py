@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from scholarbench.core.concurrency import check_max_samples
 from scholarbench.errors import ScholarbenchError
 
 RUN_DIR_TOKEN = "RUN_DIR"
@@ -57,10 +58,35 @@ def add_agent_options(p: argparse.ArgumentParser, *, out_help: str) -> None:
                    "concurrency — 4 for an endpoint, 1 for the local model — or 1 for an agent "
                    "with no model of ours; docs/scaling.md)")
     add_max_output(p)
+    add_ray_options(p)
     p.add_argument("--out", help=out_help)
     p.add_argument("--name", help="the run's name in reports (default: AGENT[@MODEL])")
     p.add_argument("--data", help=DATA_HELP)
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def add_ray_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("Ray (docs/scaling.md; pip install 'scholarbench[ray]')")
+    g.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
+                   help="solve shards of samples as Ray tasks: on a private cluster bound to "
+                   "127.0.0.1 (no ADDRESS), or on the cluster at ADDRESS (host:port)")
+    g.add_argument("--ray-cpus", type=float, default=1.0, metavar="N",
+                   help="CPUs per task (default 1)")
+    g.add_argument("--ray-gpus", type=float, default=0.0, metavar="N",
+                   help="GPUs per task (default 0; 1 for an agent serving a local model)")
+    g.add_argument("--ray-shard-size", type=int, metavar="N",
+                   help="samples per task (default: about four tasks per task slot)")
+    g.add_argument("--ray-retries", type=int, default=3, metavar="N",
+                   help="re-runs of a task whose worker died (default 3)")
+
+
+def ray_options(args: argparse.Namespace):
+    """`RayOptions` from `--ray…`, or None for a local run."""
+    if getattr(args, "ray", None) is None:
+        return None
+    from scholarbench.core.distributed import RayOptions
+    return RayOptions(address=args.ray, cpus=args.ray_cpus, gpus=args.ray_gpus,
+                      shard_size=args.ray_shard_size, retries=args.ray_retries).check()
 
 
 def add_max_output(p: argparse.ArgumentParser) -> None:
@@ -138,9 +164,11 @@ def normalise_argv(argv: list[str]) -> list[str]:
 
 def _models(args: argparse.Namespace):
     from scholarbench.core.engine import Models
-    from scholarbench.llm.commands import roles_from_args
-    return Models(lambda need_agent, need_judge: roles_from_args(
+    from scholarbench.llm.commands import model_recipe, roles_from_args
+    models = Models(lambda need_agent, need_judge: roles_from_args(
         args, need_agent=need_agent, need_judge=need_judge))
+    models.recipe = model_recipe(args)        # to bind the same models on Ray workers
+    return models
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
@@ -157,13 +185,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         cls = args.bench_cls
         raise ScholarbenchError(f"run {cls.name} needs {cls.subtask_flag} "
                                 f"{'|'.join(cls.subtasks)}")
+    check_max_samples(args.max_samples)
     bench = args.bench_cls(_options(args))
     label = args.agent + ("-tools" if args.tools else "")
     out = Path(args.out or f"runs/{bench.name}-{args.subtask}-{_slug(label)}")
     outcome = run_benchmark(bench, args.subtask, args.agent, out,
                             params=run_params(args), models=_models(args),
                             limit=args.limit, name=args.name, progress=not args.quiet,
-                            max_samples=args.max_samples)
+                            max_samples=args.max_samples, ray=ray_options(args))
     print(format_outcome(bench, outcome))
     print(f"run directory: {out}")
     if line := outcome.error_line():

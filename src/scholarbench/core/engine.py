@@ -64,6 +64,7 @@ class Models:
         return models
 
     _agent_source: Any = None
+    recipe: dict[str, Any] | None = None     # model flags to bind the same roles elsewhere (Ray)
 
     def _role(self, role: str) -> Any:
         if role not in self._roles and role == "agent" and self._agent_source is not None:
@@ -182,9 +183,12 @@ class RunOutcome:
 def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
                   params: dict[str, Any] | None = None, models: Models | None = None,
                   limit: int | None = None, name: str | None = None,
-                  progress: bool = True, max_samples: int | None = None) -> RunOutcome:
+                  progress: bool = True, max_samples: int | None = None,
+                  ray: Any = None) -> RunOutcome:
     """Run one agent on one sub-task into `out` (module docstring); `max_samples` samples are
-    solved at once (None: sized to the agent's endpoint, `core.concurrency`)."""
+    solved at once (None: sized to the agent's endpoint, `core.concurrency`) — in each Ray
+    task when `ray` (`core.distributed.RayOptions`) spreads shards of samples over a
+    cluster."""
     if subtask not in bench.subtasks:
         raise ScholarbenchError(f"{bench.name} has no sub-task {subtask!r}; use one of "
                                 f"{', '.join(bench.subtasks)}")
@@ -199,7 +203,7 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
         print(f"warning: {problem}; its sample is counted as missing", file=sys.stderr)
     loaded = bench.load(subtask, limit)
     ctx = bench.context(agent, subtask, models)
-    if agent.needs.tools:
+    if agent.needs.tools and ray is None:
         from scholarbench.tools.provider import ToolProvider
         ctx.tools = ToolProvider(bench, subtask, ctx.embedder)
     agent_client = models.bound().get("agent")
@@ -215,6 +219,12 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
     manifest.update(loaded.manifest)
     at_once = samples_at_once(check_max_samples(max_samples), agent, ctx.llm)
     manifest["max_samples"] = at_once
+    remote = None
+    if ray is not None:
+        remote = _ray_solver(bench, subtask, agent_spec, params, limit, models, agent, at_once,
+                             ray)
+        manifest["ray"] = {"address": ray.address, "cpus": ray.cpus, "gpus": ray.gpus,
+                           "retries": ray.retries}
     run = RunDir(out)
     created = not out.exists()
     try:
@@ -226,12 +236,29 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
                     **agent_client.config.public(), "model_id": agent_client.model_id}
             run.write_manifest(manifest)
             bench.prepare_run(run, loaded, manifest)
-            generate(bench, run, loaded.samples, agent, ctx, progress, at_once)
+            generate(bench, run, loaded.samples, agent, ctx, progress, at_once, remote)
             return _score_locked(bench, run, loaded.samples, models, progress)
     except BaseException:
         if created and not run.manifest_path.exists():
             _remove_empty(out)
         raise
+
+
+def _ray_solver(bench: Benchmark, subtask: str, agent_spec: str, params: dict[str, Any] | None,
+                limit: int | None, models: Models, agent: Agent, at_once: int, options: Any
+                ) -> Any:
+    from scholarbench.core.distributed import RaySolver, ShardJob
+    from scholarbench.paths import data_dir
+    recipe = getattr(models, "recipe", None)
+    if recipe is None and agent.needs.llm:
+        raise ScholarbenchError("--ray rebuilds the agent's chat model on each worker from the "
+                                "model flags; this run was given a bound client instead")
+    job = ShardJob(benchmark=bench.name, subtask=subtask, agent=agent_spec,
+                   options={**_jsonable(bench.options),
+                            "data": str(data_dir(bench.options.get("data")).resolve())},
+                   params=dict(params or {}), limit=limit, models=recipe, max_samples=at_once,
+                   cwd=str(Path.cwd()))
+    return RaySolver(job, options.check(), bench.id_key)
 
 
 def _take_or_check(run: RunDir, manifest: dict[str, Any],
@@ -254,10 +281,15 @@ def _take_or_check(run: RunDir, manifest: dict[str, Any],
         manifest["created"] = old.get("created", manifest["created"])
 
 
+Solved = tuple[dict[str, Any], "list[Any] | None"]     # a generate record, tool trajectory
+
+
 def generate(bench: Benchmark, run: RunDir, samples: Sequence[Sample], agent: Agent,
-             ctx: AgentContext, progress: bool = True, max_samples: int = 1) -> int:
+             ctx: AgentContext, progress: bool = True, max_samples: int = 1,
+             remote: Any = None) -> int:
     """One line per sample that has no finished record, up to `max_samples` samples solved at
-    once (`core.concurrency`); returns how many were run. This thread is the only writer: each
+    once (`core.concurrency`), or by `remote` (`core.distributed.RaySolver`: shards of samples
+    solved on a Ray cluster); returns how many were run. This thread is the only writer: each
     sample's tool trajectory, then its generate line, is appended as the sample finishes."""
     from scholarbench.tools.provider import TRAJECTORIES
     stage = run.stage(bench.generate_file, bench.id_key)
@@ -268,33 +300,37 @@ def generate(bench: Benchmark, run: RunDir, samples: Sequence[Sample], agent: Ag
     todo = [s for s in samples if s.unscorable is None and s.id not in finished]
     before = _usage(ctx.llm)
     exclusive = max_samples <= 1
+    results = remote.solve(todo) if remote is not None else in_flight(
+        todo, lambda s: _solve_with_tools(bench, agent, s, ctx, run.path, exclusive),
+        max_samples)
     try:
         with tqdm(total=len(todo), desc=f"generate ({agent.name})", unit="sample",
                   disable=not progress or not todo) as bar:
-            for sample, (record, calls) in in_flight(
-                    todo, lambda s: _solve_with_tools(bench, agent, s, ctx, run, exclusive),
-                    max_samples):
+            for sample, (record, calls) in results:
                 if calls is not None:
                     run.append(TRAJECTORIES, {"id": sample.id, "calls": calls})
                 run.append(bench.generate_file, record)
                 bar.update()
     finally:
+        if hasattr(results, "close"):
+            results.close()
         add_stage_usage(run, "generate", "agent", ctx.llm, before)
+        if remote is not None:
+            add_usage_delta(run, "generate", "agent", remote.usage)
         if agent.needs.tools:
             add_tool_counts(run)
     return len(todo)
 
 
 def _solve_with_tools(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentContext,
-                      run: RunDir, exclusive: bool = True
-                      ) -> tuple[dict[str, Any], list[Any] | None]:
+                      run_path: Path | None, exclusive: bool = True) -> Solved:
     """`solve_one`, with the sample's own tools for an agent that uses them; returns the
     record and the tool trajectory (None without tools), which the caller appends to
     tools.jsonl before the sample's generate line (tools.provider)."""
     from scholarbench.tools.provider import ToolProvider
     if not isinstance(ctx.tools, ToolProvider):
         return solve_one(bench, agent, sample, ctx, exclusive), None
-    tools = ctx.tools.for_sample(sample, run.path)
+    tools = ctx.tools.for_sample(sample, run_path)
     calls: list[Any] | None = None
     try:
         record = solve_one(bench, agent, sample, replace(ctx, tools=tools), exclusive)
@@ -466,11 +502,23 @@ def add_stage_usage(run: RunDir, stage: str, role: str, client: Any,
     running `llm_usage.<role>` totals."""
     if client is None:
         return
-    now = client.usage.as_dict()
-    delta = {k: now[k] - (before or {}).get(k, 0) for k in USAGE_FIELDS}
+    add_usage_delta(run, stage, role, usage_delta(client.usage.as_dict(), before))
+
+
+def usage_delta(now: dict[str, Any], before: dict[str, Any] | None) -> dict[str, Any]:
+    """What a client used between two `Usage.as_dict()` readings."""
+    delta: dict[str, Any] = {k: now[k] - (before or {}).get(k, 0) for k in USAGE_FIELDS}
     cost = now.get("cost_usd")
     delta["cost_usd"] = None if cost is None else round(cost - ((before or {}).get("cost_usd")
                                                                 or 0.0), 6)
+    return delta
+
+
+def add_usage_delta(run: RunDir, stage: str, role: str, delta: dict[str, Any] | None) -> None:
+    """Add `delta` (a `usage_delta`) to the manifest's `usage.<stage>.<role>` and the running
+    `llm_usage.<role>` totals."""
+    if not delta:
+        return
     manifest = run.read_manifest()
     for bucket in (manifest.setdefault("usage", {}).setdefault(stage, {}).setdefault(role, {}),
                    manifest.setdefault("llm_usage", {}).setdefault(role, {})):

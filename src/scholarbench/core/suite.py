@@ -86,8 +86,11 @@ def plan(args: argparse.Namespace, models: Models) -> list[tuple[Benchmark, str]
 
 
 def run_suite(args: argparse.Namespace, models: Models) -> int:
-    from scholarbench.core.commands import _slug, run_params
+    from scholarbench.core.commands import _slug, ray_options, run_params
+    from scholarbench.core.concurrency import check_max_samples
     out = Path(args.out or f"runs/eval-{_slug(args.agent + ('-tools' if args.tools else ''))}")
+    check_max_samples(args.max_samples)
+    ray = ray_options(args)
     pairs = plan(args, models)
     entries = []
     for bench, subtask in pairs:
@@ -99,7 +102,7 @@ def run_suite(args: argparse.Namespace, models: Models) -> int:
             outcome = run_benchmark(bench, subtask, args.agent, run_dir,
                                     params=run_params(args), models=models,
                                     limit=args.limit, name=args.name, progress=not args.quiet,
-                                    max_samples=args.max_samples)
+                                    max_samples=args.max_samples, ray=ray)
         except ScholarbenchError as exc:
             entry.update(status="failed", reason=str(exc))
             print(f"error: {bench.name} {subtask}: {exc}", file=sys.stderr)

@@ -43,12 +43,17 @@ def judge_flags(args: argparse.Namespace) -> dict[str, Any]:
             "api_key_env": getattr(args, "judge_api_key_env", None)}
 
 
+def model_recipe(args: argparse.Namespace) -> dict:
+    """`bind_roles` arguments from the model flags: plain data (no key; keys are read from the
+    environment where the roles are bound), so another process can bind the same models."""
+    return {"agent_flags": agent_flags(args), "judge_flags": judge_flags(args),
+            "config_file": getattr(args, "llm_config", None),
+            "no_cache": getattr(args, "no_llm_cache", False)}
+
+
 def roles_from_args(args: argparse.Namespace, *, need_agent: bool, need_judge: bool):
     from scholarbench.llm.roles import bind_roles
-    return bind_roles(agent_flags=agent_flags(args), judge_flags=judge_flags(args),
-                      need_agent=need_agent, need_judge=need_judge,
-                      config_file=getattr(args, "llm_config", None),
-                      no_cache=getattr(args, "no_llm_cache", False))
+    return bind_roles(**model_recipe(args), need_agent=need_agent, need_judge=need_judge)
 
 
 def cmd_llm(args: argparse.Namespace) -> int:
