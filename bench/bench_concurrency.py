@@ -93,6 +93,47 @@ def local_rate(base_url: str, tmp: Path, n_samples: int, level: int
     return wall, stage[0], n_samples / stage[0]
 
 
+def compare_ray(base_url: str, tmp: Path, latency: float, n: int, per_task: int) -> None:
+    """The same `eval` (toy benchmark, endpoint agent, --max-samples per_task) as one local
+    process and on a private loopback Ray cluster (one task slot per CPU), timed as whole
+    commands; then one cluster start alone."""
+    import subprocess
+    site = tmp / "site" / "toybench-0.1.dist-info"
+    site.mkdir(parents=True, exist_ok=True)
+    (site / "METADATA").write_text("Metadata-Version: 2.1\nName: toybench\nVersion: 0.1\n")
+    (site / "entry_points.txt").write_text("[scholarbench.benchmarks]\n"
+                                           "toybench = toybench:ToyBench\n")
+    (tmp / "models.toml").write_text(f"[agent]\nconcurrency = {per_task}\n")
+    items(tmp / "ray-items.json", n)
+    env = dict(os.environ, BENCH_FAKE_KEY="sk-bench-not-a-key", SCHOLARBENCH_DATA=str(tmp / "d"),
+               PYTHONPATH=os.pathsep.join([str(tmp / "site"), str(ROOT / "tests" / "plugins"),
+                                           os.environ.get("PYTHONPATH", "")]))
+    base = [sys.executable, "-m", "scholarbench", "eval", "--agent", "endpoint", "--model",
+            "fake", "--base-url", base_url, "--api-key-env", "BENCH_FAKE_KEY",
+            "--llm-config", "models.toml", "--no-llm-cache", "--benchmarks", "toybench",
+            "--option", "toybench.items=ray-items.json", "--max-samples", str(per_task),
+            "--quiet"]
+    rows = []
+    for label, extra in (("local", []), ("ray (private cluster)", ["--ray"])):
+        start = time.perf_counter()
+        done = subprocess.run(base + ["--out", f"runs-{len(rows)}", *extra], cwd=tmp, env=env,
+                              capture_output=True, text=True)
+        wall = time.perf_counter() - start
+        assert done.returncode == 0, done.stderr[-2000:]
+        rows.append((label, wall))
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "from scholarbench.core.distributed import connect; "
+                    "r = connect(); r.get(r.remote(lambda: 1).remote())"], cwd=tmp, env=env,
+                   capture_output=True, check=True)
+    startup = time.perf_counter() - start
+    print(f"\n{n} samples, --max-samples {per_task} (per task on Ray), {latency * 1e3:.0f} ms "
+          f"endpoint; whole `eval` commands")
+    print(f"{'path':<24} {'wall s':>7} {'samples/s':>10}")
+    for label, wall in rows:
+        print(f"{label:<24} {wall:>7.2f} {n / wall:>10.2f}")
+    print(f"{'ray: start + 1 task':<24} {startup:>7.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--latency", type=float, default=0.2)
@@ -100,6 +141,8 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=4.0,
                     help="ideal wall time per level (sets the sample count)")
     ap.add_argument("--ray", action="store_true", help="also time eval --ray vs local")
+    ap.add_argument("--ray-samples", type=int, default=640)
+    ap.add_argument("--ray-max-samples", type=int, default=16)
     args = ap.parse_args()
     os.environ["BENCH_FAKE_KEY"] = "sk-bench-not-a-key"
     levels = [int(x) for x in args.levels.split(",")]
@@ -125,8 +168,8 @@ def main() -> None:
                 print(f"{level:>4} {n:>8} {wall:>7.2f} {gen:>11.2f} {rate:>10.2f} {eff:>8.0%} "
                       f"{whole:>12.2f}")
             if args.ray:
-                from bench_concurrency_ray import compare
-                compare(fake.base_url, Path(tmp), args.latency)
+                compare_ray(fake.base_url, Path(tmp), args.latency, args.ray_samples,
+                            args.ray_max_samples)
     finally:
         server.terminate()
 
