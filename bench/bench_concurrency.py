@@ -63,9 +63,9 @@ def client(base_url: str, concurrency: int):
 
 
 def local_rate(base_url: str, tmp: Path, n_samples: int, level: int
-               ) -> tuple[float, float, float]:
-    """(seconds of the whole run, seconds of its generate stage, samples/s of that stage) for
-    one run of n_samples at `level` samples at once."""
+               ) -> tuple[float, float, float, float]:
+    """(seconds of the whole run, seconds of its generate stage, samples/s of that stage, CPU
+    seconds of this process per sample) for one run of n_samples at `level` samples at once."""
     import toybench
 
     from scholarbench.core import engine
@@ -82,15 +82,15 @@ def local_rate(base_url: str, tmp: Path, n_samples: int, level: int
             stage.append(time.perf_counter() - t)
     engine.generate = timed_generate
     try:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         outcome = engine.run_benchmark(bench, "rank", "endpoint", tmp / f"run-{level}",
                                        progress=False, max_samples=level,
                                        models=engine.Models.given(agent=client(base_url, level)))
-        wall = time.perf_counter() - start
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     finally:
         engine.generate = generate
     assert outcome.exit_code == 0 and outcome.summary["n_samples"] == n_samples
-    return wall, stage[0], n_samples / stage[0]
+    return wall, stage[0], n_samples / stage[0], cpu / n_samples
 
 
 def compare_ray(base_url: str, tmp: Path, latency: float, n: int, per_task: int) -> None:
@@ -157,16 +157,16 @@ def main() -> None:
             base = None
             for level in levels:
                 n = max(8, round(args.seconds * level / args.latency))
-                wall, gen, rate = local_rate(fake.base_url, Path(tmp), n, level)
+                wall, gen, rate, cpu = local_rate(fake.base_url, Path(tmp), n, level)
                 base = base or rate / level
-                rows.append((level, n, wall, gen, rate, rate / (level * base), n / wall))
+                rows.append((level, n, wall, gen, rate, rate / (level * base), n / wall, cpu))
             print(f"endpoint latency {args.latency * 1e3:.0f} ms; toy benchmark, endpoint agent; "
                   f"{os.cpu_count()} CPUs; generate = the stage that runs the agent")
             print(f"{'N':>4} {'samples':>8} {'run s':>7} {'generate s':>11} "
-                  f"{'samples/s':>10} {'vs N×seq':>9} {'whole run/s':>12}")
-            for level, n, wall, gen, rate, eff, whole in rows:
+                  f"{'samples/s':>10} {'vs N×seq':>9} {'whole run/s':>12} {'CPU ms/sample':>14}")
+            for level, n, wall, gen, rate, eff, whole, cpu in rows:
                 print(f"{level:>4} {n:>8} {wall:>7.2f} {gen:>11.2f} {rate:>10.2f} {eff:>8.0%} "
-                      f"{whole:>12.2f}")
+                      f"{whole:>12.2f} {cpu * 1e3:>14.2f}")
             if args.ray:
                 compare_ray(fake.base_url, Path(tmp), args.latency, args.ray_samples,
                             args.ray_max_samples)
