@@ -179,3 +179,27 @@ def test_the_endpoint_is_the_whole_agent(suite):
     for path in (root / "runs/endpoint").rglob("*"):
         if path.is_file():
             assert "sk-test-not-a-real-key" not in path.read_text(errors="ignore")
+
+
+def test_the_whole_suite_on_ray_scores_as_the_local_run(suite):
+    """Every benchmark through `eval --ray` (a private cluster on 127.0.0.1): the shards'
+    samples travel as the driver prepared them (DeepSynth's oracle references and cut-off),
+    so every run's scores equal the local run's."""
+    if os.environ.get("CI") != "true":
+        pytest.importorskip("ray", reason="Ray is the optional extra scholarbench[ray]")
+    root, env, judge = suite
+    runs = {}
+    for out, extra in (("runs/suite-local", []), ("runs/suite-ray", ["--ray"])):
+        done = _cli(["eval", "--agent", "mypkg_agent:solve", "--benchmarks", "all", "--limit",
+                     "2", "--out", out, "--quiet", *judge, *extra], root, env)
+        assert done.returncode == 0, done.stderr[-3000:]
+        runs[out] = _eval_json(root, out)["runs"]
+    local, ray = runs["runs/suite-local"], runs["runs/suite-ray"]
+    assert [(r["benchmark"], r["subtask"]) for r in local] == \
+        [(r["benchmark"], r["subtask"]) for r in ray]
+    for a, b in zip(local, ray):
+        assert b["status"] == "complete", b
+        assert (root / a["run_dir"] / "scores.jsonl").read_text() == \
+            (root / b["run_dir"] / "scores.jsonl").read_text(), a["run_dir"]
+    manifest = json.loads((root / ray[0]["run_dir"] / "manifest.json").read_text())
+    assert manifest["ray"]["address"] == "local"

@@ -6,14 +6,17 @@ the lock, plans the shards of the samples without a finished record, submits one
 then scores on the driver as a local run does. A task writes nothing; it rebuilds the
 benchmark, the agent and its context on its worker (once per worker process, then cached),
 solves its samples (`--max-samples` at once inside the task) and returns their records, tool
-trajectories and the model usage of the shard. Hence:
+trajectories and the model usage of the shard. The shard's samples travel with the task, as the
+driver prepared them (a benchmark's run preparation may add to a task: DeepSynth's oracle
+references and cut-off, ReportBench's constructed prompts), so a worker solves exactly what a
+local run would. Hence:
 
 - a worker killed mid-task loses nothing: Ray runs the task again (`--ray-retries`, default 3)
   and the driver appends its records once, when it returns; a shard whose task fails for good
   makes each of its samples `error` (retried on resume), never a dropped sample;
 - a killed driver leaves the records of the shards that returned; the same command resumes;
-- what reaches the workers: the shard's small job (benchmark options, sample ids, agent spec,
-  model flags) through Ray's object store as task arguments; the data directory (corpus
+- what reaches the workers: the shard's job (benchmark options, its samples' tasks, agent
+  spec, model flags: kilobytes) through Ray's object store as task arguments; the data directory (corpus
   Parquet, DuckDB, BM25/faiss indices, imported benchmark data) by its *path*, which must be
   readable at the same place on every node (a shared file system or the same copy on each):
   those files are memory-mapped and gigabytes large, and the object store would copy them into
@@ -32,7 +35,7 @@ from __future__ import annotations
 import math
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -71,7 +74,7 @@ class ShardJob:
     models: dict[str, Any] | None        # `Models.recipe`: model flags, re-bound on the worker
     max_samples: int
     cwd: str | None = None               # the driver's: relative paths in options resolve here
-    ids: tuple[str, ...] = ()
+    samples: tuple[Any, ...] = ()        # the shard: `Sample`s as the driver prepared them
 
     def key(self) -> tuple:
         import json
@@ -84,7 +87,6 @@ class ShardJob:
 class ShardResult:
     solved: list[tuple[dict[str, Any], Any]]
     usage: dict[str, Any] | None
-    missing: list[str] = field(default_factory=list)    # ids the worker did not find
 
 
 def connect(address: str = LOCAL) -> Any:
@@ -140,8 +142,7 @@ class RaySolver:
         running: dict[Any, list[Any]] = {}
         for start in range(0, len(todo), size):
             shard = list(todo[start:start + size])
-            job = _replace_ids(self.job, tuple(s.id for s in shard))
-            running[task.remote(job)] = shard
+            running[task.remote(replace(self.job, samples=tuple(shard)))] = shard
         try:
             while running:
                 done, _ = ray.wait(list(running), num_returns=1)
@@ -158,19 +159,9 @@ class RaySolver:
                     self.usage = _add(self.usage, result.usage)
                     for record, calls in result.solved:
                         yield by_id[str(record[self.id_key])], (record, calls)
-                    for missing in result.missing:
-                        yield by_id[missing], ({self.id_key: missing, "status": "error",
-                                                "error": "ray: the worker's data has no such "
-                                                "sample (is the data directory the same on "
-                                                "every node?)"}, None)
         finally:
             for ref in running:
                 ray.cancel(ref, force=True)
-
-
-def _replace_ids(job: ShardJob, ids: tuple[str, ...]) -> ShardJob:
-    from dataclasses import replace
-    return replace(job, ids=ids)
 
 
 def _reason(exc: BaseException) -> str:
@@ -197,7 +188,8 @@ _WORKER: dict[tuple, Any] = {}
 
 
 def _worker_state(job: ShardJob) -> Any:
-    """The benchmark, agent, context and samples of `job`'s run, built once per process."""
+    """The benchmark (loaded: its corpus, graph, settings), agent and context of `job`'s run,
+    built once per process."""
     key = job.key()
     if job.cwd and Path(job.cwd).is_dir():
         os.chdir(job.cwd)
@@ -212,13 +204,12 @@ def _worker_state(job: ShardJob) -> Any:
         bench = benchmark_class(job.benchmark)(dict(job.options))
         bench.models = models
         agent = resolve_agent(bench, job.agent, dict(job.params), job.subtask)
-        loaded = bench.load(job.subtask, job.limit)
+        bench.load(job.subtask, job.limit)
         ctx = bench.context(agent, job.subtask, models)
         if agent.needs.tools:
             from scholarbench.tools.provider import ToolProvider
             ctx.tools = ToolProvider(bench, job.subtask, ctx.embedder)
-        _WORKER[key] = (bench, agent, ctx, {s.id: s for s in loaded.samples},
-                        Path(tempfile.mkdtemp(prefix="scholarbench-ray-")))
+        _WORKER[key] = (bench, agent, ctx, Path(tempfile.mkdtemp(prefix="scholarbench-ray-")))
     return _WORKER[key]
 
 
@@ -226,12 +217,11 @@ def solve_shard(job: ShardJob) -> ShardResult:
     """Solve one shard on this worker (runs as a Ray task; writes nothing)."""
     from scholarbench.core.concurrency import in_flight
     from scholarbench.core.engine import _solve_with_tools, usage_delta
-    bench, agent, ctx, samples, scratch = _worker_state(job)
+    bench, agent, ctx, scratch = _worker_state(job)
     before = ctx.llm.usage.as_dict() if ctx.llm is not None else None
-    shard = [samples[i] for i in job.ids if i in samples]
     exclusive = job.max_samples <= 1
     solved = [result for _, result in in_flight(
-        shard, lambda s: _solve_with_tools(bench, agent, s, ctx, scratch, exclusive),
+        job.samples, lambda s: _solve_with_tools(bench, agent, s, ctx, scratch, exclusive),
         job.max_samples)]
     usage = usage_delta(ctx.llm.usage.as_dict(), before) if ctx.llm is not None else None
-    return ShardResult(solved, usage, [i for i in job.ids if i not in samples])
+    return ShardResult(solved, usage)
