@@ -84,6 +84,9 @@ def ray_options(args: argparse.Namespace):
     """`RayOptions` from `--ray…`, or None for a local run."""
     if getattr(args, "ray", None) is None:
         return None
+    import importlib.util
+    if importlib.util.find_spec("ray") is None:      # before any run starts
+        raise ScholarbenchError("--ray needs Ray: pip install 'scholarbench[ray]'")
     from scholarbench.core.distributed import RayOptions
     return RayOptions(address=args.ray, cpus=args.ray_cpus, gpus=args.ray_gpus,
                       shard_size=args.ray_shard_size, retries=args.ray_retries).check()
