@@ -56,9 +56,9 @@ def corpus_dir(tmp_path_factory):
 TASK = TaxoTask("9", TOPIC, SURVEY, [], TaxoNode("GNN", papers=[TRAFFIC, MOLECULES]))
 
 
-def client(fake, cache=None, max_retries=0, role="agent") -> ChatClient:
+def client(fake, cache=None, max_retries=0, role="agent", concurrency=4) -> ChatClient:
     config = ModelConfig(role=role, model=f"fake-{role}", base_url=fake.base_url,
-                         max_retries=max_retries)
+                         max_retries=max_retries, concurrency=concurrency)
     return ChatClient(config, cache=cache, retry_wait=(0.01, 0.02))
 
 
@@ -236,8 +236,9 @@ def test_full_run_in_deep_research_mode_and_a_second_run_makes_no_call(tmp_path,
 
     def roles():
         cache = ReplyCache(cache_path)
-        return LLMRoles(agent=client(fake, cache, 1), judge=client(fake, cache, 1, "judge"),
-                        cache=cache)
+        # concurrency 1: one sample at a time, as the scripted replies assume
+        return LLMRoles(agent=client(fake, cache, 1, concurrency=1),
+                        judge=client(fake, cache, 1, "judge"), cache=cache)
 
     def config(out, r):
         return RunConfig(gold, "deep-research", "deep-research", out, corpus_dir=corpus_dir,
@@ -248,8 +249,12 @@ def test_full_run_in_deep_research_mode_and_a_second_run_makes_no_call(tmp_path,
     out = tmp_path / "run"
     summary = run(config(out, first), FakeEmbedder())
     calls = len(fake.requests)
-    # per instance: 2 decide calls + 1 taxonomy + 1 judgement
-    assert calls == 2 * 4
+    # per instance: 2 decide calls + 1 taxonomy; one judgement: the two instances' judge
+    # requests are identical (same tree, same gold) and identical requests are sent once
+    judged = [b for b in fake.requests
+              if "senior, rigorous, and objective" in b["messages"][0]["content"]]
+    assert len(judged) == 1
+    assert calls == 2 * 3 + 1
     assert summary["n_missing"] == summary["n_malformed"] == 0
     assert summary["metrics"]["recall"]["mean"] == 1.0
     assert summary["metrics"]["judge_avg"]["mean"] == 3.0

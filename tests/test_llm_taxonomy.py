@@ -287,7 +287,8 @@ def test_full_run_records_models_and_usage_and_a_second_run_makes_no_call(tmp_pa
     assert manifest["judge"]["prompt"] == "taxobench_judge_v1"
     generated = [json.loads(line) for line in (out / "generate.jsonl").read_text().splitlines()]
     assert generated[0]["info"]["placed"] == 4
-    assert set(generated[0]) == {"id", "prediction", "error", "info", "seconds"}
+    assert set(generated[0]) == {"id", "prediction", "error", "info", "seconds", "usage"}
+    assert generated[0]["usage"]["calls"] + generated[0]["usage"]["cache_hits"] >= 1
     assert "info" not in generated[0]["prediction"]        # the upstream form stays upstream's
 
     second_out = tmp_path / "run2"

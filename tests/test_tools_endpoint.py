@@ -45,7 +45,7 @@ def test_endpoint_with_tools_searches_twice_answers_and_is_scored(tmp_path, corp
         code = main(["run", "researcharena", "--task", "discovery", "--agent", "endpoint",
                      "--tools", "--model", "fake-model", "--base-url", fake.base_url,
                      "--no-llm-cache", "--corpus", str(corpus_dir), "--out", str(out),
-                     "--quiet"])
+                     "--quiet", "--max-samples", "1"])   # the script's replies are in order
     finally:
         fake.stop()
     assert code == 0, capsys.readouterr().err
@@ -97,7 +97,8 @@ def test_a_model_that_never_stops_calling_tools_is_cut_by_the_budget(tmp_path, c
         code = main(["run", "researcharena", "--task", "discovery", "--agent", "endpoint",
                      "--tools", "--agent-arg", "max_steps=4", "--agent-arg", "max_calls=5",
                      "--model", "fake-model", "--base-url", fake.base_url, "--no-llm-cache",
-                     "--corpus", str(corpus_dir), "--out", str(out), "--quiet"])
+                     "--corpus", str(corpus_dir), "--out", str(out), "--quiet",
+                     "--max-samples", "1"])
     finally:
         fake.stop()
     assert code == 0
