@@ -182,6 +182,24 @@ def _add(total: dict[str, Any] | None, delta: dict[str, Any] | None) -> dict[str
     return out
 
 
+def ray_solver(bench: Any, subtask: str, agent_spec: str, params: dict[str, Any] | None,
+                limit: int | None, models: Any, agent: Any, at_once: int, options: Any
+                ) -> Any:
+    """The `RaySolver` of one run: its job as the workers rebuild it (module docstring)."""
+    from scholarbench.core.engine import _jsonable
+    from scholarbench.paths import data_dir
+    recipe = getattr(models, "recipe", None)
+    if recipe is None and agent.needs.llm:
+        raise ScholarbenchError("--ray rebuilds the agent's chat model on each worker from the "
+                                "model flags; this run was given a bound client instead")
+    job = ShardJob(benchmark=bench.name, subtask=subtask, agent=agent_spec,
+                   options={**_jsonable(bench.options),
+                            "data": str(data_dir(bench.options.get("data")).resolve())},
+                   params=dict(params or {}), limit=limit, models=recipe, max_samples=at_once,
+                   cwd=str(Path.cwd()))
+    return RaySolver(job, options.check(), bench.id_key)
+
+
 # -- the worker side -----------------------------------------------------------------------
 
 _WORKER: dict[tuple, Any] = {}

@@ -33,8 +33,10 @@ from scholarbench.core.limits import Oversized, scored_as_missing
 from scholarbench.core.records import Manifest, Summary
 from scholarbench.core.registry import REGISTRY
 from scholarbench.core.rundir import RunDir
-from scholarbench.core.usage import USAGE_FIELDS, model_identity
+from scholarbench.core.usage import (  # noqa: F401  (re-exported: the stages' accounting)
+    _usage, add_stage_usage, add_usage_delta, model_identity, usage_delta)
 from scholarbench.errors import ScholarbenchError
+from scholarbench.injection.detect import flag_injections
 from scholarbench.llm.secrets import redact
 from scholarbench.llm.usage import sample_scope
 
@@ -221,8 +223,9 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
     manifest["max_samples"] = at_once
     remote = None
     if ray is not None:
-        remote = _ray_solver(bench, subtask, agent_spec, params, limit, models, agent, at_once,
-                             ray)
+        from scholarbench.core.distributed import ray_solver
+        remote = ray_solver(bench, subtask, agent_spec, params, limit, models, agent, at_once,
+                            ray)
         manifest["ray"] = {"address": ray.address, "cpus": ray.cpus, "gpus": ray.gpus,
                            "retries": ray.retries}
     run = RunDir(out)
@@ -242,23 +245,6 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
         if created and not run.manifest_path.exists():
             _remove_empty(out)
         raise
-
-
-def _ray_solver(bench: Benchmark, subtask: str, agent_spec: str, params: dict[str, Any] | None,
-                limit: int | None, models: Models, agent: Agent, at_once: int, options: Any
-                ) -> Any:
-    from scholarbench.core.distributed import RaySolver, ShardJob
-    from scholarbench.paths import data_dir
-    recipe = getattr(models, "recipe", None)
-    if recipe is None and agent.needs.llm:
-        raise ScholarbenchError("--ray rebuilds the agent's chat model on each worker from the "
-                                "model flags; this run was given a bound client instead")
-    job = ShardJob(benchmark=bench.name, subtask=subtask, agent=agent_spec,
-                   options={**_jsonable(bench.options),
-                            "data": str(data_dir(bench.options.get("data")).resolve())},
-                   params=dict(params or {}), limit=limit, models=recipe, max_samples=at_once,
-                   cwd=str(Path.cwd()))
-    return RaySolver(job, options.check(), bench.id_key)
 
 
 def _take_or_check(run: RunDir, manifest: dict[str, Any],
@@ -444,22 +430,6 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
     return RunOutcome(run.path, summary, sum(errors.values()), errors)
 
 
-def flag_injections(rows: Sequence[dict[str, Any]], generated: dict[str, dict[str, Any]],
-                    id_key: str) -> int:
-    """Mark each row whose answer holds instruction-like text aimed at a judge
-    (`suspected_injection`: the rule names; `injection.detect`); returns how many. Flagged, not
-    changed: the scores stand as the judge gave them."""
-    from scholarbench.injection.detect import scan_record
-    flagged = 0
-    for row in rows:
-        rec = generated.get(str(row.get(id_key)))
-        hits = scan_record(rec) if rec is not None and rec.get("status", "ok") == "ok" else []
-        if hits:
-            row["suspected_injection"] = hits
-            flagged += 1
-    return flagged
-
-
 def run_stage(run: RunDir, file: str, samples: Sequence[Sample],
               step: Callable[[Sample], dict[str, Any]], *, stage: str, role: str | None = None,
               client: Any = None, id_key: str = "id", progress: bool = True,
@@ -488,47 +458,6 @@ def run_stage(run: RunDir, file: str, samples: Sequence[Sample],
         if role is not None:
             add_stage_usage(run, stage, role, client, before)
     return len(todo)
-
-
-# -- usage ---------------------------------------------------------------------------------
-
-def _usage(client: Any) -> dict[str, Any] | None:
-    return client.usage.as_dict() if client is not None else None
-
-
-def add_stage_usage(run: RunDir, stage: str, role: str, client: Any,
-                    before: dict[str, Any] | None) -> None:
-    """Add what `client` used since `before` to the manifest's `usage.<stage>.<role>` and the
-    running `llm_usage.<role>` totals."""
-    if client is None:
-        return
-    add_usage_delta(run, stage, role, usage_delta(client.usage.as_dict(), before))
-
-
-def usage_delta(now: dict[str, Any], before: dict[str, Any] | None) -> dict[str, Any]:
-    """What a client used between two `Usage.as_dict()` readings."""
-    delta: dict[str, Any] = {k: now[k] - (before or {}).get(k, 0) for k in USAGE_FIELDS}
-    cost = now.get("cost_usd")
-    delta["cost_usd"] = None if cost is None else round(cost - ((before or {}).get("cost_usd")
-                                                                or 0.0), 6)
-    return delta
-
-
-def add_usage_delta(run: RunDir, stage: str, role: str, delta: dict[str, Any] | None) -> None:
-    """Add `delta` (a `usage_delta`) to the manifest's `usage.<stage>.<role>` and the running
-    `llm_usage.<role>` totals."""
-    if not delta:
-        return
-    manifest = run.read_manifest()
-    for bucket in (manifest.setdefault("usage", {}).setdefault(stage, {}).setdefault(role, {}),
-                   manifest.setdefault("llm_usage", {}).setdefault(role, {})):
-        for key in USAGE_FIELDS:
-            bucket[key] = bucket.get(key, 0) + delta[key]
-        if delta["cost_usd"] is not None:
-            bucket["cost_usd"] = round((bucket.get("cost_usd") or 0.0) + delta["cost_usd"], 6)
-        else:
-            bucket.setdefault("cost_usd", None)
-    run.write_manifest(manifest)
 
 
 # -- helpers -------------------------------------------------------------------------------

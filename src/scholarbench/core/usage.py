@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from scholarbench.core.rundir import RunDir
+
 USAGE_FIELDS = ("calls", "requests", "cache_hits", "retries", "failures", "prompt_tokens",
                 "completion_tokens", "estimated_tokens")
 
@@ -18,3 +20,42 @@ def model_identity(client: Any) -> dict[str, Any] | None:
     config = client.config
     return {"model_id": client.model_id, "temperature": config.temperature,
             "max_tokens": config.max_tokens, "seed": config.seed}
+
+
+def _usage(client: Any) -> dict[str, Any] | None:
+    return client.usage.as_dict() if client is not None else None
+
+
+def add_stage_usage(run: RunDir, stage: str, role: str, client: Any,
+                    before: dict[str, Any] | None) -> None:
+    """Add what `client` used since `before` to the manifest's `usage.<stage>.<role>` and the
+    running `llm_usage.<role>` totals."""
+    if client is None:
+        return
+    add_usage_delta(run, stage, role, usage_delta(client.usage.as_dict(), before))
+
+
+def usage_delta(now: dict[str, Any], before: dict[str, Any] | None) -> dict[str, Any]:
+    """What a client used between two `Usage.as_dict()` readings."""
+    delta: dict[str, Any] = {k: now[k] - (before or {}).get(k, 0) for k in USAGE_FIELDS}
+    cost = now.get("cost_usd")
+    delta["cost_usd"] = None if cost is None else round(cost - ((before or {}).get("cost_usd")
+                                                                or 0.0), 6)
+    return delta
+
+
+def add_usage_delta(run: RunDir, stage: str, role: str, delta: dict[str, Any] | None) -> None:
+    """Add `delta` (a `usage_delta`) to the manifest's `usage.<stage>.<role>` and the running
+    `llm_usage.<role>` totals."""
+    if not delta:
+        return
+    manifest = run.read_manifest()
+    for bucket in (manifest.setdefault("usage", {}).setdefault(stage, {}).setdefault(role, {}),
+                   manifest.setdefault("llm_usage", {}).setdefault(role, {})):
+        for key in USAGE_FIELDS:
+            bucket[key] = bucket.get(key, 0) + delta[key]
+        if delta["cost_usd"] is not None:
+            bucket["cost_usd"] = round((bucket.get("cost_usd") or 0.0) + delta["cost_usd"], 6)
+        else:
+            bucket.setdefault("cost_usd", None)
+    run.write_manifest(manifest)

@@ -12,7 +12,7 @@ probe set are in docs/injection.md.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Sequence
 
 _F = re.IGNORECASE | re.MULTILINE
 RULES: dict[str, re.Pattern[str]] = {
@@ -72,3 +72,18 @@ def scan_record(record: dict[str, Any] | None) -> list[str]:
         elif isinstance(value, list):
             stack.extend(value)
     return [name for name in RULES if name in hits]
+
+
+def flag_injections(rows: Sequence[dict[str, Any]], generated: dict[str, dict[str, Any]],
+                    id_key: str) -> int:
+    """Mark each row whose answer holds instruction-like text aimed at a judge
+    (`suspected_injection`: the rule names; `injection.detect`); returns how many. Flagged, not
+    changed: the scores stand as the judge gave them."""
+    flagged = 0
+    for row in rows:
+        rec = generated.get(str(row.get(id_key)))
+        hits = scan_record(rec) if rec is not None and rec.get("status", "ok") == "ok" else []
+        if hits:
+            row["suspected_injection"] = hits
+            flagged += 1
+    return flagged
