@@ -61,6 +61,19 @@ class Page:
                 f"{self.figure_count}.</b> {e(caption)}</figcaption></figure>")
 
 
+def drilldown_ids(runs: Sequence[Any], page: Page, noun: str = "samples"
+                  ) -> tuple[dict[Any, dict[str, dict[str, Any]]], list[str], str]:
+    """Each run's score rows by sample id, the sample ids in first-seen order (at most
+    `page.max_samples`), and the note saying so when some were cut ('' otherwise)."""
+    rows = {r.run_dir: {str(row.get("id")): row for row in r.scores} for r in runs}
+    ids = list(dict.fromkeys(sid for r in runs for sid in rows[r.run_dir]))
+    if page.max_samples is None or len(ids) <= page.max_samples:
+        return rows, ids, ""
+    ids = ids[: page.max_samples]
+    return rows, ids, (f'<p class="muted">The first {len(ids)} {noun} are shown '
+                       "(--max-samples).</p>")
+
+
 def table_html(table: Table, heading: str = "",
                higher_is_better: dict[str, bool] | None = None) -> str:
     """A leaderboard `Table` (the same cells as the terminal/Markdown/LaTeX output). The best of

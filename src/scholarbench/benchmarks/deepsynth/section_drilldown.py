@@ -10,7 +10,7 @@ from typing import Any, Sequence
 from scholarbench.benchmarks.deepsynth.display import (COUNT_DISPLAY, COUNT_KEYS, DISPLAY,
                                                        EXCERPT_CHARS, LABEL_STATUS,
                                                        STATUS_NAMES)
-from scholarbench.report.htmlkit import Page, e, sample_metric_table
+from scholarbench.report.htmlkit import Page, drilldown_ids, e, sample_metric_table
 from scholarbench.report.sections.base import ReportRun
 from scholarbench.report.trajectory import trajectories_html
 
@@ -35,13 +35,8 @@ class DeepSynthDrilldown:
         return {str(r.get(id_key)): r for r in read_jsonl_tolerant(run.run_dir / name)}
 
     def _drilldown(self, runs: Sequence[ReportRun], page: Page) -> str:
-        rows = {r.run_dir: {str(row.get("id")): row for row in r.scores} for r in runs}
-        ids = list(dict.fromkeys(sid for r in runs for sid in rows[r.run_dir]))
-        out = []
-        if page.max_samples is not None and len(ids) > page.max_samples:
-            ids = ids[: page.max_samples]
-            out.append(f'<p class="muted">The first {len(ids)} tasks are shown '
-                       "(--max-samples).</p>")
+        rows, ids, cut = drilldown_ids(runs, page, "tasks")
+        out = [cut] if cut else []
         judged = {r.run_dir: self._judged(r, page) for r in runs}
         lines = {r.run_dir: self._read(r, "judge.jsonl") for r in runs}
         generated = {r.run_dir: self._read(r, "generate.jsonl") for r in runs}

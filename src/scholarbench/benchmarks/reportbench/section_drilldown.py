@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from scholarbench.report.trajectory import trajectories_html
-from scholarbench.report.htmlkit import Page, e, sample_metric_table
+from scholarbench.report.htmlkit import Page, drilldown_ids, e, sample_metric_table
 from scholarbench.report.sections.base import ReportRun
 
 LIST_LIMIT = 40          # titles per list in the drill-down
@@ -79,13 +79,8 @@ class ReportBenchDrilldown:
         return {"matched": matched, "missed": missed, "extra": extra}
 
     def _drilldown(self, runs: Sequence[ReportRun], page: Page) -> str:
-        rows = {r.run_dir: {str(row.get("id")): row for row in r.scores} for r in runs}
-        ids = list(dict.fromkeys(sid for r in runs for sid in rows[r.run_dir]))
-        out = []
-        if page.max_samples is not None and len(ids) > page.max_samples:
-            ids = ids[: page.max_samples]
-            out.append(f'<p class="muted">The first {len(ids)} surveys are shown '
-                       "(--max-samples).</p>")
+        rows, ids, cut = drilldown_ids(runs, page, "surveys")
+        out = [cut] if cut else []
         from scholarbench.data.jsonl import read_jsonl_tolerant
         generated = {r.run_dir: {str(g.get("id")): g for g in
                                  read_jsonl_tolerant(r.run_dir / "generate.jsonl")}

@@ -18,7 +18,7 @@ from typing import Any, Sequence
 from scholarbench.errors import DataError
 from scholarbench.report import svg
 from scholarbench.report.trajectory import trajectories_html
-from scholarbench.report.htmlkit import Page, e, sample_metric_table, table_html
+from scholarbench.report.htmlkit import Page, drilldown_ids, e, sample_metric_table, table_html
 from scholarbench.benchmarks.researcharena.published import (PAPER_CITATION, PAPER_N, TABLE_KEYS,
                                                              published_rows)
 from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
@@ -252,13 +252,8 @@ class ResearchArenaSection(ReportSection):
 
     def _drilldown(self, task: str, runs: Sequence[ReportRun], page: Page) -> str:
         metrics = self.metrics(task)
-        rows = {r.run_dir: {str(row.get("id")): row for row in r.scores} for r in runs}
-        ids = list(dict.fromkeys(sid for r in runs for sid in rows[r.run_dir]))
-        out = []
-        if page.max_samples is not None and len(ids) > page.max_samples:
-            ids = ids[: page.max_samples]
-            out.append(f'<p class="muted">The first {len(ids)} samples are shown '
-                       "(--max-samples).</p>")
+        rows, ids, cut = drilldown_ids(runs, page, "samples")
+        out = [cut] if cut else []
         tasks: dict[str, Any] = {}
         for r in runs:
             for tid, t in self._tasks(r, page).items():

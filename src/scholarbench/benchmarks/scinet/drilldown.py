@@ -10,7 +10,7 @@ from typing import Any, Sequence
 from scholarbench.benchmarks.scinet.report_display import (COUNT_DISPLAY, COUNT_KEYS, DISPLAY,
                                                           KEYS, LIST_LIMIT, LLM_KEYS, judged)
 from scholarbench.report.trajectory import trajectories_html
-from scholarbench.report.htmlkit import Page, e, sample_metric_table
+from scholarbench.report.htmlkit import Page, drilldown_ids, e, sample_metric_table
 from scholarbench.report.sections.base import ReportRun
 
 
@@ -71,13 +71,8 @@ class DrillDown:
                 [("gold path", list(gold.get("path") or []))])
 
     def _drilldown(self, runs: Sequence[ReportRun], page: Page) -> str:
-        rows = {r.run_dir: {str(row.get("id")): row for row in r.scores} for r in runs}
-        ids = list(dict.fromkeys(sid for r in runs for sid in rows[r.run_dir]))
-        out = []
-        if page.max_samples is not None and len(ids) > page.max_samples:
-            ids = ids[: page.max_samples]
-            out.append(f'<p class="muted">The first {len(ids)} tasks are shown '
-                       "(--max-samples).</p>")
+        rows, ids, cut = drilldown_ids(runs, page, "tasks")
+        out = [cut] if cut else []
         tasks = {r.run_dir: self._read(r, "tasks.jsonl", page) for r in runs}
         generated = {r.run_dir: self._read(r, "generate.jsonl", page) for r in runs}
         family = runs[0].mode if runs else ""

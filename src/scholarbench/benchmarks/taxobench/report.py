@@ -27,7 +27,8 @@ from scholarbench.benchmarks.taxobench.judge import DIMENSIONS, JUDGE_KEYS, JUDG
 from scholarbench.benchmarks.taxobench.measures import METRICS
 from scholarbench.report import svg
 from scholarbench.report.trajectory import trajectories_html
-from scholarbench.report.htmlkit import Page, e, metadata_html, sample_metric_table, table_html
+from scholarbench.report.htmlkit import (Page, drilldown_ids, e, metadata_html,
+                                        sample_metric_table, table_html)
 from scholarbench.benchmarks.taxobench.published import BOTTOM_UP, DEEP_RESEARCH, published_rows
 from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
                                                read_json_object, register_section, strip_group)
@@ -308,11 +309,7 @@ class TaxoBenchSection(ReportSection):
         metrics = self.drilldown_metrics(mode)
         if any(r.summary.judged for r in runs):
             metrics += [DISPLAY[k] for k in JUDGE_KEYS]
-        rows = {r.run_dir: {str(row.get("id")): row for row in r.scores} for r in runs}
-        ids = list(dict.fromkeys(sid for r in runs for sid in rows[r.run_dir]))
-        limited = page.max_samples is not None and len(ids) > page.max_samples
-        if limited:
-            ids = ids[: page.max_samples]
+        rows, ids, cut = drilldown_ids(runs, page)
         golds: dict[Path, dict[str, Any]] = {}
         notes = []
         preds: dict[Path, dict[str, Any]] = {}
@@ -341,9 +338,8 @@ class TaxoBenchSection(ReportSection):
         if notes:
             out.append('<ul class="notes">' + "".join(f"<li>{e(n)}</li>" for n in notes)
                        + "</ul>")
-        if limited:
-            out.append(f'<p class="muted">The first {len(ids)} samples are shown '
-                       "(--max-samples).</p>")
+        if cut:
+            out.append(cut)
         summary_keys = SUMMARY_KEYS[mode]
         for i, sid in enumerate(ids):
             task = next((golds[r.run_dir][sid] for r in runs if sid in golds[r.run_dir]), None)
