@@ -134,3 +134,13 @@ def test_a_copied_run_directory_with_a_bad_tools_file(finished_run, capsys):
                                  capsys)
     assert code == 2 and "tools.jsonl" in err and "line 1" in err, err
     shutil.rmtree(finished_run)
+
+
+def test_a_generated_line_whose_prediction_is_not_an_object_is_malformed(finished_run, capsys):
+    run = finished_run
+    lines = [json.loads(x) for x in (run / "generate.jsonl").read_text().splitlines()]
+    lines[0]["prediction"] = "oops"
+    (run / "generate.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    capsys.readouterr()
+    assert main(["score", str(run)]) == 0
+    assert "1 malformed" in capsys.readouterr().out
