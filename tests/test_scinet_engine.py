@@ -197,8 +197,10 @@ def test_endpoint_agent_plain_text_replies_are_scored(tiny, tmp_path, capsys):
     fake.default = reply
     try:
         out = tmp_path / "endpoint"
+        # one sample at a time: the checks below pair the first request with the first task
         assert main(run_args(tiny, "path", "endpoint", out, "--model", "fake-agent",
-                             "--base-url", fake.base_url, "--no-llm-cache")) == 0, \
+                             "--base-url", fake.base_url, "--no-llm-cache",
+                             "--max-samples", "1")) == 0, \
             capsys.readouterr().err
     finally:
         fake.stop()

@@ -42,7 +42,9 @@ def samples_at_once(requested: int | None, agent: Any, llm: Any) -> int:
 
 def in_flight(items: Iterable[T], work: Callable[[T], R], max_workers: int
               ) -> Iterator[tuple[T, R]]:
-    """`(item, work(item))` in completion order, at most `max_workers` running at once; each
+    """`(item, work(item))` in completion order, at most `max_workers` running at once (the
+    standard library's `Executor.map` submits every item up front and yields in input order,
+    so one slow sample would hold back the writing of all later ones); each
     call runs in a copy of the caller's context (so context variables reach it). With one
     worker the calls run in the calling thread, one after another, exactly as a loop.
 

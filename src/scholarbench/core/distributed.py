@@ -39,6 +39,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from scholarbench.core.usage import add_into
 from scholarbench.errors import ScholarbenchError
 
 LOCAL = "local"
@@ -156,7 +157,8 @@ class RaySolver:
                             yield sample, ({self.id_key: sample.id, "status": "error",
                                             "error": f"ray: {reason}"}, None)
                         continue
-                    self.usage = _add(self.usage, result.usage)
+                    if result.usage is not None:
+                        self.usage = add_into(self.usage or {}, result.usage)
                     for record, calls in result.solved:
                         yield by_id[str(record[self.id_key])], (record, calls)
         finally:
@@ -169,17 +171,6 @@ def _reason(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     last = next((line for line in reversed(text) if line.strip()), type(exc).__name__)
     return redact(f"{type(exc).__name__}: {last.strip()}")[:500]
-
-
-def _add(total: dict[str, Any] | None, delta: dict[str, Any] | None) -> dict[str, Any] | None:
-    if delta is None:
-        return total
-    if total is None:
-        return dict(delta)
-    out = {k: total.get(k, 0) + v for k, v in delta.items() if k != "cost_usd"}
-    costs = [c for c in (total.get("cost_usd"), delta.get("cost_usd")) if c is not None]
-    out["cost_usd"] = round(sum(costs), 6) if costs else None
-    return out
 
 
 def ray_solver(bench: Any, subtask: str, agent_spec: str, params: dict[str, Any] | None,

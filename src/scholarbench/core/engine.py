@@ -277,7 +277,6 @@ def generate(bench: Benchmark, run: RunDir, samples: Sequence[Sample], agent: Ag
     once (`core.concurrency`), or by `remote` (`core.distributed.RaySolver`: shards of samples
     solved on a Ray cluster); returns how many were run. This thread is the only writer: each
     sample's tool trajectory, then its generate line, is appended as the sample finishes."""
-    from scholarbench.tools.provider import TRAJECTORIES
     stage = run.stage(bench.generate_file, bench.id_key)
     for lineno, problem in stage.problems:
         print(f"warning: {run.file(bench.generate_file)}, line {lineno}: {problem}; "
@@ -294,12 +293,12 @@ def generate(bench: Benchmark, run: RunDir, samples: Sequence[Sample], agent: Ag
                   disable=not progress or not todo) as bar:
             for sample, (record, calls) in results:
                 if calls is not None:
+                    from scholarbench.tools.provider import TRAJECTORIES
                     run.append(TRAJECTORIES, {"id": sample.id, "calls": calls})
                 run.append(bench.generate_file, record)
                 bar.update()
     finally:
-        if hasattr(results, "close"):
-            results.close()
+        results.close()
         add_stage_usage(run, "generate", "agent", ctx.llm, before)
         if remote is not None:
             add_usage_delta(run, "generate", "agent", remote.usage)
@@ -313,6 +312,8 @@ def _solve_with_tools(bench: Benchmark, agent: Agent, sample: Sample, ctx: Agent
     """`solve_one`, with the sample's own tools for an agent that uses them; returns the
     record and the tool trajectory (None without tools), which the caller appends to
     tools.jsonl before the sample's generate line (tools.provider)."""
+    if ctx.tools is None:            # no tools: skip importing the tools layer (0.6 s)
+        return solve_one(bench, agent, sample, ctx, exclusive), None
     from scholarbench.tools.provider import ToolProvider
     if not isinstance(ctx.tools, ToolProvider):
         return solve_one(bench, agent, sample, ctx, exclusive), None

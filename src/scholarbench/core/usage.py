@@ -52,10 +52,17 @@ def add_usage_delta(run: RunDir, stage: str, role: str, delta: dict[str, Any] | 
     manifest = run.read_manifest()
     for bucket in (manifest.setdefault("usage", {}).setdefault(stage, {}).setdefault(role, {}),
                    manifest.setdefault("llm_usage", {}).setdefault(role, {})):
-        for key in USAGE_FIELDS:
-            bucket[key] = bucket.get(key, 0) + delta[key]
-        if delta["cost_usd"] is not None:
-            bucket["cost_usd"] = round((bucket.get("cost_usd") or 0.0) + delta["cost_usd"], 6)
-        else:
-            bucket.setdefault("cost_usd", None)
+        add_into(bucket, delta)
     run.write_manifest(manifest)
+
+
+def add_into(bucket: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
+    """Add a `usage_delta` to a running total in place (a cost stays None until one is known);
+    returns the total."""
+    for key in USAGE_FIELDS:
+        bucket[key] = bucket.get(key, 0) + delta.get(key, 0)
+    if delta.get("cost_usd") is not None:
+        bucket["cost_usd"] = round((bucket.get("cost_usd") or 0.0) + delta["cost_usd"], 6)
+    else:
+        bucket.setdefault("cost_usd", None)
+    return bucket
