@@ -70,7 +70,7 @@ def coupling_rows(graph) -> int:
 def child(case: dict) -> dict:
     """Run one case in this process and return its figures."""
     import numpy as np
-    from scholarbench.graph import arxiv2023_graph, randomise
+    from scholarbench.graph import arxiv2023_graph, disruption, randomise
     from scholarbench.graph import sql
     from scholarbench.graph.engine import DuckDBEngine, SparkEngine, load_graph
     from scholarbench.graph.randomise import nets_table
@@ -94,8 +94,8 @@ def child(case: dict) -> dict:
     for _ in range(case.get("repeat", 1)):
         t = time.perf_counter()
         if case["measure"] == "cd":
-            table = engine.query(sql.disruption(case.get("window")))
-            defined = np.isfinite(table.column("cd").to_numpy(zero_copy_only=False)).sum()
+            d = disruption(g, window=case.get("window"), engine=engine)
+            defined = np.isfinite(d.values).sum()
         else:
             n = case["randomisations"]
             rand = randomise(g, n, seed=0)

@@ -62,7 +62,7 @@ def test_metrics_writes_the_table(files, tmp_path, capsys):
     assert float(f["disruption_scinet"]) == pytest.approx(-1.0)
     assert by_id["R1"]["cd_index"] == ""                                  # no references
     expected = paper_metrics(read_graph(edges, papers), randomisations=3, seed=4)
-    for pid, nov in zip(expected.ids, expected.novelty):
+    for pid, nov in zip(expected.ids, expected.measures["novelty"]):
         cell = by_id[str(pid)]["novelty"]
         assert (cell == "") if math.isnan(nov) else float(cell) == nov
 

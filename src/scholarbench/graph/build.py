@@ -12,33 +12,47 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from scholarbench.graph.records import CitationGraph, GraphStats
 
 
-def _str_array(values: Sequence[str] | np.ndarray) -> np.ndarray:
-    arr = np.asarray(values)
-    if arr.size == 0:
-        return np.array([], dtype="<U1")
-    return arr.astype(str)
+def _strings(values: Sequence[str] | np.ndarray | pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Ids as one Arrow string array: compact (no fixed-width unicode copies of every edge end),
+    and hashed, sorted and looked up by Arrow's C++ kernels."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if isinstance(values, pa.Array):
+        return values if values.type == pa.large_string() else values.cast(pa.large_string())
+    if isinstance(values, np.ndarray):
+        values = values.astype(str)
+    return pa.array(values, type=pa.large_string())
 
 
-def build_graph(paper_ids: Sequence[str] | np.ndarray,
-                years: Sequence[int | None] | np.ndarray,
-                venues: Sequence[str | None] | None,
-                citing: Sequence[str] | np.ndarray,
-                cited: Sequence[str] | np.ndarray,
+def _positions(values: pa.Array, ids: pa.Array) -> np.ndarray:
+    return pc.index_in(values, value_set=ids).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+Ids = Sequence[str] | np.ndarray | pa.Array | pa.ChunkedArray
+
+
+def build_graph(paper_ids: Ids, years: Sequence[int | None] | np.ndarray,
+                venues: Sequence[str | None] | None, citing: Ids, cited: Ids,
                 *, name: str = "graph") -> CitationGraph:
     """Paper ids must be unique (the file readers check this and name the line)."""
-    pids_in = _str_array(paper_ids)
-    citing_in, cited_in = _str_array(citing), _str_array(cited)
+    pids_in = _strings(paper_ids)
+    citing_in, cited_in = _strings(citing), _strings(cited)
     if len(citing_in) != len(cited_in):
         raise ValueError("citing and cited differ in length")
-    if len(np.unique(pids_in)) != len(pids_in):
+    if len(pc.unique(pids_in)) != len(pids_in):
         raise ValueError("paper ids are not unique")
-    ids = np.unique(np.concatenate([pids_in, citing_in, cited_in]))
+    # sorted by UTF-8 bytes = by code point: numpy's order for the same strings
+    every = pc.unique(pa.chunked_array([pids_in, citing_in, cited_in]))
+    every = every.take(pc.sort_indices(every))
+    ids = every.to_numpy(zero_copy_only=False).astype(str)
     n = len(ids)
-    listed_pos = np.searchsorted(ids, pids_in)
+    listed_pos = _positions(pids_in, every)
     listed = np.zeros(n, dtype=bool)
     listed[listed_pos] = True
 
@@ -65,8 +79,9 @@ def build_graph(paper_ids: Sequence[str] | np.ndarray,
             venue[listed_pos[given]] = codes.astype(np.int32)
             venue_names = tuple(str(v) for v in names)
 
-    src = np.searchsorted(ids, citing_in).astype(np.int64)
-    dst = np.searchsorted(ids, cited_in).astype(np.int64)
+    src = _positions(citing_in, every)
+    dst = _positions(cited_in, every)
+    del citing_in, cited_in
     self_loop = src == dst
     packed = np.unique((src[~self_loop] << 32) | dst[~self_loop])
     e_citing = (packed >> 32).astype(np.int32)

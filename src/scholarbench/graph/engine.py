@@ -52,13 +52,23 @@ class Engine(ABC):
         self.close()
 
 
+DUCKDB_MEMORY_LIMIT = "128MB"
+
+
 class DuckDBEngine(Engine):
+    """In-process DuckDB. Its memory is bounded (`memory_limit`, default 128 MB; None = DuckDB's
+    own default, 80% of RAM): a larger aggregate spills to a temporary directory of its own.
+    Measured on arxiv-2023's CD index (7.4M coupled pairs): 128 MB is as fast as unbounded, and
+    the process peaks at about 300 MB less."""
     name = "duckdb"
 
-    def __init__(self, threads: int | None = None, memory_limit: str | None = None) -> None:
+    def __init__(self, threads: int | None = None,
+                 memory_limit: str | None = DUCKDB_MEMORY_LIMIT) -> None:
         import duckdb
         super().__init__()
-        config: dict[str, Any] = {"preserve_insertion_order": False}
+        self._spill = tempfile.TemporaryDirectory(prefix="sb-duckdb-")
+        config: dict[str, Any] = {"preserve_insertion_order": False,
+                                  "temp_directory": self._spill.name}
         if threads:
             config["threads"] = threads
         if memory_limit:
@@ -80,6 +90,7 @@ class DuckDBEngine(Engine):
 
     def close(self) -> None:
         self.con.close()
+        self._spill.cleanup()
 
 
 _SPARK = None

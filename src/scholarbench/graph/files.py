@@ -66,7 +66,7 @@ def _read_parquet(path: Path, required: tuple[str, ...], optional: tuple[str, ..
                         field=missing[0])
     wanted = [c for c in required + optional if c in schema.names]
     table = pq.read_table(path, columns=wanted)
-    return {c: table.column(c).to_pylist() for c in wanted}
+    return {c: table.column(c).combine_chunks() for c in wanted}
 
 
 def _bad(path: Path, i: int, csv_file: bool, field: str, message: str) -> DataError:
@@ -76,7 +76,27 @@ def _bad(path: Path, i: int, csv_file: bool, field: str, message: str) -> DataEr
     return DataError(f"record {i + 1}: {message}", file=str(path), field=field)
 
 
-def _ids(path: Path, name: str, values: list, csv_file: bool) -> list[str]:
+def _arrow_ids(path: Path, name: str, values, csv_file: bool):
+    """Ids from an Arrow column (Parquet) without a Python object per value: strings trimmed,
+    integers as their decimal text; the first null, empty or other-typed value is the error."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    if pa.types.is_integer(values.type):
+        text = values.cast(pa.large_string())
+    elif pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+        text = pc.utf8_trim_whitespace(values.cast(pa.large_string()))
+    else:
+        return _ids(path, name, values.to_pylist(), csv_file)
+    bad = pc.or_kleene(pc.is_null(text), pc.equal(pc.utf8_length(text), 0)).fill_null(True)
+    if pc.any(bad).as_py():
+        i = pc.index(bad, True).as_py()
+        raise _bad(path, i, csv_file, name, f"need a non-empty id, got {values[i].as_py()!r}")
+    return text
+
+
+def _ids(path: Path, name: str, values, csv_file: bool):
+    if not isinstance(values, list):
+        return _arrow_ids(path, name, values, csv_file)
     out = []
     for i, value in enumerate(values):
         text = value.strip() if isinstance(value, str) else (
@@ -128,6 +148,7 @@ def read_graph(edges: str | Path, papers: str | Path) -> CitationGraph:
     """The citation graph of an edge file and a paper file."""
     edges, papers = Path(edges), Path(papers)
     pcols, p_csv = read_table(papers, PAPER_COLUMNS, OPTIONAL_PAPER_COLUMNS)
+    pcols = {c: v if isinstance(v, list) else v.to_pylist() for c, v in pcols.items()}
     ids = _ids(papers, "id", pcols["id"], p_csv)
     seen: dict[str, int] = {}
     for i, pid in enumerate(ids):
@@ -141,6 +162,6 @@ def read_graph(edges: str | Path, papers: str | Path) -> CitationGraph:
         venues = [v.strip() if isinstance(v, str) else (None if v is None else str(v))
                   for v in pcols["venue"]]
     ecols, e_csv = read_table(edges, EDGE_COLUMNS)
-    citing = _ids(edges, "citing", ecols["citing"], e_csv)
-    cited = _ids(edges, "cited", ecols["cited"], e_csv)
+    citing = _ids(edges, "citing", ecols.pop("citing"), e_csv)
+    cited = _ids(edges, "cited", ecols.pop("cited"), e_csv)
     return build_graph(ids, years, venues, citing, cited, name=papers.stem)

@@ -1,4 +1,5 @@
-"""The measures as SQL text, the one definition that DuckDB and Spark both run.
+"""The measures as SQL text, the one definition that DuckDB and Spark both run (the CD index's
+queries are in `graph.cd_sql`).
 
 Only the common subset of the two dialects is used (joins, GROUP BY, CASE, COUNT(DISTINCT),
 window SUM, CAST, SQRT), integer arithmetic wherever a result must be exact, and every output
@@ -16,70 +17,6 @@ SELECT e.citing, e.cited, pc.year AS citing_year, pf.year AS cited_year
 FROM (SELECT DISTINCT citing, cited FROM edges_in WHERE citing <> cited) e
 JOIN papers pc ON pc.pid = e.citing
 JOIN papers pf ON pf.pid = e.cited
-"""
-
-
-def _after(later: str, focal: str, window: int | None) -> str:
-    """`later` is published after `focal` (by year), within `window` years when given."""
-    cond = f"{later} > {focal}"
-    if window is not None:
-        cond += f" AND {later} <= {focal} + {int(window)}"
-    return cond
-
-
-def disruption(window: int | None) -> str:
-    """Per paper: references, citations, n_i, n_j, n_k, the CD index and SciNet's variant.
-
-    With C1 = papers after f citing f, and C2 = papers after f citing >= 1 reference of f:
-    n_j = |C1 & C2| (the citers c of f that share a reference with f: triangles
-    f -> r <- c -> f), n_i = |C1| - n_j, n_k = |C2| - n_j (C2: the distinct (f, c) pairs of the
-    coupling join, grouped, then counted per f — a little faster than COUNT(DISTINCT) on both
-    engines).
-    Undefined (NULL): unknown year, no references, or no paper in the denominator.
-    """
-    c1 = _after("e.citing_year", "e.cited_year", window)
-    c2 = _after("b.citing_year", "a.citing_year", window)
-    return f"""
-WITH c1 AS (
-  SELECT e.cited AS f, COUNT(*) AS n1 FROM edges e WHERE {c1} GROUP BY e.cited),
-cj AS (
-  SELECT e.cited AS f, COUNT(DISTINCT e.citing) AS nj
-  FROM edges e
-  JOIN edges ec ON ec.citing = e.citing
-  JOIN edges ef ON ef.citing = e.cited AND ef.cited = ec.cited
-  WHERE {c1}
-  GROUP BY e.cited),
-c2 AS (
-  SELECT f, COUNT(*) AS n2
-  FROM (SELECT a.citing AS f, b.citing AS c
-        FROM edges a JOIN edges b ON b.cited = a.cited
-        WHERE {c2}
-        GROUP BY a.citing, b.citing) coupled
-  GROUP BY f),
-refs AS (SELECT citing AS f, COUNT(*) AS nr FROM edges GROUP BY citing),
-cites AS (SELECT cited AS f, COUNT(*) AS nc FROM edges GROUP BY cited),
-counts AS (
-  SELECT p.pid, p.year,
-         COALESCE(refs.nr, 0) AS nr, COALESCE(cites.nc, 0) AS nc,
-         COALESCE(c1.n1, 0) - COALESCE(cj.nj, 0) AS n_i,
-         COALESCE(cj.nj, 0) AS n_j,
-         COALESCE(c2.n2, 0) - COALESCE(cj.nj, 0) AS n_k
-  FROM papers p
-  LEFT JOIN refs ON refs.f = p.pid
-  LEFT JOIN cites ON cites.f = p.pid
-  LEFT JOIN c1 ON c1.f = p.pid
-  LEFT JOIN cj ON cj.f = p.pid
-  LEFT JOIN c2 ON c2.f = p.pid)
-SELECT CAST(pid AS INT) AS pid,
-       CAST(nr AS BIGINT) AS references_,
-       CAST(nc AS BIGINT) AS citations,
-       CAST(n_i AS BIGINT) AS n_i, CAST(n_j AS BIGINT) AS n_j, CAST(n_k AS BIGINT) AS n_k,
-       CASE WHEN year IS NULL OR nr = 0 OR n_i + n_j + n_k = 0 THEN CAST(NULL AS DOUBLE)
-            ELSE CAST(n_i - n_j AS DOUBLE) / CAST(n_i + n_j + n_k AS DOUBLE) END AS cd,
-       CASE WHEN year IS NULL OR nr = 0 OR n_i + n_j = 0 THEN CAST(NULL AS DOUBLE)
-            ELSE CAST(n_i - n_j AS DOUBLE) / CAST(n_i + n_j AS DOUBLE) END AS cd_scinet
-FROM counts
-ORDER BY pid
 """
 
 
