@@ -183,8 +183,10 @@ class DenseIndex:
         Computed by torch (one matrix-vector product on a zero-copy view of the index), not
         numpy: numpy's OpenBLAS threads spin after each call and slowed the next MiniLM query
         encoding in the same process ~8x on 2 cores (measured: 87 ms instead of 10 ms);
-        torch shares the encoder's thread pool."""
+        torch shares the encoder's thread pool (sized by embed.threads)."""
         import torch
+        from scholarbench.embed.threads import apply_torch_threads
+        apply_torch_threads(torch)
         if self._tensor is None:
             self._tensor = torch.from_numpy(self._vectors)
         query = torch.from_numpy(np.ascontiguousarray(vector[0], dtype=np.float32))

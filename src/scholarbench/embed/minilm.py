@@ -29,6 +29,8 @@ class MiniLMEncoder:
         if self._model is None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            from scholarbench.embed.threads import apply_torch_threads
+            apply_torch_threads()          # before the first torch op: threads fit the CPUs
             from sentence_transformers import SentenceTransformer
             from transformers.utils import logging as hf_logging
             hf_logging.disable_progress_bar()

@@ -1,0 +1,167 @@
+"""PyTorch's thread count from affinity and cgroup quota (fake cgroup trees under tmp_path)."""
+import pytest
+
+from scholarbench.embed import threads
+from scholarbench.embed.threads import (ENV, ThreadPlan, apply_torch_threads, cgroup_cpu_limit,
+                                        plan_threads, usable_cpus)
+from scholarbench.errors import ScholarbenchError
+
+
+def write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def v2(tmp_path, cpu_max, cgroup="/", parent_max=None):
+    root = tmp_path / "cg"
+    write(root / cgroup.strip("/") / "cpu.max", cpu_max)
+    if parent_max is not None:
+        write(root / "cpu.max", parent_max)
+    return root, write(tmp_path / "self", f"0::{cgroup}\n")
+
+
+def v1(tmp_path, quota, period="100000", mount="cpu,cpuacct", cgroup="/"):
+    root = tmp_path / "cg"
+    base = root / mount / cgroup.strip("/")
+    write(base / "cpu.cfs_quota_us", quota)
+    write(base / "cpu.cfs_period_us", period)
+    self_file = write(tmp_path / "self", f"12:memory:/x\n4:{mount}:{cgroup}\n0::/\n")
+    return root, self_file
+
+
+@pytest.mark.parametrize("cpu_max, expected", [
+    ("max 100000\n", None), ("150000 100000\n", 1.5), ("50000 100000", 0.5), ("400000 100000", 4.0),
+    ("garbage", None),
+])
+def test_cgroup_v2_cpu_max(tmp_path, cpu_max, expected):
+    root, self_file = v2(tmp_path, cpu_max)
+    assert cgroup_cpu_limit(root, self_file) == expected
+
+
+def test_cgroup_v2_tightest_ancestor_wins(tmp_path):
+    root, self_file = v2(tmp_path, "800000 100000", cgroup="/user.slice/job", parent_max="200000 100000")
+    assert cgroup_cpu_limit(root, self_file) == 2.0
+    assert usable_cpus(root, self_file, affinity=16) == 2
+
+
+@pytest.mark.parametrize("quota, period, expected", [
+    ("-1", "100000", None), ("250000", "100000", 2.5), ("100000", "50000", 2.0), ("0", "100000", None),
+])
+def test_cgroup_v1_quota_and_period(tmp_path, quota, period, expected):
+    root, self_file = v1(tmp_path, quota, period)
+    assert cgroup_cpu_limit(root, self_file) == expected
+
+
+def test_cgroup_v1_separate_cpu_mount_and_host_path_seen_from_a_container(tmp_path):
+    # /proc/self/cgroup names the host's path; the container sees its own cgroup at the mount
+    root = tmp_path / "cg"
+    write(root / "cpu" / "cpu.cfs_quota_us", "300000")
+    write(root / "cpu" / "cpu.cfs_period_us", "100000")
+    self_file = write(tmp_path / "self", "3:cpu:/docker/0123abcd\n")
+    assert cgroup_cpu_limit(root, self_file) == 3.0
+
+
+def test_no_cgroup_files_means_no_limit(tmp_path):
+    assert cgroup_cpu_limit(tmp_path / "none", tmp_path / "missing") is None
+    assert usable_cpus(tmp_path / "none", tmp_path / "missing", affinity=6) == 6
+
+
+@pytest.mark.parametrize("cpu_max, affinity, expected", [
+    ("150000 100000", 8, 1),      # floor of 1.5
+    ("50000 100000", 8, 1),       # half a CPU: at least 1
+    ("400000 100000", 2, 2),      # the affinity mask is tighter
+    ("max 100000", 3, 3),
+])
+def test_usable_cpus_is_floor_of_quota_capped_by_affinity(tmp_path, cpu_max, affinity, expected):
+    root, self_file = v2(tmp_path, cpu_max)
+    assert usable_cpus(root, self_file, affinity=affinity) == expected
+
+
+def test_affinity_of_this_process_is_used_by_default(tmp_path, monkeypatch):
+    monkeypatch.setattr(threads.os, "sched_getaffinity", lambda pid: {0, 2, 5})
+    assert usable_cpus(tmp_path / "none", tmp_path / "missing") == 3
+
+
+def plan(tmp_path, environ, **kw):
+    root, self_file = v2(tmp_path, "200000 100000")
+    return plan_threads(environ, root=root, self_cgroup=self_file, affinity=kw.pop("affinity", 8), **kw)
+
+
+def test_plan_automatic_uses_usable_cpus(tmp_path):
+    assert plan(tmp_path, {}).threads == 2
+    assert plan(tmp_path, {ENV: "auto"}).threads == 2
+    assert plan(tmp_path, {ENV: " "}).threads == 2
+
+
+def test_plan_environment_variable_wins_over_everything(tmp_path):
+    got = plan(tmp_path, {ENV: "5", "OMP_NUM_THREADS": "1"}, current=3, preloaded=True)
+    assert got == ThreadPlan(5, f"${ENV}")
+    assert plan(tmp_path, {ENV: "keep"}).threads is None
+
+
+@pytest.mark.parametrize("bad", ["0", "-2", "two", "1.5"])
+def test_plan_rejects_a_bad_value(tmp_path, bad):
+    with pytest.raises(ScholarbenchError, match=ENV):
+        plan(tmp_path, {ENV: bad})
+
+
+def test_plan_respects_omp_and_mkl_settings(tmp_path):
+    assert plan(tmp_path, {"OMP_NUM_THREADS": "4"}).threads is None
+    assert plan(tmp_path, {"MKL_NUM_THREADS": "1"}).threads is None
+    assert plan(tmp_path, {"OMP_NUM_THREADS": ""}).threads == 2
+
+
+def test_plan_respects_a_count_the_program_set_before(tmp_path):
+    # torch imported earlier and its count is not its default (the affinity size): keep it
+    assert plan(tmp_path, {}, current=3, preloaded=True, affinity=8).threads is None
+    # imported earlier but still at its default: the quota applies
+    assert plan(tmp_path, {}, current=8, preloaded=True, affinity=8).threads == 2
+    # imported by us: its count is its default whatever it is
+    assert plan(tmp_path, {}, current=3, preloaded=False, affinity=8).threads == 2
+
+
+class FakeTorch:
+    def __init__(self, n):
+        self.n, self.calls = n, []
+
+    def get_num_threads(self):
+        return self.n
+
+    def set_num_threads(self, n):
+        self.calls.append(n)
+        self.n = n
+
+
+def test_apply_sets_torch_once_per_process(monkeypatch):
+    monkeypatch.setattr(threads, "_applied", None)
+    torch = FakeTorch(4)
+    got = apply_torch_threads(torch, {ENV: "1"}, preloaded=False)
+    assert got.threads == 1 and torch.calls == [1]
+    again = apply_torch_threads(torch, {ENV: "3"}, preloaded=False)
+    assert again is got and torch.calls == [1]
+
+
+def test_apply_leaves_torch_alone_when_told(monkeypatch):
+    monkeypatch.setattr(threads, "_applied", None)
+    torch = FakeTorch(4)
+    assert apply_torch_threads(torch, {"OMP_NUM_THREADS": "4"}, preloaded=False).threads is None
+    assert torch.calls == []
+
+
+def test_minilm_applies_the_plan_before_loading(monkeypatch):
+    import sys
+    import types
+    from scholarbench.embed import minilm
+    seen = []
+    monkeypatch.setattr(threads, "apply_torch_threads", lambda *a, **k: seen.append("threads"))
+    fake_st = types.ModuleType("sentence_transformers")
+    fake_st.SentenceTransformer = lambda path, device: seen.append(("model", device)) or "model"
+    fake_utils = types.ModuleType("transformers.utils")
+    fake_utils.logging = types.SimpleNamespace(disable_progress_bar=lambda: None)
+    monkeypatch.setitem(sys.modules, "sentence_transformers", fake_st)
+    monkeypatch.setitem(sys.modules, "transformers", types.ModuleType("transformers"))
+    monkeypatch.setitem(sys.modules, "transformers.utils", fake_utils)
+    monkeypatch.setattr(minilm.MiniLMEncoder, "model_path", staticmethod(lambda: "/m"))
+    assert minilm.MiniLMEncoder()._load() == "model"
+    assert seen == ["threads", ("model", "cpu")]
