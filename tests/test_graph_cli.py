@@ -171,3 +171,43 @@ def test_ids_only_in_edges_become_stubs(tmp_path, files, capsys):
     assert "1 self-citations dropped" in capsys.readouterr().err
     rows = {r["id"]: r for r in csv.DictReader(out.open())}
     assert "outside" not in rows and rows["F"]["references"] == "3"
+
+
+def test_measures_choose_the_columns(files, tmp_path, capsys):
+    edges, papers = files
+    out = tmp_path / "m.csv"
+    assert run(["graph", "metrics", "--edges", str(edges), "--papers", str(papers), "--out",
+                str(out), "--measures", "disruption_scinet_upstream,disruption_scinet,"
+                "cd_index_approx", "--sketch-precision", "10"]) == 0
+    assert "sketch precision 10" in capsys.readouterr().out
+    rows = list(csv.DictReader(out.open()))
+    assert list(rows[0]) == ["id", "disruption_scinet", "disruption_scinet_upstream",
+                             "cd_index_approx", "citations", "references"]
+    f = {r["id"]: r for r in rows}["F"]
+    # F (2005): citers A, B, G (after F, each citing a reference) and U (undated, cites only
+    # F): SciNet's year rule keeps A, B, G (-1); upstream keeps U too: (1 - 3) / 4
+    assert float(f["disruption_scinet"]) == -1.0
+    assert float(f["disruption_scinet_upstream"]) == -0.5
+    # four coupled citers are exactly countable by a sketch: (0 - 3) / (0 + 3 + 1)
+    assert float(f["cd_index_approx"]) == pytest.approx(-0.75, abs=0.02)
+
+
+def test_measures_are_checked(files, tmp_path):
+    edges, papers = files
+    base = ["graph", "metrics", "--edges", str(edges), "--papers", str(papers), "--out",
+            str(tmp_path / "m.csv")]
+    with pytest.raises(ScholarbenchError, match="unknown measure 'cd'; choose from cd_index"):
+        run(base + ["--measures", "cd"])
+    with pytest.raises(ScholarbenchError, match="no measure"):
+        run(base + ["--measures", ","])
+    with pytest.raises(ScholarbenchError, match="no window"):
+        run(base + ["--measures", "disruption_scinet_upstream", "--window", "3"])
+    with pytest.raises(ScholarbenchError, match="precision"):
+        run(base + ["--measures", "cd_index_approx", "--sketch-precision", "30"])
+
+
+def test_cli_lists_agree_with_the_modules():
+    from scholarbench.graph import commands, engine, table
+    assert commands.ENGINES == engine.ENGINES
+    assert commands.MEASURES == table.MEASURES
+    assert commands.DEFAULT_MEASURES == table.DEFAULT_MEASURES
