@@ -14,8 +14,8 @@ f's references; n_j = |C1 & C2|, n_i = |C1| - n_j, n_k = |C2| - n_j.
 - `floor` and `scan`: bare queries for the benchmark: the join + aggregate on the rows `coupled`
   must touch, and one pass over the edge table.
 
-Memory: on DuckDB the engine's memory limit makes a large aggregate spill (`graph.engine`);
-Spark spills on its own.
+Memory: `coupled` and `sketched` take a chunk of focal papers (pid modulo `chunks`), so each
+aggregate holds a part of the pairs (`graph.disruption.chunks_for`).
 
 Same dialect rules as `graph.sql`: the common subset of DuckDB and Spark SQL, integer results.
 """
@@ -28,6 +28,10 @@ def after(later: str, focal: str, window: int | None) -> str:
     if window is not None:
         cond += f" AND {later} <= {focal} + {int(window)}"
     return cond
+
+
+def _chunk(column: str, chunk: int, chunks: int) -> str:
+    return "" if chunks <= 1 else f" AND {column} % {int(chunks)} = {int(chunk)}"
 
 
 def cited_counts(window: int | None, year_rule: bool = True) -> str:
@@ -65,20 +69,20 @@ GROUP BY f
 """
 
 
-def coupled(window: int | None) -> str:
-    """Per focal paper with |C2| > 0: f, n2 = |C2|."""
+def coupled(window: int | None, chunk: int = 0, chunks: int = 1) -> str:
+    """Per focal paper with |C2| > 0 (of one chunk: pid modulo `chunks`): f, n2 = |C2|."""
     c2 = after("b.citing_year", "a.citing_year", window)
     return f"""
 SELECT CAST(f AS INT) AS f, CAST(COUNT(*) AS BIGINT) AS n2
 FROM (SELECT a.citing AS f, b.citing AS c
       FROM edges a JOIN edges b ON b.cited = a.cited
-      WHERE {c2}
+      WHERE {c2}{_chunk("a.citing", chunk, chunks)}
       GROUP BY a.citing, b.citing) coupled_pairs
 GROUP BY f
 """
 
 
-def sketched(window: int | None) -> str:
+def sketched(window: int | None, chunk: int = 0, chunks: int = 1) -> str:
     """Per focal paper with a non-empty C2 sketch: f, nz (registers set), z (the sum over set
     registers of w = 2^(R - rho), R the largest rho; `sketch.estimate` turns them into |C2|).
 
@@ -99,6 +103,7 @@ q AS (
 u AS (
   SELECT a.citing AS f, q.reg, MIN(q.w) AS w
   FROM edges a JOIN q ON q.r = a.cited AND q.yf = a.citing_year
+  WHERE TRUE{_chunk("a.citing", chunk, chunks)}
   GROUP BY a.citing, q.reg)
 SELECT CAST(f AS INT) AS f, CAST(COUNT(*) AS BIGINT) AS nz, CAST(SUM(w) AS BIGINT) AS z
 FROM u GROUP BY f
