@@ -129,14 +129,18 @@ def test_golden_taxobench_partitions_equal_sklearn_bit_for_bit(monkeypatch):
 
 
 def test_the_scoring_path_does_not_import_sklearn_or_scipy_stats():
-    """A fresh interpreter imports the CLI and the TaxoBench scorer and scores one golden case
-    (a fake embedder: MiniLM's own library imports sklearn): no sklearn, no scipy.stats."""
+    """A fresh interpreter imports the CLI, the engine, the TaxoBench scorer and its built-in
+    agents (as `score RUN_DIR` does) and scores one golden case with a fake embedder (MiniLM's
+    own library, sentence-transformers, imports sklearn when a label is not in the embedding
+    cache): no sklearn, no scipy.stats."""
     cases = shared_path("golden-inputs", "taxobench", "cases.json")
     code = textwrap.dedent(f"""
         import json, sys
         import scholarbench.cli
         from scholarbench.benchmarks.taxobench.measures import score_instance
         from scholarbench.benchmarks.taxobench import scoring
+        import scholarbench.benchmarks.taxobench.agents     # registered when a run is re-scored
+        import scholarbench.core.engine
         from scholarbench.data.taxobench import parse_prediction
         from scholarbench.data.trees import parse_tree
         import numpy as np

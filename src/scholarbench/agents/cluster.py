@@ -16,15 +16,18 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
-from scipy.cluster.hierarchy import ClusterNode, linkage, to_tree
-from sklearn.feature_extraction.text import TfidfVectorizer
 
 from scholarbench.embed.base import Embedder
 from scholarbench.records import Paper, TaxoNode, TaxoPrediction, TaxoTask
 from scholarbench.text.normalize import normalize_title
+
+if TYPE_CHECKING:
+    from scipy.cluster.hierarchy import ClusterNode
+# sklearn (TF-IDF) and scipy.cluster (Ward) are imported when the agent runs, not with the
+# module: registering the built-in agents (every run, re-score and report) must not pay for them.
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,7 @@ class _Labeler:
     """TF-IDF n-grams fitted on all the instance's paper texts."""
 
     def __init__(self, texts: list[str], topic: str) -> None:
+        from sklearn.feature_extraction.text import TfidfVectorizer
         self.texts = texts
         vectorizer = TfidfVectorizer(ngram_range=(1, 3), stop_words="english",
                                      token_pattern=TOKEN_PATTERN)
@@ -168,6 +172,7 @@ def cluster_papers(papers: Sequence[Paper], topic: str, embedder: Embedder,
     if vectors.ndim != 2 or vectors.shape[0] != n or not np.isfinite(vectors).all():
         raise ValueError(f"embedder returned shape {vectors.shape} (or non-finite values) "
                          f"for {n} texts")
+    from scipy.cluster.hierarchy import linkage, to_tree
     dendrogram = to_tree(linkage(vectors, method="ward"))
 
     def expand(node: ClusterNode, level: int, used: set[str], pos: str) -> list[TaxoNode]:
