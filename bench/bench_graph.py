@@ -70,7 +70,7 @@ def coupling_rows(graph) -> int:
 def child(case: dict) -> dict:
     """Run one case in this process and return its figures."""
     import numpy as np
-    from scholarbench.graph import arxiv2023_graph, disruption, randomise
+    from scholarbench.graph import arxiv2023_graph, cd_sql, disruption, randomise
     from scholarbench.graph import sql
     from scholarbench.graph.engine import DuckDBEngine, SparkEngine, load_graph
     from scholarbench.graph.randomise import nets_table
@@ -93,9 +93,12 @@ def child(case: dict) -> dict:
     runs = []
     for _ in range(case.get("repeat", 1)):
         t = time.perf_counter()
-        if case["measure"] == "cd":
-            d = disruption(g, window=case.get("window"), engine=engine)
+        if case["measure"] in ("cd", "scinet", "cd_approx", "scinet_upstream"):
+            d = disruption(g, variant=case["measure"], window=case.get("window"), engine=engine)
             defined = np.isfinite(d.values).sum()
+        elif case["measure"] in ("scan", "floor"):
+            query = cd_sql.scan() if case["measure"] == "scan" else cd_sql.floor(None)
+            defined = engine.query(query).num_rows
         else:
             n = case["randomisations"]
             rand = randomise(g, n, seed=0)
@@ -162,7 +165,9 @@ def main() -> None:
     cases = []
     for engine in ("duckdb",) + (() if args.skip_spark else ("spark",)):
         rep = args.repeat if engine == "duckdb" else 1
-        cases.append({"graph": "arxiv-2023", "engine": engine, "measure": "cd", "repeat": rep})
+        for measure in ("scan", "floor", "cd", "scinet", "cd_approx", "scinet_upstream"):
+            cases.append({"graph": "arxiv-2023", "engine": engine, "measure": measure,
+                          "repeat": rep})
         cases.append({"graph": "arxiv-2023", "engine": engine, "measure": "cd", "window": 5,
                       "repeat": rep})
         cases.append({"graph": "arxiv-2023", "engine": engine, "measure": "novelty",
