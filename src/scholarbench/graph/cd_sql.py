@@ -82,9 +82,9 @@ GROUP BY f
 """
 
 
-def sketched(window: int | None, chunk: int = 0, chunks: int = 1) -> str:
-    """Per focal paper with a non-empty C2 sketch: f, nz (registers set), z (the sum over set
-    registers of w = 2^(R - rho), R the largest rho; `sketch.estimate` turns them into |C2|).
+def sketch_unions(window: int | None) -> str:
+    """Per (reference r, focal year yf) and register: the smallest w among r's citers published
+    after yf (within the window) — computed once, then merged per focal paper by `sketched`.
 
     Over `hll(pid, reg, w)`: a register keeps the smallest w (the largest rho) of its papers."""
     later = after("h.y", "fy.yf", window)
@@ -95,14 +95,21 @@ WITH hs AS (
   WHERE e.citing_year IS NOT NULL
   GROUP BY e.cited, e.citing_year, k.reg),
 fy AS (
-  SELECT DISTINCT cited AS r, citing_year AS yf FROM edges WHERE citing_year IS NOT NULL),
-q AS (
-  SELECT fy.r, fy.yf, h.reg, MIN(h.w) AS w
-  FROM fy JOIN hs h ON h.r = fy.r AND {later}
-  GROUP BY fy.r, fy.yf, h.reg),
-u AS (
+  SELECT DISTINCT cited AS r, citing_year AS yf FROM edges WHERE citing_year IS NOT NULL)
+SELECT fy.r, fy.yf, h.reg, MIN(h.w) AS w
+FROM fy JOIN hs h ON h.r = fy.r AND {later}
+GROUP BY fy.r, fy.yf, h.reg
+"""
+
+
+def sketched(chunk: int = 0, chunks: int = 1) -> str:
+    """Per focal paper with a non-empty C2 sketch: f, nz (registers set), z (the sum over set
+    registers of w = 2^(R - rho), R the largest rho; `sketch.estimate` turns them into |C2|).
+    Over `sketch_unions` materialised as `hll_unions`."""
+    return f"""
+WITH u AS (
   SELECT a.citing AS f, q.reg, MIN(q.w) AS w
-  FROM edges a JOIN q ON q.r = a.cited AND q.yf = a.citing_year
+  FROM edges a JOIN hll_unions q ON q.r = a.cited AND q.yf = a.citing_year
   WHERE TRUE{_chunk("a.citing", chunk, chunks)}
   GROUP BY a.citing, q.reg)
 SELECT CAST(f AS INT) AS f, CAST(COUNT(*) AS BIGINT) AS nz, CAST(SUM(w) AS BIGINT) AS z

@@ -132,8 +132,9 @@ def disruption(graph: CitationGraph, *, variant: str = "cd", window: int | None 
             (n2,) = _by_focal(eng, [cd_sql.coupled(window, i, k) for i in range(k)], n, ("n2",))
         elif variant == "cd_approx":
             eng.register("hll", sketch.registers(n, precision))
+            eng.materialize("hll_unions", cd_sql.sketch_unions(window))
             k = chunks_for(graph, cap=1 << precision, chunk_rows=chunk_rows)
-            nz, z = _by_focal(eng, [cd_sql.sketched(window, i, k) for i in range(k)], n,
+            nz, z = _by_focal(eng, [cd_sql.sketched(i, k) for i in range(k)], n,
                               ("nz", "z"))
             n2 = sketch.estimate(nz, z, precision)
     finally:
