@@ -165,3 +165,53 @@ def test_minilm_applies_the_plan_before_loading(monkeypatch):
     monkeypatch.setattr(minilm.MiniLMEncoder, "model_path", staticmethod(lambda: "/m"))
     assert minilm.MiniLMEncoder()._load() == "model"
     assert seen == ["threads", ("model", "cpu")]
+
+
+def test_label_similarity_runs_its_product_on_one_blas_thread(monkeypatch):
+    """The small label product runs on one BLAS thread (the default's threads wait on each other
+    on a busy machine) and the count is restored after. Its values no longer depend on how many
+    threads the machine gives BLAS: OpenBLAS's 1- and 2-thread products of the same matrix differ
+    in the last bit of some entries (sizes 100, 150, 300 here), so they did before."""
+    import numpy as np
+    from threadpoolctl import ThreadpoolController
+    from scholarbench.embed import base
+
+    controller = ThreadpoolController()
+    blas = controller.select(user_api="blas")
+    inside = []
+    original = base._one_blas_thread
+
+    class Spy:
+        def __enter__(self):
+            self.ctx = original()
+            self.ctx.__enter__()
+            inside.append([lib["num_threads"] for lib in blas.info()])
+
+        def __exit__(self, *exc):
+            return self.ctx.__exit__(*exc)
+
+    monkeypatch.setattr(base, "_one_blas_thread", Spy)
+    rng = np.random.default_rng(0)
+    labels = [f"label {i}" for i in range(150)]
+    vectors = dict(zip(labels, rng.standard_normal((150, 384)).astype(np.float32)))
+
+    class Embedder:
+        model_id = "fixed"
+
+        def embed(self, texts):
+            return np.stack([vectors[t] for t in texts])
+
+    results = []
+    for count in (2, 1):
+        with controller.limit(limits=count, user_api="blas"):
+            before = [lib["num_threads"] for lib in blas.info()]
+            results.append(base.label_similarity(Embedder(), labels))
+            assert [lib["num_threads"] for lib in blas.info()] == before
+    assert inside and all(n == 1 for counts in inside for n in counts)
+    assert np.array_equal(results[0], results[1])
+    vecs = np.stack([vectors[t] for t in labels]).astype(np.float64)
+    vecs = vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+    with controller.limit(limits=1, user_api="blas"):
+        expected = np.clip(vecs @ vecs.T, 0.0, 1.0)
+    np.fill_diagonal(expected, 1.0)
+    assert np.array_equal(results[0], expected)
