@@ -177,7 +177,9 @@ def test_label_similarity_runs_its_product_on_one_blas_thread(monkeypatch):
     from scholarbench.embed import base
 
     controller = ThreadpoolController()
-    blas = controller.select(user_api="blas")
+    paths = base.numpy_blas_paths(controller)
+    assert paths, "numpy's wheel bundles its BLAS; threadpoolctl should find it"
+    blas = controller.select(filepath=paths)
     inside = []
     original = base._one_blas_thread
 
@@ -215,3 +217,4 @@ def test_label_similarity_runs_its_product_on_one_blas_thread(monkeypatch):
         expected = np.clip(vecs @ vecs.T, 0.0, 1.0)
     np.fill_diagonal(expected, 1.0)
     assert np.array_equal(results[0], expected)
+

@@ -128,11 +128,24 @@ _BLAS_LOCK = threading.Lock()     # the limit is process-wide: one block at a ti
 
 @lru_cache(maxsize=1)
 def _blas_controller():
+    """numpy's own BLAS: the one its `@` runs on. Selected by path (numpy's wheel bundles it under
+    numpy.libs), so libraries loaded after this is cached (scipy's, torch's) do not matter; a
+    numpy linked against a system BLAS falls back to every BLAS loaded now."""
     try:
         from threadpoolctl import ThreadpoolController
     except ImportError:           # pragma: no cover - a dependency; without it, BLAS's default
         return None
-    return ThreadpoolController()
+    controller = ThreadpoolController()
+    paths = numpy_blas_paths(controller)
+    return controller.select(filepath=paths) if paths else controller.select(user_api="blas")
+
+
+def numpy_blas_paths(controller) -> list[str]:
+    """Paths of the BLAS libraries that ship inside numpy's install (numpy/ or numpy.libs/)."""
+    root = Path(np.__file__).resolve().parent
+    homes = (str(root) + "/", str(root) + ".libs/")
+    return [lib.filepath for lib in controller.lib_controllers
+            if lib.user_api == "blas" and str(Path(lib.filepath).resolve()).startswith(homes)]
 
 
 def _one_blas_thread():
