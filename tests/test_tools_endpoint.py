@@ -10,7 +10,7 @@ import json
 import pytest
 
 from fake_openai import FakeOpenAI, Step
-from test_researcharena_fixtures import PAPERS, build_tiny
+from test_researcharena_fixtures import build_tiny
 from scholarbench.cli import main
 
 S, U = "arxiv:2106.00100", "s2corpus:300"
