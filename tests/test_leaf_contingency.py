@@ -130,9 +130,9 @@ def test_golden_taxobench_partitions_equal_sklearn_bit_for_bit(monkeypatch):
 
 def test_the_scoring_path_does_not_import_sklearn_or_scipy_stats():
     """A fresh interpreter imports the CLI, the engine, the TaxoBench scorer and its built-in
-    agents (as `score RUN_DIR` does) and scores one golden case with a fake embedder (MiniLM's
-    own library, sentence-transformers, imports sklearn when a label is not in the embedding
-    cache): no sklearn, no scipy.stats."""
+    agents (as `score RUN_DIR` does) and scores one golden case with a fake embedder (loading
+    MiniLM, only when a label is not in the embedding cache, imports transformers, which imports
+    parts of scipy): no sklearn, no scipy.stats."""
     cases = shared_path("golden-inputs", "taxobench", "cases.json")
     code = textwrap.dedent(f"""
         import json, sys

@@ -1,4 +1,6 @@
 """PyTorch's thread count from affinity and cgroup quota (fake cgroup trees under tmp_path)."""
+from pathlib import Path
+
 import pytest
 
 from scholarbench.embed import threads
@@ -150,21 +152,13 @@ def test_apply_leaves_torch_alone_when_told(monkeypatch):
 
 
 def test_minilm_applies_the_plan_before_loading(monkeypatch):
-    import sys
-    import types
     from scholarbench.embed import minilm
     seen = []
     monkeypatch.setattr(threads, "apply_torch_threads", lambda *a, **k: seen.append("threads"))
-    fake_st = types.ModuleType("sentence_transformers")
-    fake_st.SentenceTransformer = lambda path, device: seen.append(("model", device)) or "model"
-    fake_utils = types.ModuleType("transformers.utils")
-    fake_utils.logging = types.SimpleNamespace(disable_progress_bar=lambda: None)
-    monkeypatch.setitem(sys.modules, "sentence_transformers", fake_st)
-    monkeypatch.setitem(sys.modules, "transformers", types.ModuleType("transformers"))
-    monkeypatch.setitem(sys.modules, "transformers.utils", fake_utils)
+    monkeypatch.setattr(minilm, "_MeanPooledBert", lambda path: seen.append(("model", path)) or "model")
     monkeypatch.setattr(minilm.MiniLMEncoder, "model_path", staticmethod(lambda: "/m"))
     assert minilm.MiniLMEncoder()._load() == "model"
-    assert seen == ["threads", ("model", "cpu")]
+    assert seen == ["threads", ("model", Path("/m"))]
 
 
 def test_label_similarity_runs_its_product_on_one_blas_thread(monkeypatch):
