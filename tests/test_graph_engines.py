@@ -109,10 +109,13 @@ def test_every_disruption_variant_is_bit_identical_on_both_engines(spark_engine)
     CD index (whose registers and sums are integers), with and without a window."""
     g = random_graph(2, n=150, m=1200)
     with DuckDBEngine() as duck:
-        for variant, window in (("scinet", None), ("scinet", 3), ("scinet_upstream", None),
-                                ("cd_approx", None), ("cd_approx", 4), ("cd", 4)):
-            d = disruption(g, variant=variant, window=window, engine=duck, precision=6)
-            s = disruption(g, variant=variant, window=window, engine=spark_engine, precision=6)
+        for variant, window, hubs in (("scinet", None, None), ("scinet", 3, None),
+                                      ("scinet_upstream", None, None), ("cd_approx", None, None),
+                                      ("cd_approx", 4, 5), ("cd", 4, None)):
+            d = disruption(g, variant=variant, window=window, engine=duck, precision=6,
+                           hubs_above=hubs)
+            s = disruption(g, variant=variant, window=window, engine=spark_engine, precision=6,
+                           hubs_above=hubs)
             for name in ("values", "n_i", "n_j", "references", "citations"):
                 same(getattr(d, name), getattr(s, name))
             if d.n_k is not None:

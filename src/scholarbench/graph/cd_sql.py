@@ -10,8 +10,9 @@ f's references; n_j = |C1 & C2|, n_i = |C1| - n_j, n_k = |C2| - n_j.
 - `coupled`: |C2|, exact. It must enumerate the coupled pairs (f, c) with f -> r <- c, whose
   number is the sum over references of squared citation counts: the inherent cost of n_k.
 - `sketched`: |C2| approximately, from mergeable HyperLogLog registers (`graph.sketch`): the
-  citers of each reference are merged per (reference, focal year), then per focal paper, so a
-  reference contributes at most one row per register, whatever its citation count.
+  citers of a hub reference (cited more than 2^precision times) are merged once per (reference,
+  focal year), so an edge to it brings at most one row per register, whatever its citation
+  count; other references bring their citers' registers directly (no more rows than exact).
 - `floor` and `scan`: bare queries for the benchmark: the join + aggregate on the rows `coupled`
   must touch, and one pass over the edge table.
 
@@ -89,38 +90,55 @@ GROUP BY f
 """
 
 
-def sketch_unions(window: int | None) -> str:
-    """Per (reference r, focal year yf) and register: the smallest w among r's citers published
-    after yf (within the window) — computed once, then merged per focal paper by `sketched`.
+def hub_references(above: int) -> str:
+    """The references cited more than `above` times: their citers go through `sketch_unions`."""
+    return f"SELECT cited AS r FROM edges GROUP BY cited HAVING COUNT(*) > {int(above)}"
 
-    Over `hll(pid, reg, w)`: a register keeps the smallest w (the largest rho) of its papers."""
+
+def sketch_unions(window: int | None) -> str:
+    """Per (hub reference r, focal year yf) and register: the smallest w among r's citers
+    published after yf (within the window) — computed once, then merged per focal paper by
+    `sketched`, so an edge f -> r to a hub brings at most one row per register.
+
+    Over `hll(pid, reg, w)` (a register keeps the smallest w, the largest rho, of its papers)
+    and `hll_hubs(r)` (`hub_references`, materialised)."""
     later = after("h.y", "fy.yf", window)
     return f"""
 WITH hs AS (
   SELECT e.cited AS r, e.citing_year AS y, k.reg, MIN(k.w) AS w
-  FROM edges e JOIN hll k ON k.pid = e.citing
+  FROM edges e JOIN hll_hubs hb ON hb.r = e.cited JOIN hll k ON k.pid = e.citing
   WHERE e.citing_year IS NOT NULL
   GROUP BY e.cited, e.citing_year, k.reg),
 fy AS (
-  SELECT DISTINCT cited AS r, citing_year AS yf FROM edges WHERE citing_year IS NOT NULL)
+  SELECT DISTINCT e.cited AS r, e.citing_year AS yf
+  FROM edges e JOIN hll_hubs hb ON hb.r = e.cited WHERE e.citing_year IS NOT NULL)
 SELECT fy.r, fy.yf, h.reg, MIN(h.w) AS w
 FROM fy JOIN hs h ON h.r = fy.r AND {later}
 GROUP BY fy.r, fy.yf, h.reg
 """
 
 
-def sketched(chunk: int = 0, chunks: int = 1) -> str:
+def sketched(window: int | None, chunk: int = 0, chunks: int = 1) -> str:
     """Per focal paper with a non-empty C2 sketch: f, nz (registers set), z (the sum over set
     registers of w = 2^(R - rho), R the largest rho; `sketch.estimate` turns them into |C2|).
-    Over `sketch_unions` materialised as `hll_unions`."""
+
+    A reference that is not a hub brings its later citers' registers directly (the coupling
+    join's rows for it, no more); a hub brings its union row per register from `hll_unions`.
+    The registers are the same either way (a MIN over the same citers)."""
+    c2 = after("b.citing_year", "a.citing_year", window)
+    part = _chunk("a.citing", chunk, chunks)
     return f"""
 WITH u AS (
-  SELECT a.citing AS f, q.reg, MIN(q.w) AS w
+  SELECT a.citing AS f, q.reg, q.w
   FROM edges a JOIN hll_unions q ON q.r = a.cited AND q.yf = a.citing_year
-  WHERE TRUE{_chunk("a.citing", chunk, chunks)}
-  GROUP BY a.citing, q.reg)
+  WHERE TRUE{part}
+  UNION ALL
+  SELECT a.citing AS f, k.reg, k.w
+  FROM edges a JOIN edges b ON b.cited = a.cited JOIN hll k ON k.pid = b.citing
+  WHERE {c2}{part} AND a.cited NOT IN (SELECT r FROM hll_hubs)),
+m AS (SELECT f, reg, MIN(w) AS w FROM u GROUP BY f, reg)
 SELECT CAST(f AS INT) AS f, CAST(COUNT(*) AS BIGINT) AS nz, CAST(SUM(w) AS BIGINT) AS z
-FROM u GROUP BY f
+FROM m GROUP BY f
 """
 
 
