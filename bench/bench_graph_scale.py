@@ -33,7 +33,6 @@ import argparse
 import json
 import math
 import os
-import resource
 import shutil
 import signal
 import subprocess
@@ -42,6 +41,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_graph import peak_mib  # noqa: E402  (resident peak + the JVM's)
 
 MEASURES = ("scan", "scinet", "cd_approx", "cd", "floor", "novelty", "path")
 ENGINE_FREE = ("path",)
@@ -51,15 +51,6 @@ def size_of(label: str) -> int:
     label = label.strip().upper()
     mult = {"K": 10**3, "M": 10**6, "G": 10**9}.get(label[-1], 1)
     return int(float(label.rstrip("KMG")) * mult)
-
-
-def peak_mib(java_pid: int | None = None) -> float:
-    mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    if java_pid:
-        for line in Path(f"/proc/{java_pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                mib += int(line.split()[1]) / 1024
-    return mib
 
 
 # ---------------------------------------------------------------- child side
