@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _synthetic_graph import coupled_rows, synthetic_graph  # noqa: E402  (the scale bench's model)
 OPENALEX_WORKS = 270e6      # OpenAlex works (SciNet: 269,091,010 in the 2025-07-07 snapshot)
 OPENALEX_EDGES = 2.5e9      # ASSUMED referenced_works links (S2AG: 2.4e9 for 214M papers)
 
@@ -34,37 +36,6 @@ def peak_mib(java_pid: int | None = None) -> float:
             if line.startswith("VmHWM:"):
                 mib += int(line.split()[1]) / 1024
     return mib
-
-
-def synthetic_graph(edges: int, seed: int = 0, papers: int | None = None, alpha: float = 2.5,
-                    years: int = 30, venues: int = 200):
-    """Papers in year order; each edge cites a paper of an earlier year chosen in proportion to a
-    Pareto(alpha) fitness (heavy-tailed citation counts); venues Zipf-distributed."""
-    import numpy as np
-    from scholarbench.graph.records import CitationGraph, GraphStats
-    n = papers or edges // 10
-    rng = np.random.default_rng(seed)
-    year = (2000 + (np.arange(n) * years) // n).astype(np.int32)
-    first = np.searchsorted(year, year, side="left")
-    cf = np.cumsum(rng.pareto(alpha, n) + 1.0)
-    citing = rng.integers(int(first[first > 0][0]), n, edges)
-    cited = np.searchsorted(cf, rng.random(edges) * cf[first[citing] - 1], side="right")
-    packed = np.unique((citing.astype(np.int64) << 32) | cited)
-    weights = 1.0 / np.arange(1, venues + 1)
-    venue = rng.choice(venues, n, p=weights / weights.sum()).astype(np.int32)
-    return CitationGraph(
-        ids=np.char.add("p", np.char.zfill(np.arange(n).astype(str), 8)), year=year,
-        has_year=np.ones(n, bool), venue=venue, venues=tuple(f"v{i}" for i in range(venues)),
-        listed=np.ones(n, bool), citing=(packed >> 32).astype(np.int32),
-        cited=(packed & 0xFFFFFFFF).astype(np.int32),
-        stats=GraphStats(edges, 0, edges - len(packed), 0, 0), name=f"synthetic-{edges}")
-
-
-def coupling_rows(graph) -> int:
-    """W = sum over papers of (citations)^2: the rows the CD join enumerates before its filter."""
-    import numpy as np
-    ind = np.bincount(graph.cited, minlength=graph.n_papers).astype(np.int64)
-    return int((ind * ind).sum())
 
 
 def child(case: dict) -> dict:
@@ -110,7 +81,7 @@ def child(case: dict) -> dict:
     out["runs"] = runs
     out["run_s"] = min(runs)
     out["peak_mib"] = peak_mib(java)
-    out["W"] = coupling_rows(g)
+    out["W"] = coupled_rows(g)[0]
     engine.close()
     return out
 

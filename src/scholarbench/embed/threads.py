@@ -13,6 +13,12 @@ loaded (`apply_torch_threads`):
 3. Otherwise: the usable CPUs — the affinity mask (`os.sched_getaffinity`), capped by the cgroup
    quota of this process's cgroup and its ancestors (v2 `cpu.max`, v1 `cpu.cfs_quota_us` /
    `cpu.cfs_period_us`), rounded down, at least 1.
+
+Why the quota is read here and not with `joblib.cpu_count()` (loky): loky reads only the root
+cgroup's files (`/sys/fs/cgroup/cpu.max`, `/sys/fs/cgroup/cpu/cpu.cfs_quota_us`), so it misses a
+quota set on this process's own cgroup or an ancestor (systemd slices, nested containers), and
+it rounds a fractional quota up, where more threads than the quota lets run is what slows
+the encoder.
 """
 from __future__ import annotations
 

@@ -18,7 +18,6 @@ from scholarbench.graph.sketch import PRECISION
 MEASURES = ("cd_index", "disruption_scinet", "disruption_scinet_upstream", "cd_index_approx",
             "novelty")
 DEFAULT_MEASURES = ("cd_index", "disruption_scinet", "novelty")
-COLUMNS = ("id",) + DEFAULT_MEASURES + ("citations", "references")
 
 
 def check_measures(measures: tuple[str, ...] | list[str]) -> tuple[str, ...]:
