@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Any, Sequence
+from typing import Any, Protocol, Sequence
 
 from scholarbench.injection.normalise import compact, decoded, views
 
@@ -24,9 +24,11 @@ _F = re.IGNORECASE | re.MULTILINE
 _NUM = r"(?:\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten)"
 _GRADE = rf"(?:{_NUM}|[a-f]\+?(?![a-z])|maximum|max|top|highest|full|perfect)"
 _SCALE = r"(?:scores?|ratings?|levels?|grades?|marks?|bands?|tiers?|points)"
-
-
 _SENTENCE_END = re.compile(r"[.!?]\s+(?=[A-Z])|\n")
+
+
+class Rule(Protocol):
+    def search(self, text: str) -> Any: ...    # truthy on a match
 
 
 class AllOf:
@@ -62,7 +64,7 @@ class Gated:
                    for stems, p in self.entries)
 
 
-RULES: dict[str, Any] = {
+RULES: dict[str, Rule] = {
     "ignore-instructions": re.compile(
         r"\b(ignore|disregard|forget|override)\b[^.\n]{0,40}\b(previous|prior|above|earlier|"
         r"preceding|all|any|your)\b[^.\n]{0,25}\b(instructions?|prompts?|rules?|directions?|"

@@ -41,13 +41,16 @@ def flagged_note(summary: dict[str, Any], digits: int = 4) -> str | None:
     """'without the 1 flagged sample: judge_avg 3.1000 (n=2), …'; None when nothing was
     flagged or the run has no judge-scored measure."""
     block = summary.get("without_flagged")
-    if not isinstance(block, dict) or not block.get("n_flagged"):
-        return None
-    n = block["n_flagged"]
+    n = block.get("n_flagged") if isinstance(block, dict) else None
+    metrics = block.get("metrics") if isinstance(block, dict) else None
+    if not isinstance(n, int) or n < 1 or not isinstance(metrics, dict):
+        return None             # nothing flagged, or a hand-edited summary: no note
     parts = []
-    for key, m in (block.get("metrics") or {}).items():
+    for key, m in metrics.items():
         if isinstance(m, dict):
-            value = "—" if m.get("mean") is None else f"{m['mean']:.{digits}f}"
+            mean = m.get("mean")
+            value = f"{mean:.{digits}f}" if isinstance(mean, (int, float)) and \
+                not isinstance(mean, bool) else "—"
             parts.append(f"{key} {value} (n={m.get('n', 0)})")
     return (f"without the {n} flagged sample{'' if n == 1 else 's'}: " + ", ".join(parts))
 
