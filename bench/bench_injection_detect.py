@@ -51,10 +51,10 @@ def main() -> None:
     args = parser.parse_args()
     now, held, raw = family_recall(), family_recall(variants=HELD_OUT), raw_recall()
     print(f"{'family':<16} {'raw rules':>10} {'detector':>10} {'held out':>10}")
-    for family, (hit, n) in now.items():
-        h = held.get(family, (0, 0))
-        print(f"{family:<16} {raw[family][0]:>4} / {n:<3} {hit:>4} / {n:<3} "
-              f"{h[0]:>4} / {h[1]:<3}")
+    for family in dict.fromkeys([*now, *held]):
+        (hit, n), h = now.get(family, (0, 0)), held.get(family, (0, 0))
+        r = raw.get(family, (0, 0))[0]
+        print(f"{family:<16} {r:>4} / {n:<3} {hit:>4} / {n:<3} {h[0]:>4} / {h[1]:<3}")
     total = [sum(x[i] for x in now.values()) for i in (0, 1)]
     print(f"{'all':<16} {sum(x[0] for x in raw.values()):>4} / {total[1]:<3} "
           f"{total[0]:>4} / {total[1]:<3} {sum(x[0] for x in held.values()):>4} / "
