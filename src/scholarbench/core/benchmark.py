@@ -141,6 +141,9 @@ class Benchmark:
     judge_reads: ClassVar[str | None] = None    # where the agent's text reaches its LLM judge;
                                                 # None: no LLM judge reads agent text
     judge_measure: ClassVar[str | None] = None  # the judge score `judge-check` compares
+    # the measures an LLM judge scores (a base name covers its parameterised keys): reported
+    # also without the samples flagged `suspected_injection` (injection/unflagged.py)
+    judge_scored: ClassVar[tuple[str, ...]] = ()
 
     def judge_with_probe(self, sample: Sample, record: dict[str, Any],
                          probe: str | None) -> float | None:

@@ -37,6 +37,7 @@ from scholarbench.core.usage import (  # noqa: F401  (re-exported: the stages' a
     _usage, add_stage_usage, add_usage_delta, model_identity, usage_delta)
 from scholarbench.errors import ScholarbenchError
 from scholarbench.injection.detect import flag_injections
+from scholarbench.injection.unflagged import flagged_note, without_flagged
 from scholarbench.llm.secrets import redact
 from scholarbench.llm.usage import sample_scope
 
@@ -427,6 +428,8 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
                       complete=not errors).model_dump(mode="json")
     summary.update(bench.aggregate(rows, manifest))
     summary["n_suspected_injection"] = n_flagged
+    if (unflagged := without_flagged(bench, rows, manifest, summary)) is not None:
+        summary["without_flagged"] = unflagged
     run.write_json(SUMMARY, summary)
     return RunOutcome(run.path, summary, sum(errors.values()), errors)
 
@@ -491,4 +494,6 @@ def format_outcome(bench: Benchmark, outcome: RunOutcome) -> str:
     if n := outcome.summary.get("n_suspected_injection"):
         text += (f"\n  {n} sample(s) hold text aimed at the judge (`suspected_injection` in "
                  "scores.jsonl; docs/injection.md)")
+    if note := flagged_note(outcome.summary):
+        text += f"\n  {note}"
     return text

@@ -4,8 +4,10 @@ Every (benchmark, sub-task) pair is checked first: an explicitly listed benchmar
 in none of its sub-tasks is an error before anything runs. Then each pair runs into
 `OUT/<benchmark>-<sub-task>/` (resumable like any run), and `OUT/eval.json` lists per run: the
 benchmark, sub-task, status (complete / incomplete / failed), samples, scored, errors, malformed
-and the headline measures; one table is printed. Exit status: 0 all complete, 3 some samples
-errored, 2 a run could not start (its reason is in eval.json and printed).
+and the headline measures (and `without_flagged`: the judge-scored means without the samples
+flagged `suspected_injection`, when the run has judge-scored measures); one table is printed,
+with those means under it when a sample was flagged. Exit status: 0 all complete, 3 some
+samples errored, 2 a run could not start (its reason is in eval.json and printed).
 """
 from __future__ import annotations
 
@@ -118,6 +120,8 @@ def run_suite(args: argparse.Namespace, models: Models) -> int:
                      oversized=counts.get("oversized", 0),
                      headline={k: s["metrics"][k]["mean"] for k in headline
                                if k in s.get("metrics", {})})
+        if s.get("without_flagged"):
+            entry["without_flagged"] = s["without_flagged"]
         if line := outcome.error_line():
             print(f"error: {line}", file=sys.stderr)
         entries.append(entry)
@@ -142,4 +146,12 @@ def format_table(entries: list[dict[str, Any]]) -> str:
                        for k, v in e["headline"].items())
         lines.append(f"{e['benchmark']:<14} {e['subtask']:<14} {e['status']:<11} "
                      f"{e['samples']:>4} {e['scored']:>6} {e['errors']:>4} {e['malformed']:>4}  {hl}")
-    return "\n".join(lines)
+    return "\n".join(lines + flagged_lines(entries))
+
+
+def flagged_lines(entries: list[dict[str, Any]]) -> list[str]:
+    """Under the table, per run with samples flagged `suspected_injection`: its judge-scored
+    means without them (docs/injection.md)."""
+    from scholarbench.injection.unflagged import flagged_note
+    return [f"  {e['benchmark']} {e['subtask']}: {note}" for e in entries
+            if (note := flagged_note(e))]

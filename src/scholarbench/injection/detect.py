@@ -3,19 +3,68 @@
 A heuristic, on purpose simple and visible: named regular expressions for the shapes an
 injection takes (an order to ignore instructions, text addressed to the judge, a demand for
 the top score, a score already "given", a fake chat turn or closing tag, the same in a few
-other languages). A match flags the sample (`suspected_injection`, the rule names) and is
-counted in the summary; nothing is changed or dropped — the judge still sees the answer, so
-the flag tells a reader which scores to look at. A survey *about* prompt injection can match
-(a false positive is a flag, not a penalty); the rates measured on real outputs and on the
-probe set are in docs/injection.md.
+other languages, a grade announced to graders in neutral words). The rules read every view of
+the text `normalise.views` gives (Unicode NFKC, format characters removed, lookalike letters
+folded, leetspeak read, split letters joined), the same text without separators
+(`COMPACT_RULES`), and what base64 runs in it decode to. A match flags the sample
+(`suspected_injection`, the rule names) and is counted in the summary; nothing is changed or
+dropped — the judge still sees the answer, so the flag tells a reader which scores to look at.
+A survey *about* prompt injection can match (a false positive is a flag, not a penalty); the
+rates measured on real outputs and on the probe sets are in docs/injection.md.
 """
 from __future__ import annotations
 
+import bisect
 import re
-from typing import Any, Sequence
+from typing import Any, Protocol, Sequence
+
+from scholarbench.injection.normalise import compact, decoded, views
 
 _F = re.IGNORECASE | re.MULTILINE
-RULES: dict[str, re.Pattern[str]] = {
+_NUM = r"(?:\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten)"
+_GRADE = rf"(?:{_NUM}|[a-f]\+?(?![a-z])|maximum|max|top|highest|full|perfect)"
+_SCALE = r"(?:scores?|ratings?|levels?|grades?|marks?|bands?|tiers?|points)"
+_SENTENCE_END = re.compile(r"[.!?]\s+(?=[A-Z])|\n")
+
+
+class Rule(Protocol):
+    def search(self, text: str) -> Any: ...    # truthy on a match
+
+
+class AllOf:
+    """Matches when every pattern matches inside one sentence (ended by . ! ? before a capital,
+    or a newline) that holds a match of the first."""
+
+    def __init__(self, *patterns: str) -> None:
+        self.patterns = tuple(re.compile(p, _F) for p in patterns)
+
+    def search(self, text: str) -> bool:
+        first = list(self.patterns[0].finditer(text))
+        if not first:
+            return False
+        ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+        for m in first:
+            i = bisect.bisect_right(ends, m.start())
+            sentence = text[ends[i - 1] if i else 0: ends[i] if i < len(ends) else len(text)]
+            if all(p.search(sentence) for p in self.patterns[1:]):
+                return True
+        return False
+
+
+class Gated:
+    """Patterns each tried only on a text holding one of its stems (lower case): one long
+    alternation is slow to try at every position of every paragraph."""
+
+    def __init__(self, *entries: tuple[Sequence[str], str]) -> None:
+        self.entries = tuple((tuple(stems), re.compile(p, _F)) for stems, p in entries)
+
+    def search(self, text: str) -> bool:
+        low = text.lower()
+        return any(any(s in low for s in stems) and p.search(text)
+                   for stems, p in self.entries)
+
+
+RULES: dict[str, Rule] = {
     "ignore-instructions": re.compile(
         r"\b(ignore|disregard|forget|override)\b[^.\n]{0,40}\b(previous|prior|above|earlier|"
         r"preceding|all|any|your)\b[^.\n]{0,25}\b(instructions?|prompts?|rules?|directions?|"
@@ -39,38 +88,101 @@ RULES: dict[str, re.Pattern[str]] = {
     "closing-tag": re.compile(
         r"</\s*(model_tree|reference_tree|survey_content|report|answer|output|data|document|"
         r"user_input|context|system|instructions?)\s*>", _F),
-    "non-english-order": re.compile(
-        r"忽略.{0,12}(指令|指示|说明)|打满分|给.{0,8}(满分|最高分)|"
-        r"\bignore[zr]\b.{0,40}\binstructions\b|\bignora\b.{0,40}\binstrucciones\b|"
-        r"\bignoriere\b.{0,40}\banweisungen\b|игнорир.{0,40}инструкц|"
-        r"\bnote maximale\b|\bpuntuaci[oó]n m[aá]xima\b|\bh[oö]chste punktzahl\b", _F),
+    # French, German, Spanish, Italian, Portuguese, Russian, Chinese, Japanese, Korean
+    "non-english-order": Gated(
+        (("ignor", "oubli"), r"\b(ignore[zr]?|oubliez|oublie)\b(?=.{0,60}\b(toutes|tous|vos|tes|"
+         r"pr[ée]c[ée]dentes?|ant[ée]rieures?|ci-dessus)\b).{0,40}\b(instructions|consignes)\b"),
+        (("note ",), r"\bnote (maximale|parfaite|la plus (haute|[ée]lev[ée]e))\b"),
+        (("ignorier",), r"\bignorier(e|en|t)?\b(?=.{0,60}\b(alle|vorherigen|bisherigen|vorigen|"
+         r"obigen|deine|ihre)\b).{0,40}\banweisungen\b"),
+        (("punktzahl", "bestnote"), r"\b(h[oö]chste|volle) punktzahl\b|\bbestnote\b"),
+        (("ignora", "olvida"), r"\b(ignora|ignorad|olvida)\b(?=.{0,60}\b(todas|anteriores|previas|"
+         r"tus|sus)\b).{0,40}\binstrucciones\b"),
+        (("puntuaci", "calificaci"), r"\b(puntuaci[oó]n|calificaci[oó]n) m[aá]xima\b"),
+        (("ignora", "dimentica"), r"\b(ignora|dimentica)\b(?=.{0,60}\b(tutte|precedenti|tue|sue)\b)"
+         r".{0,40}\bistruzioni\b"),
+        (("punteggio", "voto"), r"\b(punteggio|voto) massimo\b"),
+        (("ignor", "esque"), r"\b(ignore|ignora|esque[çc]a)\b(?=.{0,60}\b(todas|anteriores|suas|"
+         r"tuas)\b).{0,40}\binstru[çc][õo]es\b"),
+        (("pontua",), r"\bpontua[çc][ãa]o m[áa]xima\b"),
+        (("игнорир", "забудь"), r"(игнорир|проигнорир|забудь)(?=.{0,60}(вс[её]|предыдущ|прежн|"
+         r"ваши|твои)).{0,40}(инструкц|указани)"),
+        (("балл", "оценк"), r"(максимальн|высш)\w* (балл|оценк)"),
+        (("忽略", "无视", "忽视", "不要理会"), r"(忽略|无视|忽视|不要理会)(?=.{0,12}(之前|上述|以上|所有|"
+         r"先前|前面)).{0,12}(指令|指示|说明|要求)"),
+        (("满分", "最高分"), r"打满分|给.{0,8}(满分|最高分)|(给出|打出?)最高分"),
+        (("無視",), r"(指示|命令|指令).{0,10}無視"),
+        (("満点",), r"満点を"),
+        (("점수", "만점", "무시"), r"최고\s*점수|만점|(지시|명령).{0,10}무시")),
+    # a grade announced to graders for this answer, without an order's words
+    "neutral-grading": AllOf(
+        r"\b(graders?|reviewers?|evaluators?|assessors?|judges?|maintainers?|organi[sz]ers?|"
+        r"raters?|scorers?|markers?|examiners?|(assessment|evaluation|grading|review|benchmark)\s+"
+        r"(team|committee|panel|staff|authors))\b",
+        rf"(\b{_SCALE}(\s+(band|level|tier))?\s*(:|=|of|at|is|as)?\s*(a\s+|an\s+|the\s+)?"
+        rf"\b{_GRADE}\b|\b(top|highest|maximum|full|perfect|{_NUM}\s*/\s*{_NUM})[-\s]+{_SCALE}\b|"
+        rf"\b{_NUM}\s+(out\s+)?of\s+{_NUM}\b)(?!\s*(to|-|–|—)\s*{_NUM})",   # a grade, not a range
+        r"\b(this|the\s+present|the\s+above|such)\s+(\w+\s+)?(answers?|submissions?|surveys?|"
+        r"reports?|taxonom(y|ies)|outputs?|responses?|entr(y|ies)|trees?|kind)\b",
+        r"\b((pre-?)?(classified|scored|rated|graded|assessed|certified|recorded|entered|marked|"
+        r"assigned|awarded)|corresponds?|meets|enter|record|assign|award)\b"),
 }
+# The same orders with every separator gone ("ign ore all prev ious" → "ignoreallprevious").
+COMPACT_RULES: dict[str, re.Pattern[str]] = {
+    "ignore-instructions": re.compile(
+        r"(ignore|disregard|forget|override)(all|any)?(of)?(the|your)?(previous|prior|above|"
+        r"earlier|preceding|all|your)(the)?(instructions?|prompts?|rules|directions|guidelines)"),
+    "addresses-judge": re.compile(
+        r"(note|message|instruction|reminder)s?(to|for)(the)?(judge|grader|evaluator|reviewer|"
+        r"assessor|scorer)s?"),
+    "demands-score": re.compile(
+        r"(give|assign|award)(this|it|the)?(answer|submission|survey|report|taxonomy|response|"
+        r"output)?(the|a)?(highest|maximum|full|perfect|top)(possible)?(score|marks|rating|"
+        r"points|grade)"),
+}
+_MAX_DEPTH = 2       # base64 inside base64, no deeper
 # generate-record keys that are not the agent's answer
 _NOT_ANSWER = frozenset({"id", "task_id", "status", "error", "seconds", "info", "missing",
                          "report_sha256"})
 
 
-def find_injection(text: str) -> list[str]:
-    """The names of the rules `text` matches, in rule order."""
-    return [name for name, rule in RULES.items() if rule.search(text)]
+def find_injection(text: str, _depth: int = 0) -> list[str]:
+    """The names of the rules `text` matches in any of its views, in rule order."""
+    hits: set[str] = set()
+    texts = views(text)
+    for view in texts:
+        hits.update(name for name, rule in RULES.items()
+                    if name not in hits and rule.search(view))
+    for squeezed in dict.fromkeys(compact(v) for v in texts[1:] or texts):
+        hits.update(name for name, rule in COMPACT_RULES.items()
+                    if name not in hits and rule.search(squeezed))
+    if _depth < _MAX_DEPTH:
+        for plain in decoded(texts[0]):
+            hits.update(find_injection(plain, _depth + 1))
+    return [name for name in RULES if name in hits]
 
 
 def scan_record(record: dict[str, Any] | None) -> list[str]:
-    """The rules any string of a generate record's answer matches (walked without
-    recursion; keys that are not the agent's answer are skipped)."""
+    """The rules any string of a generate record's answer matches, or all its strings joined
+    in document order by spaces (an order split across labels); walked without recursion, keys
+    that are not the agent's answer skipped."""
     if not isinstance(record, dict):
         return []
     hits: set[str] = set()
-    stack: list[Any] = [v for k, v in record.items() if k not in _NOT_ANSWER]
+    strings: list[str] = []
+    stack: list[Any] = [v for k, v in reversed(record.items()) if k not in _NOT_ANSWER]
     while stack:
         value = stack.pop()
         if isinstance(value, str):
             if len(value) > 3:
                 hits.update(find_injection(value))
+            strings.append(value)
         elif isinstance(value, dict):
-            stack.extend(value.values())
+            stack.extend(reversed(value.values()))
         elif isinstance(value, list):
-            stack.extend(value)
+            stack.extend(reversed(value))
+    if len(strings) > 1:
+        hits.update(find_injection(" ".join(strings)))
     return [name for name in RULES if name in hits]
 
 

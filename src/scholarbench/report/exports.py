@@ -62,10 +62,12 @@ def leaderboard_text(runs: Sequence[ReportRun], fmt: str = "terminal",
                                     + "); run it once per benchmark")
         section, section_runs = grouped[0]
         return section.csv(section_runs)
+    from scholarbench.injection.unflagged import report_notes
     groups, notes = [], []
     for section, section_runs in grouped:
         groups.extend(section.groups(section_runs, published))
         notes.extend(section.footnotes(section_runs, published))
+        notes.extend(report_notes(section_runs))
     text = render_groups(groups, fmt, notes)
     return f"{LATEX_PREAMBLE}\n\n{text}" if fmt == "latex" else text
 

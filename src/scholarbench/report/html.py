@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
+from scholarbench.injection.unflagged import report_notes
 from scholarbench.report.htmlkit import Page, e
 from scholarbench.report.sections.base import ReportRun, by_benchmark, load_report_runs
 
@@ -211,6 +212,7 @@ def render_html_report(runs: Sequence[ReportRun], *, published: bool = True,
     body.append(page.heading(2, "Runs"))
     anchors = {r.run_dir: page.anchor(f"run {r.run_dir.name}") for r in runs}
     body.append(_runs_table(runs, anchors))
+    body.extend(f'<p class="muted">{e(note)}</p>' for note in report_notes(runs))
     grouped = by_benchmark(runs)
     for section, section_runs in grouped:
         body.append(f'<section class="benchmark" data-benchmark="{e(section.benchmark)}">')

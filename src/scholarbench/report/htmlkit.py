@@ -221,8 +221,10 @@ def metadata_html(run, extra: Sequence[tuple[str, str]] = ()) -> str:
         if key in s:
             counts.append(f"{s[key]} {key[2:]}")
     if s.get("n_suspected_injection"):
+        from scholarbench.injection.unflagged import flagged_note
+        note = flagged_note(s)
         counts.append(f"{s['n_suspected_injection']} with text aimed at the judge "
-                      "(suspected injection)")
+                      "(suspected injection" + (f"; {note}" if note else "") + ")")
     if n_oversized := (s.get("status") or {}).get("oversized"):
         limits = m.get("output_limits") if isinstance(m.get("output_limits"), dict) else {}
         counts.append(f"{n_oversized} oversized"

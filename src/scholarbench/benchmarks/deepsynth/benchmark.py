@@ -357,6 +357,7 @@ class DeepSynthBenchmark(Benchmark):
     # -- answers -----------------------------------------------------------------------------
     judge_reads = "the whole report (the probe is appended)"
     judge_measure = "dse_overall"
+    judge_scored = BASE_KEYS      # every DeepSynth measure comes from the checklist judge
 
     def judge_with_probe(self, sample: Sample, record: dict[str, Any],
                          probe: str | None) -> float | None:

@@ -43,6 +43,13 @@ class ReportBench(Benchmark):
     order = 40
     construct_text_chars = 40_000
 
+    @property
+    def judge_scored(self) -> tuple[str, ...]:  # type: ignore[override]
+        """The statement rates (their judges read the report); the reference metrics are not
+        judged."""
+        from scholarbench.benchmarks.reportbench.statement_rows import STATEMENT_RATES
+        return STATEMENT_RATES
+
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         super().__init__(options)
         self.eval_granularities = str(self.options.pop("eval_granularities", None) or SHIPPED)

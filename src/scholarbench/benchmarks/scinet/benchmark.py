@@ -55,6 +55,7 @@ class SciNet(Benchmark):
     order = 50
     headline = {"ego": EGO_METRICS, "pair": PAIR_METRICS, "path": PATH_METRICS}
     measures = METRICS + LLM_METRICS
+    judge_scored = LLM_METRICS
     judges_files = True              # `score scinet … --with-judge` judges an answers file
 
     def __init__(self, options: dict[str, Any] | None = None, *, env: Any = None,

@@ -197,6 +197,11 @@ class TaxoBench(Benchmark):
     judge_reads = "the taxonomy's category labels (the probe joins the root's label)"
     judge_measure = "judge_avg"
 
+    @property
+    def judge_scored(self) -> tuple[str, ...]:  # type: ignore[override]
+        from scholarbench.benchmarks.taxobench.judge import JUDGE_KEYS
+        return JUDGE_KEYS
+
     def judge_with_probe(self, sample: Sample, record: dict[str, Any],
                          probe: str | None) -> float | None:
         from scholarbench.benchmarks.taxobench.judge_probe import judge_with_probe
