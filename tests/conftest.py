@@ -31,6 +31,18 @@ def shared_path(*parts: str) -> Path:
     return path
 
 
+def require_extra(module: str, extra: str):
+    """Import `module` from an optional extra; skip when it is absent (a light install), fail
+    when CI=true (CI installs every extra)."""
+    import importlib
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{module} is missing ({exc}): CI installs scholarbench[{extra}]")
+        pytest.skip(f"{module} is not installed: it comes with scholarbench[{extra}]")
+
+
 def kill_after_lines(proc, path: Path, n: int = 3, timeout: float = 120.0) -> int:
     """SIGKILL `proc` once `path` holds `n` lines (or at the deadline); the lines it held."""
     import signal

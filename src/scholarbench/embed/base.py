@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -112,7 +112,7 @@ def label_similarity(embedder: Embedder, labels: Sequence[str]) -> np.ndarray:
     vecs = embedder.embed(list(labels)).astype(np.float64)
     norms = np.linalg.norm(vecs, axis=1, keepdims=True)
     vecs = vecs / np.where(norms == 0, 1.0, norms)
-    with _BLAS_LOCK, _one_blas_thread():
+    with one_blas_thread():
         product = vecs @ vecs.T
     sim = np.clip(product, 0.0, 1.0)
     np.fill_diagonal(sim, 1.0)
@@ -129,7 +129,7 @@ _BLAS_LOCK = threading.Lock()     # the limit is process-wide: one block at a ti
 @lru_cache(maxsize=1)
 def _blas_controller():
     """numpy's own BLAS: the one its `@` runs on. Selected by path (numpy's wheel bundles it under
-    numpy.libs), so libraries loaded after this is cached (scipy's, torch's) do not matter; a
+    numpy.libs), so libraries loaded after this is cached (scipy's) do not matter; a
     numpy linked against a system BLAS falls back to every BLAS loaded now."""
     try:
         from threadpoolctl import ThreadpoolController
@@ -148,6 +148,10 @@ def numpy_blas_paths(controller) -> list[str]:
             if lib.user_api == "blas" and str(Path(lib.filepath).resolve()).startswith(homes)]
 
 
-def _one_blas_thread():
+@contextmanager
+def one_blas_thread():
+    """numpy's BLAS on one thread for the block (process-wide, so one block at a time)."""
     controller = _blas_controller()
-    return controller.limit(limits=1, user_api="blas") if controller is not None else nullcontext()
+    with _BLAS_LOCK:
+        with controller.limit(limits=1, user_api="blas") if controller is not None else nullcontext():
+            yield

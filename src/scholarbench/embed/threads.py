@@ -1,15 +1,15 @@
-"""PyTorch's intra-op thread count from the CPUs this process may really use.
+"""The MiniLM encoder's intra-op thread count from the CPUs this process may really use.
 
-torch picks its default from the processors it sees (OpenMP: the affinity mask), not from a
+ONNX Runtime (like torch before it) picks its default from the processors it sees, not from a
 cgroup CPU quota: in a container limited to 1 CPU on a 16-core host it starts 16 threads, and
-the MiniLM encoder then fights the quota. The rule, applied once per process before MiniLM is
-loaded (`apply_torch_threads`):
+the encoder then fights the quota. The rule, applied once per process before MiniLM is loaded
+(`encoder_threads`); the variable keeps its historical name:
 
-1. `SCHOLARBENCH_TORCH_THREADS=N` (N ≥ 1): N threads, whatever else is set. `keep`: never touch
-   torch. Unset, empty or `auto`: the automatic rule below. Anything else is an error.
-2. Automatic: `OMP_NUM_THREADS` or `MKL_NUM_THREADS` set → torch already follows it, left alone.
-   torch imported before scholarbench loads the model and its count not torch's default (the
-   affinity size) → the program chose it (`torch.set_num_threads`), left alone.
+1. `SCHOLARBENCH_TORCH_THREADS=N` (N ≥ 1): N threads, whatever else is set. `keep`: ONNX
+   Runtime's own default. Unset, empty or `auto`: the automatic rule below. Anything else is an
+   error.
+2. Automatic: `OMP_NUM_THREADS` or `MKL_NUM_THREADS` set → the user sized threads: the count is
+   left to ONNX Runtime.
 3. Otherwise: the usable CPUs — the affinity mask (`os.sched_getaffinity`), capped by the cgroup
    quota of this process's cgroup and its ancestors (v2 `cpu.max`, v1 `cpu.cfs_quota_us` /
    `cpu.cfs_period_us`), rounded down, at least 1.
@@ -27,7 +27,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
 
 from scholarbench.errors import ScholarbenchError
 
@@ -38,7 +38,7 @@ SELF_CGROUP = Path("/proc/self/cgroup")
 
 @dataclass(frozen=True)
 class ThreadPlan:
-    threads: int | None      # None: leave torch's setting as it is
+    threads: int | None      # None: ONNX Runtime's own default
     reason: str
 
 
@@ -121,11 +121,9 @@ def usable_cpus(root: Path = CGROUP_ROOT, self_cgroup: Path = SELF_CGROUP,
     return max(1, cpus)
 
 
-def plan_threads(environ: Mapping[str, str] | None = None, *, current: int | None = None,
-                 preloaded: bool = False, root: Path = CGROUP_ROOT,
+def plan_threads(environ: Mapping[str, str] | None = None, *, root: Path = CGROUP_ROOT,
                  self_cgroup: Path = SELF_CGROUP, affinity: int | None = None) -> ThreadPlan:
-    """What to do with torch's count. `current`: torch.get_num_threads(); `preloaded`: torch was
-    imported before scholarbench came to load its model."""
+    """The encoder's intra-op thread count under the rule in this module's docstring."""
     environ = os.environ if environ is None else environ
     raw = environ.get(ENV, "").strip().lower()
     if raw == "keep":
@@ -143,26 +141,20 @@ def plan_threads(environ: Mapping[str, str] | None = None, *, current: int | Non
         if environ.get(name, "").strip():
             return ThreadPlan(None, f"${name} is set")
     cpus = affinity_cpus() if affinity is None else affinity
-    if preloaded and current is not None and current != cpus:
-        return ThreadPlan(None, "set by the program (torch.set_num_threads)")
     return ThreadPlan(usable_cpus(root, self_cgroup, cpus), "usable CPUs (affinity, cgroup quota)")
 
 
 _applied: ThreadPlan | None = None
 
 
-def apply_torch_threads(torch: Any = None, environ: Mapping[str, str] | None = None,
-                        preloaded: bool | None = None) -> ThreadPlan:
-    """Decide once per process and set torch's intra-op threads; import torch if not given."""
+def encoder_plan(environ: Mapping[str, str] | None = None) -> ThreadPlan:
+    """Decide once per process how many intra-op threads the MiniLM encoder's ONNX Runtime
+    session gets (None: ONNX Runtime's own default)."""
     global _applied
-    if _applied is not None:
-        return _applied
-    if preloaded is None:
-        preloaded = "torch" in sys.modules
-    if torch is None:
-        import torch
-    plan = plan_threads(environ, current=torch.get_num_threads(), preloaded=preloaded)
-    if plan.threads is not None and plan.threads != torch.get_num_threads():
-        torch.set_num_threads(plan.threads)
-    _applied = plan
-    return plan
+    if _applied is None:
+        _applied = plan_threads(environ)
+    return _applied
+
+
+def encoder_threads(environ: Mapping[str, str] | None = None) -> int | None:
+    return encoder_plan(environ).threads

