@@ -17,7 +17,7 @@ import pytest
 from fake_openai import FakeOpenAI, Step
 from scholarbench.llm.client import ChatClient, LLMCallError
 from scholarbench.llm.config import ModelConfig
-from scholarbench.llm.secrets import redact, strip_userinfo
+from scholarbench.llm.secrets import redact, redact_url
 
 HERE = Path(__file__).parent
 SRC = HERE.parent / "src"
@@ -106,7 +106,7 @@ def test_userinfo_is_never_recorded():
     config = ModelConfig(role="agent", model="m", base_url=url, api_key_env="X")
     assert config.public()["base_url"] == "https://llm.example/v1"
     assert "s3cr3t" not in ChatClient(config).model_id
-    assert strip_userinfo("http://u@[::1]:8080/x") == "http://[::1]:8080/x"
+    assert redact_url("http://u@[::1]:8080/x") == "http://[::1]:8080/x"
     assert "s3cr3t" not in redact(f"failed: POST {url}/chat/completions")
 
 
