@@ -283,10 +283,8 @@ class ChatClient:
                                        "deadline (the attempt was abandoned)") from None
             raise AttemptTimeout(f"no reply within the {self.config.timeout:g} s attempt "
                                  "timeout (abandoned)") from None
-        except openai.APIConnectionError as exc:
-            self._abandon(sdk)
-            if isinstance(exc.__cause__, RedirectRefused):
-                raise exc.__cause__ from None
+        except (RedirectRefused, openai.APIConnectionError):
+            self._abandon(sdk)               # the connection is in an unknown state
             raise
         except openai.OpenAIError:
             self._checkin(sdk)

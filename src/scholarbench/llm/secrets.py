@@ -3,8 +3,8 @@
 Known secrets (`remember`): every key this process handed to an endpoint (`ModelConfig.api_key`),
 the values of the key variables that are set (`$OPENAI_API_KEY`, the variables named by
 `--api-key-env` / `--judge-api-key-env` / `api_key_env` / `$SCHOLARBENCH_*_API_KEY_ENV`:
-`remember_environment`), and the password and credential-like query values of every configured
-base URL (`remember_url`). Values shorter than `MIN_SECRET` (8) characters are not remembered:
+`remember_environment`), and the password (also as the Basic-auth value httpx sends for it) and
+the credential-like query values of every configured base URL (`remember_url`). Values shorter than `MIN_SECRET` (8) characters are not remembered:
 replacing every occurrence of a short string would mangle ordinary text, and no real API key is
 that short (a short one is still masked where it sits in a URL or a header, by the patterns).
 
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import re
+from base64 import b64encode
 import sys
 import threading
 from typing import Any, Iterable, Mapping, Sequence
@@ -72,8 +73,10 @@ def remember_url(url: str | None) -> None:
         query = parse_qsl(parts.query, keep_blank_values=True)
     except ValueError:
         return
-    for value in (password, unquote(password or "")):
-        remember(value)
+    if password is not None:              # as given, decoded, and as its Basic-auth header
+        user, plain = unquote(parts.username or ""), unquote(password)
+        for value in (password, plain, b64encode(f"{user}:{plain}".encode()).decode()):
+            remember(value)
     for name, value in query:
         if _CREDENTIAL_NAME.fullmatch(name):
             remember(value)
