@@ -21,7 +21,7 @@ from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.cache import CachedReply, ReplyCache, cache_key
 from scholarbench.llm.config import ModelConfig
 from scholarbench.llm.reply import BadReply, read_reply
-from scholarbench.llm.secrets import redact, redact_url
+from scholarbench.llm.secrets import redact, redact_url, remember_url
 from scholarbench.llm.tokens import count_message_tokens, count_tokens
 from scholarbench.llm.usage import Usage
 
@@ -114,6 +114,7 @@ class ChatClient:
         self.usage = Usage()
         self._base_url = base_url or config.base_url
         self._connect = connect          # starts a local server on the first cache miss
+        remember_url(self._base_url)     # its password / query key: masked wherever written
         self.model_id = model_id or f"{redact_url(self._base_url) or 'openai'}|{config.model}"
         self._retry_wait = retry_wait
         self._slots = threading.BoundedSemaphore(config.concurrency)
