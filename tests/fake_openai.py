@@ -27,6 +27,8 @@ class Step:
     body: bytes | None = None        # a raw 200 body (e.g. invalid or truncated JSON)
     trickle: float | None = None     # send a 200 body one byte per this many seconds, forever
     echo_auth: bool = False          # a 401 whose error text echoes the Authorization header
+    echo_request: bool = False       # a 200 whose content lists the request path and headers
+    redirect: str | None = None      # a 307 to this URL
 
 
 @dataclass
@@ -105,6 +107,12 @@ class FakeOpenAI:
                                                + self.headers.get("Authorization", ""),
                                                "type": "auth", "code": 401}})
                     return
+                if step.redirect is not None:
+                    self.send_response(307)
+                    self.send_header("Location", step.redirect)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 if step.body is not None:
                     self.send_response(200)
                     self.send_header("Content-Type", "application/json")
@@ -132,7 +140,11 @@ class FakeOpenAI:
                                                        "type": "scripted", "code": step.status}},
                                headers)
                     return
-                message = {"role": "assistant", "content": step.text}
+                text = step.text
+                if step.echo_request:
+                    lines = [f"POST {self.path}", *str(self.headers).splitlines(), text or ""]
+                    text = "\n".join(f"{i}. {line}" for i, line in enumerate(lines, 1) if line)
+                message = {"role": "assistant", "content": text}
                 if step.tool_calls:
                     message["tool_calls"] = [
                         {"id": f"call_{len(fake.requests)}_{i}", "type": "function",

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from fake_openai import FakeOpenAI, Step
-from scholarbench.llm.cache import ReplyCache
+from scholarbench.llm.cache import CachedReply, ReplyCache, cache_key
 from scholarbench.llm.client import ChatClient, LLMCallError
 from scholarbench.llm.config import ModelConfig
 
@@ -143,3 +143,26 @@ def test_remote_model_without_key_fails_clearly(monkeypatch):
                          api_key_env="SOME_UNSET_KEY")
     with pytest.raises(Exception, match=r"\$SOME_UNSET_KEY"):
         config.api_key()
+
+
+def test_a_connect_callback_runs_once_on_the_first_cache_miss(fake, tmp_path):
+    """The local model's server starts on the first cache miss only, once for every attempt
+    and every concurrent call."""
+    started = []
+
+    def connect() -> str:
+        started.append(1)
+        return fake.base_url
+    config = ModelConfig(role="agent", model="local", max_retries=0)
+    cache = ReplyCache(tmp_path / "cache.sqlite")
+    cache_first = ChatClient(config, cache=cache, connect=connect, model_id="local|x")
+    cache.put(cache_key(model_id="local|x", messages=MSG, params=cache_first.params()),
+              "local|x", CachedReply("hit", 1, 1))
+    assert cache_first.complete(MSG).text == "hit" and started == []
+    threads = [threading.Thread(target=cache_first.complete,
+                                args=([{"role": "user", "content": str(i)}],)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert started == [1] and cache_first.usage.as_dict()["calls"] == 6

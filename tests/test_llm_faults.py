@@ -17,7 +17,7 @@ import pytest
 from fake_openai import FakeOpenAI, Step
 from scholarbench.llm.client import ChatClient, LLMCallError
 from scholarbench.llm.config import ModelConfig
-from scholarbench.llm.secrets import redact, strip_userinfo
+from scholarbench.llm.secrets import redact, redact_url
 
 HERE = Path(__file__).parent
 SRC = HERE.parent / "src"
@@ -106,7 +106,7 @@ def test_userinfo_is_never_recorded():
     config = ModelConfig(role="agent", model="m", base_url=url, api_key_env="X")
     assert config.public()["base_url"] == "https://llm.example/v1"
     assert "s3cr3t" not in ChatClient(config).model_id
-    assert strip_userinfo("http://u@[::1]:8080/x") == "http://[::1]:8080/x"
+    assert redact_url("http://u@[::1]:8080/x") == "http://[::1]:8080/x"
     assert "s3cr3t" not in redact(f"failed: POST {url}/chat/completions")
 
 
@@ -158,3 +158,92 @@ def test_an_echoed_authorization_header_leaves_the_key_nowhere(tmp_path):
     assert leaked == []
     for stream in (run.stdout, run.stderr, report.stdout, report.stderr):
         assert KEY not in stream
+
+
+def test_one_attempt_is_bounded_by_timeout_in_wall_clock(fake):
+    """A server trickling a byte every 0.2 s never trips a socket read timeout; `timeout`
+    still ends the attempt (and each retry) in wall-clock time, well before the deadline."""
+    fake.default = Step(trickle=0.2)
+    c = client(fake, timeout=1.0, deadline=30.0, max_retries=0)
+    start = time.monotonic()
+    with pytest.raises(LLMCallError, match="1 s attempt timeout"):
+        c.complete(ASK)
+    assert time.monotonic() - start < 3.0
+    c = client(fake, timeout=1.0, deadline=30.0, max_retries=1)
+    start = time.monotonic()
+    with pytest.raises(LLMCallError, match="gave up after 2 attempts"):
+        c.complete([{"role": "user", "content": "twice"}])
+    assert time.monotonic() - start < 5.0
+    assert c.usage.as_dict()["requests"] == 2 and c.usage.as_dict()["failures"] == 1
+
+
+def test_a_redirect_to_another_host_is_refused_not_followed(fake):
+    other = FakeOpenAI().start()
+    try:
+        port = other.base_url.rsplit(":", 1)[1].split("/")[0]
+        for target in (f"http://localhost:{port}/v1/chat/completions",
+                       f"{other.base_url}/chat/completions",           # same host, other port
+                       "http://127.0.0.2:9/v1/chat/completions"):
+            fake.push(Step(redirect=target))
+            c = client(fake)
+            with pytest.raises(LLMCallError, match="redirected to another host"):
+                c.complete([{"role": "user", "content": target}])
+            assert c.usage.as_dict()["requests"] == 1 and c.usage.as_dict()["failures"] == 1
+        assert other.requests == []
+        fake.push(Step(redirect=f"{fake.base_url}/chat/completions?moved=1"))   # same origin
+        assert client(fake).complete([{"role": "user", "content": "same"}]).text == "ok"
+    finally:
+        other.stop()
+
+
+@pytest.mark.parametrize("body", [
+    {"choices": []}, {"choices": "abc"}, {"choices": [{"message": None}]},
+    {"choices": [{"message": "text"}]}, {"choices": [{"message": {"content": 42}}]},
+    {"choices": [{"message": {"content": "x", "tool_calls": [{"function": {"name": 7}}]}}]},
+    [1, 2], "just a string"], ids=lambda b: json.dumps(b)[:40])
+def test_a_reply_that_is_no_chat_completion_is_retried_then_a_counted_failure(fake, body):
+    fake.default = Step(body=json.dumps(body).encode())
+    c = client(fake, max_retries=1)
+    with pytest.raises(LLMCallError, match="gave up after 2 attempts"):
+        c.complete(ASK)
+    usage = c.usage.as_dict()
+    assert usage["requests"] == 2 and usage["failures"] == 1 and usage["calls"] == 0
+
+
+@pytest.mark.parametrize("usage", [{"prompt_tokens": 1e308, "completion_tokens": 3},
+                                   {"prompt_tokens": 5, "completion_tokens": -4},
+                                   {"prompt_tokens": "12", "completion_tokens": 3},
+                                   {"prompt_tokens": True, "completion_tokens": 3},
+                                   {"prompt_tokens": 10**12, "completion_tokens": 3}])
+def test_implausible_usage_is_counted_offline_with_a_counted_warning(fake, usage):
+    from scholarbench.llm.tokens import count_message_tokens, count_tokens
+    body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "fine"}}],
+            "usage": usage}
+    fake.default = Step(body=json.dumps(body).encode())
+    c = client(fake)
+    reply = c.complete(ASK)
+    assert (reply.prompt_tokens, reply.completion_tokens) == (count_message_tokens(ASK),
+                                                              count_tokens("fine"))
+    totals = c.usage.as_dict()
+    assert totals["warnings"] == 1 and totals["estimated_tokens"] > 0
+    assert totals["prompt_tokens"] < 1000 and totals["failures"] == 0
+    body["usage"] = {"prompt_tokens": 9.0, "completion_tokens": 2}      # integral: kept
+    fake.default = Step(body=json.dumps(body).encode())
+    reply = c.complete([{"role": "user", "content": "valid"}])
+    assert (reply.prompt_tokens, reply.completion_tokens) == (9, 2)
+    assert c.usage.as_dict()["warnings"] == 1
+
+
+def test_a_reply_longer_than_the_cache_cap_is_not_cached(fake, tmp_path, monkeypatch):
+    from scholarbench.llm import cache as cache_module
+    monkeypatch.setattr(cache_module, "MAX_CACHED_CHARS", 1000)
+    config = client(fake).config
+    c = ChatClient(config, cache=cache_module.ReplyCache(tmp_path / "c.sqlite"),
+                   retry_wait=(0.01, 0.05))
+    fake.default = Step(text="x" * 5000)
+    assert c.complete(ASK).text == "x" * 5000
+    assert len(c.cache) == 0 and c.usage.as_dict()["warnings"] == 1
+    assert c.complete(ASK).cached is False and len(fake.requests) == 2
+    fake.default = Step(text="short")
+    c.complete([{"role": "user", "content": "small"}])
+    assert len(c.cache) == 1 and c.complete([{"role": "user", "content": "small"}]).cached

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Sequence
 
 from scholarbench.errors import ScholarbenchError
-from scholarbench.llm.secrets import redact
+from scholarbench.llm.secrets import redact, redacting_std_streams, remember_environment
 
 def cmd_data(args: argparse.Namespace) -> int:
     from scholarbench.data.store import import_dataset, list_datasets
@@ -111,6 +111,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The CLI; everything it prints goes through `llm.secrets.redact(prose=True)`, and the
+    keys it could send are known to the redaction from the start (`remember_environment`)."""
+    remember_environment(list(sys.argv[1:] if argv is None else argv))
+    restore_streams = redacting_std_streams()
+    try:
+        return _main(argv)
+    finally:
+        restore_streams()
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     from scholarbench.core.commands import normalise_argv
     from scholarbench.procs import exit_on_sigterm
     exit_on_sigterm()          # SIGTERM ends like Ctrl-C: child servers are stopped

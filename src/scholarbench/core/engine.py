@@ -467,8 +467,8 @@ def run_stage(run: RunDir, file: str, samples: Sequence[Sample],
 # -- helpers -------------------------------------------------------------------------------
 
 def _argv() -> list[str]:
-    import sys
-    return sys.argv[1:]
+    from scholarbench.core.manifest import recorded_argv
+    return recorded_argv()
 
 
 def _versions() -> dict[str, str]:

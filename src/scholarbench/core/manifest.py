@@ -28,13 +28,18 @@ def package_versions() -> dict[str, str]:
 
 def new_manifest(**fields: Any) -> dict[str, Any]:
     return {"format": "scholarbench-run/1", "created": datetime.now(timezone.utc).isoformat(),
-            "command": sys.argv[1:], "versions": package_versions(), **fields}
+            "command": recorded_argv(), "versions": package_versions(), **fields}
+
+
+def recorded_argv() -> list[str]:
+    """The command line as a manifest records it: secrets masked (`llm.secrets.redact_argv`)."""
+    from scholarbench.llm.secrets import redact_argv
+    return redact_argv(sys.argv[1:])
 
 
 def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
-    tmp = run_dir / "manifest.json.tmp"
-    tmp.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(run_dir / "manifest.json")
+    from scholarbench.core.rundir import atomic_write_json
+    atomic_write_json(run_dir / "manifest.json", manifest)
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:

@@ -8,6 +8,9 @@
 - Stage files (generate.jsonl, …) are appended and fsync'ed one sample at a time. Reading one
   keeps the last good record per sample; a torn or corrupt line anywhere is reported with its
   line number and its sample is redone (the engine re-runs every sample without a good record).
+- Every writer here masks the known secrets (`llm.secrets.redact_json` / `redact_known`: API
+  keys and the secrets of configured base URLs) in whatever it writes, so a key an endpoint
+  echoed into an answer or an error reaches no file of the run directory.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from typing import Any, Iterable, Iterator
 from filelock import FileLock, Timeout
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.llm.secrets import redact_json, redact_known
 
 LOCK = ".lock"
 
@@ -35,7 +39,7 @@ def atomic_write_text(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+            handle.write(redact_known(text))
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -45,18 +49,19 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 
 def atomic_write_json(path: Path, obj: Any) -> None:
-    atomic_write_text(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+    atomic_write_text(path, json.dumps(redact_json(obj), indent=2, ensure_ascii=False) + "\n")
 
 
 def atomic_write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> None:
-    atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    atomic_write_text(path, "".join(json.dumps(redact_json(r), ensure_ascii=False) + "\n"
+                                    for r in rows))
 
 
 def append_line(path: Path, record: dict[str, Any]) -> None:
     """Append one record and fsync it; a torn last line left by a killed writer is cut first."""
     _cut_torn_tail(path)
     with path.open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        handle.write(json.dumps(redact_json(record), ensure_ascii=False) + "\n")
         handle.flush()
         os.fsync(handle.fileno())
 

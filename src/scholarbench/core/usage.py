@@ -11,7 +11,7 @@ from typing import Any
 from scholarbench.core.rundir import RunDir
 
 USAGE_FIELDS = ("calls", "requests", "cache_hits", "retries", "failures", "prompt_tokens",
-                "completion_tokens", "estimated_tokens")
+                "completion_tokens", "estimated_tokens", "warnings")
 
 
 def model_identity(client: Any) -> dict[str, Any] | None:

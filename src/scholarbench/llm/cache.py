@@ -2,7 +2,12 @@
 
 The key hashes the model identity, the messages, the sampling parameters, the seed and the
 requested output format. Timeouts, retry counts, concurrency and API keys are not part of it, so
-changing them never invalidates the cache, and no key material ever reaches the file.
+changing them never invalidates the cache, and no key material ever reaches the file: the model
+id records its base URL through `llm.secrets.redact_url`, and known secrets are masked in the
+stored text.
+
+A reply longer than `MAX_CACHED_CHARS` characters is not stored (`put` returns False; the client
+counts a warning), so one runaway reply cannot fill the cache file; it is asked again next time.
 """
 from __future__ import annotations
 
@@ -14,7 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from scholarbench.llm.secrets import redact_known
+
 CACHE_FORMAT = 1
+MAX_CACHED_CHARS = 2_000_000
 
 
 def cache_key(*, model_id: str, messages: list[dict[str, Any]], params: dict[str, Any]) -> str:
@@ -54,12 +62,16 @@ class ReplyCache:
                                    "WHERE key = ?", (key,)).fetchone()
         return CachedReply(*row) if row else None
 
-    def put(self, key: str, model_id: str, reply: CachedReply) -> None:
+    def put(self, key: str, model_id: str, reply: CachedReply) -> bool:
+        """Store a reply; False (nothing stored) when it is longer than `MAX_CACHED_CHARS`."""
+        if len(reply.text) > MAX_CACHED_CHARS:
+            return False
         with self._lock:
             self._db.execute("INSERT OR REPLACE INTO reply VALUES (?, ?, ?, ?, ?)",
-                             (key, model_id, reply.text, reply.prompt_tokens,
-                              reply.completion_tokens))
+                             (key, redact_known(model_id), redact_known(reply.text),
+                              reply.prompt_tokens, reply.completion_tokens))
             self._db.commit()
+        return True
 
     def __len__(self) -> int:
         with self._lock:

@@ -1,9 +1,11 @@
 """One chat client over the openai SDK, for any OpenAI-compatible endpoint and the local model.
 
 Every call goes: cache → concurrency slot → SDK request (retried with backoff on 429, 5xx,
-timeouts and dropped connections) → accounting → cache. A repeated run is served from the cache
-and makes no model calls. Errors that survive the retries raise `LLMCallError`; callers turn
-them into "unscored" items, never into a crash of the run.
+timeouts, dropped connections and replies that are not chat completions) → accounting → cache.
+A repeated run is served from the cache and makes no model calls. Errors that survive the
+retries raise `LLMCallError`; callers turn them into "unscored" items, never into a crash of the
+run. A redirect to another host (or port) is refused, never followed: a model call goes only
+where it was configured to go.
 """
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ from typing import Any, Callable, Iterator
 from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.cache import CachedReply, ReplyCache, cache_key
 from scholarbench.llm.config import ModelConfig
-from scholarbench.llm.secrets import redact, strip_userinfo
+from scholarbench.llm.reply import BadReply, read_reply
+from scholarbench.llm.secrets import redact, redact_url, remember_url
 from scholarbench.llm.tokens import count_message_tokens, count_tokens
 from scholarbench.llm.usage import Usage
 
@@ -50,6 +53,28 @@ class DeadlineExceeded(Exception):
     """The call's wall-clock deadline passed (never retried)."""
 
 
+class AttemptTimeout(Exception):
+    """One attempt ran past `timeout` seconds of wall clock (retried)."""
+
+
+class RedirectRefused(Exception):
+    """The endpoint redirected a model call to another host (never followed, never retried)."""
+
+
+def _refuse_cross_host(response: Any) -> None:
+    """httpx response hook: a redirect stays on the request's host and port (an http → https
+    upgrade of the same host is allowed)."""
+    if not response.has_redirect_location:
+        return
+    source = response.request.url
+    target = source.join(response.headers["location"])
+    same = target.host == source.host and (target.port == source.port or (
+        source.scheme == "http" and target.scheme == "https"))
+    if not same:
+        raise RedirectRefused(f"the endpoint redirected to another host "
+                              f"({redact_url(str(target.copy_with(query=None)))}); not followed")
+
+
 # Attempts run here so a deadline can abandon one; threads blocked in an abandoned read end
 # when its client is closed.
 _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=64, thread_name_prefix="llm")
@@ -57,8 +82,10 @@ _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=64, thread_name_prefix
 
 def _retryable(exc: BaseException) -> bool:
     import openai
-    if isinstance(exc, DeadlineExceeded):
+    if isinstance(exc, (DeadlineExceeded, RedirectRefused)):
         return False
+    if isinstance(exc, (AttemptTimeout, BadReply)):
+        return True
     if isinstance(exc, (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError)):
         return True
     if isinstance(exc, json.JSONDecodeError):   # a 200 whose body is not (whole) JSON
@@ -87,25 +114,35 @@ class ChatClient:
         self.usage = Usage()
         self._base_url = base_url or config.base_url
         self._connect = connect          # starts a local server on the first cache miss
-        self.model_id = model_id or f"{strip_userinfo(self._base_url) or 'openai'}|{config.model}"
+        remember_url(self._base_url)     # its password / query key: masked wherever written
+        self.model_id = model_id or f"{redact_url(self._base_url) or 'openai'}|{config.model}"
         self._retry_wait = retry_wait
         self._slots = threading.BoundedSemaphore(config.concurrency)
         self._flights: dict[str, list[Any]] = {}
         self._flights_lock = threading.Lock()
-        self._sdk = None
+        self._idle: list[Any] = []        # SDK clients not in use; one per attempt at a time
+        self._connected = connect is None
         self._sdk_lock = threading.Lock()
         self.json_mode = "schema"   # lowered to "object"/"none" if the server rejects schemas
 
-    # -- the SDK client is made on the first cache miss, so cached runs start no server ----------
-    def _client(self):
+    # -- SDK clients are made on the first cache miss, so cached runs start no server -----------
+    # Each attempt borrows one (its own connections), so an attempt past its time limit can be
+    # abandoned by closing its client without disturbing the attempts running beside it.
+    def _checkout(self):
+        import openai
         with self._sdk_lock:
-            if self._sdk is None:
-                import openai
-                if self._connect is not None:
-                    self._base_url = self._connect()
-                self._sdk = openai.OpenAI(base_url=self._base_url, api_key=self.config.api_key(),
-                                          max_retries=0, timeout=self.config.timeout)
-            return self._sdk
+            if self._idle:
+                return self._idle.pop()
+            if not self._connected:
+                self._base_url = self._connect()
+                self._connected = True
+        http = openai.DefaultHttpxClient(event_hooks={"response": [_refuse_cross_host]})
+        return openai.OpenAI(base_url=self._base_url, api_key=self.config.api_key(),
+                             max_retries=0, timeout=self.config.timeout, http_client=http)
+
+    def _checkin(self, sdk: Any) -> None:
+        with self._sdk_lock:
+            self._idle.append(sdk)
 
     def params(self, *, temperature: float | None = None, max_tokens: int | None = None,
                seed: int | None = None, response_format: dict | None = None) -> dict[str, Any]:
@@ -160,8 +197,9 @@ class ChatClient:
                             cost=self._cost(prompt_tokens, completion_tokens))
         if self.cache is not None:
             stored = _wrap(text, calls) if tools else text
-            self.cache.put(key, self.model_id, CachedReply(stored, prompt_tokens,
-                                                           completion_tokens))
+            if not self.cache.put(key, self.model_id, CachedReply(stored, prompt_tokens,
+                                                                  completion_tokens)):
+                self.usage.add_warning()       # too long to cache: asked again next time
         return ChatReply(text, False, prompt_tokens, completion_tokens, calls)
 
     def __call__(self, messages: Messages, *, response_format: dict | None = None) -> str:
@@ -170,10 +208,11 @@ class ChatClient:
     def _request(self, messages: Messages, params: dict[str, Any]
                  ) -> tuple[str, int, int, bool, tuple[ToolCallRequest, ...]]:
         """One call: attempts (each counted in `usage.requests`) retried with backoff on 429,
-        5xx, timeouts, dropped connections and invalid or truncated reply bodies, all within
-        one wall-clock deadline (`config.deadline`: connect + reads + waits + retries) that a
-        server trickling bytes cannot extend — an attempt still running at the deadline is
-        abandoned and its connection closed."""
+        5xx, timeouts, dropped connections, invalid or truncated reply bodies and replies that
+        are not chat completions, all within one wall-clock deadline (`config.deadline`:
+        connect + reads + waits + retries) that a server trickling bytes cannot extend; each
+        attempt is likewise bounded by `config.timeout` seconds of wall clock — an attempt
+        still running at either limit is abandoned and its connection closed."""
         import openai
         from tenacity import (RetryError, Retrying, retry_if_exception, stop_after_attempt,
                               stop_before_delay, wait_exponential_jitter)
@@ -198,40 +237,37 @@ class ChatClient:
                                     stop=(stop_after_attempt(self.config.max_retries + 1)
                                           | stop_before_delay(self.config.deadline))):
                 with attempt:
-                    response = self._attempt(messages, kwargs, deadline)
+                    reply = read_reply(self._attempt(messages, kwargs, deadline))
         except RetryError as exc:
             self.usage.add_failure()
             last = exc.last_attempt.exception()
             n = exc.last_attempt.attempt_number
             raise LLMCallError(redact(f"{name}: gave up after {n} attempt{'s' if n != 1 else ''}"
                                       f": {_describe(last)}")) from None
-        except DeadlineExceeded as exc:
+        except (DeadlineExceeded, RedirectRefused) as exc:
             self.usage.add_failure()
-            raise LLMCallError(f"{name}: {exc}") from None
+            raise LLMCallError(redact(f"{name}: {exc}")) from None
         except openai.OpenAIError as exc:
             self.usage.add_failure()
             raise LLMCallError(redact(f"{name}: {_describe(exc)}")) from None
-        if not response.choices:
-            self.usage.add_failure()
-            raise LLMCallError(f"{name}: reply has no choices")
-        message = response.choices[0].message
-        text = message.content or ""
-        calls = tuple(ToolCallRequest(str(c.id), str(c.function.name), c.function.arguments or "")
-                      for c in (getattr(message, "tool_calls", None) or [])
-                      if getattr(c, "function", None) is not None)
-        usage = response.usage
-        if usage is not None and usage.prompt_tokens is not None:
-            return (text, int(usage.prompt_tokens), int(usage.completion_tokens or 0), False,
-                    calls)
-        return text, count_message_tokens(messages), count_tokens(text), True, calls
+        calls = tuple(ToolCallRequest(*c) for c in reply.calls)
+        if reply.usage_invalid:
+            self.usage.add_warning()           # implausible token counts: counted offline
+        if reply.prompt_tokens is not None and reply.completion_tokens is not None:
+            return reply.text, reply.prompt_tokens, reply.completion_tokens, False, calls
+        return (reply.text, count_message_tokens(messages), count_tokens(reply.text), True,
+                calls)
 
     def _attempt(self, messages: Messages, kwargs: dict[str, Any], deadline: float) -> Any:
-        """One request, counted, run on a worker thread so the deadline holds whatever the
-        server does; past it the SDK client (and its sockets) is closed and replaced."""
+        """One request, counted, run on a worker thread so `timeout` (per attempt) and the
+        deadline hold whatever the server does; past either the attempt's SDK client (and its
+        sockets) is closed and dropped."""
         import httpx
-        sdk = self._client()                 # may start the local server (not timed here)
+        import openai
+        sdk = self._checkout()               # may start the local server (not timed here)
         remaining = deadline - time.monotonic()
         if remaining <= 0:
+            self._checkin(sdk)
             raise DeadlineExceeded(f"no reply within the {self.config.deadline:.0f} s deadline")
         self.usage.add_request()
         limit = min(self.config.timeout, remaining)
@@ -240,16 +276,27 @@ class ChatClient:
                               .chat.completions.create, model=self.config.model,
                               messages=messages, **kwargs)
         try:
-            return future.result(timeout=remaining)
+            response = future.result(timeout=limit)
         except concurrent.futures.TimeoutError:
             self._abandon(sdk)
-            raise DeadlineExceeded(f"no reply within the {self.config.deadline:.0f} s deadline "
-                                   "(the attempt was abandoned)") from None
+            if limit < self.config.timeout:
+                raise DeadlineExceeded(f"no reply within the {self.config.deadline:.0f} s "
+                                       "deadline (the attempt was abandoned)") from None
+            raise AttemptTimeout(f"no reply within the {self.config.timeout:g} s attempt "
+                                 "timeout (abandoned)") from None
+        except (RedirectRefused, openai.APIConnectionError):
+            self._abandon(sdk)               # the connection is in an unknown state
+            raise
+        except openai.OpenAIError:
+            self._checkin(sdk)
+            raise
+        except Exception as exc:          # the SDK choked on a body that is no chat completion
+            self._checkin(sdk)
+            raise BadReply(f"reply is not a chat completion ({type(exc).__name__})") from None
+        self._checkin(sdk)
+        return response
 
     def _abandon(self, sdk: Any) -> None:
-        with self._sdk_lock:
-            if self._sdk is sdk:
-                self._sdk = None
         try:
             sdk.close()
         except Exception:          # closing a client mid-read may raise in either thread

@@ -11,10 +11,13 @@ log, cache or write into manifests. A key goes only where it was configured for:
 gets a key only from a variable named for it (`--api-key-env` / `--judge-api-key-env`,
 `$SCHOLARBENCH_MODEL_API_KEY_ENV`, `api_key_env` in the file) — a loopback server gets none
 otherwise — and never over plain `http://` to a host that is not loopback unless
-`allow_http_key = true`. Every key handed out is remembered for redaction (`llm.secrets`).
+`allow_http_key = true`. The key variable's value and the base URL's password and credential-like
+query values are remembered for redaction (`llm.secrets`) as soon as a role is resolved; manifests
+record the base URL through `llm.secrets.redact_url`.
 
-Time limits per call: `timeout` bounds one attempt (connect at most 10 s), `deadline` the whole
-call — every attempt, read and backoff wait — in wall-clock seconds (`llm.client`).
+Time limits per call, both in wall-clock seconds: `timeout` bounds one attempt (connect at most
+10 s; an attempt still running then is abandoned and retried), `deadline` the whole call — every
+attempt, read and backoff wait (`llm.client`).
 """
 from __future__ import annotations
 
@@ -63,7 +66,7 @@ class ModelConfig:
         """The key for this role's endpoint, read from the environment at call time (never
         stored on the record); the routing rules are in the module docstring."""
         from urllib.parse import urlsplit
-        from scholarbench.llm.secrets import remember, strip_userinfo
+        from scholarbench.llm.secrets import redact_url, remember
         if self.is_local:
             return "sk-local-no-key"
         url = self.base_url
@@ -76,7 +79,7 @@ class ModelConfig:
             if loopback:
                 return "sk-no-key"   # local servers (vLLM, llama.cpp, Ollama) accept any key
             raise ScholarbenchError(
-                f"the {self.role} model's endpoint {strip_userinfo(url)} is not OpenAI: "
+                f"the {self.role} model's endpoint {redact_url(url)} is not OpenAI: "
                 f"${self.api_key_env} is not sent there; name the variable holding its key "
                 f"with --{'judge-' if self.role == 'judge' else ''}api-key-env VAR (or "
                 f"api_key_env in the config file)")
@@ -96,10 +99,10 @@ class ModelConfig:
 
     def public(self) -> dict[str, Any]:
         """What a manifest may record: everything but secrets (there are none on the record)."""
-        from scholarbench.llm.secrets import strip_userinfo
+        from scholarbench.llm.secrets import redact_url
         out = asdict(self)
         out.pop("source")
-        out["base_url"] = strip_userinfo(out["base_url"])
+        out["base_url"] = redact_url(out["base_url"])
         out["configured_by"] = dict(self.source)
         return out
 
@@ -180,7 +183,10 @@ def resolve_role(role: str, flags: Mapping[str, Any] | None = None, *,
         if values:
             config = replace(config, **values)
             source.update({k: name for k in values})
+    from scholarbench.llm.secrets import redact_url, remember, remember_url
+    remember_url(config.base_url)
+    remember(environ.get(config.api_key_env))
     if config.base_url and config.model == LOCAL:
-        raise ScholarbenchError(f"{role}: a base_url was given ({config.base_url}) but no model "
-                                "name; pass --model/--judge NAME too")
+        raise ScholarbenchError(f"{role}: a base_url was given ({redact_url(config.base_url)}) "
+                                "but no model name; pass --model/--judge NAME too")
     return replace(config, source=source)

@@ -27,6 +27,8 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     estimated_tokens: int = 0   # tokens counted offline because the server gave no usage
+    warnings: int = 0           # replies with implausible usage numbers (counted offline) or
+                                # too long to cache (`llm.cache.MAX_CACHED_CHARS`)
     cost_usd: float | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
@@ -67,6 +69,12 @@ class Usage:
         with self._lock:
             self.failures += 1
 
+    def add_warning(self) -> None:
+        if (scope := _SCOPE.get()) is not None and scope is not self:
+            scope.add_warning()
+        with self._lock:
+            self.warnings += 1
+
     def add_recovered(self) -> None:
         if (scope := _SCOPE.get()) is not None and scope is not self:
             scope.add_recovered()
@@ -83,7 +91,7 @@ class Usage:
                     "cache_hits": self.cache_hits, "retries": self.retries,
                     "failures": self.failures, "prompt_tokens": self.prompt_tokens,
                     "completion_tokens": self.completion_tokens,
-                    "estimated_tokens": self.estimated_tokens,
+                    "estimated_tokens": self.estimated_tokens, "warnings": self.warnings,
                     "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6)}
 
 

@@ -11,6 +11,8 @@ Wiring in cli.py (`build_parser`):
 `add_report_arguments` also works on a parser that already has `run_dirs`, `--format` and
 `--no-published` (it widens --format's choices and adds the rest), and sets `func=cmd_report`.
 Errors are ScholarbenchError / DataError, which `cli.main` prints as `error: ...` with exit 2.
+What `report` writes goes through `llm.secrets.redact(prose=True)` (runs recorded before URLs were
+redacted, a key echoed into an answer).
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.llm.secrets import redact
 
 _SUFFIX_FORMAT = {".md": "markdown", ".markdown": "markdown", ".csv": "csv", ".tex": "latex",
                   ".txt": "terminal"}
@@ -102,10 +105,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     tables_to_stdout = fmt is not None and not out
     if html:
         from scholarbench.report.html import render_html_report
-        text = render_html_report(runs, published=published,
-                                  title=getattr(args, "title", None) or "scholarbench report",
-                                  max_samples=max_samples,
-                                  tree_papers=not getattr(args, "no_tree_papers", False))
+        text = redact(render_html_report(runs, published=published,
+                                         title=getattr(args, "title", None)
+                                         or "scholarbench report", max_samples=max_samples,
+                                         tree_papers=not getattr(args, "no_tree_papers", False)),
+                      prose=True)
         path = Path(html)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.tmp")
@@ -116,7 +120,7 @@ def cmd_report(args: argparse.Namespace) -> int:
               file=sys.stderr if tables_to_stdout else sys.stdout)
     if fmt is None:
         return 0
-    text = leaderboard_text(runs, fmt, published)
+    text = redact(leaderboard_text(runs, fmt, published), prose=True)
     if out:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         Path(out).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")

@@ -75,7 +75,8 @@ def leaderboard_text(runs: Sequence[ReportRun], fmt: str = "terminal",
 def export_tables(run_dirs: Sequence[Path | str], fmt: str, out_path: Path | str | None = None,
                   published: bool = True) -> str:
     """Load runs and render their tables; also written to `out_path` when given."""
-    text = leaderboard_text(load_report_runs(list(run_dirs)), fmt, published)
+    from scholarbench.llm.secrets import redact
+    text = redact(leaderboard_text(load_report_runs(list(run_dirs)), fmt, published), prose=True)
     if out_path is not None:
         Path(out_path).write_text(text if text.endswith("\n") else text + "\n",
                                   encoding="utf-8")

@@ -252,8 +252,9 @@ def write_html_report(run_dirs: Sequence[Path | str], out_path: Path | str,
     `embedder` (optional) computes tree-node label similarity; without it the run's stored
     embeddings are used when they cover every label, else a string similarity (treeview)."""
     runs = load_report_runs(list(run_dirs))
-    text = render_html_report(runs, published=published, title=title, embedder=embedder,
-                              max_samples=max_samples, tree_papers=tree_papers)
+    from scholarbench.llm.secrets import redact
+    text = redact(render_html_report(runs, published=published, title=title, embedder=embedder,
+                                     max_samples=max_samples, tree_papers=tree_papers), prose=True)
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
