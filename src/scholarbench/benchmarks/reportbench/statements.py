@@ -37,9 +37,9 @@ Cited statements (three stages, as the paper):
 
    ``cited_match_rate`` = matched / (checked + unreachable): an unreachable source is a
    mismatch, as the paper counts a link that cannot be resolved (§4, "Citation
-   Hallucination"). ``cited_match_rate_checkable`` = matched / checked: the rate over the pairs
-   whose source text was found. Unscored pairs are in neither denominator and are counted. Both
-   are None (undefined, counted by the aggregate) for a report without cited statements.
+   Hallucination"). ``cited_match_rate_checkable`` = matched / checked, over the pairs whose
+   source text was found: upstream's ``alignment_rate`` (metrics_calculator.py @ 1826140). Unscored
+   pairs are in neither denominator and are counted. Both None for a report without cited pairs.
 
 Non-cited statements (two steps):
 1. Extraction (A.2.2, ``noncited_statements_v1``) per chunk, given the cited statements found
