@@ -102,6 +102,9 @@ class ReportBench(Benchmark):
                             "cited URLs not in the corpus (public http(s) only; off by default)")
         parser.add_argument("--samples", type=int, default=3, help="reportbench: votes per "
                             "judge for non-cited statements")
+        parser.add_argument("--statement-prompts", choices=["v1", "upstream"], default="v1",
+                            help="reportbench: our statement prompts (default) or upstream "
+                            "statement/prompts.py verbatim (report pasted raw)")
 
     def available_subtasks(self) -> list[str]:
         wanted = [g.strip() for g in self.eval_granularities.split(",") if g.strip()]

@@ -19,6 +19,7 @@ from typing import Any, Sequence
 
 from scholarbench.benchmarks.reportbench.scoring import (RecordedStatements, RecordedTitles,
                                                          Scorer, open_corpus)
+from scholarbench.errors import ScholarbenchError
 
 
 def judge_for(bench: Any, statements: bool, llm_titles: bool) -> Any:
@@ -116,11 +117,17 @@ def score_run_samples(bench: Any, samples: Sequence[Any], generated: dict[str, d
 def statement_judge(bench: Any, judge: Any, corpus: Any, allow_network: bool) -> Any:
     from scholarbench.benchmarks.reportbench.sources import (CorpusEvidence, NoEvidence,
                                                              SourceLookup)
+    from scholarbench.benchmarks.reportbench.statement_prompts import PROMPT_SETS
     from scholarbench.benchmarks.reportbench.statements import StatementConfig, StatementJudge
     opts = bench.options
     evidence = opts.get("evidence") or "corpus"
     tool = bench.evidence_tool or (CorpusEvidence(corpus) if evidence == "corpus"
                                    and corpus is not None else NoEvidence())
-    config = bench.statement_config or StatementConfig(samples=int(opts.get("samples") or 3))
+    prompt_set = opts.get("statement_prompts") or "v1"
+    if prompt_set not in PROMPT_SETS:
+        raise ScholarbenchError(f"unknown statement prompts {prompt_set!r}; use "
+                                f"{' or '.join(PROMPT_SETS)}")
+    config = bench.statement_config or StatementConfig(samples=int(opts.get("samples") or 3),
+                                                       prompt_set=prompt_set)
     return StatementJudge(judge, lookup=SourceLookup(corpus, allow_network=allow_network),
                           evidence=tool, vote_judges=bench.vote_judges, config=config)

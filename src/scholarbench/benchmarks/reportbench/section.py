@@ -222,7 +222,11 @@ class ReportBenchSection(ReportBenchDrilldown, ReportSection):
         return [f"Published rows: {PAPER_CITATION}, on the benchmark's {PAPER_N} surveys with "
                 f"the products' and models' web-searching outputs (July 2025), judged by "
                 f"{PAPER_JUDGES}; ours on the tasks listed over our corpus and judges, so the "
-                "two are not comparable one to one (docs/reportbench.md)."]
+                "two are not comparable one to one (docs/reportbench.md).",
+                "Published Match Rate: upstream's pipeline (statement/match_text.py, "
+                "metrics_calculator.py @ 1826140) leaves a cited source it could not scrape out "
+                "of the denominator, as our Match Rate (checkable) does; our Match Rate counts "
+                "it as a mismatch (paper §4)."]
 
     def csv(self, runs: Sequence[ReportRun]) -> str:
         keys = [k for k in REF_KEYS + RATES + COUNTS if any(k in r.summary.metrics for r in runs)]

@@ -2,8 +2,8 @@
 §3.2; prompts A.2.1–A.2.5; upstream `statement/prompts.py`, `verify_no_citations_web.py`).
 
 Every model call here is the JUDGE role's (the paper uses gpt-4o for extraction, passage
-selection and consistency, and web-connected judges for the vote); the report is quoted data in
-every prompt (`llm_common.quote`).
+selection and consistency, and web-connected judges for the vote); with the default prompts the
+report is quoted data in every prompt (`llm_common.quote`).
 
 Cited statements (three stages, as the paper):
 1. Extraction (A.2.1, ``cited_statements_v1``): the report is cut into chunks
@@ -37,9 +37,9 @@ Cited statements (three stages, as the paper):
 
    ``cited_match_rate`` = matched / (checked + unreachable): an unreachable source is a
    mismatch, as the paper counts a link that cannot be resolved (§4, "Citation
-   Hallucination"). ``cited_match_rate_checkable`` = matched / checked: the rate over the pairs
-   whose source text was found. Unscored pairs are in neither denominator and are counted. Both
-   are None (undefined, counted by the aggregate) for a report without cited statements.
+   Hallucination"). ``cited_match_rate_checkable`` = matched / checked, over the pairs whose
+   source text was found: upstream's ``alignment_rate`` (metrics_calculator.py @ 1826140). Unscored
+   pairs are in neither denominator and are counted. Both None for a report without cited pairs.
 
 Non-cited statements (two steps):
 1. Extraction (A.2.2, ``noncited_statements_v1``) per chunk, given the cited statements found
@@ -58,6 +58,10 @@ Non-cited statements (two steps):
    counted beside it, never in it. ``noncited_accuracy_upstream`` = correct / (correct +
    incorrect + tie) reproduces upstream, whose denominator holds ties (and whose failed calls
    are "false" votes — here they are unscored instead).
+
+Prompts: ``prompt_set="v1"`` (default, the names above) or ``"upstream"`` (upstream
+``statement/prompts.py`` @ 1826140 verbatim, texts raw, no JSON mode, the whole report's cited
+statements as "already cited"); see `statement_prompts`.
 """
 from __future__ import annotations
 
@@ -69,20 +73,17 @@ from typing import Any, Callable, Sequence
 from scholarbench.llm.client import LLMCallError
 from scholarbench.llm.structured import ask_json
 from scholarbench.benchmarks.reportbench.citation_index import CitationIndex  # noqa: F401
-from scholarbench.benchmarks.reportbench.llm_common import (as_bool, load_prompt, need_object,
-                                                            one_line, quote, split_report)
+from scholarbench.benchmarks.reportbench.llm_common import as_bool, need_object, split_report
 from scholarbench.benchmarks.reportbench.report_refs import Reference
 from scholarbench.benchmarks.reportbench.sources import (EvidenceTool, NoEvidence, SourceLookup,
                                                          SourceText, Unreachable, render_evidence,
                                                          render_passages, select_passages)
+from scholarbench.benchmarks.reportbench.statement_prompts import PROMPT_SETS, PromptSet
 from scholarbench.benchmarks.reportbench.statement_rows import (  # noqa: F401  (re-exported)
     STATEMENT_COUNTS, STATEMENT_RATES, aggregate_statement_rows, format_statement_summary,
     not_judged_row, statement_row)
 from scholarbench.text.normalize import normalize_title
 
-PROMPTS = {"cited": "cited_statements_v1", "noncited": "noncited_statements_v1",
-           "passage": "supporting_passage_v1", "consistency": "consistency_v1",
-           "fact_check": "fact_check_v1"}
 PASSAGE_MODES = ("llm", "bm25")
 NOT_IN_REPORT = "citation not in report"
 
@@ -119,8 +120,11 @@ class StatementConfig:
     extract_max_tokens: int = 2048
     passage_max_tokens: int = 512
     judge_max_tokens: int = 256
+    prompt_set: str = "v1"            # "v1" (ours) or "upstream" (statement_prompts)
 
     def __post_init__(self) -> None:
+        if self.prompt_set not in PROMPT_SETS:
+            raise ValueError(f"prompt_set must be one of {PROMPT_SETS}, not {self.prompt_set!r}")
         if self.passage not in PASSAGE_MODES:
             raise ValueError(f"passage must be one of {PASSAGE_MODES}, not {self.passage!r}")
         if self.samples < 1 or self.passages_k < 1 or self.chunk_chars < 1:
@@ -129,8 +133,7 @@ class StatementConfig:
     def identity(self) -> dict[str, Any]:
         used = ["cited", "consistency"] + (["passage"] if self.passage == "llm" else []) + \
             (["noncited", "fact_check"] if self.noncited else [])
-        return {**asdict(self),
-                "prompts": {k: load_prompt(PROMPTS[k]).identity() for k in used}}
+        return {**asdict(self), "prompts": PromptSet(self.prompt_set).identity(used)}
 
 
 # ---- records -----------------------------------------------------------------------------------
@@ -294,10 +297,6 @@ def parse_decision(value: Any) -> tuple[bool, str]:
 
 # ---- the pipeline ------------------------------------------------------------------------------
 
-def _messages(name: str, **values: str) -> list[dict[str, str]]:
-    return [{"role": "user", "content": load_prompt(PROMPTS[name]).fill(**values)}]
-
-
 def _source_info(source: SourceText, shown: Sequence[Any]) -> dict[str, Any]:
     return {"origin": source.origin, "paper_id": source.paper_id, "title": source.title,
             "url": source.url, "passages": [p.where for p in shown]}
@@ -320,6 +319,7 @@ class StatementJudge:
         self.evidence = evidence or NoEvidence()
         self.voters = [judge] + [j for j in vote_judges if j is not judge]
         self.config = config or StatementConfig()
+        self.prompts = PromptSet(self.config.prompt_set)
         if workers is None:
             local = any(getattr(getattr(c, "config", None), "is_local", False)
                         for c in self.voters)
@@ -344,8 +344,9 @@ class StatementJudge:
 
     # -- stage 1: extraction --
     def _extract_cited(self, chunk: str) -> tuple[list[tuple[str, str]] | None, int, str | None]:
-        outcome = ask_json(self.judge, _messages("cited", report=quote(chunk)),
+        outcome = ask_json(self.judge, self.prompts.messages("cited", report=chunk),
                            validate=parse_cited, schema=CITED_SCHEMA, name="cited_statements",
+                           constrain=self.prompts.quoted,
                            max_tokens=self.config.extract_max_tokens)
         if not outcome.ok:
             return None, 0, outcome.unscored
@@ -354,11 +355,10 @@ class StatementJudge:
 
     def _extract_noncited(self, chunk: str, cited: list[str]
                           ) -> tuple[list[str] | None, int, str | None]:
-        listing = "\n".join(f"- {quote(one_line(s))}" for s in cited) or "(none)"
-        outcome = ask_json(self.judge, _messages("noncited", report=quote(chunk),
-                                                 cited_statements=listing),
+        outcome = ask_json(self.judge, self.prompts.messages("noncited", report=chunk,
+                                                             cited_statements=cited),
                            validate=parse_noncited, schema=NONCITED_SCHEMA,
-                           name="noncited_statements",
+                           name="noncited_statements", constrain=self.prompts.quoted,
                            max_tokens=self.config.extract_max_tokens)
         if not outcome.ok:
             return None, 0, outcome.unscored
@@ -381,12 +381,12 @@ class StatementJudge:
                                 cfg.source_chars)
         unit.source = _source_info(source, shown)
         source_text = render_passages(shown)
-        statement = quote(one_line(unit.statement))
         if cfg.passage == "llm":
             try:
-                reply = self.judge.complete(_messages("passage", statement=statement,
-                                                      source_text=quote(source_text)),
-                                            max_tokens=cfg.passage_max_tokens)
+                reply = self.judge.complete(
+                    self.prompts.messages("passage", statement=unit.statement,
+                                          source_text=source_text),
+                    max_tokens=cfg.passage_max_tokens)
             except LLMCallError as exc:
                 unit.status, unit.reason = "unscored", f"passage call failed: {exc}"
                 return unit
@@ -403,10 +403,11 @@ class StatementJudge:
         else:
             passage = source_text
         unit.passage = passage
-        outcome = ask_json(self.judge, _messages("consistency", statement=statement,
-                                                 source_sentence=quote(passage)),
+        outcome = ask_json(self.judge, self.prompts.messages("consistency",
+                                                             statement=unit.statement,
+                                                             source_sentence=passage),
                            validate=parse_match, schema=MATCH_SCHEMA, name="consistency",
-                           max_tokens=cfg.judge_max_tokens)
+                           constrain=self.prompts.quoted, max_tokens=cfg.judge_max_tokens)
         unit.attempts += outcome.attempts
         if not outcome.ok:
             unit.status, unit.reason = "unscored", outcome.unscored
@@ -419,10 +420,11 @@ class StatementJudge:
     def _vote(self, job: tuple[int, int, str, str]) -> Vote:
         j, sample, statement, evidence = job
         client = self.voters[j]
-        outcome = ask_json(client, _messages("fact_check", statement=quote(one_line(statement)),
-                                             evidence_source=self.evidence.name,
-                                             evidence=quote(evidence)),
+        outcome = ask_json(client, self.prompts.messages("fact_check", statement=statement,
+                                                         evidence_source=self.evidence.name,
+                                                         evidence=evidence),
                            validate=parse_decision, schema=DECISION_SCHEMA, name="fact_check",
+                           constrain=self.prompts.quoted,
                            temperature=self.config.vote_temperature, seed=sample,
                            max_tokens=self.config.judge_max_tokens)
         name = getattr(client, "model_id", f"judge{j}")
@@ -433,7 +435,7 @@ class StatementJudge:
 
     def _verdict(self, statement: str) -> NonCitedVerdict:
         found = self.evidence.search(statement, self.config.evidence_k) \
-            if self.config.evidence_k > 0 else []
+            if self.config.evidence_k > 0 and self.prompts.shows_evidence() else []
         rendered = render_evidence(found, self.config.evidence_chars)
         jobs = [(j, s, statement, rendered) for j in range(len(self.voters))
                 for s in range(self.config.samples)]
@@ -477,6 +479,8 @@ class StatementJudge:
         result = StatementResult(cited=checked, extraction=extraction)
         if not cfg.noncited:
             return result
+        if not self.prompts.quoted:   # upstream: the whole report's cited statements, every chunk
+            chunk_cited = [[s for one in chunk_cited for s in one]] * len(chunks)
         noncited_by_chunk = self._map(lambda c: self._extract_noncited(*c),
                                       list(zip(chunks, chunk_cited)))
         known = {_norm_statement(u.statement) for u in checked}

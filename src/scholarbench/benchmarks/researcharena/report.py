@@ -41,6 +41,15 @@ DISPLAY.update({
                                             bounds=(0.0, None)),
 })
 PAPER_TABLE = {"discovery": 1, "selection": 2, "organisation": 3}
+# Published columns measured with another tool than ours: the cell is marked and the table says
+# why (docs/researcharena.md, "Organisation"). The examples are spaCy en_core_web_sm 3.8.0's.
+NOT_COMPARABLE_MARK = "†"
+NOT_COMPARABLE = {
+    "heading_entity_recall": "Heading Entity Recall: the paper tagged entities with FLAIR, we "
+    "with spaCy en_core_web_sm, which tags generic headings as ORG (\"Challenges and Future "
+    "Directions\", \"Hallucination\") and \"LLaMA\" as DATE — published values are not "
+    "comparable with ours.",
+}
 TOP_N = 10   # ranked papers shown per sample and run
 
 
@@ -134,9 +143,14 @@ class ResearchArenaSection(ReportSection):
                                               + (f", {group}" if group else ""),)))
             rows.append(Row("published", (f"{row.system} (published)",
                                           f"n≤{PAPER_N[row.table]:,}")
-                            + tuple(DISPLAY[k].format(row.values[k]) for k in keys),
+                            + tuple(DISPLAY[k].format(row.values[k])
+                                    + (NOT_COMPARABLE_MARK if k in NOT_COMPARABLE else "")
+                                    for k in keys),
                             tuple(row.values[k] for k in keys)))
         notes = tuple(n for r in runs if (n := self._notes(r)))
+        if published:
+            notes += tuple(f"{NOT_COMPARABLE_MARK} {NOT_COMPARABLE[k]}" for k in keys
+                           if k in NOT_COMPARABLE)
         return Table(title, header, tuple(rows), notes, tuple(keys))
 
     def groups(self, runs: Sequence[ReportRun], published: bool = True) -> list[TableGroup]:
