@@ -52,10 +52,19 @@ class EnvSettings:
     window: int | None = None
     seed: int = 0
     randomisations: int = 10
+    # SciNet's Evaluation/task1-novelty-sos.py @ ed5c76f: "linear" (np.percentile), "paper"
+    novelty_rule: str = "inverted_cdf"
+    novelty_pairing: str = "venue"
 
     def as_dict(self) -> dict:
-        return {"disruption_variant": self.disruption_variant, "window": self.window,
-                "seed": self.seed, "randomisations": self.randomisations}
+        out = {"disruption_variant": self.disruption_variant, "window": self.window,
+               "seed": self.seed, "randomisations": self.randomisations}
+        # the novelty variants only when chosen, so task files built before keep their checksum
+        if self.novelty_rule != "inverted_cdf":
+            out["novelty_rule"] = self.novelty_rule
+        if self.novelty_pairing != "venue":
+            out["novelty_pairing"] = self.novelty_pairing
+        return out
 
 
 class SciNetEnv:
@@ -208,7 +217,8 @@ class SciNetEnv:
     def _measures(self) -> tuple[np.ndarray, np.ndarray]:
         s = self.settings
         d = disruption(self.graph, variant=s.disruption_variant, window=s.window)
-        nv = novelty(self.graph, randomisations=s.randomisations, seed=s.seed)
+        nv = novelty(self.graph, randomisations=s.randomisations, seed=s.seed,
+                     percentile_rule=s.novelty_rule, pairing=s.novelty_pairing)
         return d.values.astype(np.float64), nv.values.astype(np.float64)
 
     @property

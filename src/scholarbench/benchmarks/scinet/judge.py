@@ -113,10 +113,14 @@ class SciNetJudge:
     made by the same model and prompt are reused on the next scoring (no request)."""
 
     def __init__(self, client: Any, *, k: int = K, max_tokens: int = 512,
-                 max_chars: int = 2000, store: str | Path | None = None) -> None:
+                 max_chars: int = 2000, store: str | Path | None = None, first: int = K,
+                 empty_value: float | None = 0.0) -> None:
+        """`first`: answer items read (upstream's scripts: 5); `empty_value`: the value of an
+        answer with nothing to judge (0: the agent's failure; upstream: null, left out)."""
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise ValueError(f"judge k must be an integer >= 1, got {k!r}")
         self.client, self.k, self.max_tokens, self.max_chars = client, k, max_tokens, max_chars
+        self.first, self.empty_value = first, empty_value
         self.prompts = {m: load_prompt(n) for m, n in PROMPTS.items()}
         self.model = str(getattr(client, "model_id", type(client).__name__))
         self.store = Path(store) if store else None
@@ -133,7 +137,8 @@ class SciNetJudge:
                     self.done[j.key] = j
 
     def identity(self) -> dict[str, Any]:
-        return {"model_id": self.model, "k": self.k, "max_tokens": self.max_tokens,
+        return {"model_id": self.model, "k": self.k, "first": self.first,
+                "max_tokens": self.max_tokens,
                 "scale": "integer 0..10",
                 "prompts": {m: p.identity() for m, p in self.prompts.items()}}
 
@@ -182,7 +187,7 @@ class SciNetJudge:
         if task.family == "ego":
             metric = "novelty_llm" if task.kind == "novel" else "disruption_llm"
             ids: list[str] = []
-            for item in papers[:K]:
+            for item in papers[:self.first]:
                 gid = env.resolve(item)
                 if gid is not None and gid not in ids:
                     ids.append(gid)
@@ -192,7 +197,7 @@ class SciNetJudge:
             metric = "path_rationality_llm"
             items: list[str] = []
             seen: set[str] = set()
-            for item in papers[:K]:
+            for item in papers[:self.first]:
                 gid = env.resolve(item)
                 key = gid if gid is not None else f"?{item!r}"
                 if key not in seen:
@@ -204,7 +209,7 @@ class SciNetJudge:
             return {}
         scored = [j.score for j in js if j.score is not None]
         unscored = [j for j in js if j.score is None]
-        value = (sum(scored) / len(scored) if scored else None) if js else 0.0
+        value = (sum(scored) / len(scored) if scored else None) if js else self.empty_value
         return {metric: value, f"{metric}_judged": len(scored),
                 f"{metric}_unscored": len(unscored),
                 f"{metric}_unscored_reasons": [reason_code(j.unscored or "") for j in unscored]}

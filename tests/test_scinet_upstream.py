@@ -1,0 +1,207 @@
+"""SciNet scored under its released scripts' rules (`--variant upstream`, tsinghua-fib-lab/SciNet
+`Evaluation/` @ ed5c76f) next to the paper's rules, on hand cases of the hand-made graph
+(test_scinet_core: B->A, C->B, C->A, D->C, E->D, E->C, F->E, F->A); values computed by hand."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from test_scinet_core import A, B, C, D, E, F, task, tiny_env
+from scholarbench.benchmarks.scinet.answers import read_answer_file, record_fields
+from scholarbench.benchmarks.scinet.metrics import aggregate, score_task
+from scholarbench.benchmarks.scinet.scoring import score_rows, summarise
+from scholarbench.benchmarks.scinet.upstream import score_task_upstream
+from scholarbench.errors import ScholarbenchError
+
+
+@pytest.fixture(scope="module")
+def env():
+    return tiny_env()
+
+
+@pytest.fixture(scope="module")
+def measured():
+    """The hand graph with hand-set measures: novelty A..F = -4, -2, -2, 0, 1, 3; disruption
+    A..F = undefined, 0.5, 0, -0.5, 0, 1."""
+    e = tiny_env()
+    e.__dict__["_measures"] = (np.array([np.nan, 0.5, 0.0, -0.5, 0.0, 1.0]),
+                               np.array([-4.0, -2.0, -2.0, 0.0, 1.0, 3.0]))
+    return e
+
+
+def both(t, papers, env):
+    return score_task(t, papers, env), score_task_upstream(t, papers, env)
+
+
+# ---- ego: SoS (top 5, mean raw value, rank percentile) and Recall@50 ----------------------------
+def test_novelty_sos_is_the_rank_percentile_of_the_mean_raw_value_of_the_top_5(measured):
+    t = task("ego", "novel", {"measure": "novelty", "ranked": [A]})
+    paper, up = both(t, [B, C], measured)
+    # paper: each paper's weak SoS (5 of 6 at or above -2) -> 8.333, averaged
+    assert paper["novelty_sos"] == pytest.approx(25 / 3)
+    # upstream: mean raw -2, percentileofscore(-R, 2, "rank") = (3 + 5 + 1) / 2 / 6 -> 7.5
+    assert up["novelty_sos_raw"] == -2.0 and up["novelty_sos"] == pytest.approx(7.5)
+    # only papers[:5] count, a repeat each time: A (6th item) is not read upstream
+    paper, up = both(t, [B, B, B, B, B, A], measured)
+    assert paper["novelty_sos"] == pytest.approx((25 / 3 + 10) / 2)
+    assert up["novelty_sos"] == pytest.approx(7.5)
+    # nothing scorable / empty: upstream leaves the query out, the paper scores 0
+    assert both(t, [], measured)[0]["novelty_sos"] == 0.0
+    assert both(t, [], measured)[1]["novelty_sos"] is None
+
+
+def test_disruption_sos_upstream(measured):
+    t = task("ego", "disruptive", {"measure": "disruption", "ranked": [F]})
+    paper, up = both(t, [C, E], measured)
+    assert paper["disruption_sos"] == pytest.approx(6.0)       # 3 of 5 at or below 0
+    assert up["disruption_sos"] == pytest.approx(5.0)          # (1 + 3 + 1) / 2 / 5
+    paper, up = both(t, [A, B], measured)                      # A undefined: left out
+    assert up["disruption_sos_raw"] == 0.5 and up["sos_scorable"] == 1
+
+
+def test_recall_counts_a_repeated_id_twice(env):
+    gold = [A, B, C] + [f"arxiv:9{i:03d}.00001" for i in range(47)]      # a top 50
+    t = task("ego", "novel", {"measure": "novelty", "ranked": gold})
+    paper, up = both(t, [A, A, B, D], env)
+    assert paper["novelty_recall@50"] == pytest.approx(0.04)   # A, B once each: 2 / 50
+    assert up["novelty_recall@50"] == pytest.approx(0.06)      # A twice + B: 3 / 50
+    assert both(t, [], env)[1]["novelty_recall@50"] == 0.0      # empty: counted as 0
+
+
+# ---- pair: duplicates, empty answers --------------------------------------------------------------
+def test_cite_acc_counts_every_item(env):
+    t = task("pair", "pncites", {"citers": [B, C, F], "positive": [C], "cocited": []}, source=A)
+    paper, up = both(t, [B, B, D], env)
+    assert paper["cite_acc"] == pytest.approx(1 / 2)           # distinct B, D
+    assert up["cite_acc"] == pytest.approx(2 / 3)              # every item: B, B, D
+    assert up["cite_sentiment"] == 0.0 and up["cite_sentiment_den"] == 3
+    empty = score_task_upstream(t, [], env)
+    assert empty["cite_acc"] == 0.0 and empty["cite_sentiment"] is None
+
+
+def test_comention_macro_leaves_empty_answers_out(env):
+    cocited = {"cocited": [B, E], "comentioned": None}
+    rows_p, rows_u = [], []
+    for papers in ([B], [B, D], []):
+        p, u = both(task("pair", "cooccur", cocited, source=A), papers, env)
+        rows_p.append(p)
+        rows_u.append(u)
+    assert aggregate(rows_p)["comention_acc"]["macro"] == pytest.approx(0.5)    # 1, .5, 0
+    up = aggregate(rows_u)["comention_acc"]
+    assert up["macro"] == pytest.approx(0.75) and up["n_null"] == 1           # 1, .5
+    assert up["micro"] == pytest.approx(2 / 3)                                # 2 hits / 3
+
+
+# ---- path: consistency over every item, connectivity of the top 5 without endpoints --------------
+def test_connectivity_top_5_without_endpoints(env):
+    t = task("path", "path", {"path": [A, B, C, D, E, F]}, classic=A, recent=F)
+    paper, up = both(t, [C, B], env)
+    assert paper["path_connectivity"] == 0.0      # A, B, C, F: F does not cite C
+    assert up["path_connectivity"] == 1.0         # B then C (C cites B)
+    assert both(t, [B], env)[1]["path_connectivity"] == 0.0          # one paper fails
+    # the 6th item is not read upstream; the paper's rule sees a paper that is not in the graph
+    paper, up = both(t, [B, C, D, E, F, "not a paper"], env)
+    assert paper["path_connectivity"] == 0.0 and up["path_connectivity"] == 1.0
+    assert up["path_consistency"] == pytest.approx(5 / 6)
+    paper, up = both(t, [B, B, "x"], env)
+    assert paper["path_consistency"] == pytest.approx(1 / 2)          # distinct B, "x"
+    assert up["path_consistency"] == pytest.approx(2 / 3)
+    empty = score_task_upstream(t, [], env)
+    assert empty["path_consistency"] is None and empty["path_connectivity"] == 0.0
+
+
+def test_missing_answer_is_left_out_upstream(env):
+    t = task("pair", "pncites", {"citers": [B], "positive": None, "cocited": []}, source=A)
+    paper, up = both(t, None, env)
+    assert paper["cite_acc"] == 0.0 and paper["missing_answer"]
+    assert up["cite_acc"] is None and up["missing_answer"]
+
+
+# ---- upstream's answer items ---------------------------------------------------------------------
+def test_upstream_answer_items_are_read(env, tmp_path):
+    t = task("pair", "pncites", {"citers": [B, C, F], "positive": None, "cocited": []},
+             source=A)
+    path = tmp_path / "answers.jsonl"
+    path.write_text(json.dumps({"task_id": t.task_id, "papers": [
+        {"id": "https://openalex.org/W1", "title": "Convolutional networks for images"},  # B
+        None,
+        {"id": C, "title": "whatever it says"},
+        {"id": "https://openalex.org/W2", "title": "Not in the graph"}]}) + "\n")
+    answer = read_answer_file(path)[t.task_id]
+    fields = record_fields("pair", answer, env)
+    assert fields["papers"] == [B, C, "Not in the graph"]
+    assert fields["info"]["null_items"] == 1 and fields["info"]["unresolved"] == 1
+    rows = score_rows([t], {t.task_id: (fields["papers"], "scored")}, {}, env, "upstream")
+    assert rows[0]["cite_acc"] == pytest.approx(2 / 3)
+
+
+def test_variant_names_and_summary_keys(env):
+    t = task("pair", "pncites", {"citers": [B], "positive": None, "cocited": []}, source=A)
+    rows = score_rows([t], {t.task_id: ([B, B, D], "scored")}, {}, env, "upstream")
+    s = summarise(rows, "upstream")
+    assert s["variant"] == "upstream" and "cite_acc(upstream=1)" in s["metrics"]
+    assert s["metrics"]["cite_acc(upstream=1)"]["mean"] == pytest.approx(2 / 3)
+    assert "cite_acc" in summarise(score_rows([t], {t.task_id: ([B], "scored")}, {}, env),
+                                   "paper")["metrics"]
+    with pytest.raises(ScholarbenchError, match="variant"):
+        score_rows([t], {}, {}, env, "scinet")
+
+
+# ---- the judge under upstream's rules: the first 5 items, an empty answer left out ---------------
+def test_upstream_judge_reads_the_first_5_items(env):
+    from test_scinet_llm import by_title, client, ego
+    from fake_openai import FakeOpenAI
+    from scholarbench.benchmarks.scinet.benchmark import SciNet
+    server = FakeOpenAI().start()
+    try:
+        server.default = by_title
+        bench = SciNet({"variant": "upstream"}, env=env)
+        judge = bench.make_judge(client(server), None)
+        row = judge.score(ego(), ["x1", "x2", "x3", "x4", A, B], env)   # A, B are items 5, 6
+        assert row["novelty_llm"] == 1 and row["novelty_llm_judged"] == 1      # A only
+        assert judge.score(ego(), [], env)["novelty_llm"] is None
+        paper = SciNet({}, env=env).make_judge(client(server), None)
+        assert paper.score(ego(), ["x1", "x2", "x3", "x4", A, B], env)["novelty_llm"] == 2
+        assert paper.score(ego(), [], env)["novelty_llm"] == 0.0
+    finally:
+        server.stop()
+
+
+# ---- the command line --------------------------------------------------------------------------
+def test_score_scinet_files_variant_upstream(tmp_path, capsys):
+    from test_scinet_engine import SETTINGS
+    from scinet_files import write_tiny_graph
+    from scholarbench.benchmarks.scinet.env import EnvSettings, SciNetEnv
+    from scholarbench.benchmarks.scinet.records import write_tasks
+    from scholarbench.benchmarks.scinet.tasks import build_tasks
+    from scholarbench.cli import main
+    graph, unarxive = write_tiny_graph(tmp_path)
+    tenv = SciNetEnv.from_arxiv2023(graph, unarxive, EnvSettings(randomisations=3))
+    tasks = tmp_path / "tasks.jsonl"
+    built = build_tasks(tenv, settings=SETTINGS)
+    write_tasks(built, tasks)
+    pn = next(t for t in built if t.kind == "pncites" and t.source == A)
+    answers = tmp_path / "a.jsonl"
+    answers.write_text(json.dumps({"task_id": pn.task_id, "papers": [B, B, D]}) + "\n")
+    out = {}
+    for variant in ("paper", "upstream"):
+        s = tmp_path / f"{variant}.jsonl"
+        assert main(["score", "scinet", "--tasks", str(tasks), "--answers", str(answers),
+                     "--out", str(s), "--graph", str(graph), "--unarxive", str(unarxive),
+                     "--variant", variant]) == 0
+        out[variant] = json.loads(s.with_suffix(".summary.json").read_text())
+        row = next(json.loads(x) for x in s.read_text().splitlines()
+                   if json.loads(x)["task_id"] == pn.task_id)
+        out[variant]["row"] = row["cite_acc"]
+    printed = capsys.readouterr().out
+    assert "Evaluation/ @ ed5c76f" in printed
+    assert out["paper"]["row"] == pytest.approx(1 / 2)
+    assert out["upstream"]["row"] == pytest.approx(2 / 3)
+    # unanswered tasks: scored 0 by the paper's rules, left out by upstream's
+    up = out["upstream"]["metrics"]["cite_acc(upstream=1)"]
+    assert up["mean"] == pytest.approx(2 / 3) and up["n"] == 1
+    assert out["paper"]["metrics"]["cite_acc"]["n"] > 1
+    assert "cite_acc" not in out["upstream"]["metrics"]
+    assert out["upstream"]["variant"] == "upstream"
