@@ -205,3 +205,25 @@ def test_score_scinet_files_variant_upstream(tmp_path, capsys):
     assert out["paper"]["metrics"]["cite_acc"]["n"] > 1
     assert "cite_acc" not in out["upstream"]["metrics"]
     assert out["upstream"]["variant"] == "upstream"
+
+
+def test_env_novelty_variants_are_settings():
+    """EnvSettings(novelty_rule, novelty_pairing) reach the measure and the recorded settings
+    (only when chosen: task files built before keep their checksum)."""
+    from scholarbench.benchmarks.scinet.env import EnvSettings, SciNetEnv
+    from scholarbench.graph import novelty
+    rng = np.random.default_rng(3)
+    papers = [{"id": f"p{i}", "title": f"t{i}", "year": 2020, "venue": f"v{i % 4}"}
+              for i in range(30)]
+    edges = [(f"p{a}", f"p{b}") for a, b in zip(rng.integers(0, 30, 400),
+                                                 rng.integers(0, 30, 400)) if a != b]
+    base = SciNetEnv.from_tables(papers, edges, settings=EnvSettings(randomisations=4))
+    assert "novelty_rule" not in base.settings.as_dict()
+    s = EnvSettings(randomisations=4, novelty_rule="linear", novelty_pairing="paper")
+    e = SciNetEnv.from_tables(papers, edges, settings=s)
+    assert s.as_dict()["novelty_rule"] == "linear" and s.as_dict()["novelty_pairing"] == "paper"
+    expected = novelty(e.graph, randomisations=4, seed=0, percentile_rule="linear",
+                       pairing="paper").values
+    assert np.isfinite(expected).sum() > 10
+    np.testing.assert_array_equal(e.novelty_values, expected)
+    assert not np.allclose(expected, base.novelty_values, equal_nan=True)
