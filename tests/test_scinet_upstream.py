@@ -227,3 +227,25 @@ def test_env_novelty_variants_are_settings():
     assert np.isfinite(expected).sum() > 10
     np.testing.assert_array_equal(e.novelty_values, expected)
     assert not np.allclose(expected, base.novelty_values, equal_nan=True)
+
+
+def test_sentiment_paragraph_window():
+    """SciNet's task2-sentiment-context-acc.py reads the whole paragraph: "Prior work [x]
+    studied graphs." alone is Neutral; its paragraph "… We build on it." is Positive."""
+    from scholarbench.benchmarks.scinet.contexts import store_from_records
+    from scholarbench.benchmarks.scinet.env import EnvSettings, SciNetEnv
+    from test_scinet_core import EDGES, PAPERS
+    from scholarbench.benchmarks.scinet.tasks import BuildSettings, build_tasks, positive_citers
+    para = "Prior work {{cite:x}} studied graphs. We build on it for images."
+    ctx = store_from_records([{"citing": C, "cited": A, "text": "Prior work {{cite:x}} studied "
+                               "graphs.", "paragraph": para}], [])
+    e = SciNetEnv.from_tables(PAPERS, EDGES, ctx, EnvSettings(randomisations=3))
+    assert positive_citers(e, A) == ([], [C])
+    assert positive_citers(e, A, "paragraph") == ([C], [C])
+    s = BuildSettings(min_papers=2, n_pair=1, min_citers=1, sentiment_window="paragraph")
+    t = next(t for t in build_tasks(e, "pair", s) if t.kind == "pncites")
+    assert t.gold["positive"] == [C] and t.info["sentiment_window"] == "paragraph"
+    assert t.info["settings"]["sentiment_window"] == "paragraph"
+    d = next(t for t in build_tasks(e, "pair", BuildSettings(min_papers=2, n_pair=1,
+                                                            min_citers=1)) if t.kind == "pncites")
+    assert d.gold["positive"] == [] and "sentiment_window" not in d.info["settings"]

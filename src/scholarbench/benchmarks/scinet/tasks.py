@@ -43,6 +43,17 @@ class BuildSettings:
     max_papers: int = 6          # path: longest ground-truth path (papers, endpoints included)
     per_category: int = 5        # path: tasks per category
     max_tries: int = 200         # path: candidate pairs tried per category
+    # pair: what the sentiment rule reads — "sentence" (the marker's) or "paragraph" (SciNet's
+    # Evaluation/task2-sentiment-context-acc.py @ ed5c76f gives the model the whole paragraph)
+    sentiment_window: str = "sentence"
+
+    def as_dict(self) -> dict:
+        """Recorded in every task's info (the window only when not the default, so task files
+        built before keep their checksum)."""
+        out = asdict(self)
+        if out["sentiment_window"] == "sentence":
+            del out["sentiment_window"]
+        return out
 
 
 def _rank(ids: list[str], values: np.ndarray, descending: bool) -> list[int]:
@@ -73,12 +84,21 @@ def build_ego(env: SciNetEnv, s: BuildSettings) -> list[SciNetTask]:
     return tasks
 
 
-def positive_citers(env: SciNetEnv, paper: str) -> tuple[list[str] | None, list[str]]:
-    """(positive citers or None when no graph citer has a context, citers with a context)."""
+WINDOWS = ("sentence", "paragraph")
+
+
+def positive_citers(env: SciNetEnv, paper: str, window: str = "sentence"
+                    ) -> tuple[list[str] | None, list[str]]:
+    """(positive citers or None when no graph citer has a context, citers with a context).
+    `window` "paragraph": the rule reads the context's whole paragraph (its sentence when the
+    paragraph is not known)."""
+    if window not in WINDOWS:
+        raise ValueError(f"sentiment window must be one of {WINDOWS}, got {window!r}")
     labels: dict[str, list[str]] = {}
     for c in env.contexts.contexts_of(paper):
         if env.has(c.citing) and env.cites(c.citing, paper):
-            labels.setdefault(c.citing, []).append(classify_sentiment(c.text))
+            text = (c.paragraph or c.text) if window == "paragraph" else c.text
+            labels.setdefault(c.citing, []).append(classify_sentiment(text))
     if not labels:
         return None, []
     return sorted(c for c, ls in labels.items() if "Positive" in ls), sorted(labels)
@@ -97,13 +117,15 @@ def build_pair(env: SciNetEnv, s: BuildSettings) -> list[SciNetTask]:
     rest = [c for c in cand if c not in set(picked)]
     picked += [rest[i] for i in sorted(rng.permutation(len(rest))[: s.n_pair - len(picked)])]
     for paper in picked:
-        positive, known = positive_citers(env, paper)
+        positive, known = positive_citers(env, paper, s.sentiment_window)
         tasks.append(SciNetTask(
             f"pair/pncites/{paper}", "pair", "pncites", pair_query("pncites", env.title(paper)),
             source=paper,
             gold={"citers": sorted(env.citers(paper)), "positive": positive,
                   "context_citers": known, "cocited": [], "comentioned": None},
-            info={"sentiment_rule": RULES_VERSION}))
+            info={"sentiment_rule": RULES_VERSION,
+                  **({"sentiment_window": s.sentiment_window}
+                     if s.sentiment_window != "sentence" else {})}))
     # cooccur
     para = sorted(p for p in {q for par in env.contexts.paragraphs for q in par.cited}
                   if env.contexts.comentioned(p))
@@ -166,7 +188,7 @@ def build_tasks(env: SciNetEnv, family: str | None = None,
     for fam, fn in (("ego", build_ego), ("pair", build_pair), ("path", build_path)):
         if family in (None, fam):
             for t in fn(env, s):
-                t.info.update({"build": BUILD_VERSION, "settings": asdict(s),
+                t.info.update({"build": BUILD_VERSION, "settings": s.as_dict(),
                                "env": env.describe()})
                 out.append(t)
     return out
