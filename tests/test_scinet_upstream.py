@@ -249,3 +249,63 @@ def test_sentiment_paragraph_window():
     d = next(t for t in build_tasks(e, "pair", BuildSettings(min_papers=2, n_pair=1,
                                                             min_citers=1)) if t.kind == "pncites")
     assert d.gold["positive"] == [] and "sentiment_window" not in d.info["settings"]
+
+
+# ---- SciNet's judge prompts verbatim (`--judge-prompt upstream`) ---------------------------------
+# sha256 prefixes of the system prompts of task1-novelty-llm.py, task1-disruptive-llm.py and
+# task3-path-llm.py @ ed5c76f, as upstream's `_create_prompt` builds them (checked against
+# upstream's own code when the files were made)
+UPSTREAM_SYSTEM_SHA = {"novelty_llm": "443f23b067242fcd", "disruption_llm": "f537842a18286af7",
+                       "path_rationality_llm": "e9b1a083f426f44b"}
+
+
+def test_upstream_judge_prompts_render_as_upstream(env):
+    import hashlib
+    from scholarbench.benchmarks.scinet.judge import SciNetJudge
+    from scholarbench.benchmarks.scinet.records import SciNetTask
+
+    class Named:
+        model_id = "m"
+    j = SciNetJudge(Named(), prompt_set="upstream")
+    for metric, sha in UPSTREAM_SYSTEM_SHA.items():
+        text = j.systems[metric].text
+        assert hashlib.sha256(text.encode()).hexdigest()[:16] == sha
+    msgs = j.messages("novelty_llm", j.paper_text("novelty_llm", C, env))
+    assert [m["role"] for m in msgs] == ["system", "user"]
+    assert msgs[0]["content"].startswith("You are an expert academic reviewer. Your task is to "
+                                         "evaluate a scientific paper on its Novelty.\n\n")
+    assert msgs[1]["content"] == (
+        "Please evaluate the Novelty of the following paper based on the definition provided."
+        "\n\n**Title**: Residual networks\n\n**Abstract**: [No abstract provided. Please "
+        "evaluate based on the title alone.]\n\nYour response MUST be a single JSON object with "
+        "'score' (an integer from 0 to 10) and 'reasoning' (a brief explanation).")
+    t = SciNetTask("path/x", "path", "path", "Q?", classic=A, recent=D, gold=None)
+    user = j.messages("path_rationality_llm", j.path_text(t, [A, "x y"], env))[1]["content"]
+    assert user == (
+        "Please evaluate the following citation path based on the detailed criteria provided."
+        "\n\n**Original Request**: Q?\n\n--- Proposed Citation Path ---\n### Paper 1:\n"
+        "**Title**: Deep learning foundations\n**Abstract**: \n\n### Paper 2:\n**Title**: x y\n"
+        "**Abstract**: [Details not found in DB]\n\n------------------------------\n\nYour "
+        "response MUST be a single JSON object with 'score' (an integer from 0 to 10) and "
+        "'reasoning' (a detailed explanation for your score, critiquing the path based on the "
+        "four key principles).")
+    assert j.identity()["prompts"]["novelty_llm"].startswith("novelty_judge_upstream_system@")
+
+
+def test_upstream_judge_prompts_sent_with_temperature_0_2(env):
+    from test_scinet_llm import client, ego, reply
+    from fake_openai import FakeOpenAI
+    from scholarbench.benchmarks.scinet.benchmark import SciNet
+    server = FakeOpenAI().start()
+    try:
+        server.default = lambda body: reply(7)
+        judge = SciNet({"judge_prompt": "upstream"}, env=env).make_judge(client(server), None)
+        assert judge.score(ego(), [A], env)["novelty_llm"] == 7
+        body = server.requests[-1]
+        assert body["temperature"] == 0.2
+        assert [m["role"] for m in body["messages"]] == ["system", "user"]
+        ours = SciNet({}, env=env).make_judge(client(server), None)
+        ours.score(ego(), [B], env)
+        assert [m["role"] for m in server.requests[-1]["messages"]] == ["user"]
+    finally:
+        server.stop()

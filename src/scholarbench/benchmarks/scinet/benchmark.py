@@ -103,6 +103,9 @@ class SciNet(Benchmark):
                             help="scoring rules: the paper's (default) or SciNet's released "
                             "Evaluation/ scripts @ ed5c76f (top-5 cuts, duplicates counted, "
                             "rank percentile; docs/scinet.md)")
+        parser.add_argument("--judge-prompt", choices=["v1", "upstream"], default=None,
+                            help="the judge's prompts: ours (v1, quoted data) or SciNet's "
+                            "task1-*-llm.py / task3-path-llm.py @ ed5c76f verbatim")
         parser.add_argument("--with-judge", action="store_true",
                             help="add the LLM-judged metrics (judge role: --judge, else the "
                             "local model; never the agent's model)")
@@ -233,13 +236,17 @@ class SciNet(Benchmark):
         return self._judge if self._judge is not None else self.models.judge()
 
     def make_judge(self, client: Any, store: Any) -> Any:
-        """The judge under the scoring rules: upstream's scripts judge the first 5 items."""
+        """The judge under the scoring rules (upstream's scripts judge the first 5 items) with
+        the chosen prompts (`--judge-prompt`)."""
         from scholarbench.benchmarks.scinet.judge import SciNetJudge
         from scholarbench.benchmarks.scinet.upstream import TOP
+        prompts = self.options.get("judge_prompt") or "v1"
+        if prompts not in ("v1", "upstream"):
+            raise ScholarbenchError(f"unknown judge prompt set {prompts!r}; use v1 or upstream")
         if self.variant == "upstream":
             return SciNetJudge(client, k=min(self.judge_k, TOP), store=store, first=TOP,
-                               empty_value=None)
-        return SciNetJudge(client, k=self.judge_k, store=store)
+                               empty_value=None, prompt_set=prompts)
+        return SciNetJudge(client, k=self.judge_k, store=store, prompt_set=prompts)
 
     def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
               manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
