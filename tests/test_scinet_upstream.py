@@ -309,3 +309,66 @@ def test_upstream_judge_prompts_sent_with_temperature_0_2(env):
         assert [m["role"] for m in server.requests[-1]["messages"]] == ["user"]
     finally:
         server.stop()
+
+
+# ---- ego gold: tie rule, tie counts, seed stability, averaged seeds ------------------------------
+def test_tie_rule_does_not_depend_on_id_order():
+    from scholarbench.benchmarks.scinet.gold import rank, tie_stats
+    vals = np.array([1.0, 1.0, 0.0, 1.0])
+    # ascending (novelty): the 0.0 first; the three tied at 1.0 by citations (7, 3, 5)
+    assert rank(["b", "a", "c", "d"], vals, False, citations=[7, 3, 0, 5]) == [2, 0, 3, 1]
+    assert rank(["z", "y", "x", "w"], vals, False, citations=[7, 3, 0, 5]) == [2, 0, 3, 1]
+    assert rank(["b", "a", "c", "d"], vals, False, ties="id") == [2, 1, 0, 3]
+    # equal citations too: a seeded hash of the id decides, the same for any id order
+    r1 = rank(["p", "q"], np.array([1.0, 1.0]), True, citations=[2, 2])
+    r2 = rank(["q", "p"], np.array([1.0, 1.0]), True, citations=[2, 2])
+    assert [["p", "q"][i] for i in r1] == [["q", "p"][i] for i in r2]
+    # top 2 of {0, 1, 1, 1}: the cut falls inside the tie at 1 (3 tied, 1 kept)
+    assert tie_stats(vals, [2, 0, 3, 1], 2) == {"distinct_values": 2, "tied_at_cut": 3,
+                                                "tied_in_gold": 1, "cut_in_tie": True}
+    assert tie_stats(vals, [2, 0, 3, 1], 4)["cut_in_tie"] is False
+    with pytest.raises(ValueError, match="tie rule"):
+        rank(["a"], np.array([1.0]), True, ties="random")
+
+
+def _random_env(settings=None):
+    from scholarbench.benchmarks.scinet.env import EnvSettings, SciNetEnv
+    rng = np.random.default_rng(5)
+    papers = [{"id": f"arxiv:1{i:03d}.00001", "title": f"t{i}", "year": 2020 + i % 3,
+               "venue": "cs.LG" if i % 2 else f"v{i % 5}"} for i in range(40)]
+    edges = [(papers[a]["id"], papers[b]["id"]) for a, b in
+             zip(rng.integers(0, 40, 500), rng.integers(0, 40, 500)) if a != b]
+    return SciNetEnv.from_tables(papers, edges, settings=settings or EnvSettings(randomisations=4))
+
+
+def test_ego_gold_reports_ties_and_seed_stability(capsys):
+    from scholarbench.benchmarks.scinet.gold import format_ties
+    from scholarbench.benchmarks.scinet.tasks import BuildSettings, build_tasks
+    env = _random_env()
+    s = BuildSettings(min_papers=5, k_gold=5, stability_seeds=(0, 7))
+    ego = [t for t in build_tasks(env, "ego", s) if t.kind == "novel"]
+    assert ego
+    for t in ego:
+        ties = t.info["ties"]
+        vals = t.gold["values"]
+        assert ties["tied_in_gold"] == sum(1 for v in vals if v == vals[-1])
+        stab = t.info["seed_stability"]
+        assert stab["overlap"]["0"] == 1.0             # the task's own seed: the same list
+        assert 0.0 <= stab["overlap"]["7"] <= 1.0
+        assert t.info["settings"]["stability_seeds"] == [0, 7]
+    line = format_ties(ego)
+    assert line.startswith("ego gold: ") and "across seeds" in line
+
+
+def test_novelty_averaged_over_seeds():
+    from scholarbench.benchmarks.scinet.env import EnvSettings
+    from scholarbench.graph import novelty
+    env = _random_env(EnvSettings(randomisations=4, novelty_seeds=2))
+    a = novelty(env.graph, randomisations=4, seed=0).values
+    b = novelty(env.graph, randomisations=4, seed=1).values
+    both_ok = np.isfinite(a) & np.isfinite(b)
+    assert both_ok.sum() > 5
+    np.testing.assert_allclose(env.novelty_values[both_ok], (a[both_ok] + b[both_ok]) / 2)
+    only_a = np.isfinite(a) & ~np.isfinite(b)
+    np.testing.assert_allclose(env.novelty_values[only_a], a[only_a])
+    assert env.settings.as_dict()["novelty_seeds"] == 2

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -147,7 +148,11 @@ class SciNet(Benchmark):
             self._source = str(self.options["tasks"])
             return [t for t in given if t.family == subtask]
         self._source = "built"
-        return build_tasks(self.env(), subtask, self.build)
+        tasks = build_tasks(self.env(), subtask, self.build)
+        from scholarbench.benchmarks.scinet.gold import format_ties
+        if line := format_ties(tasks):
+            print(line, file=sys.stderr)
+        return tasks
 
     def _loaded(self, tasks: list[Any]) -> Loaded:
         from scholarbench.benchmarks.scinet.records import tasks_sha256

@@ -3,7 +3,9 @@
 Ego-centric (per category with >= `min_papers` papers with a defined value of the measure):
   "What are the top 5 most novel|disruptive papers in the field of <field>?"; gold `ranked` =
   the category's top `k_gold` (50) papers by the measure (novelty: lowest p10 z first; disruption:
-  highest CD first; ties by id), with their values.
+  highest CD first; ties by `BuildSettings.ties`, `gold.py`), with their values; `info.ties`
+  counts the ties at the cut, `info.seed_stability` (novelty, when `stability_seeds` are given)
+  the overlap of the top list under other randomisation seeds.
 Pair-wise (query papers sampled, seeded, among listed papers with >= `min_citers` citers):
   pncites: gold `citers` = every graph paper citing it; `positive` = citers one of whose citation
   contexts the sentiment rule labels Positive (None when no graph citer has a context).
@@ -46,22 +48,24 @@ class BuildSettings:
     # pair: what the sentiment rule reads — "sentence" (the marker's) or "paragraph" (SciNet's
     # Evaluation/task2-sentiment-context-acc.py @ ed5c76f gives the model the whole paragraph)
     sentiment_window: str = "sentence"
+    ties: str = "citations"      # ego: tie rule of the gold ranking (gold.TIE_RULES)
+    stability_seeds: tuple[int, ...] = ()    # ego novelty: other seeds to compare the top list
 
     def as_dict(self) -> dict:
-        """Recorded in every task's info (the window only when not the default, so task files
-        built before keep their checksum)."""
+        """Recorded in every task's info (the window and the seeds only when not the default)."""
         out = asdict(self)
         if out["sentiment_window"] == "sentence":
             del out["sentiment_window"]
+        if not out["stability_seeds"]:
+            del out["stability_seeds"]
+        else:
+            out["stability_seeds"] = list(out["stability_seeds"])
         return out
 
 
-def _rank(ids: list[str], values: np.ndarray, descending: bool) -> list[int]:
-    key = -values if descending else values
-    return sorted(range(len(ids)), key=lambda i: (key[i], ids[i]))
-
-
 def build_ego(env: SciNetEnv, s: BuildSettings) -> list[SciNetTask]:
+    from scholarbench.benchmarks.scinet import gold as G
+    others = G.seed_values(env, s.stability_seeds) if s.stability_seeds else {}
     tasks = []
     for category in sorted(env.graph.venues):
         ids = env.category_ids(category)
@@ -73,14 +77,30 @@ def build_ego(env: SciNetEnv, s: BuildSettings) -> list[SciNetTask]:
                 continue
             dids = [i for i, k in zip(ids, ok) if k]
             dvals = vals[ok]
-            order = _rank(dids, dvals, desc)[: s.k_gold]
+            cites = [env.n_citations(i) for i in dids]
+            full = G.rank(dids, dvals, desc, ties=s.ties, citations=cites, seed=s.seed)
+            order = full[: s.k_gold]
             field = field_name(category)
+            info = {"papers_with_value": int(ok.sum()), "papers": len(ids), "tie_rule": s.ties,
+                    "ties": G.tie_stats(dvals, full, s.k_gold)}
+            if measure == "novelty" and others:
+                top = [dids[i] for i in order]
+                laps = {}
+                for seed, arr2 in others.items():
+                    v2 = np.array([arr2[env.graph.pid(i)] for i in ids], dtype=np.float64)
+                    ok2 = np.isfinite(v2)
+                    d2 = [i for i, k in zip(ids, ok2) if k]
+                    c2 = [env.n_citations(i) for i in d2]
+                    o2 = G.rank(d2, v2[ok2], desc, ties=s.ties, citations=c2, seed=s.seed)
+                    laps[str(seed)] = G.overlap(top, [d2[i] for i in o2[: s.k_gold]])
+                info["seed_stability"] = {"seeds": list(laps), "overlap": laps,
+                                          "mean_overlap": sum(laps.values()) / len(laps)}
             tasks.append(SciNetTask(
                 f"ego/{kind}/{category}", "ego", kind, ego_query(kind, field), field=field,
                 category=category,
                 gold={"ranked": [dids[i] for i in order], "values": [float(dvals[i]) for i in order],
                       "measure": measure, "population": env.population_name(measure)},
-                info={"papers_with_value": int(ok.sum()), "papers": len(ids)}))
+                info=info))
     return tasks
 
 
