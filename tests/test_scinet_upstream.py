@@ -372,3 +372,24 @@ def test_novelty_averaged_over_seeds():
     only_a = np.isfinite(a) & ~np.isfinite(b)
     np.testing.assert_allclose(env.novelty_values[only_a], a[only_a])
     assert env.settings.as_dict()["novelty_seeds"] == 2
+
+
+def test_run_with_variant_upstream_and_rescore_keep_it(tmp_path, capsys):
+    from test_scinet_engine import SETTINGS
+    from scinet_files import write_tiny_graph
+    from scholarbench.benchmarks.scinet.env import EnvSettings, SciNetEnv
+    from scholarbench.benchmarks.scinet.records import write_tasks
+    from scholarbench.benchmarks.scinet.tasks import build_tasks
+    from scholarbench.cli import main
+    graph, unarxive = write_tiny_graph(tmp_path)
+    tenv = SciNetEnv.from_arxiv2023(graph, unarxive, EnvSettings(randomisations=3))
+    write_tasks(build_tasks(tenv, settings=SETTINGS), tmp_path / "t.jsonl")
+    run = tmp_path / "r"
+    assert main(["run", "scinet", "--task", "path", "--agent", "bm25", "--graph", str(graph),
+                 "--unarxive", str(unarxive), "--tasks", str(tmp_path / "t.jsonl"), "--out",
+                 str(run), "--quiet", "--variant", "upstream"]) == 0
+    for _ in range(2):       # the run, then `score RUN_DIR`: the recorded rules are kept
+        s = json.loads((run / "summary.json").read_text())
+        assert s["variant"] == "upstream" and "path_connectivity(upstream=1)" in s["metrics"]
+        assert main(["score", str(run)]) == 0
+    assert "scoring rules: SciNet's released scripts" in capsys.readouterr().out
