@@ -89,12 +89,15 @@ def test_zero_spread_is_undefined():
     assert np.isnan(nv.values).all()
 
 
-def reference_novelty(g, rand, percentile=10):
-    """Plain-Python novelty from the same randomisation: counts per (citing year, venue pair)."""
+def reference_novelty(g, rand, percentile=10, method="inverted_cdf", pairing="venue"):
+    """Plain-Python novelty from the same randomisation: counts per (citing year, venue pair)
+    (`pairing="paper"`: per pair of cited papers), the percentile by numpy's `method`."""
     def pair_counts(cited):
         per_paper: dict[int, Counter] = {}
         for c, r in zip(g.citing.tolist(), cited.tolist()):
-            if g.venue[r] >= 0:
+            if pairing == "paper":
+                per_paper.setdefault(c, Counter())[int(r)] += 1
+            elif g.venue[r] >= 0:
                 per_paper.setdefault(c, Counter())[int(g.venue[r])] += 1
         pairs = {}
         for c, hist in per_paper.items():
@@ -127,7 +130,7 @@ def reference_novelty(g, rand, percentile=10):
             if sd > 0:
                 zs += [(obs[(stratum(c), key)] - xs.mean()) / sd] * k
         if zs:
-            out[c] = np.percentile(zs, percentile, method="inverted_cdf")
+            out[c] = np.percentile(zs, percentile, method=method)
     assert n == rand.n
     return out
 
@@ -143,6 +146,40 @@ def test_matches_plain_python(seed, stratify, percentile):
     np.testing.assert_allclose(nv.values, expected, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("seed,rule,pairing", [(6, "linear", "venue"), (7, "inverted_cdf", "paper"),
+                                               (8, "linear", "paper")])
+def test_upstream_variants_match_plain_python(seed, rule, pairing):
+    """SciNet's task1-novelty-sos.py: np.percentile (linear) and z-scores of paper pairs."""
+    g = random_graph(seed, n=40, m=700)
+    rand = randomise(g, 6, seed=seed, stratify="none")
+    nv = novelty(g, randomised=rand, percentile_rule=rule, pairing=pairing)
+    expected = reference_novelty(g, rand, 10, method=rule, pairing=pairing)
+    assert np.isfinite(expected).sum() > 10
+    np.testing.assert_allclose(nv.values, expected, rtol=1e-9, atol=1e-12)
+    assert nv.percentile_rule == rule and nv.pairing == pairing
+    default = novelty(g, randomised=rand)
+    assert not np.allclose(nv.values, default.values, equal_nan=True)   # the variant matters
+
+
+def test_percentile_rules_hand_case():
+    """z = {-5, 2, 10}: the inverted CDF gives -5, np.percentile(z, 10) gives -3.6; a pair
+    weighted 2 counts twice (z = {-5, 2, 2, 10}: linear -5 + 7 * 0.3 = -2.9)."""
+    import duckdb
+    from scholarbench.graph import sql
+    con = duckdb.connect()
+    con.execute("CREATE TABLE own AS SELECT * FROM (VALUES (1, -5.0, 1), (1, 2.0, 1), "
+                "(1, 10.0, 1), (2, -5.0, 1), (2, 2.0, 2), (2, 10.0, 1), (3, 4.0, 1)) "
+                "t(pid, z, k)")
+    def run(rule):
+        rows = con.execute("WITH " + sql.percentile_of("own", 10, rule)).fetchall()
+        return {pid: value for pid, value, _ in rows}
+    assert run("inverted_cdf") == {1: -5.0, 2: -5.0, 3: 4.0}
+    lin = run("linear")
+    assert lin[1] == pytest.approx(np.percentile([-5, 2, 10], 10)) == pytest.approx(-3.6)
+    assert lin[2] == pytest.approx(np.percentile([-5, 2, 2, 10], 10)) == pytest.approx(-2.9)
+    assert lin[3] == 4.0
+
+
 def test_bad_arguments():
     g = hand_graph()
     with pytest.raises(ScholarbenchError, match="randomisations"):
@@ -153,6 +190,10 @@ def test_bad_arguments():
         novelty(g, seed=-1)
     with pytest.raises(ScholarbenchError, match="stratify"):
         novelty(g, stratify="venue")
+    with pytest.raises(ScholarbenchError, match="percentile rule"):
+        novelty(g, percentile_rule="nearest")
+    with pytest.raises(ScholarbenchError, match="pairing"):
+        novelty(g, pairing="author")
 
 
 def test_sos_transforms():
@@ -166,3 +207,27 @@ def test_sos_transforms():
         ReferencePopulation.of("empty", "novelty", [np.nan])
     with pytest.raises(ScholarbenchError, match="measure"):
         ReferencePopulation.of("x", "citations", [1.0])
+
+
+def test_sos_rank_kind_is_percentileofscore_rank():
+    """SciNet's task1-*-rank.py: percentileofscore(kind="rank") / 10; novelty on negated values.
+    Hand case: R = {-4, -2, -2, 0, 1, 3}; novelty -2: (5 at or above + 3 above + 1) / 2 / 6
+    -> 7.5 (weak: 8.333); disruption R = {-0.5, 0, 0, 0.5, 1}, 0.0: (3 + 1 + 1) / 2 / 5 -> 5.0
+    (weak 6.0); a value not in R: its weak rank (0.25 in R -> 3 / 5 -> 6.0)."""
+    z = ReferencePopulation.of("six", "novelty", [-4, -2, -2, 0, 1, 3])
+    assert sos(-2.0, z, kind="rank")[0] == pytest.approx(7.5)
+    assert sos(-2.0, z)[0] == pytest.approx(25 / 3)
+    cd = ReferencePopulation.of("five", "disruption", [-0.5, 0, 0, 0.5, 1])
+    assert sos(0.0, cd, kind="rank")[0] == pytest.approx(5.0)
+    assert sos(0.25, cd, kind="rank")[0] == sos(0.25, cd)[0] == pytest.approx(6.0)
+    assert sos(0.0, cd)[0] == pytest.approx(6.0)
+    stats = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(0)
+    ref = rng.integers(-5, 5, 200).astype(float)
+    for v in (-5.0, -1.0, 0.0, 0.5, 4.0, 9.0):
+        assert sos(v, ReferencePopulation.of("r", "disruption", ref), kind="rank")[0] == \
+            pytest.approx(stats.percentileofscore(ref, v, kind="rank") / 10)
+        assert sos(v, ReferencePopulation.of("r", "novelty", ref), kind="rank")[0] == \
+            pytest.approx(stats.percentileofscore(-ref, -v, kind="rank") / 10)
+    with pytest.raises(ScholarbenchError, match="kind"):
+        sos(0.0, cd, kind="mean")

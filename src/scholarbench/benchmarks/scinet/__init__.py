@@ -10,6 +10,8 @@ the engine (docs/scinet.md).
     builtin     SciNet's own agents behind the one agent contract; replay: answer files
     env         the graph world (graph, titles, measures, contexts); contexts: unArXive
     tasks       task construction by rule; queries: upstream query files; records: task files
+    gold        the ego gold's tie rule, tie counts and seed stability
+    upstream    SciNet's released scoring rules (`--variant upstream`) and answer items
     metrics     deterministic metrics; judge: LLM-judged metrics; sentiment: the cue rule
     agents      the built-in agents (embedding, bm25, relation-aware, deep-research)
     measures    measure names (registered)

@@ -158,9 +158,12 @@ class RelationAwareAgent(_Base):
         arr = env.measure(measure)
         vals = np.array([arr[env.graph.pid(i)] for i in ids], dtype=np.float64)
         key = vals if measure == "novelty" else -vals
+        # ties as the gold's default rule (gold.py): more citations, then a seeded id hash
+        from scholarbench.benchmarks.scinet.gold import tie_hash
         order = sorted(range(len(ids)), key=lambda i: (not np.isfinite(key[i]),
                                                       key[i] if np.isfinite(key[i]) else 0.0,
-                                                      ids[i]))
+                                                      -env.n_citations(ids[i]),
+                                                      tie_hash(0, ids[i])))
         return [ids[i] for i in order]
 
     # answer -----------------------------------------------------------------------------

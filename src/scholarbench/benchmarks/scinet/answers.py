@@ -22,6 +22,10 @@ object per line, either form:
   can be scored again as it is);
 - the family schema: `{"id": …, "papers": [...]}` (unknown keys make the answer malformed).
 
+In SciNet's lines, SciNet's released answer items — `{"id": …, "title": …}` objects and nulls —
+are read as `upstream.items_of` says (the id when it is a graph paper, else the title; nulls
+dropped and counted in `info.null_items`).
+
 A line without a string `task_id` / `id`, or a task answered twice, is a `DataError` naming the
 file, line and field; `papers` that is not a list of references makes that answer malformed
 (scored as a missing answer and counted).
@@ -35,6 +39,7 @@ from typing import Any
 from scholarbench.core.families import answer_info, parse_answer
 from scholarbench.data.jsonl import iter_jsonl
 from scholarbench.errors import DataError
+from scholarbench.benchmarks.scinet.upstream import is_upstream_items
 
 FAMILY = {"ego": "ranking", "pair": "ranking", "path": "path"}   # SciNet sub-task → family
 
@@ -65,10 +70,19 @@ def resolve_refs(refs: list[str], env: Any) -> tuple[list[str], int]:
 
 
 def record_fields(subtask: str, answer: Any, env: Any) -> dict[str, Any]:
-    """generate.jsonl fields of one answer; `core.families.Malformed` if it does not fit."""
+    """generate.jsonl fields of one answer; `core.families.Malformed` if it does not fit.
+    SciNet's released answer items (`{"id", "title"}` objects, nulls) are read as
+    `upstream.items_of` says."""
+    from scholarbench.benchmarks.scinet.upstream import items_of
+    nulls = None
+    if answer_info(answer).get("upstream_items") and is_upstream_items(answer.get("papers")):
+        items, nulls = items_of(answer["papers"], env)
+        answer = {**answer, "papers": items}
     refs = parse_answer(FAMILY[subtask], answer).refs()
     papers, unresolved = resolve_refs(refs, env)
     info = {**answer_info(answer), "refs": len(refs), "unresolved": unresolved}
+    if nulls is not None:
+        info["upstream_items"], info["null_items"] = True, nulls
     return {"papers": papers, "info": info}
 
 
@@ -88,6 +102,8 @@ def read_answer_file(path: str | Path) -> dict[str, dict[str, Any]]:
                             file=str(path), line=line, field=key)
         if key == "task_id":        # SciNet's answer lines: the papers, nothing else is read
             out[tid] = {"papers": obj.get("papers")}
+            if is_upstream_items(obj.get("papers")):      # SciNet's released item objects
+                out[tid]["info"] = {"upstream_items": True}
         else:                       # the family schema, read strictly
             out[tid] = {k: v for k, v in obj.items() if k != "id"}
         first[tid] = line

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -53,7 +54,6 @@ class SciNet(Benchmark):
     subtask_flag = "--task"
     id_key = "task_id"
     order = 50
-    headline = {"ego": EGO_METRICS, "pair": PAIR_METRICS, "path": PATH_METRICS}
     measures = METRICS + LLM_METRICS
     judge_scored = LLM_METRICS
     judges_files = True              # `score scinet … --with-judge` judges an answers file
@@ -71,6 +71,19 @@ class SciNet(Benchmark):
         self._embedder_id: str | None = None
         self._agent_llm: dict[str, Any] | None = None
 
+    @property
+    def variant(self) -> str:
+        """The scoring rules: "paper" (default) or "upstream" (SciNet's released scripts)."""
+        from scholarbench.benchmarks.scinet.upstream import check_variant
+        return check_variant(self.options.get("variant") or "paper")
+
+    @property
+    def headline(self) -> dict[str, tuple[str, ...]]:   # type: ignore[override]
+        from scholarbench.benchmarks.scinet.scoring import metric_key
+        v = self.variant
+        return {fam: tuple(metric_key(k, v) for k in keys) for fam, keys in
+                (("ego", EGO_METRICS), ("pair", PAIR_METRICS), ("path", PATH_METRICS))}
+
     # -- command line ------------------------------------------------------------------------
     @classmethod
     def add_options(cls, parser: argparse.ArgumentParser, command: str) -> None:
@@ -87,6 +100,13 @@ class SciNet(Benchmark):
                             "arxiv2023 dataset)")
         parser.add_argument("--unarxive", help="unArXive folder for citation contexts "
                             "(default: the imported unarxive dataset)")
+        parser.add_argument("--variant", choices=["paper", "upstream"], default=None,
+                            help="scoring rules: the paper's (default) or SciNet's released "
+                            "Evaluation/ scripts @ ed5c76f (top-5 cuts, duplicates counted, "
+                            "rank percentile; docs/scinet.md)")
+        parser.add_argument("--judge-prompt", choices=["v1", "upstream"], default=None,
+                            help="the judge's prompts: ours (v1, quoted data) or SciNet's "
+                            "task1-*-llm.py / task3-path-llm.py @ ed5c76f verbatim")
         parser.add_argument("--with-judge", action="store_true",
                             help="add the LLM-judged metrics (judge role: --judge, else the "
                             "local model; never the agent's model)")
@@ -128,7 +148,11 @@ class SciNet(Benchmark):
             self._source = str(self.options["tasks"])
             return [t for t in given if t.family == subtask]
         self._source = "built"
-        return build_tasks(self.env(), subtask, self.build)
+        tasks = build_tasks(self.env(), subtask, self.build)
+        from scholarbench.benchmarks.scinet.gold import format_ties
+        if line := format_ties(tasks):
+            print(line, file=sys.stderr)
+        return tasks
 
     def _loaded(self, tasks: list[Any]) -> Loaded:
         from scholarbench.benchmarks.scinet.records import tasks_sha256
@@ -216,13 +240,26 @@ class SciNet(Benchmark):
     def judge_client(self) -> Any:
         return self._judge if self._judge is not None else self.models.judge()
 
+    def make_judge(self, client: Any, store: Any) -> Any:
+        """The judge under the scoring rules (upstream's scripts judge the first 5 items) with
+        the chosen prompts (`--judge-prompt`)."""
+        from scholarbench.benchmarks.scinet.judge import SciNetJudge
+        from scholarbench.benchmarks.scinet.upstream import TOP
+        prompts = self.options.get("judge_prompt") or "v1"
+        if prompts not in ("v1", "upstream"):
+            raise ScholarbenchError(f"unknown judge prompt set {prompts!r}; use v1 or upstream")
+        if self.variant == "upstream":
+            return SciNetJudge(client, k=min(self.judge_k, TOP), store=store, first=TOP,
+                               empty_value=None, prompt_set=prompts)
+        return SciNetJudge(client, k=self.judge_k, store=store, prompt_set=prompts)
+
     def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
               manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
         from scholarbench.benchmarks.scinet import scoring
         env = self.env()
         tasks = [s.gold for s in samples]
         answers = {s.id: scoring.answer_of(generated.get(s.id)) for s in samples}
-        rows = scoring.score_rows(tasks, answers, generated, env)
+        rows = scoring.score_rows(tasks, answers, generated, env, self.variant)
         if self.with_judge:
             self._judge_rows(run_dir, tasks, rows, answers)
         ids = {s.id for s in samples}
@@ -233,11 +270,10 @@ class SciNet(Benchmark):
 
     def _judge_rows(self, run: Any, tasks: list[Any], rows: list[dict[str, Any]],
                     answers: dict[str, Any]) -> None:
-        from scholarbench.benchmarks.scinet.judge import SciNetJudge
         from scholarbench.benchmarks.scinet.scoring import JUDGE_FILE, judge_rows
         from scholarbench.core.engine import add_stage_usage
         client = self.judge_client()
-        judge = SciNetJudge(client, k=self.judge_k, store=run.file(JUDGE_FILE))
+        judge = self.make_judge(client, run.file(JUDGE_FILE))
         before = client.usage.as_dict()
         try:
             judge_rows(judge, tasks, rows, answers, self.env())
@@ -253,7 +289,7 @@ class SciNet(Benchmark):
     def aggregate(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                   ) -> dict[str, Any]:
         from scholarbench.benchmarks.scinet.scoring import summarise
-        out = summarise(rows)
+        out = summarise(rows, self.variant)
         if self._agent_llm is not None:
             out["agent_llm"] = self._agent_llm
         return out

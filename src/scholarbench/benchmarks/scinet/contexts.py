@@ -29,7 +29,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[{])")
 class Context:
     citing: str
     cited: str
-    text: str
+    text: str               # the sentence(s) holding the marker
+    paragraph: str = ""     # the whole paragraph (SciNet's window; "" when not known)
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,8 @@ def read_unarxive_contexts(folder: str | Path, known: Callable[[str], bool]) -> 
                     for gid in resolved.get(key, ()):
                         if gid == source:
                             continue
-                        contexts.append(Context(source, gid, marker_sentence(text, key)))
+                        contexts.append(Context(source, gid, marker_sentence(text, key),
+                                                text))
                         cited.append(gid)
                 cited = list(dict.fromkeys(cited))
                 if cited:
@@ -132,7 +134,9 @@ def read_unarxive_contexts(folder: str | Path, known: Callable[[str], bool]) -> 
 
 
 def store_from_records(contexts: Iterable[dict], paragraphs: Iterable[dict]) -> ContextStore:
-    """A store from plain dicts (`{"citing","cited","text"}`, `{"source","position","cited"}`)."""
-    return ContextStore([Context(c["citing"], c["cited"], c["text"]) for c in contexts],
+    """A store from plain dicts (`{"citing","cited","text"[,"paragraph"]}`,
+    `{"source","position","cited"}`)."""
+    return ContextStore([Context(c["citing"], c["cited"], c["text"], c.get("paragraph", ""))
+                         for c in contexts],
                         [Paragraph(p["source"], int(p["position"]), tuple(p["cited"]))
                          for p in paragraphs])

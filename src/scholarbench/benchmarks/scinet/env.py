@@ -52,10 +52,22 @@ class EnvSettings:
     window: int | None = None
     seed: int = 0
     randomisations: int = 10
+    # SciNet's Evaluation/task1-novelty-sos.py @ ed5c76f: "linear" (np.percentile), "paper"
+    novelty_rule: str = "inverted_cdf"
+    novelty_pairing: str = "venue"
+    novelty_seeds: int = 1       # > 1: the mean of seeds seed..seed+n-1 (defined ones), gold.py
 
     def as_dict(self) -> dict:
-        return {"disruption_variant": self.disruption_variant, "window": self.window,
-                "seed": self.seed, "randomisations": self.randomisations}
+        out = {"disruption_variant": self.disruption_variant, "window": self.window,
+               "seed": self.seed, "randomisations": self.randomisations}
+        # the novelty variants only when chosen, so task files built before keep their checksum
+        if self.novelty_rule != "inverted_cdf":
+            out["novelty_rule"] = self.novelty_rule
+        if self.novelty_pairing != "venue":
+            out["novelty_pairing"] = self.novelty_pairing
+        if self.novelty_seeds != 1:
+            out["novelty_seeds"] = self.novelty_seeds
+        return out
 
 
 class SciNetEnv:
@@ -208,8 +220,18 @@ class SciNetEnv:
     def _measures(self) -> tuple[np.ndarray, np.ndarray]:
         s = self.settings
         d = disruption(self.graph, variant=s.disruption_variant, window=s.window)
-        nv = novelty(self.graph, randomisations=s.randomisations, seed=s.seed)
-        return d.values.astype(np.float64), nv.values.astype(np.float64)
+        if isinstance(s.novelty_seeds, bool) or not isinstance(s.novelty_seeds, int) \
+                or s.novelty_seeds < 1:
+            raise ValueError(f"novelty_seeds must be an integer >= 1, got {s.novelty_seeds!r}")
+        runs = np.stack([novelty(self.graph, randomisations=s.randomisations, seed=s.seed + i,
+                                 percentile_rule=s.novelty_rule, pairing=s.novelty_pairing
+                                 ).values.astype(np.float64) for i in range(s.novelty_seeds)])
+        defined = np.isfinite(runs)
+        total = np.where(defined, runs, 0.0).sum(axis=0)
+        count = defined.sum(axis=0)
+        nv = np.full(runs.shape[1], np.nan)
+        nv[count > 0] = total[count > 0] / count[count > 0]
+        return d.values.astype(np.float64), nv
 
     @property
     def disruption_values(self) -> np.ndarray:

@@ -28,7 +28,6 @@ def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, 
     from scholarbench.benchmarks.scinet import scoring
     from scholarbench.benchmarks.scinet.answers import read_answer_file, record_fields
     from scholarbench.benchmarks.scinet.benchmark import SciNet, env_settings_of
-    from scholarbench.benchmarks.scinet.judge import SciNetJudge
     from scholarbench.benchmarks.scinet.records import read_tasks
     from scholarbench.core.families import Malformed
     from scholarbench.core.limits import scored_as_missing
@@ -59,7 +58,7 @@ def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, 
             records[task.task_id] = {"status": "malformed", "error": str(exc)}
     seen = scored_as_missing(records)
     answer_of = {t.task_id: scoring.answer_of(seen.get(t.task_id)) for t in task_list}
-    rows = scoring.score_rows(task_list, answer_of, seen, env)
+    rows = scoring.score_rows(task_list, answer_of, seen, env, bench.variant)
     for row in rows:
         record = records.get(row.get("task_id")) or {}
         if record.get("status") == "oversized":
@@ -69,7 +68,7 @@ def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, 
     judge_record: dict[str, Any] | None = None
     if bench.with_judge:
         client = bench.judge_client()
-        scorer = SciNetJudge(client, k=bench.judge_k, store=out.with_suffix(".judge.jsonl"))
+        scorer = bench.make_judge(client, out.with_suffix(".judge.jsonl"))
         try:
             scoring.judge_rows(scorer, task_list, rows, answer_of, env)
         finally:
@@ -89,7 +88,7 @@ def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, 
     known = {t.task_id for t in task_list}
     summary: dict[str, Any] = {"benchmark": "scinet", "agent": None,
                                "run_name": Path(answers).name, "n_samples": len(rows),
-                               "status": status, **scoring.summarise(rows)}
+                               "status": status, **scoring.summarise(rows, bench.variant)}
     if judge_record is not None:
         summary["judge_manifest"] = judge_record
     summary["malformed_answers"] = status.get("malformed", 0)

@@ -57,8 +57,23 @@ _LOOKALIKE = re.compile(r"<(?=\s*/?\s*(?:" + "|".join(QUOTE_TAGS) + r")\b)", re.
 NOT_IN_GRAPH = "(not a paper of the collection)"
 
 
+# SciNet's own prompts verbatim (`Evaluation/task1-novelty-llm.py`, `task1-disruptive-llm.py`,
+# `task3-path-llm.py` @ ed5c76f): a system and a user message, data pasted raw, temperature 0.2.
+PROMPT_SETS = ("v1", "upstream")
+UPSTREAM_NO_ABSTRACT = "[No abstract provided. Please evaluate based on the title alone.]"
+UPSTREAM_NOT_FOUND = "[Details not found in DB]"
+UPSTREAM_TEMPERATURE = 0.2
+
+
 def load_prompt(name: str) -> Prompt:
     return load_package_prompt("scholarbench.benchmarks.scinet", name)
+
+
+def upstream_prompts(metric: str) -> tuple[Prompt, Prompt]:
+    """(system, user) of upstream's prompt for an LLM metric."""
+    base = PROMPTS[metric].removesuffix(".v1")
+    return (load_package_prompt("scholarbench.benchmarks.scinet", f"{base}_upstream_system"),
+            load_package_prompt("scholarbench.benchmarks.scinet", f"{base}_upstream_user"))
 
 
 def quote(text: object, max_chars: int = 2000) -> str:
@@ -113,11 +128,23 @@ class SciNetJudge:
     made by the same model and prompt are reused on the next scoring (no request)."""
 
     def __init__(self, client: Any, *, k: int = K, max_tokens: int = 512,
-                 max_chars: int = 2000, store: str | Path | None = None) -> None:
+                 max_chars: int = 2000, store: str | Path | None = None, first: int = K,
+                 empty_value: float | None = 0.0, prompt_set: str = "v1") -> None:
+        """`first`: answer items read (upstream's scripts: 5); `empty_value`: the value of an
+        answer with nothing to judge (0: the agent's failure; upstream: null, left out);
+        `prompt_set` "upstream": SciNet's prompts verbatim (system + user, temperature 0.2)."""
+        if prompt_set not in PROMPT_SETS:
+            raise ValueError(f"judge prompt must be one of {PROMPT_SETS}, got {prompt_set!r}")
+        self.prompt_set = prompt_set
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise ValueError(f"judge k must be an integer >= 1, got {k!r}")
         self.client, self.k, self.max_tokens, self.max_chars = client, k, max_tokens, max_chars
+        self.first, self.empty_value = first, empty_value
         self.prompts = {m: load_prompt(n) for m, n in PROMPTS.items()}
+        self.systems: dict[str, Prompt] = {}
+        if prompt_set == "upstream":
+            for m in PROMPTS:
+                self.systems[m], self.prompts[m] = upstream_prompts(m)
         self.model = str(getattr(client, "model_id", type(client).__name__))
         self.store = Path(store) if store else None
         self.done: dict[str, Judgement] = {}
@@ -129,39 +156,65 @@ class SciNetJudge:
                 except (ValueError, TypeError):
                     continue                 # a torn or foreign line: judged again
                 if j.unscored is None and j.model == self.model and j.metric in self.prompts \
-                        and j.prompt == self.prompts[j.metric].identity():
+                        and j.prompt == self.prompt_id(j.metric):
                     self.done[j.key] = j
 
     def identity(self) -> dict[str, Any]:
-        return {"model_id": self.model, "k": self.k, "max_tokens": self.max_tokens,
+        return {"model_id": self.model, "k": self.k, "first": self.first,
+                "max_tokens": self.max_tokens,
                 "scale": "integer 0..10",
-                "prompts": {m: p.identity() for m, p in self.prompts.items()}}
+                "prompts": {m: self.prompt_id(m) for m in self.prompts}}
+
+    def prompt_id(self, metric: str) -> str:
+        user = self.prompts[metric].identity()
+        return f"{self.systems[metric].identity()}+{user}" if metric in self.systems else user
+
+    def messages(self, metric: str, text: str) -> list[dict[str, str]]:
+        """The request's messages: ours one user message; upstream's a system and a user one."""
+        if metric in self.systems:
+            return [{"role": "system", "content": self.systems[metric].text},
+                    {"role": "user", "content": text}]
+        return [{"role": "user", "content": text}]
 
     # ---- one judgement -------------------------------------------------------------------
     def _judge(self, metric: str, subject: str, text: str) -> Judgement:
-        prompt = self.prompts[metric]
-        key = hashlib.sha256(f"{metric}\n{self.model}\n{prompt.identity()}\n{text}"
+        prompt_id = self.prompt_id(metric)
+        key = hashlib.sha256(f"{metric}\n{self.model}\n{prompt_id}\n{text}"
                              .encode("utf-8")).hexdigest()[:24]
         if key in self.done:
             return self.done[key]
         self.asked += 1
-        out = ask_json(self.client, [{"role": "user", "content": text}], validate=validate_score,
-                       schema=SCORE_SCHEMA, name="score", max_tokens=self.max_tokens)
+        sampling = {"temperature": UPSTREAM_TEMPERATURE} if self.systems else {}
+        out = ask_json(self.client, self.messages(metric, text), validate=validate_score,
+                       schema=SCORE_SCHEMA, name="score", max_tokens=self.max_tokens, **sampling)
         j = Judgement(key, metric, subject,
                       out.value["score"] if out.ok else None,
                       out.value["reasoning"] if out.ok else None,
-                      out.unscored, out.attempts, self.model, prompt.identity())
+                      out.unscored, out.attempts, self.model, prompt_id)
         self.done[key] = j
         return j
 
     def paper_text(self, metric: str, paper_id: str, env: SciNetEnv) -> str:
         abstract = (getattr(env, "abstracts", None) or {}).get(paper_id, "")
+        if self.systems:            # upstream's: pasted raw
+            return self.prompts[metric].fill(title=env.title(paper_id),
+                                             abstract=abstract or UPSTREAM_NO_ABSTRACT)
         abstract = (f"<abstract>{quote(abstract, self.max_chars)}</abstract>"
                     if abstract and abstract.strip() else NO_ABSTRACT)
         return self.prompts[metric].fill(title=quote(env.title(paper_id), self.max_chars),
                                          abstract=abstract)
 
     def path_text(self, task: SciNetTask, items: Sequence[str], env: SciNetEnv) -> str:
+        if self.systems:            # upstream's `### Paper i:` blocks, pasted raw
+            blocks = []
+            for n, item in enumerate(items, start=1):
+                gid = env.resolve(item)
+                title, abstract = ((env.title(gid), (getattr(env, "abstracts", None) or {})
+                                    .get(gid, "")) if gid is not None
+                                   else (str(item), UPSTREAM_NOT_FOUND))
+                blocks.append(f"### Paper {n}:\n**Title**: {title}\n**Abstract**: {abstract}\n\n")
+            return self.prompts["path_rationality_llm"].fill(query=task.query,
+                                                             papers="".join(blocks))
         lines = []
         for n, item in enumerate(items, start=1):
             gid = env.resolve(item)
@@ -182,7 +235,7 @@ class SciNetJudge:
         if task.family == "ego":
             metric = "novelty_llm" if task.kind == "novel" else "disruption_llm"
             ids: list[str] = []
-            for item in papers[:K]:
+            for item in papers[:self.first]:
                 gid = env.resolve(item)
                 if gid is not None and gid not in ids:
                     ids.append(gid)
@@ -192,7 +245,7 @@ class SciNetJudge:
             metric = "path_rationality_llm"
             items: list[str] = []
             seen: set[str] = set()
-            for item in papers[:K]:
+            for item in papers[:self.first]:
                 gid = env.resolve(item)
                 key = gid if gid is not None else f"?{item!r}"
                 if key not in seen:
@@ -204,7 +257,7 @@ class SciNetJudge:
             return {}
         scored = [j.score for j in js if j.score is not None]
         unscored = [j for j in js if j.score is None]
-        value = (sum(scored) / len(scored) if scored else None) if js else 0.0
+        value = (sum(scored) / len(scored) if scored else None) if js else self.empty_value
         return {metric: value, f"{metric}_judged": len(scored),
                 f"{metric}_unscored": len(unscored),
                 f"{metric}_unscored_reasons": [reason_code(j.unscored or "") for j in unscored]}

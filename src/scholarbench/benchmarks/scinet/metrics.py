@@ -145,7 +145,8 @@ def _prec(hits: int, denom: int, empty: bool) -> float:
 
 def aggregate(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Macro means (nulls excluded, counted) for every metric present; micro = Σ hits / Σ
-    distinct returned for the precision-type metrics (empty answers add nothing)."""
+    distinct returned for the precision-type metrics (empty answers add nothing); a row with
+    `<metric>_den` (upstream's rules: every item) divides by that instead."""
     out: dict[str, Any] = {"n_tasks": len(rows),
                            "empty_answers": sum(1 for r in rows if r.get("empty")),
                            "missing_answers": sum(1 for r in rows if r.get("missing_answer")),
@@ -161,7 +162,7 @@ def aggregate(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
                  "n_null": len(present) - len(vals)}
         if m in MICRO:
             scored = [r for r in present if r[m] is not None]
-            den = sum(r["distinct"] for r in scored if not r["empty"])
+            den = sum(r.get(f"{m}_den", r["distinct"]) for r in scored if not r["empty"])
             num = sum(r.get(f"{m}_hits", 0) for r in scored)
             entry["micro"] = num / den if den else None
         out[m] = entry

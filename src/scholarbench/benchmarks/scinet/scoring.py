@@ -42,9 +42,13 @@ def answer_of(record: dict[str, Any] | None) -> tuple[list[Any] | None, str]:
 
 
 def score_rows(tasks: Sequence[Any], answers: dict[str, tuple[list[Any] | None, str]],
-               records: dict[str, dict[str, Any]], env: Any) -> list[dict[str, Any]]:
-    """One row per task (never skipped): `answers[task_id]` = (papers, status)."""
-    from scholarbench.benchmarks.scinet.metrics import score_task
+               records: dict[str, dict[str, Any]], env: Any, variant: str = "paper"
+               ) -> list[dict[str, Any]]:
+    """One row per task (never skipped): `answers[task_id]` = (papers, status). `variant`
+    "upstream": SciNet's released scripts' rules (`upstream.py`)."""
+    from scholarbench.benchmarks.scinet.metrics import score_task as paper_rules
+    from scholarbench.benchmarks.scinet.upstream import check_variant, score_task_upstream
+    score_task = score_task_upstream if check_variant(variant) == "upstream" else paper_rules
     rows = []
     for task in tasks:
         papers, status = answers.get(task.task_id, (None, "missing"))
@@ -92,8 +96,14 @@ def uses_agent_model(records: Sequence[dict[str, Any]]) -> bool:
     return any(isinstance(r.get("info"), dict) and "llm" in r["info"] for r in records)
 
 
-def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """{"families": {family: aggregate}, "metrics": {key: {mean, n, n_null}}}."""
+def metric_key(key: str, variant: str = "paper") -> str:
+    """The summary's name of a metric: `cite_acc`, or `cite_acc(upstream=1)` under upstream's
+    rules (so a table never mixes the two)."""
+    return f"{key}(upstream=1)" if variant == "upstream" else key
+
+
+def summarise(rows: Sequence[dict[str, Any]], variant: str = "paper") -> dict[str, Any]:
+    """{"families": {family: aggregate}, "metrics": {key: {mean, n, n_null}}, "variant"}."""
     from scholarbench.benchmarks.scinet.judge import judge_counts
     from scholarbench.benchmarks.scinet.metrics import aggregate
     families: dict[str, Any] = {}
@@ -112,15 +122,19 @@ def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         for key in FAMILY_METRICS[family]:
             if key in agg:
                 e = agg[key]
-                metrics[key] = {"mean": e["macro"], "n": e["n"], "n_null": e["n_null"]}
+                name = metric_key(key, variant)
+                metrics[name] = {"mean": e["macro"], "n": e["n"], "n_null": e["n_null"]}
                 if "micro" in e:
-                    metrics[f"{key}_micro"] = {"mean": e["micro"], "n": e["n"],
-                                               "n_null": e["n_null"]}
-    return {"families": families, "metrics": metrics}
+                    metrics[metric_key(f"{key}_micro", variant)] = {
+                        "mean": e["micro"], "n": e["n"], "n_null": e["n_null"]}
+    return {"families": families, "metrics": metrics, "variant": variant}
 
 
 def format_summary(summary: dict[str, Any]) -> str:
     lines = []
+    if summary.get("variant") == "upstream":
+        lines.append("scoring rules: SciNet's released scripts (Evaluation/ @ ed5c76f; "
+                     "docs/scinet.md)")
     for fam, agg in summary.get("families", {}).items():
         errors = f", {agg['errors']} errored (not in the means)" if agg.get("errors") else ""
         unresolved = (f", {agg['unresolved_refs']} answer items resolve to no paper of the graph"

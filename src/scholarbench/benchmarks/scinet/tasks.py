@@ -3,7 +3,9 @@
 Ego-centric (per category with >= `min_papers` papers with a defined value of the measure):
   "What are the top 5 most novel|disruptive papers in the field of <field>?"; gold `ranked` =
   the category's top `k_gold` (50) papers by the measure (novelty: lowest p10 z first; disruption:
-  highest CD first; ties by id), with their values.
+  highest CD first; ties by `BuildSettings.ties`, `gold.py`), with their values; `info.ties`
+  counts the ties at the cut, `info.seed_stability` (novelty, when `stability_seeds` are given)
+  the overlap of the top list under other randomisation seeds.
 Pair-wise (query papers sampled, seeded, among listed papers with >= `min_citers` citers):
   pncites: gold `citers` = every graph paper citing it; `positive` = citers one of whose citation
   contexts the sentiment rule labels Positive (None when no graph citer has a context).
@@ -43,14 +45,27 @@ class BuildSettings:
     max_papers: int = 6          # path: longest ground-truth path (papers, endpoints included)
     per_category: int = 5        # path: tasks per category
     max_tries: int = 200         # path: candidate pairs tried per category
+    # pair: what the sentiment rule reads — "sentence" (the marker's) or "paragraph" (SciNet's
+    # Evaluation/task2-sentiment-context-acc.py @ ed5c76f gives the model the whole paragraph)
+    sentiment_window: str = "sentence"
+    ties: str = "citations"      # ego: tie rule of the gold ranking (gold.TIE_RULES)
+    stability_seeds: tuple[int, ...] = ()    # ego novelty: other seeds to compare the top list
 
-
-def _rank(ids: list[str], values: np.ndarray, descending: bool) -> list[int]:
-    key = -values if descending else values
-    return sorted(range(len(ids)), key=lambda i: (key[i], ids[i]))
+    def as_dict(self) -> dict:
+        """Recorded in every task's info (the window and the seeds only when not the default)."""
+        out = asdict(self)
+        if out["sentiment_window"] == "sentence":
+            del out["sentiment_window"]
+        if not out["stability_seeds"]:
+            del out["stability_seeds"]
+        else:
+            out["stability_seeds"] = list(out["stability_seeds"])
+        return out
 
 
 def build_ego(env: SciNetEnv, s: BuildSettings) -> list[SciNetTask]:
+    from scholarbench.benchmarks.scinet import gold as G
+    others = G.seed_values(env, s.stability_seeds) if s.stability_seeds else {}
     tasks = []
     for category in sorted(env.graph.venues):
         ids = env.category_ids(category)
@@ -62,23 +77,48 @@ def build_ego(env: SciNetEnv, s: BuildSettings) -> list[SciNetTask]:
                 continue
             dids = [i for i, k in zip(ids, ok) if k]
             dvals = vals[ok]
-            order = _rank(dids, dvals, desc)[: s.k_gold]
+            cites = [env.n_citations(i) for i in dids]
+            full = G.rank(dids, dvals, desc, ties=s.ties, citations=cites, seed=s.seed)
+            order = full[: s.k_gold]
             field = field_name(category)
+            info = {"papers_with_value": int(ok.sum()), "papers": len(ids), "tie_rule": s.ties,
+                    "ties": G.tie_stats(dvals, full, s.k_gold)}
+            if measure == "novelty" and others:
+                top = [dids[i] for i in order]
+                laps = {}
+                for seed, arr2 in others.items():
+                    v2 = np.array([arr2[env.graph.pid(i)] for i in ids], dtype=np.float64)
+                    ok2 = np.isfinite(v2)
+                    d2 = [i for i, k in zip(ids, ok2) if k]
+                    c2 = [env.n_citations(i) for i in d2]
+                    o2 = G.rank(d2, v2[ok2], desc, ties=s.ties, citations=c2, seed=s.seed)
+                    laps[str(seed)] = G.overlap(top, [d2[i] for i in o2[: s.k_gold]])
+                info["seed_stability"] = {"seeds": list(laps), "overlap": laps,
+                                          "mean_overlap": sum(laps.values()) / len(laps)}
             tasks.append(SciNetTask(
                 f"ego/{kind}/{category}", "ego", kind, ego_query(kind, field), field=field,
                 category=category,
                 gold={"ranked": [dids[i] for i in order], "values": [float(dvals[i]) for i in order],
                       "measure": measure, "population": env.population_name(measure)},
-                info={"papers_with_value": int(ok.sum()), "papers": len(ids)}))
+                info=info))
     return tasks
 
 
-def positive_citers(env: SciNetEnv, paper: str) -> tuple[list[str] | None, list[str]]:
-    """(positive citers or None when no graph citer has a context, citers with a context)."""
+WINDOWS = ("sentence", "paragraph")
+
+
+def positive_citers(env: SciNetEnv, paper: str, window: str = "sentence"
+                    ) -> tuple[list[str] | None, list[str]]:
+    """(positive citers or None when no graph citer has a context, citers with a context).
+    `window` "paragraph": the rule reads the context's whole paragraph (its sentence when the
+    paragraph is not known)."""
+    if window not in WINDOWS:
+        raise ValueError(f"sentiment window must be one of {WINDOWS}, got {window!r}")
     labels: dict[str, list[str]] = {}
     for c in env.contexts.contexts_of(paper):
         if env.has(c.citing) and env.cites(c.citing, paper):
-            labels.setdefault(c.citing, []).append(classify_sentiment(c.text))
+            text = (c.paragraph or c.text) if window == "paragraph" else c.text
+            labels.setdefault(c.citing, []).append(classify_sentiment(text))
     if not labels:
         return None, []
     return sorted(c for c, ls in labels.items() if "Positive" in ls), sorted(labels)
@@ -97,13 +137,15 @@ def build_pair(env: SciNetEnv, s: BuildSettings) -> list[SciNetTask]:
     rest = [c for c in cand if c not in set(picked)]
     picked += [rest[i] for i in sorted(rng.permutation(len(rest))[: s.n_pair - len(picked)])]
     for paper in picked:
-        positive, known = positive_citers(env, paper)
+        positive, known = positive_citers(env, paper, s.sentiment_window)
         tasks.append(SciNetTask(
             f"pair/pncites/{paper}", "pair", "pncites", pair_query("pncites", env.title(paper)),
             source=paper,
             gold={"citers": sorted(env.citers(paper)), "positive": positive,
                   "context_citers": known, "cocited": [], "comentioned": None},
-            info={"sentiment_rule": RULES_VERSION}))
+            info={"sentiment_rule": RULES_VERSION,
+                  **({"sentiment_window": s.sentiment_window}
+                     if s.sentiment_window != "sentence" else {})}))
     # cooccur
     para = sorted(p for p in {q for par in env.contexts.paragraphs for q in par.cited}
                   if env.contexts.comentioned(p))
@@ -166,7 +208,7 @@ def build_tasks(env: SciNetEnv, family: str | None = None,
     for fam, fn in (("ego", build_ego), ("pair", build_pair), ("path", build_path)):
         if family in (None, fam):
             for t in fn(env, s):
-                t.info.update({"build": BUILD_VERSION, "settings": asdict(s),
+                t.info.update({"build": BUILD_VERSION, "settings": s.as_dict(),
                                "env": env.describe()})
                 out.append(t)
     return out
