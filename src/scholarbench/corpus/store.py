@@ -136,27 +136,28 @@ class Corpus:
     def get_rows(self, ids: Sequence[str]) -> list[dict]:
         """Every column of each paper, as dicts in the order of `ids`; KeyError if missing."""
         rows = self._rows_of(ids)
-        return self._table.take(rows).to_pylist() if rows else []
+        return self._table.take(rows).to_pylist() if rows.size else []
 
-    def _rows_of(self, ids: Sequence[str]) -> list[int]:
+    def _rows_of(self, ids: Sequence[str]) -> np.ndarray:
         wanted = list(ids)
         try:
-            return [self._row[pid] for pid in wanted]
+            return np.array([self._row[pid] for pid in wanted], dtype=np.int64)
         except (KeyError, TypeError):
             missing = [i for i in dict.fromkeys(wanted) if i not in self._row]
             raise KeyError(f"{len(missing)} id(s) not in the corpus, e.g. {missing[:3]}") from None
 
-    def _papers(self, rows: list[int]) -> list[Paper]:
-        """`Paper`s of rows, by position: one `take` of the hit columns."""
-        if not rows:
+    def _papers(self, rows: np.ndarray) -> list[Paper]:
+        """`Paper`s of rows (an int array), by position: one `take` of the hit columns."""
+        if not rows.size:
             return []
         part = self._hit_table.take(rows)
-        none = [None] * len(rows)
+        none = [None] * rows.size
         title, abstract, year, source = (
             part.column(c).to_pylist() if c in self._columns else none for c in HIT_COLUMNS)
         ids = self._ids
-        return [Paper(title=t, abstract=a or "", paper_id=ids[r], year=y, source=s)
-                for r, t, a, y, s in zip(rows, title, abstract, year, source)]
+        # Paper's fields in order: title, abstract, paper_id, year, source
+        return list(map(Paper, title, [a or "" for a in abstract],
+                        [ids[r] for r in rows.tolist()], year, source))
 
     # ---- identifiers --------------------------------------------------------------------
 
@@ -255,7 +256,7 @@ class Corpus:
         return self._row.get(pid)
 
     def _hits(self, rows: np.ndarray, scores: np.ndarray) -> list[tuple[Paper, float]]:
-        return list(zip(self._papers(rows.tolist()), scores.tolist()))
+        return list(zip(self._papers(rows), scores.tolist()))
 
     def _bm25_rows(self, query: str, k: int, fields: str, keep: np.ndarray | None
                    ) -> tuple[np.ndarray, np.ndarray]:
