@@ -1,6 +1,7 @@
 """Benchmark: how long a stdio MCP tools server takes to answer `initialize`, per benchmark.
 
     python bench/bench_mcp_start.py [--corpus DIR] [--data ../shared/data] [--repeat 5]
+        [--compare SRC]
 
 For each benchmark, `python -m scholarbench tools serve --benchmark B --task ID …` (the command
 an MCP client launches) is started as a subprocess; the clock runs from the spawn to the line
@@ -12,7 +13,9 @@ The corpus is `--corpus` (default: the default corpus built from `--data` into a
 directory). The data directory is a temporary copy made of symlinks to `--data` with
 `corpus/default` pointing at the corpus, so SciNet (which serves the data directory's default
 corpus) never builds one inside the shared data. Task: each benchmark's first sample.
-Median and max of `--repeat` starts, in seconds.
+Median and max of `--repeat` starts, in seconds. `--compare SRC` (another checkout's `src`,
+e.g. `git archive BASE src | tar -x -C /tmp/base`) starts that code's server alternately
+with this one's, so a loaded machine slows both alike, and gives the ratio of the medians.
 """
 from __future__ import annotations
 
@@ -57,10 +60,9 @@ def data_dir(tmp: Path, data: Path, corpus: Path) -> Path:
     return out
 
 
-def env() -> dict[str, str]:
+def env(src: Path) -> dict[str, str]:
     out = dict(os.environ)
-    out["PYTHONPATH"] = os.pathsep.join(p for p in [str(ROOT / "src"),
-                                                     out.get("PYTHONPATH", "")] if p)
+    out["PYTHONPATH"] = os.pathsep.join(p for p in [str(src), out.get("PYTHONPATH", "")] if p)
     return out
 
 
@@ -81,13 +83,14 @@ def first_task(name: str, subtask: str, data: Path, corpus: Path, extra: list[st
     return subtask, bench.load(subtask, 1).samples[0].id, "corpus" in overrides
 
 
-def time_start(args: list[str], search: bool = False) -> tuple[float, float | None]:
+def time_start(args: list[str], src: Path, search: bool = False
+               ) -> tuple[float, float | None]:
     """Seconds to the initialize response (and to the first search's answer after it)."""
     err = tempfile.TemporaryFile(mode="w+")
     t = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "scholarbench", "tools", "serve", *args],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
-                            env=env(), text=True)
+                            env=env(src), text=True)
     try:
         proc.stdin.write(json.dumps(INIT) + "\n")
         proc.stdin.flush()
@@ -118,7 +121,10 @@ def main() -> None:
     parser.add_argument("--data", default=str(DEFAULT_DATA))
     parser.add_argument("--corpus", help="a built corpus (default: built from --data)")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--compare", help="another checkout's src directory, started "
+                        "alternately with this one's")
     args = parser.parse_args()
+    srcs = [ROOT / "src"] + ([Path(args.compare)] if args.compare else [])
     rows = []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
@@ -142,19 +148,41 @@ def main() -> None:
         runs.append(("--session FILE (a run's stdio server; before 2023-01-01, no surveys)",
                      ["--session", str(spec)]))
         for label, serve in runs:
-            try:
-                times = [time_start(serve, search=True) for _ in range(args.repeat)]
-            except RuntimeError as exc:
-                rows.append((label, f"failed: {exc}", ""))
-                continue
-            ready = [r for r, _ in times]
-            first = [f for _, f in times if f is not None]
-            rows.append((label, f"{statistics.median(ready):.2f} / {max(ready):.2f}",
-                         f"{statistics.median(first):.3f}"))
+            times: dict = {src: [] for src in srcs}
+            for src in srcs:                       # warm-up start (file cache), not counted
+                try:
+                    time_start(serve, src)
+                except RuntimeError:
+                    pass
+            for _ in range(args.repeat):
+                for src in srcs:                   # alternately: load slows both alike
+                    if isinstance(times[src], RuntimeError):
+                        continue
+                    try:
+                        times[src].append(time_start(serve, src, search=True))
+                    except RuntimeError as exc:
+                        times[src] = exc
+            row = [label]
+            for src in srcs:
+                got = times[src]
+                if isinstance(got, RuntimeError) or not got:
+                    row += [f"failed: {got}", ""]
+                    continue
+                ready = [r for r, _ in got]
+                row += [f"{statistics.median(ready):.2f} / {max(ready):.2f}",
+                        f"{statistics.median([f for _, f in got]):.3f}"]
+            if len(srcs) == 2 and not any(c.startswith("failed") for c in row):
+                after, before = (statistics.median([r for r, _ in times[s]]) for s in srcs)
+                row.append(f"{after / before:.2f}x")
+            rows.append(tuple(row))
     print(f"MCP stdio server start ({args.repeat} starts each; load average "
           f"{os.getloadavg()[0]:.2f} at the end)\n")
-    print("| server | ready (initialize answered), s: median / max | then first search, s |")
-    print("| --- | --- | --- |")
+    head = ["server", "ready (initialize answered), s: median / max", "then first search, s"]
+    if args.compare:
+        head = ["server", "ready, s: median / max", "first search, s",
+                f"{args.compare}: ready, s", "first search, s", "ready: this / compared"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + " --- |" * len(head))
     for row in rows:
         print("| " + " | ".join(row) + " |")
 
