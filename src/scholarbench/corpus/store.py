@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     from scholarbench.corpus.bm25 import BM25Index
 
 _EPOCH = date(1970, 1, 1)
-HIT_COLUMNS = ("title", "abstract", "year", "source")   # a `Paper`'s fields besides its id
+HIT_COLUMNS = ("title", "abstract", "paper_id", "year", "source")   # a `Paper`'s fields
 
 
 class Corpus:
@@ -76,7 +76,7 @@ class Corpus:
         self._table = table                  # every column, paper_id order (row = position)
         self._ids = ids                      # row order of the BM25 index = paper_id order
         self._row = {pid: row for row, pid in enumerate(ids)}
-        # what a search hit (`Paper`) carries, besides the paper_id
+        # what a search hit (`Paper`) carries
         self._hit_table = table.select([c for c in HIT_COLUMNS if c in table.column_names])
         self._indexes: dict[str, BM25Index] = {}
         self._rebuilt: dict[str, bool] = {}
@@ -152,12 +152,10 @@ class Corpus:
             return []
         part = self._hit_table.take(rows)
         none = [None] * rows.size
-        title, abstract, year, source = (
+        title, abstract, paper_id, year, source = (
             part.column(c).to_pylist() if c in self._columns else none for c in HIT_COLUMNS)
-        ids = self._ids
         # Paper's fields in order: title, abstract, paper_id, year, source
-        return list(map(Paper, title, [a or "" for a in abstract],
-                        [ids[r] for r in rows.tolist()], year, source))
+        return list(map(Paper, title, [a or "" for a in abstract], paper_id, year, source))
 
     # ---- identifiers --------------------------------------------------------------------
 
