@@ -4,11 +4,11 @@ The layout (papers, edges, paragraphs, ids, manifest, indices) is in `schema.py`
 are built in `build.py`. DuckDB runs in memory over the Parquet files rather than from a
 `corpus.duckdb` file: the Parquet files stay the single source of truth (files to hash, copy
 and record in a run manifest), with no second copy on disk to fall out of step. `papers` is
-read at open into one Arrow table in paper_id order (~0.1 s for 43k papers), registered in
+read at open into one Arrow table in paper_id order (~50 ms for 43k papers), registered in
 DuckDB as the `papers` view for SQL; a paper's row is its position in that order, the BM25 and
 dense row number, so search hits and lookups (`get_rows`, `get_by_ids`) take their rows by
-position (`Table.take`: ~20 us for 100 papers at any corpus size) instead of a scan for the
-paper_ids (~4 ms at 43k papers). `edges` is loaded on the first graph query (~25 ms for 300k
+position (`Table.take`: ~20 us for 100 papers at any corpus size) instead of a scan for their
+paper_ids (~3 ms at 43k papers, ~180 ms at 1M; docs/performance.md). `edges` is loaded on the first graph query (~25 ms for 300k
 edges; a co-citation join is then a few ms), and `paragraphs` stays a view over the file. The
 BM25 indices (and the bm25s import) are loaded on the first search that needs them.
 
