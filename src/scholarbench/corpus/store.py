@@ -8,9 +8,10 @@ read at open into one Arrow table in paper_id order (~50 ms for 43k papers), reg
 DuckDB as the `papers` view for SQL; a paper's row is its position in that order, the BM25 and
 dense row number, so search hits and lookups (`get_rows`, `get_by_ids`) take their rows by
 position (`Table.take`: ~20 us for 100 papers at any corpus size) instead of a scan for their
-paper_ids (~3 ms at 43k papers, ~180 ms at 1M; docs/performance.md). `edges` is loaded on the first graph query (~25 ms for 300k
-edges; a co-citation join is then a few ms), and `paragraphs` stays a view over the file. The
-BM25 indices (and the bm25s import) are loaded on the first search that needs them.
+paper_ids (~3 ms at 43k papers, ~180 ms at 1M; docs/performance.md). `edges` is loaded on
+the first graph query (~25 ms for 300k edges; a co-citation join is then a few ms), and
+`paragraphs` stays a view over the file. The BM25 indices (and the bm25s import) are loaded on
+the first search that needs them.
 
 Two BM25 indices, because sources differ in what they carry: most papers have no abstract
 (the arxiv-2023 graph and the ReportBench references are titles), so an index over title +
