@@ -61,13 +61,19 @@ def main() -> None:
                          f"{time.perf_counter() - t:.2f} s"))
             shutil.rmtree(out / dirname)
         t = time.perf_counter()
-        corpus = Corpus.open(out)           # rebuilds and saves the title+abstract index
+        corpus = Corpus.open(out)           # indices are loaded (or rebuilt) on first use:
+        corpus.search_bm25("warm up", 1)    # rebuilds and saves the title+abstract index
         corpus.search_bm25("warm up", 1, fields="title")  # and the title index
-        rows.append(("open with both indices missing (rebuild + save)",
+        rows.append(("open, then a search on each index, both indices missing (rebuild + save)",
                      f"{time.perf_counter() - t:.2f} s"))
         t = time.perf_counter()
         corpus = Corpus.open(out)
-        rows.append(("open (indices reused)", f"{(time.perf_counter() - t) * 1e3:.0f} ms"))
+        rows.append(("open (papers; the indices load on first search)",
+                     f"{(time.perf_counter() - t) * 1e3:.0f} ms"))
+        t = time.perf_counter()
+        corpus.search_bm25("warm up", 1, fields="title")
+        rows.append(("first search (loads the title index; bm25s imported before)",
+                     f"{(time.perf_counter() - t) * 1e3:.0f} ms"))
 
         rng = random.Random(args.seed)
         ids = corpus._ids

@@ -3,7 +3,8 @@ over the real default corpus, exact dense search over 1M synthetic vectors.
 
     python bench/bench_search_scale.py [--papers 1000000] [--vocab 50000] [--queries 1000]
         [--seed 0] [--data ../shared/data] [--dense-queries 200] [--dense-vectors 1000000]
-        [--abstracts] [--skip-real]
+        [--abstracts] [--skip-real] [--full-only] [--corpus DIR] [--full-papers 1000000]
+        [--full-passes 3]
 
 1. Synthetic corpus (generated in memory, never stored): `--papers` titles of 8-14 words drawn
    from a seeded Zipfian vocabulary (P(rank r) proportional to 1/r^`--zipf`, s=1.0) of
@@ -25,11 +26,25 @@ over the real default corpus, exact dense search over 1M synthetic vectors.
    the query embedding and the index search are also timed apart.
 3. Exact dense search at scale: a faiss IndexFlatIP over `--dense-vectors` random unit vectors
    of 384 dims (MiniLM's size), search latency k=100 (0 skips).
+4. Full search against its ranker (`--full-only` runs only this): `Corpus.search_bm25` over
+   titles (what the `search` tool calls) against `BM25Index.top` alone (the ranker it calls)
+   and against the previous path (the ranker, then the papers table in DuckDB scanned for the
+   hits' paper_ids: `SELECT * FROM papers WHERE paper_id = ANY(?)`), on the default corpus
+   (`--corpus DIR`, else built from `--data`) and on a synthetic corpus of `--full-papers`
+   titles (bench_tools' writer, no edges; 0 skips). Queries: `--dense-queries` seeded paper
+   titles; the ranker and search_bm25 are timed one after the other on each query, so load
+   hits them alike, over `--full-passes` passes (3; the first touches of a large table are
+   slow on this VM), then the previous path over the same queries once;
+   k = 100 and k = 11 (the tool's default page of 10, plus one). Ratios are of p50s. Memory:
+   the papers as the Arrow table the lookups take rows from, against the previous in-memory
+   DuckDB table (`duckdb_memory()`), and the process's RSS growth at open.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -227,6 +242,106 @@ def bench_dense_vectors(args, rows: list[tuple[str, str]]) -> None:
     rows.append(("peak RSS at the end", f"{peak_mib():.0f} MiB"))
 
 
+def rss_mib() -> float:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def previous_search(corpus):
+    """search_bm25's previous path (before issue 24): the same ranker, then a scan of the papers
+    table in DuckDB for the hits' paper_ids. Returns (search function, table MiB)."""
+    import duckdb
+    from scholarbench.records import Paper
+    con = duckdb.connect()
+    con.execute("CREATE TABLE papers AS SELECT * FROM read_parquet(?) ORDER BY paper_id",
+                [str(corpus.directory / "papers.parquet")])
+    mib = con.execute("SELECT sum(memory_usage_bytes) FROM duckdb_memory()").fetchone()[0] / 2**20
+
+    def search(query: str, k: int) -> list:
+        rows, scores = corpus._index("title").top(query, k)
+        wanted = [corpus._ids[int(row)] for row in rows]
+        if not wanted:
+            return []
+        cur = con.execute("SELECT * FROM papers WHERE paper_id = ANY(?::VARCHAR[])", [wanted])
+        names = [d[0] for d in cur.description]
+        found = {row[0]: dict(zip(names, row)) for row in cur.fetchall()}
+        return [(Paper(title=r["title"], abstract=r["abstract"] or "", paper_id=r["paper_id"],
+                       year=r["year"], source=r["source"]), float(s))
+                for r, s in zip((found[i] for i in wanted), scores)]
+    return search, mib
+
+
+def bench_full(label: str, directory: Path, args, rows: list[tuple[str, str]]) -> None:
+    import gc
+    from scholarbench.corpus.store import Corpus
+    corpus = Corpus.open(directory)
+    t = time.perf_counter()
+    rebuilt = corpus._index("title") and corpus._rebuilt["title"]
+    built = time.perf_counter() - t
+    corpus.close()
+    del corpus
+    gc.collect()
+    before = rss_mib()                 # as a server finds it: the index saved beforehand
+    t = time.perf_counter()
+    corpus = Corpus.open(directory)
+    opened = time.perf_counter() - t
+    grown = rss_mib() - before
+    t = time.perf_counter()
+    index = corpus._index("title")
+    loaded = time.perf_counter() - t
+    rows.append((f"{label}: {corpus.count():,} papers; open / title index load (build)",
+                 f"{opened * 1e3:.0f} ms (RSS +{grown:.0f} MiB) / {loaded:.2f} s "
+                 f"({f'{built:.0f} s' if rebuilt else 'saved'})"))
+    old, old_mib = previous_search(corpus)
+    rows.append((f"{label}: papers in memory, Arrow table (row lookups) / previous DuckDB table",
+                 f"{corpus._table.nbytes / 2**20:.0f} MiB / {old_mib:.0f} MiB"))
+    rng = random.Random(args.seed)
+    sample = rng.sample(range(corpus.count()), args.dense_queries)
+    queries = [r["title"] for r in corpus.get_rows([corpus._ids[i] for i in sample])]
+    for k in (100, 11):
+        for q in queries[:5]:                                        # warm up
+            corpus.search_bm25(q, k, fields="title")
+            old(q, k)
+        ranker, full = [], []
+        for _ in range(args.full_passes):
+            for q in queries:
+                ranker += timed(lambda: index.top(q, k), [()])
+                full += timed(lambda: corpus.search_bm25(q, k, fields="title"), [()])
+        # apart: its DuckDB scans run on every core and leave the caches cold for the next call
+        prev = timed(lambda q: old(q, k), [(q,) for q in queries])
+        same = all(corpus.search_bm25(q, k, fields="title") == old(q, k) for q in queries)
+        p50 = {name: statistics.median(v) for name, v in
+               (("ranker", ranker), ("full", full), ("prev", prev))}
+        rows.append((f"{label}, k={k} ({len(queries)} title queries, {args.full_passes} passes; "
+                     "previous path: 1): ranker (BM25Index.top) / search_bm25 / previous path, "
+                     "p50 ms",
+                     f"{p50['ranker'] * 1e3:.2f} / {p50['full'] * 1e3:.2f} / "
+                     f"{p50['prev'] * 1e3:.2f}"))
+        rows.append((f"{label}, k={k}: full search / ranker (previous path / ranker); "
+                     "same results as the previous path",
+                     f"**{p50['full'] / p50['ranker']:.2f}x** "
+                     f"({p50['prev'] / p50['ranker']:.2f}x); {same}"))
+    corpus.close()
+
+
+def full_search(args, rows: list[tuple[str, str]]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(args.corpus) if args.corpus else Path(tmp) / "default"
+        if not args.corpus:
+            from scholarbench.corpus.build import build_default_corpus
+            build_default_corpus(directory, args.data)
+        bench_full("default corpus", directory, args, rows)
+        if args.full_papers > 0:
+            from bench_tools import synthetic_corpus
+            t = time.perf_counter()
+            synthetic_corpus(Path(tmp) / "synthetic", argparse.Namespace(
+                papers=args.full_papers, refs=0, seed=args.seed))
+            rows.append((f"synthetic corpus for full search: {args.full_papers:,} titles, "
+                         "written", f"{time.perf_counter() - t:.0f} s"))
+            bench_full(f"synthetic {args.full_papers:,}", Path(tmp) / "synthetic", args, rows)
+    rows.append(("peak RSS at the end (ru_maxrss)", f"{peak_mib():.0f} MiB"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--papers", type=int, default=1_000_000)
@@ -241,14 +356,21 @@ def main() -> None:
     parser.add_argument("--abstracts", action="store_true",
                         help="also build and time the title+abstract dense index")
     parser.add_argument("--skip-real", action="store_true")
+    parser.add_argument("--full-only", action="store_true",
+                        help="only section 4: full search against its ranker")
+    parser.add_argument("--corpus", help="a built default corpus for section 4")
+    parser.add_argument("--full-papers", type=int, default=1_000_000)
+    parser.add_argument("--full-passes", type=int, default=3)
     args = parser.parse_args()
 
     rows: list[tuple[str, str]] = []
-    bench_synthetic(args, rows)
-    if not args.skip_real:
-        bench_real(args, rows)
-    if args.dense_vectors > 0:
-        bench_dense_vectors(args, rows)
+    if not args.full_only:
+        bench_synthetic(args, rows)
+        if not args.skip_real:
+            bench_real(args, rows)
+        if args.dense_vectors > 0:
+            bench_dense_vectors(args, rows)
+    full_search(args, rows)
     import bm25s
     import faiss
     print(f"Search scale benchmark (seed {args.seed}; bm25s {bm25s.__version__}, faiss "

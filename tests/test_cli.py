@@ -82,3 +82,37 @@ def test_errors_are_one_line_with_exit_code_2(tmp_path, capsys):
     assert main(["run", "taxobench", "--mode", "deep-research", "--agent", "cluster",
                  "--gold", str(good), "--corpus", str(tmp_path)]) == 2
     assert "does not support deep-research" in capsys.readouterr().err
+
+
+TOOLS_SERVE_ARGVS = [
+    ["tools", "serve", "--benchmark", "researcharena", "--subtask", "discovery", "--task", "T",
+     "--corpus", "C", "--data", "D", "--option", "a=b", "--option", "c=d", "--http", "0",
+     "--log", "calls.jsonl"],
+    ["tools", "serve", "--session", "s.json"],
+    ["tools", "serve"],
+]
+
+
+def test_tools_serve_parses_alike_with_its_own_parser():
+    """`tools serve` (started by an MCP client that waits for it) is parsed by a parser of the
+    tools command alone, to the same arguments as the full parser."""
+    from scholarbench.cli import build_parser, tools_serve_parser
+    for argv in TOOLS_SERVE_ARGVS:
+        assert vars(tools_serve_parser().parse_args(argv)) == vars(build_parser().parse_args(argv))
+
+
+def test_tools_serve_does_not_build_the_other_commands_parsers(monkeypatch, capsys):
+    import scholarbench.cli as cli
+
+    def full_parser():
+        raise AssertionError("tools serve built every command's parser")
+    monkeypatch.setattr(cli, "build_parser", full_parser)
+    assert cli.main(["tools", "serve"]) == 2
+    assert "tools serve needs --benchmark" in capsys.readouterr().err
+    code = ("import sys; from scholarbench.cli import tools_serve_parser; "
+            "tools_serve_parser().parse_args(['tools', 'serve', '--session', 'x']); "
+            "print([m for m in ('scholarbench.core.engine', 'scholarbench.report', "
+            "'scholarbench.graph.build', 'bm25s') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"

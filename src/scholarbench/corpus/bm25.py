@@ -2,38 +2,48 @@
 
 Documents are indexed in the order the caller gives (the store gives paper_id order), so the row
 number doubles as the tie-break for equal scores. Tokenisation is bm25s's: lower case, `\\w\\w+`
-tokens, bm25s's English stopwords, no stemming.
+tokens, bm25s's English stopwords, no stemming. bm25s (and scipy) are imported on first use
+(~0.1-0.3 s), so opening a corpus, or a tools server answering `initialize`, does not wait for them.
 """
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
-import bm25s
 import numpy as np
 
 from scholarbench.files import replace_dir_atomically
 
+if TYPE_CHECKING:
+    import bm25s
+
 META = "scholarbench_meta.json"
-# Everything that changes the scores; a saved index with different settings is rebuilt.
-SETTINGS = {"method": "lucene", "k1": 1.5, "b": 0.75, "stopwords": "english", "stemmer": None,
-            "bm25s": bm25s.__version__}
+# Everything that changes the scores (with the bm25s version: `settings()`); a saved index
+# with different settings is rebuilt.
+SETTINGS = {"method": "lucene", "k1": 1.5, "b": 0.75, "stopwords": "english", "stemmer": None}
+
+
+def settings() -> dict:
+    import bm25s
+    return {**SETTINGS, "bm25s": bm25s.__version__}
 
 
 def _tokenize(texts: Sequence[str], *, return_ids: bool):
+    import bm25s
     return bm25s.tokenize(list(texts), stopwords=SETTINGS["stopwords"], stemmer=None,
                           return_ids=return_ids, show_progress=False)
 
 
 class BM25Index:
-    def __init__(self, retriever: bm25s.BM25, n_docs: int) -> None:
+    def __init__(self, retriever: "bm25s.BM25", n_docs: int) -> None:
         self._retriever = retriever
         self.n_docs = n_docs
         self._vocab: dict[str, int] = retriever.vocab_dict
 
     @classmethod
     def build(cls, texts: Sequence[str]) -> "BM25Index":
+        import bm25s
         retriever = bm25s.BM25(method=SETTINGS["method"], k1=SETTINGS["k1"], b=SETTINGS["b"])
         retriever.index(_tokenize(texts, return_ids=True), show_progress=False)
         return cls(retriever, len(texts))
@@ -41,7 +51,7 @@ class BM25Index:
     def save(self, index_dir: Path, papers_sha256: str) -> None:
         def write(tmp: Path) -> None:
             self._retriever.save(str(tmp), show_progress=False)
-            meta = {"papers_sha256": papers_sha256, "n_docs": self.n_docs, **SETTINGS}
+            meta = {"papers_sha256": papers_sha256, "n_docs": self.n_docs, **settings()}
             (tmp / META).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         replace_dir_atomically(index_dir, write)
 
@@ -52,9 +62,10 @@ class BM25Index:
             meta = json.loads((index_dir / META).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        expected = {"papers_sha256": papers_sha256, "n_docs": n_docs, **SETTINGS}
+        expected = {"papers_sha256": papers_sha256, "n_docs": n_docs, **settings()}
         if any(meta.get(key) != value for key, value in expected.items()):
             return None
+        import bm25s
         retriever = bm25s.BM25.load(str(index_dir), show_progress=False)
         return cls(retriever, n_docs)
 

@@ -4,9 +4,14 @@ The layout (papers, edges, paragraphs, ids, manifest, indices) is in `schema.py`
 are built in `build.py`. DuckDB runs in memory over the Parquet files rather than from a
 `corpus.duckdb` file: the Parquet files stay the single source of truth (files to hash, copy
 and record in a run manifest), with no second copy on disk to fall out of step. `papers` is
-loaded into an in-memory table at open (~60 ms for 43k papers; fetching 100 papers is then
-~5 ms instead of ~24 ms from the file), `edges` on the first graph query (~25 ms for 300k
-edges; a co-citation join is then a few ms), and `paragraphs` stays a view over the file.
+read at open into one Arrow table in paper_id order (~50 ms for 43k papers), registered in
+DuckDB as the `papers` view for SQL; a paper's row is its position in that order, the BM25 and
+dense row number, so search hits and lookups (`get_rows`, `get_by_ids`) take their rows by
+position (`Table.take`: ~20 us for 100 papers at any corpus size) instead of a scan for their
+paper_ids (~3 ms at 43k papers, ~180 ms at 1M; docs/performance.md). `edges` is loaded on
+the first graph query (~25 ms for 300k edges; a co-citation join is then a few ms), and
+`paragraphs` stays a view over the file. The BM25 indices (and the bm25s import) are loaded on
+the first search that needs them.
 
 Two BM25 indices, because sources differ in what they carry: most papers have no abstract
 (the arxiv-2023 graph and the ReportBench references are titles), so an index over title +
@@ -36,13 +41,15 @@ import json
 import threading
 from datetime import date
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 import duckdb
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from scholarbench.corpus import graph
-from scholarbench.corpus.bm25 import BM25Index
 from scholarbench.corpus.dense import DENSE_DIRS, DenseIndex
 from scholarbench.corpus.hybrid import DEPTH, K as RRF_K, rrf
 from scholarbench.corpus.schema import (EDGES, IDS, INDEX_DIRS, MANIFEST, PAPERS,  # noqa: F401
@@ -53,24 +60,30 @@ from scholarbench.embed.base import Embedder
 from scholarbench.files import sha256_file  # noqa: F401  (re-exported)
 from scholarbench.records import Paper
 
+if TYPE_CHECKING:
+    from scholarbench.corpus.bm25 import BM25Index
+
 _EPOCH = date(1970, 1, 1)
+HIT_COLUMNS = ("title", "abstract", "paper_id", "year", "source")   # a `Paper`'s fields
 
 
 class Corpus:
     """A read-only view of a corpus directory. Open with `Corpus.open(dir)`."""
 
-    def __init__(self, directory: Path, con: duckdb.DuckDBPyConnection, ids: list[str],
-                 index: BM25Index, index_rebuilt: bool, papers_sha256: str,
-                 columns: set[str]) -> None:
+    def __init__(self, directory: Path, con: duckdb.DuckDBPyConnection, table: pa.Table,
+                 ids: list[str], papers_sha256: str) -> None:
         self.directory = directory
         self._con = con
+        self._table = table                  # every column, paper_id order (row = position)
         self._ids = ids                      # row order of the BM25 index = paper_id order
         self._row = {pid: row for row, pid in enumerate(ids)}
-        self._indexes = {"title+abstract": index}
+        # what a search hit (`Paper`) carries
+        self._hit_table = table.select([c for c in HIT_COLUMNS if c in table.column_names])
+        self._indexes: dict[str, BM25Index] = {}
+        self._rebuilt: dict[str, bool] = {}
         self._dense: dict[tuple[str, str], DenseIndex] = {}   # (fields, model_id) -> index
-        self.index_rebuilt = index_rebuilt   # False when the saved index was reused
         self.papers_sha256 = papers_sha256
-        self._columns = columns
+        self._columns = set(table.column_names)
         self._lock = threading.RLock()       # guards lazy set-up (tables, indices, filters)
         self._local = threading.local()      # per-thread cursors: reads run concurrently
         self._keys: dict[str, list[str]] | None = None
@@ -85,19 +98,26 @@ class Corpus:
         if not papers.is_file():
             raise FileNotFoundError(f"{papers} not found: build the corpus first "
                                     "(scholarbench.corpus.build.build_default_corpus)")
+        table = pq.read_table(papers)
+        ids = table.column("paper_id").to_pylist()
+        if any(a > b for a, b in zip(ids, ids[1:])):    # the builders write paper_id order
+            order = pc.sort_indices(table, sort_keys=[("paper_id", "ascending")])
+            table = table.take(order)
+            ids = table.column("paper_id").to_pylist()
+        table = table.combine_chunks()
         con = duckdb.connect()
-        con.execute("CREATE TABLE papers AS SELECT * FROM read_parquet(?) ORDER BY paper_id",
-                    [str(papers)])
-        columns = {row[0] for row in con.execute("DESCRIBE papers").fetchall()}
+        con.register("papers", table)
         paragraphs = directory / PARAGRAPHS
         if paragraphs.is_file():
             con.read_parquet(str(paragraphs)).create_view("paragraphs")
-        ids = [row[0] for row in con.execute("SELECT paper_id FROM papers ORDER BY paper_id")
-               .fetchall()]
-        sha = sha256_file(papers)
-        index, rebuilt = BM25Index.load_or_build(directory / INDEX_DIRS["title+abstract"], sha,
-                                                 len(ids), lambda: _texts(con, "title+abstract"))
-        return cls(directory, con, ids, index, rebuilt, sha, columns)
+        return cls(directory, con, table, ids, sha256_file(papers))
+
+    @property
+    def index_rebuilt(self) -> bool:
+        """False when the saved title + abstract BM25 index was reused (it is loaded, or built
+        when missing or stale, on first use)."""
+        self._index("title+abstract")
+        return self._rebuilt["title+abstract"]
 
     # ---- papers -------------------------------------------------------------------------
 
@@ -112,23 +132,31 @@ class Corpus:
 
     def get_by_ids(self, ids: Sequence[str]) -> list[Paper]:
         """Papers in the order of `ids`; KeyError naming any id not in the corpus."""
-        rows = self.get_rows(ids)
-        return [Paper(title=r["title"], abstract=r["abstract"] or "", paper_id=r["paper_id"],
-                      year=r["year"], source=r["source"]) for r in rows]
+        return self._papers(self._rows_of(ids))
 
     def get_rows(self, ids: Sequence[str]) -> list[dict]:
         """Every column of each paper, as dicts in the order of `ids`; KeyError if missing."""
+        rows = self._rows_of(ids)
+        return self._table.take(rows).to_pylist() if rows.size else []
+
+    def _rows_of(self, ids: Sequence[str]) -> np.ndarray:
         wanted = list(ids)
-        if not wanted:
+        try:
+            return np.array([self._row[pid] for pid in wanted], dtype=np.int64)
+        except (KeyError, TypeError):
+            missing = [i for i in dict.fromkeys(wanted) if i not in self._row]
+            raise KeyError(f"{len(missing)} id(s) not in the corpus, e.g. {missing[:3]}") from None
+
+    def _papers(self, rows: np.ndarray) -> list[Paper]:
+        """`Paper`s of rows (an int array), by position: one `take` of the hit columns."""
+        if not rows.size:
             return []
-        cur = self._reader().execute("SELECT * FROM papers WHERE paper_id = ANY(?::VARCHAR[])",
-                                     [wanted])
-        names = [d[0] for d in cur.description]
-        found = {row[0]: dict(zip(names, row)) for row in cur.fetchall()}
-        missing = [i for i in dict.fromkeys(wanted) if i not in found]
-        if missing:
-            raise KeyError(f"{len(missing)} id(s) not in the corpus, e.g. {missing[:3]}")
-        return [found[i] for i in wanted]
+        part = self._hit_table.take(rows)
+        none = [None] * rows.size
+        title, abstract, paper_id, year, source = (
+            part.column(c).to_pylist() if c in self._columns else none for c in HIT_COLUMNS)
+        # Paper's fields in order: title, abstract, paper_id, year, source
+        return list(map(Paper, title, [a or "" for a in abstract], paper_id, year, source))
 
     # ---- identifiers --------------------------------------------------------------------
 
@@ -163,30 +191,33 @@ class Corpus:
 
     # ---- search -------------------------------------------------------------------------
 
-    def _index(self, fields: str) -> BM25Index:
+    def _index(self, fields: str) -> "BM25Index":
         if fields not in INDEX_DIRS:
             raise ValueError(f"unknown index fields {fields!r}; use one of {sorted(INDEX_DIRS)}")
         if fields not in self._indexes:
+            from scholarbench.corpus.bm25 import BM25Index     # bm25s: ~0.3 s to import
             with self._lock:
-                self._indexes[fields], _ = BM25Index.load_or_build(
-                    self.directory / INDEX_DIRS[fields], self.papers_sha256, len(self._ids),
-                    lambda: _texts(self._con, fields))
+                if fields not in self._indexes:
+                    index, self._rebuilt[fields] = BM25Index.load_or_build(
+                        self.directory / INDEX_DIRS[fields], self.papers_sha256,
+                        len(self._ids), lambda: _texts(self._table, fields))
+                    self._indexes[fields] = index
         return self._indexes[fields]
 
     def _filters(self) -> tuple[np.ndarray, np.ndarray]:
         with self._lock:
             if self._survey is None:
-                has = self._columns.__contains__
-                sql = ("SELECT {s}, {p}, {i}, year FROM papers ORDER BY paper_id").format(
-                    s="is_survey" if has("is_survey") else "false",
-                    p="published" if has("published") else "NULL::DATE",
-                    i="ids" if has("ids") else "NULL::VARCHAR[]")
-                rows = self._con.execute(sql).fetchall()
+                n = len(self._ids)
+
+                def column(name: str) -> list:
+                    return (self._table.column(name).to_pylist() if name in self._columns
+                            else [None] * n)
                 never = np.iinfo(np.int64).max
-                self._survey = np.array([bool(r[0]) for r in rows], dtype=bool)
+                self._survey = np.array([bool(v) for v in column("is_survey")], dtype=bool)
                 self._latest = np.array([
-                    (d - _EPOCH).days if (d := latest_date(r[1], r[2], r[3])) else never
-                    for r in rows], dtype=np.int64)
+                    (d - _EPOCH).days if (d := latest_date(p, i, y)) else never
+                    for p, i, y in zip(column("published"), column("ids"), column("year"))],
+                    dtype=np.int64)
             return self._survey, self._latest
 
     def _keep(self, exclude_ids: Iterable[str] = (), before: date | str | None = None,
@@ -223,9 +254,8 @@ class Corpus:
         """The row of a paper_id (its position in paper_id order), None when absent."""
         return self._row.get(pid)
 
-    def _hits(self, rows: Sequence[int], scores: Sequence[float]) -> list[tuple[Paper, float]]:
-        papers = self.get_by_ids([self._ids[int(row)] for row in rows])
-        return [(paper, float(score)) for paper, score in zip(papers, scores)]
+    def _hits(self, rows: np.ndarray, scores: np.ndarray) -> list[tuple[Paper, float]]:
+        return list(zip(self._papers(rows), scores.tolist()))
 
     def _bm25_rows(self, query: str, k: int, fields: str, keep: np.ndarray | None
                    ) -> tuple[np.ndarray, np.ndarray]:
@@ -261,7 +291,7 @@ class Corpus:
                 self._dense = {k: v for k, v in self._dense.items() if k[0] != fields}
                 self._dense[key] = DenseIndex.load_or_build(
                     self.directory / DENSE_DIRS[fields], self.papers_sha256, fields,
-                    len(self._ids), lambda: _texts(self._con, fields), embedder)
+                    len(self._ids), lambda: _texts(self._table, fields), embedder)
             return self._dense[key]
 
     def _dense_rows(self, query: str, k: int, embedder: Embedder, fields: str,
@@ -388,8 +418,9 @@ class Corpus:
         self._con.close()
 
 
-def _texts(con: duckdb.DuckDBPyConnection, fields: str) -> list[str]:
-    rows = con.execute("SELECT title, abstract FROM papers ORDER BY paper_id").fetchall()
+def _texts(table: pa.Table, fields: str) -> list[str]:
+    titles = table.column("title").to_pylist()
     if fields == "title":
-        return [title for title, _ in rows]
-    return [index_text(title, abstract or "") for title, abstract in rows]
+        return titles
+    return [index_text(title, abstract or "") for title, abstract in
+            zip(titles, table.column("abstract").to_pylist())]
