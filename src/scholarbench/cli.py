@@ -50,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     from scholarbench.llm.commands import add_llm_parser
     parser = argparse.ArgumentParser(prog="scholarbench", description=__doc__)
     parser.add_argument("--version", action="version", version="scholarbench 0.1.0")
+    parser.add_argument("--debug", action="store_true", help="print the traceback of an error "
+                        "(also SCHOLARBENCH_DEBUG=1); accepted anywhere on the line")
     sub = parser.add_subparsers(dest="command", required=True)
     data_help = "data directory (default: $SCHOLARBENCH_DATA, then the per-user data dir)"
 
@@ -114,13 +116,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     from scholarbench.core.commands import normalise_argv
     from scholarbench.procs import exit_on_sigterm
     exit_on_sigterm()          # SIGTERM ends like Ctrl-C: child servers are stopped
-    argv = normalise_argv(list(sys.argv[1:] if argv is None else argv))
-    args = build_parser().parse_args(argv)
+    from scholarbench.failures import debug_requested, describe
+    debug, argv = debug_requested(list(sys.argv[1:] if argv is None else argv))
+    args = build_parser().parse_args(normalise_argv(argv))
     try:
         return args.func(args)
-    except ScholarbenchError as exc:
-        print(f"error: {redact(str(exc))}", file=sys.stderr)
-        return 2
-    except KeyError as exc:  # unknown registry names
-        print(f"error: {redact(str(exc.args[0]))}", file=sys.stderr)
-        return 2
+    except Exception as exc:        # one line each; the traceback only with --debug
+        if debug:
+            import traceback
+            print(redact(traceback.format_exc()), end="", file=sys.stderr)
+        if isinstance(exc, ScholarbenchError):
+            line, status = f"error: {exc}", 2
+        elif isinstance(exc, KeyError):  # unknown registry names
+            line, status = f"error: {exc.args[0] if exc.args else exc}", 2
+        else:
+            line, status = describe(exc)
+        print(redact(line), file=sys.stderr)
+        return status

@@ -22,6 +22,7 @@ from typing import Any, Iterable, Iterator
 from filelock import FileLock, Timeout
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.files import require_regular
 
 LOCK = ".lock"
 
@@ -31,6 +32,7 @@ class RunLocked(ScholarbenchError):
 
 
 def atomic_write_text(path: Path, text: str) -> None:
+    require_regular(path, output=True)     # never rename over a device or a FIFO
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

@@ -21,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.files import require_regular
 
 _SUFFIX_FORMAT = {".md": "markdown", ".markdown": "markdown", ".csv": "csv", ".tex": "latex",
                   ".txt": "terminal"}
@@ -107,6 +108,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                                   max_samples=max_samples,
                                   tree_papers=not getattr(args, "no_tree_papers", False))
         path = Path(html)
+        require_regular(path, output=True)     # never rename over a device or a FIFO
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.tmp")
         tmp.write_text(text, encoding="utf-8")
