@@ -36,7 +36,27 @@ def cmd_corpus(args: argparse.Namespace) -> int:
         if unresolved:
             print(f"{unresolved} reference(s) did not resolve (marked -)", file=sys.stderr)
         return 0
+    if args.action == "dense":
+        return _build_dense(Path(args.corpus) if args.corpus else
+                            _default_corpus(data_dir(args.data)), args.fields)
     _default_corpus(data_dir(args.data), rebuild=True)
+    return 0
+
+
+def _build_dense(corpus_dir: Path, fields: str) -> int:
+    """Build (or find up to date) the MiniLM dense indices the tools' dense search reads."""
+    from scholarbench.corpus.dense import DENSE_DIRS
+    from scholarbench.corpus.store import Corpus
+    from scholarbench.embed.minilm import default_embedder
+    corpus, embedder = Corpus.open(corpus_dir), default_embedder()
+    try:
+        for name in (sorted(DENSE_DIRS) if fields == "all" else [fields]):
+            index = corpus.dense_index(name, embedder)
+            state = "built" if index.rebuilt else "up to date"
+            print(f"dense index {corpus_dir / DENSE_DIRS[name]}: {state} ({index.count} papers, "
+                  f"{embedder.model_id})")
+    finally:
+        corpus.close()
     return 0
 
 
@@ -84,6 +104,13 @@ def build_parser() -> argparse.ArgumentParser:
     resolve.add_argument("--corpus", help="corpus directory (default: the data dir's default "
                          "corpus)")
     resolve.add_argument("--data", help=data_help)
+    dense = csub.add_parser("dense", help="build the dense (MiniLM) indices that dense and "
+                            "hybrid search read; the tools refuse those modes until they exist")
+    dense.add_argument("--corpus", help="corpus directory (default: the data dir's default "
+                       "corpus)")
+    dense.add_argument("--fields", choices=["title", "title+abstract", "all"], default="all",
+                       help="which index (default: both)")
+    dense.add_argument("--data", help=data_help)
     corpus.set_defaults(func=cmd_corpus)
 
     from scholarbench.core.commands import add_engine_parsers

@@ -42,6 +42,15 @@ def require_regular(path: str | Path, *, output: bool = False) -> None:
         raise DataError(f"is {kind}, not a regular file — {todo}", file=str(path))
 
 
+def temp_beside(path: Path):
+    """mkstemp beside `path` (for an atomic write); an OSError names `path`, not the temp name
+    the user never gave."""
+    try:
+        return tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise type(exc)(exc.errno, exc.strerror, str(path)) from exc
+
+
 def sha256_file(path: str | Path) -> str:
     digest = hashlib.sha256()
     with Path(path).open("rb") as handle:

@@ -264,6 +264,25 @@ class Corpus:
                     len(self._ids), lambda: _texts(self._con, fields), embedder)
             return self._dense[key]
 
+    def has_dense_index(self, fields: str, embedder: Embedder) -> bool:
+        """Whether dense search over `fields` with this embedder's model is ready without
+        embedding the corpus: held in memory, or saved in `dense-<fields>/` and matching (then
+        loaded). The tools ask first, so no tool call builds an index (`corpus dense` does)."""
+        if fields not in DENSE_DIRS:
+            return False
+        key = (fields, embedder.model_id)
+        with self._lock:
+            if key in self._dense:
+                return True
+            expected = DenseIndex.expected_meta(self.papers_sha256, embedder.model_id, fields,
+                                                len(self._ids))
+            index = DenseIndex.load(self.directory / DENSE_DIRS[fields], expected)
+            if index is None:
+                return False
+            self._dense = {k: v for k, v in self._dense.items() if k[0] != fields}
+            self._dense[key] = index
+            return True
+
     def _dense_rows(self, query: str, k: int, embedder: Embedder, fields: str,
                     keep: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         index = self.dense_index(fields, embedder)
