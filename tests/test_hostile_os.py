@@ -108,12 +108,16 @@ def _cli(*args: str, env: dict | None = None, timeout: float = 60) -> subprocess
                           text=True, timeout=timeout, env=env)
 
 
-@pytest.mark.parametrize("command", ["import", "qrels"])
+@pytest.mark.parametrize("command", ["import", "qrels", "graph"])
 def test_a_fifo_as_input_returns_at_once(command, tmp_path):
     fifo = tmp_path / "in.jsonl"
     os.mkfifo(fifo)                       # nobody writes: opening it to read would wait forever
-    args = (["data", "import", "taxobench", str(fifo)] if command == "import"
-            else [str(a) for a in _score(tmp_path, tmp_path / "s.jsonl", qrels=fifo)])
+    papers = tmp_path / "p.csv"
+    papers.write_text("id,year\na,2000\n")
+    args = {"import": ["data", "import", "taxobench", str(fifo)],
+            "qrels": [str(a) for a in _score(tmp_path, tmp_path / "s.jsonl", qrels=fifo)],
+            "graph": ["graph", "metrics", "--edges", str(fifo), "--papers", str(papers),
+                      "--out", str(tmp_path / "m.csv")]}[command]
     done = _cli(*args, env={"SCHOLARBENCH_DATA": str(tmp_path / "data")})
     assert done.returncode == 2, done.stderr
     assert f"{fifo}: is a FIFO, not a regular file" in done.stderr

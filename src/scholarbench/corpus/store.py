@@ -14,7 +14,8 @@ abstract lets "has an abstract" leak which papers came from which source. Title-
 the fair choice where abstracts are uneven.
 
 Dense search (`search_dense`, `dense.py`: a faiss IndexFlatIP of MiniLM vectors kept in
-`dense-<fields>/`, built on first use for the embedder's model) and hybrid search
+`dense-<fields>/`, built on first use for the embedder's model — the tools ask
+`has_dense_index` first and never build it, `scholarbench corpus dense` does) and hybrid search
 (`search_hybrid`, `hybrid.py`: reciprocal rank fusion, K=60, of the BM25 and dense top 100)
 take the same filters with the same meaning: every search computes one mask of the rows that
 pass (`_keep`) and ranks only those. Every search breaks equal scores by paper_id.
