@@ -219,6 +219,28 @@ def test_an_internal_error_is_one_line_with_status_1(tmp_path, capsys, monkeypat
     assert "abcdefghijklmnop" not in err                 # redacted like every error line
 
 
+def _int_limit():
+    return int(DIGITS)
+
+
+@pytest.mark.parametrize("fail, says", [
+    (lambda: _int_limit(), "more than 4300 digits (Python's limit) — remove or shorten it"),
+    (lambda: b"\xff".decode("utf-8"), "input is not UTF-8 text (byte 0xff at byte 1)"),
+    (lambda: json.loads(DEEP), "nested deeper than Python's recursion limit"),
+    (lambda: (_ for _ in ()).throw(OSError(30, "Read-only file system", "/ro/x")),
+     "error: /ro/x: Read-only file system (not writable) — choose a path on a writable disk"),
+    (lambda: (_ for _ in ()).throw(OSError(28, "No space left on device")),
+     "error: No space left on device (disk full) — free space"),
+])
+def test_what_escapes_a_reader_is_still_one_line(fail, says, capsys, monkeypatch):
+    """The boundary's own lines, for failures no reader catches first (a command raising)."""
+    def command(*args, **kwargs):
+        fail()
+    monkeypatch.setattr("scholarbench.data.store.list_datasets", command)
+    err = _one_line(["data", "list"], capsys, status=2)
+    assert says in err, err
+
+
 @pytest.mark.parametrize("how", ["flag", "flag-after-the-command", "env"])
 def test_debug_shows_the_traceback(how, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("scholarbench.data.store.list_datasets", _boom)

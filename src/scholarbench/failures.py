@@ -13,6 +13,8 @@ import errno
 import os
 import sys
 
+from scholarbench.errors import exceeds_int_digits
+
 BAD_INPUT, INTERNAL = 2, 1
 DEBUG_FLAG, DEBUG_ENV = "--debug", "SCHOLARBENCH_DEBUG"
 
@@ -20,11 +22,10 @@ DEBUG_FLAG, DEBUG_ENV = "--debug", "SCHOLARBENCH_DEBUG"
 _OS_HINTS: dict[int, tuple[str, str]] = {
     errno.ENOSPC: ("disk full", "free space on that disk or write somewhere else"),
     errno.EDQUOT: ("disk quota exceeded", "free space or write somewhere else"),
-    errno.EROFS: ("not writable (read-only file system)", "choose a path on a writable disk"),
+    errno.EROFS: ("not writable", "choose a path on a writable disk"),
     errno.EACCES: ("not writable or not readable",
                    "choose another path or fix its permissions"),
-    errno.EPERM: ("not allowed",
-                  "choose another path or fix its permissions"),
+    errno.EPERM: ("", "choose another path or fix its permissions"),
     errno.EISDIR: ("is a folder where a file is expected", "give a file path"),
     errno.ENOTDIR: ("a part of the path is a file, not a folder",
                     "give a path whose parents are folders"),
@@ -59,10 +60,6 @@ def _os_line(exc: OSError) -> str:
     return f"error: {where}{said} — {todo}"
 
 
-def _is_int_limit(exc: ValueError) -> bool:
-    return "integer string conversion" in str(exc)
-
-
 def describe(exc: BaseException) -> tuple[str, int]:
     """(one line for stderr, exit status) for an exception that reached `main`."""
     if isinstance(exc, OSError):
@@ -70,7 +67,7 @@ def describe(exc: BaseException) -> tuple[str, int]:
     if isinstance(exc, UnicodeDecodeError):
         return (f"error: input is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at byte "
                 f"{exc.start + 1}) — save the file as UTF-8"), BAD_INPUT
-    if isinstance(exc, ValueError) and _is_int_limit(exc):
+    if exceeds_int_digits(exc):
         return (f"error: the input holds a number of more than {sys.get_int_max_str_digits()} "
                 "digits (Python's limit) — remove or shorten it"), BAD_INPUT
     if isinstance(exc, RecursionError):

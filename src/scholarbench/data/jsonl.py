@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Iterator
 
-from scholarbench.errors import DataError
+from scholarbench.errors import DataError, exceeds_int_digits
 from scholarbench.files import require_regular
 
 
@@ -34,7 +34,7 @@ MAX_DEPTH = sys.getrecursionlimit()     # about 1,000 levels of nested arrays/ob
 def too_many_digits(exc: ValueError) -> str:
     """The problem line for json's ValueError on an integer of too many digits (re-raised when
     it is some other ValueError)."""
-    if "integer string conversion" not in str(exc):
+    if not exceeds_int_digits(exc):
         raise exc
     return (f"a number of more than {sys.get_int_max_str_digits()} digits (Python's limit); "
             "shorten it")
