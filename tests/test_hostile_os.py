@@ -154,6 +154,20 @@ def test_openalex_import_of_hostile_json(content, says, tmp_path, capsys):
     assert f"{folder / 'works.json'}" in err and says in err, err
 
 
+@pytest.mark.parametrize("content, says", [
+    (DEEP.encode(), "JSON nested deeper than"),
+    (b'{"id": "W1", "title": "x\xff"}', "line 1: not UTF-8 text"),
+    (b'{"id": "W1", "cited_by_count": ' + DIGITS.encode() + b'}', "more than 4300 digits")])
+def test_openalex_graph_ingestion_of_hostile_json(content, says, tmp_path):
+    from scholarbench.errors import DataError
+    from scholarbench.graph import ingest_openalex
+    folder = _openalex(tmp_path, content)
+    with pytest.raises(DataError) as caught:
+        ingest_openalex([folder], tmp_path / "tables")
+    assert str(caught.value).startswith(f"{folder / 'works.json'}") and says in str(caught.value)
+    assert not list((tmp_path / "tables").rglob("*.parquet*"))     # no part left behind
+
+
 # -- data import of a folder -------------------------------------------------------------------
 
 def _good_openalex(tmp_path: Path) -> Path:
@@ -231,7 +245,7 @@ def _int_limit():
      "error: /ro/x: Read-only file system (not writable) — choose a path on a writable disk"),
     (lambda: (_ for _ in ()).throw(OSError(28, "No space left on device")),
      "error: No space left on device (disk full) — free space"),
-])
+], ids=["int-digits", "not-utf8", "recursion", "read-only", "disk-full"])
 def test_what_escapes_a_reader_is_still_one_line(fail, says, capsys, monkeypatch):
     """The boundary's own lines, for failures no reader catches first (a command raising)."""
     def command(*args, **kwargs):
