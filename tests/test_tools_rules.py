@@ -30,7 +30,10 @@ def corpus(tmp_path_factory):
     from scholarbench.corpus.store import Corpus
     out = tmp_path_factory.mktemp("tiny-rules")
     build_tiny(out)
-    return Corpus.open(out)
+    corpus = Corpus.open(out)
+    for fields in ("title", "title+abstract"):     # the tools search only a built dense index
+        corpus.dense_index(fields, FakeEmbedder())
+    return corpus
 
 
 def _sample(native=None, gold=None):

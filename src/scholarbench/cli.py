@@ -36,7 +36,27 @@ def cmd_corpus(args: argparse.Namespace) -> int:
         if unresolved:
             print(f"{unresolved} reference(s) did not resolve (marked -)", file=sys.stderr)
         return 0
+    if args.action == "dense":
+        return _build_dense(Path(args.corpus) if args.corpus else
+                            _default_corpus(data_dir(args.data)), args.fields)
     _default_corpus(data_dir(args.data), rebuild=True)
+    return 0
+
+
+def _build_dense(corpus_dir: Path, fields: str) -> int:
+    """Build (or find up to date) the MiniLM dense indices the tools' dense search reads."""
+    from scholarbench.corpus.dense import DENSE_DIRS
+    from scholarbench.corpus.store import Corpus
+    from scholarbench.embed.minilm import default_embedder
+    corpus, embedder = Corpus.open(corpus_dir), default_embedder()
+    try:
+        for name in (sorted(DENSE_DIRS) if fields == "all" else [fields]):
+            index = corpus.dense_index(name, embedder)
+            state = "built" if index.rebuilt else "up to date"
+            print(f"dense index {corpus_dir / DENSE_DIRS[name]}: {state} ({index.count} papers, "
+                  f"{embedder.model_id})")
+    finally:
+        corpus.close()
     return 0
 
 
@@ -49,6 +69,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def _top_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     parser = argparse.ArgumentParser(prog="scholarbench", description=__doc__)
     parser.add_argument("--version", action="version", version="scholarbench 0.1.0")
+    parser.add_argument("--debug", action="store_true", help="print the traceback of an error "
+                        "(also SCHOLARBENCH_DEBUG=1); accepted anywhere on the line")
     return parser, parser.add_subparsers(dest="command", required=True)
 
 
@@ -95,6 +117,13 @@ def build_parser() -> argparse.ArgumentParser:
     resolve.add_argument("--corpus", help="corpus directory (default: the data dir's default "
                          "corpus)")
     resolve.add_argument("--data", help=data_help)
+    dense = csub.add_parser("dense", help="build the dense (MiniLM) indices that dense and "
+                            "hybrid search read; the tools refuse those modes until they exist")
+    dense.add_argument("--corpus", help="corpus directory (default: the data dir's default "
+                       "corpus)")
+    dense.add_argument("--fields", choices=["title", "title+abstract", "all"], default="all",
+                       help="which index (default: both)")
+    dense.add_argument("--data", help=data_help)
     corpus.set_defaults(func=cmd_corpus)
 
     from scholarbench.core.commands import add_engine_parsers
@@ -137,7 +166,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None = None) -> int:
     from scholarbench.procs import exit_on_sigterm
     exit_on_sigterm()          # SIGTERM ends like Ctrl-C: child servers are stopped
-    argv = list(sys.argv[1:] if argv is None else argv)
+    from scholarbench.failures import debug_requested, describe
+    debug, argv = debug_requested(list(sys.argv[1:] if argv is None else argv))
     if argv[:2] == ["tools", "serve"]:
         args = tools_serve_parser().parse_args(argv)
     else:
@@ -145,9 +175,15 @@ def _main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(normalise_argv(argv))
     try:
         return args.func(args)
-    except ScholarbenchError as exc:
-        print(f"error: {redact(str(exc))}", file=sys.stderr)
-        return 2
-    except KeyError as exc:  # unknown registry names
-        print(f"error: {redact(str(exc.args[0]))}", file=sys.stderr)
-        return 2
+    except Exception as exc:        # one line each; the traceback only with --debug
+        if debug:
+            import traceback
+            print(redact(traceback.format_exc()), end="", file=sys.stderr)
+        if isinstance(exc, ScholarbenchError):
+            line, status = f"error: {exc}", 2
+        elif isinstance(exc, KeyError):  # unknown registry names
+            line, status = f"error: {exc.args[0] if exc.args else exc}", 2
+        else:
+            line, status = describe(exc)
+        print(redact(line), file=sys.stderr)
+        return status

@@ -20,3 +20,9 @@ class DataError(ScholarbenchError):
         if field is not None:
             where.append(f"field '{field}'")
         super().__init__(f"{': '.join([', '.join(where)] if where else [])}{': ' if where else ''}{message}")
+
+
+def exceeds_int_digits(exc: BaseException) -> bool:
+    """Whether `exc` is Python's ValueError for an integer of more than
+    `sys.get_int_max_str_digits()` digits (json raises it for such a number in the input)."""
+    return isinstance(exc, ValueError) and "integer string conversion" in str(exc)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ from filelock import FileLock, Timeout
 
 from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.secrets import redact_json, redact_known
+from scholarbench.files import require_regular, temp_beside
 
 LOCK = ".lock"
 
@@ -35,8 +35,9 @@ class RunLocked(ScholarbenchError):
 
 
 def atomic_write_text(path: Path, text: str) -> None:
+    require_regular(path, output=True)     # never rename over a device or a FIFO
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = temp_beside(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(redact_known(text))

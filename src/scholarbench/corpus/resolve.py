@@ -27,6 +27,7 @@ from typing import Callable, Iterable, Sequence
 
 from scholarbench.data.identifiers import arxiv_id_in_citation, clean_doi
 from scholarbench.errors import ScholarbenchError
+from scholarbench.files import require_regular
 
 UNRESOLVED = "-"
 _TRAILING_YEAR = re.compile(r"[\s,.]*\((?:19|20)\d\d\)\W*$")
@@ -76,6 +77,7 @@ def resolve_refs(corpus, refs: Iterable[str]) -> list[tuple[str, str | None]]:
 def read_refs(path: str | Path) -> list[str]:
     """One REF per line; blank lines skipped; surrounding whitespace stripped."""
     path = Path(path)
+    require_regular(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:

@@ -19,7 +19,8 @@ abstract lets "has an abstract" leak which papers came from which source. Title-
 the fair choice where abstracts are uneven.
 
 Dense search (`search_dense`, `dense.py`: a faiss IndexFlatIP of MiniLM vectors kept in
-`dense-<fields>/`, built on first use for the embedder's model) and hybrid search
+`dense-<fields>/`, built on first use for the embedder's model — the tools ask
+`has_dense_index` first and never build it, `scholarbench corpus dense` does) and hybrid search
 (`search_hybrid`, `hybrid.py`: reciprocal rank fusion, K=60, of the BM25 and dense top 100)
 take the same filters with the same meaning: every search computes one mask of the rows that
 pass (`_keep`) and ranks only those. Every search breaks equal scores by paper_id.
@@ -293,6 +294,25 @@ class Corpus:
                     self.directory / DENSE_DIRS[fields], self.papers_sha256, fields,
                     len(self._ids), lambda: _texts(self._table, fields), embedder)
             return self._dense[key]
+
+    def has_dense_index(self, fields: str, embedder: Embedder) -> bool:
+        """Whether dense search over `fields` with this embedder's model is ready without
+        embedding the corpus: held in memory, or saved in `dense-<fields>/` and matching (then
+        loaded). The tools ask first, so no tool call builds an index (`corpus dense` does)."""
+        if fields not in DENSE_DIRS:
+            return False
+        key = (fields, embedder.model_id)
+        with self._lock:
+            if key in self._dense:
+                return True
+            expected = DenseIndex.expected_meta(self.papers_sha256, embedder.model_id, fields,
+                                                len(self._ids))
+            index = DenseIndex.load(self.directory / DENSE_DIRS[fields], expected)
+            if index is None:
+                return False
+            self._dense = {k: v for k, v in self._dense.items() if k[0] != fields}
+            self._dense[key] = index
+            return True
 
     def _dense_rows(self, query: str, k: int, embedder: Embedder, fields: str,
                     keep: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:

@@ -12,12 +12,14 @@ import sys
 from pathlib import Path
 from typing import Iterator
 
-from scholarbench.errors import DataError
+from scholarbench.errors import DataError, exceeds_int_digits
+from scholarbench.files import require_regular
 
 
 def open_text(path: Path):
     """A text handle on a plain or gzipped (.gz) file; DataError naming the file if unreadable."""
     import gzip
+    require_regular(path)
     try:
         if path.suffix == ".gz":
             return gzip.open(path, "rt", encoding="utf-8", newline="")
@@ -29,21 +31,41 @@ def open_text(path: Path):
 MAX_DEPTH = sys.getrecursionlimit()     # about 1,000 levels of nested arrays/objects
 
 
-def parse_json_line(raw: bytes | str) -> tuple[dict | None, str | None]:
-    """(object, None) for a line holding one JSON object; (None, problem) otherwise — bad
-    bytes, bad JSON, nesting past `MAX_DEPTH`, or another JSON type."""
+def too_many_digits(exc: ValueError) -> str:
+    """The problem line for json's ValueError on an integer of too many digits (re-raised when
+    it is some other ValueError)."""
+    if not exceeds_int_digits(exc):
+        raise exc
+    return (f"a number of more than {sys.get_int_max_str_digits()} digits (Python's limit); "
+            "shorten it")
+
+
+def parse_json(raw: bytes | str) -> tuple[object, str | None, int | None]:
+    """(value, None, None) for a JSON text; (None, problem, line or None) for bad bytes, bad
+    JSON, nesting past `MAX_DEPTH` or a number past Python's int-digit limit."""
     if isinstance(raw, bytes):
         try:
             raw = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
+            line = exc.object.count(b"\n", 0, exc.start) + 1
             return None, (f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at byte "
-                          f"{exc.start + 1})")
+                          f"{exc.start + 1})"), line
     try:
-        obj = json.loads(raw)
+        return json.loads(raw), None, None
     except json.JSONDecodeError as exc:
-        return None, f"not valid JSON ({exc.msg} at column {exc.colno})"
+        return None, f"not valid JSON ({exc.msg} at column {exc.colno})", exc.lineno
     except RecursionError:
-        return None, f"JSON nested deeper than {MAX_DEPTH} levels"
+        return None, f"JSON nested deeper than {MAX_DEPTH} levels", None
+    except ValueError as exc:       # a number past Python's int-digit limit (4,300 digits)
+        return None, too_many_digits(exc), None
+
+
+def parse_json_line(raw: bytes | str) -> tuple[dict | None, str | None]:
+    """(object, None) for a line holding one JSON object; (None, problem) otherwise — bad
+    bytes, bad JSON, nesting past `MAX_DEPTH`, too many digits, or another JSON type."""
+    obj, problem, _ = parse_json(raw)
+    if problem is not None:
+        return None, problem
     if not isinstance(obj, dict):
         return None, f"expected a JSON object, got {type(obj).__name__}"
     return obj, None
@@ -51,6 +73,7 @@ def parse_json_line(raw: bytes | str) -> tuple[dict | None, str | None]:
 
 def _byte_lines(path: Path):
     import gzip
+    require_regular(path)
     try:
         return gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")
     except OSError as exc:
@@ -98,6 +121,7 @@ def read_jsonl_tolerant(path: str | Path) -> list[dict]:
     path = Path(path)
     if not path.exists():
         return []
+    require_regular(path)
     try:
         data = path.read_bytes()
     except OSError as exc:

@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from scholarbench.data.source_tree import check_source
 from scholarbench.data.sources.reportbench import TASKS_FILE, read_surveys
 from scholarbench.data.taxobench import load_instances
 from scholarbench.errors import DataError, ScholarbenchError
@@ -64,6 +65,7 @@ def import_dataset(name: str, source: Path, data: Path) -> dict[str, Any]:
         raise ScholarbenchError(f"unknown dataset {name!r}; known: {', '.join(DATASETS)}")
     if not source.exists():
         raise ScholarbenchError(f"{source}: no such file or folder")
+    check_source(source, data, tree=name in FOLDER_DATASETS)   # before anything is copied
     index = read_index(data)
     target = data / name
     target.mkdir(parents=True, exist_ok=True)
@@ -87,6 +89,7 @@ def import_dataset(name: str, source: Path, data: Path) -> dict[str, Any]:
             if not refs:
                 raise DataError("no references in the file (it is empty)",
                                 file=str(gt / f"{survey}.jsonl"))
+        check_source(gt, data)
         shutil.copytree(gt, target / "gt", dirs_exist_ok=True)
         entry["files"] = {"gt": {"files": len(files)}}
         tasks = source / TASKS_FILE

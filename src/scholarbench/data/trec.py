@@ -48,12 +48,12 @@ import math
 import os
 import re
 import struct
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Literal, Mapping
 
 from scholarbench.errors import DataError
+from scholarbench.files import require_regular, temp_beside
 
 QRELS_FIELDS = ("qid", "iter", "docid", "rel")
 RUN_FIELDS = ("qid", "iter", "docid", "rank", "score", "tag")
@@ -160,6 +160,7 @@ def _lines(path: Path) -> Iterator[tuple[int, list[str]]]:
 
     Decoded line by line, so an invalid UTF-8 byte is reported on its own line.
     """
+    require_regular(path)
     try:
         handle = path.open("rb")
     except OSError as exc:
@@ -292,8 +293,9 @@ def _format_score(value: float) -> str:
 
 def write_lines_atomic(path: Path, lines: Iterable[str]) -> None:
     """Write ``lines`` (newline-terminated) to a temp file beside ``path``, then rename over it."""
+    require_regular(path, output=True)     # never rename over a device or a FIFO
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    fd, tmp = temp_beside(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             for line in lines:

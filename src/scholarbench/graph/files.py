@@ -10,6 +10,7 @@ import csv
 from pathlib import Path
 
 from scholarbench.data.jsonl import open_text
+from scholarbench.files import require_regular
 from scholarbench.errors import DataError
 from scholarbench.graph.build import build_graph
 from scholarbench.graph.records import CitationGraph
@@ -137,6 +138,7 @@ def read_table(path: str | Path, required: tuple[str, ...], optional: tuple[str,
                ) -> tuple[dict[str, list], bool]:
     """({column: values}, is_csv)."""
     path = Path(path)
+    require_regular(path)
     if not path.is_file():
         raise DataError("no such file", file=str(path))
     if _is_parquet(path):

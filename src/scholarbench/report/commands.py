@@ -24,6 +24,7 @@ from pathlib import Path
 
 from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.secrets import redact
+from scholarbench.files import require_regular
 
 _SUFFIX_FORMAT = {".md": "markdown", ".markdown": "markdown", ".csv": "csv", ".tex": "latex",
                   ".txt": "terminal"}
@@ -111,6 +112,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                                          tree_papers=not getattr(args, "no_tree_papers", False)),
                       prose=True)
         path = Path(html)
+        require_regular(path, output=True)     # never rename over a device or a FIFO
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.tmp")
         tmp.write_text(text, encoding="utf-8")

@@ -149,6 +149,10 @@ class ToolSession:
     # -- the tools -------------------------------------------------------------------------
     def _search(self, a: SearchArgs) -> tuple[dict[str, Any], list[str]]:
         extra: list[Any] = [self.embedder()] if a.mode != "bm25" else []
+        if extra and not self.corpus.has_dense_index(a.fields, extra[0]):
+            raise ToolError(f"{a.mode} search over {a.fields} needs the corpus's dense index, "
+                            "not built yet (`scholarbench corpus dense --corpus "
+                            f"{self.corpus.directory}` builds it); use mode \"bm25\"")
         method = getattr(self.corpus, SEARCH_METHODS[a.mode])
         hits = method(a.query, a.k + a.offset + 1, *extra, fields=a.fields,
                       rows=self.visible.rows(a.exclude_surveys))

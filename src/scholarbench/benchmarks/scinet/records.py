@@ -11,6 +11,7 @@ from typing import Any, Iterable
 
 from scholarbench.data.jsonl import iter_jsonl
 from scholarbench.errors import DataError
+from scholarbench.files import require_regular
 
 FAMILIES = {"ego": ("novel", "disruptive"), "pair": ("pncites", "cooccur"), "path": ("path",)}
 FIELDS = ("task_id", "family", "kind", "query", "field", "category", "source", "classic",
@@ -98,6 +99,7 @@ def tasks_sha256(tasks: Iterable[SciNetTask]) -> str:
 
 def write_tasks(tasks: Iterable[SciNetTask], path: str | Path) -> None:
     path = Path(path)
+    require_regular(path, output=True)     # never rename over a device or a FIFO
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
     with tmp.open("w", encoding="utf-8") as handle:

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
-from scholarbench.data.jsonl import iter_jsonl, open_text
+from scholarbench.data.jsonl import iter_jsonl, open_text, parse_json
 from scholarbench.errors import DataError
+from scholarbench.files import require_regular
 
 
 _open = open_text
@@ -14,12 +14,20 @@ read_jsonl = iter_jsonl
 
 
 def read_json(path: Path) -> object:
-    with _open(path) as handle:
-        try:
-            return json.load(handle)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"not valid JSON ({exc.msg} at column {exc.colno})", file=str(path),
-                            line=exc.lineno) from exc
+    """A whole JSON file (plain or .gz); DataError naming the file (and line) of bad bytes, bad
+    JSON, nesting past the decoder's depth or a number past Python's int-digit limit."""
+    import gzip
+    require_regular(path)
+    try:
+        with (gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")) as handle:
+            raw = handle.read()
+    except (OSError, EOFError) as exc:
+        raise DataError(f"cannot read: {getattr(exc, 'strerror', None) or exc}",
+                        file=str(path)) from exc
+    value, problem, line = parse_json(raw)
+    if problem is not None:
+        raise DataError(problem, file=str(path), line=line)
+    return value
 
 
 def read_csv(path: Path, columns: list[str]) -> tuple[int, list[list[str]]]:
