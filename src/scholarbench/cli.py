@@ -124,3 +124,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyError as exc:  # unknown registry names
         print(f"error: {redact(str(exc.args[0]))}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:     # the user's Ctrl-C: finished samples are on disk
+        print("error: interrupted; run the same command again to resume", file=sys.stderr)
+        return 130
