@@ -140,6 +140,9 @@ def run_entry(bench: Benchmark, subtask: str, run_dir: Path,
     summary = None
     if failure is None or isinstance(failure, RunLocked):
         run = RunDir(run_dir)
+        if failure is not None:
+            print(f"waiting for {run_dir} (another process holds it) to list it in eval.json",
+                  file=sys.stderr)
         with run.lock(wait=True):
             try:
                 summary = json.loads(run.file("summary.json").read_text(encoding="utf-8"))
