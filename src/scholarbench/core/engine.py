@@ -7,10 +7,8 @@ set-up failure leaves nothing that blocks the retry — then, holding the run di
 1. checks an existing manifest agrees (benchmark, sub-task, agent, its config, data, models);
    a directory with no finished sample is simply taken over;
 2. generates: one `SampleRecord` line per sample not yet finished (errored ones are retried),
-   appended and fsync'ed; an exception is `error` (a `KeyboardInterrupt` or `SystemExit` the
-   agent raised too: only the user's Ctrl-C or SIGTERM stops the run), an answer that does not
-   fit is `malformed`, and so is one JSON cannot write (`write_record`; an agent `info` JSON
-   cannot write is dropped with a warning instead);
+   appended and fsync'ed; anything the agent raises is `error` (only the user's Ctrl-C or
+   SIGTERM stops the run), an answer that does not fit, or JSON cannot write, is `malformed`;
 3. scores every sample (never skipping one) and writes scores.jsonl and summary.json atomically;
 4. records the usage of each stage's chat model in the manifest (`usage.<stage>.<role>`, and
    the running totals in `llm_usage`).
@@ -35,8 +33,8 @@ from scholarbench.core.families import Malformed
 from scholarbench.core.limits import Oversized, scored_as_missing
 from scholarbench.core.records import Manifest, Summary
 from scholarbench.core.registry import REGISTRY
-from scholarbench.core.rundir import RunDir, plain_text
-from scholarbench.core.writing import write_record, write_trajectory
+from scholarbench.core.rundir import RunDir
+from scholarbench.core.writing import SampleWriter, write_record
 from scholarbench.core.usage import (  # noqa: F401  (re-exported: the stages' accounting)
     _usage, add_stage_usage, add_usage_delta, model_identity, usage_delta)
 from scholarbench.errors import ScholarbenchError
@@ -293,23 +291,16 @@ def generate(bench: Benchmark, run: RunDir, samples: Sequence[Sample], agent: Ag
     results = remote.solve(todo) if remote is not None else in_flight(
         todo, lambda s: _solve_with_tools(bench, agent, s, ctx, run.path, exclusive),
         max_samples)
-    dropped = 0
+    writer = SampleWriter(run, bench.generate_file, bench.id_key)
     try:
         with watch_stops(), tqdm(total=len(todo), desc=f"generate ({agent.name})",
                                  unit="sample", disable=not progress or not todo) as bar:
             for sample, (record, calls) in results:
-                if calls is not None:
-                    from scholarbench.tools.provider import TRAJECTORIES
-                    write_trajectory(run, TRAJECTORIES, sample.id, calls)
-                if warning := write_record(run, bench.generate_file, record, bench.id_key):
-                    dropped += 1
-                    tqdm.write(f"warning: sample {plain_text(sample.id)}: {warning}", file=sys.stderr)
+                writer.write(sample.id, record, calls)
                 bar.update()
     finally:
         results.close()
-        if dropped:
-            print(f"warning: {dropped} sample(s) had their agent info dropped (not JSON; "
-                  f"`info_dropped` in {bench.generate_file})", file=sys.stderr)
+        writer.close()
         add_stage_usage(run, "generate", "agent", ctx.llm, before)
         if remote is not None:
             add_usage_delta(run, "generate", "agent", remote.usage)

@@ -9,6 +9,7 @@ JSON cannot write keeps its place in the sample's trajectory as its step, tool a
 """
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from scholarbench.core.rundir import NotJSON, RunDir, plain_text, record_line
@@ -68,3 +69,26 @@ def write_trajectory(run: RunDir, name: str, sample_id: str, calls: list[Any]) -
                          "tool": plain_text(str(head.get("tool"))),
                          "error": f"this call is not JSON: {exc}"})
     run.append(name, {"id": plain_text(str(sample_id)), "calls": kept})
+
+
+class SampleWriter:
+    """generate's writer: each sample's tool trajectory (if any), then its record; it warns
+    for each agent `info` dropped and, on `close`, says how many were."""
+
+    def __init__(self, run: RunDir, name: str, id_key: str = "id") -> None:
+        self.run, self.name, self.id_key, self.dropped = run, name, id_key, 0
+
+    def write(self, sample_id: str, record: dict[str, Any], calls: list[Any] | None) -> None:
+        if calls is not None:
+            from scholarbench.tools.provider import TRAJECTORIES
+            write_trajectory(self.run, TRAJECTORIES, sample_id, calls)
+        if warning := write_record(self.run, self.name, record, self.id_key):
+            self.dropped += 1
+            from tqdm import tqdm
+            tqdm.write(f"warning: sample {plain_text(str(sample_id))}: {warning}",
+                       file=sys.stderr)
+
+    def close(self) -> None:
+        if self.dropped:
+            print(f"warning: {self.dropped} sample(s) had their agent info dropped (not JSON; "
+                  f"`info_dropped` in {self.name})", file=sys.stderr)
