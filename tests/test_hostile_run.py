@@ -220,6 +220,12 @@ def test_a_bad_base_url_is_a_usage_error(site, flag, url):
     assert "Traceback" not in done.stderr and not (site.parent / "runs/h").exists()
 
 
+def test_a_bad_base_url_in_the_environment_is_a_usage_error(site):
+    done = _cli(EVAL, site, HOSTILE_CALM="1", SCHOLARBENCH_JUDGE_BASE_URL="file:///tmp/x")
+    assert done.returncode == 2, done.stderr
+    assert "$SCHOLARBENCH_JUDGE_BASE_URL: an OpenAI-compatible endpoint is an" in done.stderr
+
+
 @pytest.mark.parametrize("value", ["0", "-1", "many", "99999999999999999999", "1.5"])
 def test_a_bad_torch_thread_count_is_a_usage_error(site, value):
     done = _cli(EVAL, site, HOSTILE_CALM="1", SCHOLARBENCH_TORCH_THREADS=value)

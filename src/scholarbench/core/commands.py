@@ -167,12 +167,17 @@ def normalise_argv(argv: list[str]) -> list[str]:
 
 def check_usage(args: argparse.Namespace) -> None:
     """Usage errors found before any run starts (models bind later, when first needed, and a
-    failure there would be a sample's): endpoint URLs given as flags, the torch thread count."""
+    failure there would be a sample's): endpoint URLs given as flags or in the environment,
+    the torch thread count."""
+    import os
     from scholarbench.embed.threads import check_setting
     from scholarbench.llm.config import check_base_url
     for dest in ("base_url", "judge_base_url"):
         if getattr(args, dest, None) is not None:
             check_base_url(getattr(args, dest), "--" + dest.replace("_", "-"))
+    for var in ("SCHOLARBENCH_MODEL_BASE_URL", "SCHOLARBENCH_JUDGE_BASE_URL"):
+        if os.environ.get(var):
+            check_base_url(os.environ[var], f"${var}")
     check_setting()
 
 

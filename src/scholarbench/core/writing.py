@@ -40,7 +40,7 @@ def write_record(run: RunDir, name: str, record: dict[str, Any], id_key: str = "
         "status": "error" if failed else "malformed",
         "error": plain_text(str(record.get("error")))[:2000] if failed
         else f"answer is not JSON: {reason}"}
-    for key in ("seconds", "usage"):
+    for key in ("missing", "seconds", "usage"):
         if key in record:
             settled[key] = record[key]
     try:

@@ -5,7 +5,7 @@ cgroup CPU quota: in a container limited to 1 CPU on a 16-core host it starts 16
 the MiniLM encoder then fights the quota. The rule, applied once per process before MiniLM is
 loaded (`apply_torch_threads`):
 
-1. `SCHOLARBENCH_TORCH_THREADS=N` (N ≥ 1): N threads, whatever else is set. `keep`: never touch
+1. `SCHOLARBENCH_TORCH_THREADS=N` (1 ≤ N ≤ 4096): N threads, whatever else is set. `keep`: never touch
    torch. Unset, empty or `auto`: the automatic rule below. Anything else is an error.
 2. Automatic: `OMP_NUM_THREADS` or `MKL_NUM_THREADS` set → torch already follows it, left alone.
    torch imported before scholarbench loads the model and its count not torch's default (the
