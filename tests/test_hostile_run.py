@@ -158,10 +158,11 @@ def test_hostile_answers_never_stop_the_suite_and_resume_does_not_crash(site, ma
     assert len(ids) == 9 + 3 + 3 and ids.count("h2") == 1 and ids.count("h7") == 3
 
 
-@pytest.mark.parametrize("max_samples", ["1", "4"])
-def test_ctrl_c_stops_the_run_at_once_and_it_resumes(site, max_samples):
+@pytest.mark.parametrize("max_samples, stop, code", [
+    ("1", signal.SIGINT, 130), ("4", signal.SIGINT, 130), ("1", signal.SIGTERM, 143)])
+def test_ctrl_c_stops_the_run_at_once_and_it_resumes(site, max_samples, stop, code):
     """Samples still in flight (asleep for a minute) neither hold the exit back nor are
-    recorded as errors."""
+    recorded as errors (the agent's own KeyboardInterrupt / SystemExit would be)."""
     gen = site.parent / "runs/h" / RUNS[0] / "generate.jsonl"
     proc = subprocess.Popen(
         [sys.executable, "-m", "scholarbench", *EVAL, "--max-samples", max_samples],
@@ -173,10 +174,11 @@ def test_ctrl_c_stops_the_run_at_once_and_it_resumes(site, max_samples):
     while not (gen.exists() and gen.read_text()) and time.time() < deadline:
         time.sleep(0.1)
     time.sleep(0.5)                  # the second sample is asleep in the agent
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(stop)
     _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130, err
-    assert "interrupted" in err and "Traceback" not in err
+    assert proc.returncode == code, err
+    assert "Traceback" not in err
+    assert ("interrupted" in err) == (stop == signal.SIGINT)
     assert [r["id"] for r in _lines(gen)] == ["h1"]        # not recorded as the sample's error
     assert not (site.parent / "runs/h" / RUNS[1]).exists()  # the suite stopped
     done = _cli(EVAL, site, HOSTILE_CALM="1")
