@@ -24,8 +24,10 @@ from scholarbench.core.benchmark import Benchmark
 from scholarbench.core.engine import (EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, Models,
                                       benchmark_class, engine_benchmarks, resolve_agent,
                                       run_benchmark)
-from scholarbench.core.rundir import LOCK, RunDir, RunLocked, atomic_write_json
+from scholarbench.core.rundir import RunDir, RunLocked, atomic_write_json
 from scholarbench.errors import ScholarbenchError
+
+EVAL_LOCK = ".eval.lock"       # held while eval.json is built and written
 
 
 def default_options(cls: type[Benchmark], overrides: dict[str, Any]) -> dict[str, Any]:
@@ -118,7 +120,7 @@ def run_suite(args: argparse.Namespace, models: Models) -> int:
             print(f"error: {line}", file=sys.stderr)
     from filelock import FileLock
     out.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(out / LOCK)):       # one eval.json writer at a time
+    with FileLock(str(out / EVAL_LOCK)):       # one eval.json writer at a time
         entries = [run_entry(bench, subtask, out / f"{bench.name}-{subtask}",
                              failures.get(out / f"{bench.name}-{subtask}"))
                    for bench, subtask in pairs]
