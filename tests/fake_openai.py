@@ -24,6 +24,7 @@ class Step:
     usage: bool = True               # include a usage block
     retry_after: float | None = None
     tool_calls: list | None = None   # [(name, arguments dict)]: an assistant turn calling tools
+                                     # (a str is sent as the arguments text, as it is)
     body: bytes | None = None        # a raw 200 body (e.g. invalid or truncated JSON)
     trickle: float | None = None     # send a 200 body one byte per this many seconds, forever
     echo_auth: bool = False          # a 401 whose error text echoes the Authorization header
@@ -148,7 +149,8 @@ class FakeOpenAI:
                 if step.tool_calls:
                     message["tool_calls"] = [
                         {"id": f"call_{len(fake.requests)}_{i}", "type": "function",
-                         "function": {"name": name, "arguments": json.dumps(args)}}
+                         "function": {"name": name, "arguments": args if isinstance(
+                             args, str) else json.dumps(args)}}
                         for i, (name, args) in enumerate(step.tool_calls)]
                 payload = {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0,
                            "model": body.get("model", "fake"),

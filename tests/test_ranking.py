@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 
 import pytest
 
@@ -521,3 +522,21 @@ def test_cli_score_researcharena_writes_query_measure_value_lines(tmp_path, caps
     assert main(["score", "researcharena", "--qrels", str(golden / "qrels.trec"), "--run",
                  str(bad), "--out", str(out)]) == 2
     assert "line 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("measure, says", [
+    ("P@9999999999999999999999", "its cutoff (after @) must be from 1 to 2147483647, got "
+                                 "9999999999999999999999"),
+    ("P@0", "its cutoff (after @) must be from 1 to 2147483647, got 0"),  # trec_eval exits
+    ("AP(rel=0)", "its rel= must be from 1 to 2147483647, got 0")])
+def test_a_measure_parameter_out_of_range_is_named_with_its_range(tmp_path, capsys, measure,
+                                                                   says):
+    from scholarbench.cli import main
+    with pytest.raises(ValueError, match=re.escape(f"measure {measure!r}: {says}")):
+        parse_measures([measure])
+    (tmp_path / "q.trec").write_text("q1 0 a 1\n")
+    (tmp_path / "r.trec").write_text("q1 Q0 a 1 1.0 sys\n")
+    assert main(["score", "researcharena", "--qrels", str(tmp_path / "q.trec"), "--run",
+                 str(tmp_path / "r.trec"), "--out", str(tmp_path / "s.jsonl"),
+                 "--measures", measure]) == 2
+    assert f"error: --measures: measure {measure!r}: {says}" in capsys.readouterr().err

@@ -241,8 +241,8 @@ def test_eval_runs_the_shipped_prompts_only(tmp_path, corpus_dir):
     assert [(r["benchmark"], r["subtask"], r["status"]) for r in suite["runs"]] == [
         ("reportbench", "shipped", "complete")]
     assert suite["runs"][0]["headline"]["ref_precision"] == pytest.approx(0.5)
-    assert sorted(p.name for p in (tmp_path / "suite").iterdir()) == [
-        "eval.json", "reportbench-shipped"]
+    assert sorted(p.name for p in (tmp_path / "suite").iterdir()
+                  if not p.name.startswith(".")) == ["eval.json", "reportbench-shipped"]
     from scholarbench.benchmarks.reportbench import ReportBench
     assert ReportBench({"tasks": str(RUN_DATA), "eval_granularities": "shipped,detail"}
                        ).available_subtasks() == ["shipped", "detail"]

@@ -113,6 +113,35 @@ def test_a_model_that_never_stops_calling_tools_is_cut_by_the_budget(tmp_path, c
     assert fake.requests[-1]["tool_choice"] == "none"
 
 
+def test_a_call_whose_arguments_do_not_parse_is_in_the_trajectory(tmp_path, corpus_dir):
+    """The model's garbled arguments text reaches tools.jsonl as sent, with the error the
+    model was told, and counts as a failed call."""
+    garbled = '{"query": "graph attention", "k": 20'            # cut short: not JSON
+
+    def script(body: dict) -> Step:
+        done = sum(1 for m in body["messages"] if m["role"] == "tool")
+        if done == 0:
+            return Step(tool_calls=[("search", garbled)])
+        return Step(text=ANSWER)
+    fake = FakeOpenAI(default=script).start()
+    out = tmp_path / "run"
+    try:
+        code = main(["run", "researcharena", "--task", "discovery", "--agent", "endpoint",
+                     "--tools", "--model", "fake-model", "--base-url", fake.base_url,
+                     "--no-llm-cache", "--corpus", str(corpus_dir), "--out", str(out),
+                     "--quiet", "--max-samples", "1"])
+    finally:
+        fake.stop()
+    assert code == 0
+    told = [m["content"] for m in fake.requests[1]["messages"] if m["role"] == "tool"]
+    assert told == ["error: the arguments of search are not valid JSON"]
+    calls = {r["id"]: r["calls"] for r in _lines(out / "tools.jsonl")}[S]
+    assert [(c["step"], c["tool"], c["arguments"], c["error"]) for c in calls] == [
+        (1, "search", {"raw": garbled}, "the arguments of search are not valid JSON")]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["tools"]["errors"] == 2                 # one per sample (S and U)
+
+
 def test_tools_is_refused_for_agents_that_are_not_the_endpoint(tmp_path, corpus_dir, capsys):
     code = main(["run", "researcharena", "--task", "discovery", "--agent", "title-bm25",
                  "--tools", "--corpus", str(corpus_dir), "--out", str(tmp_path / "r")])

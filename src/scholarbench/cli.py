@@ -187,3 +187,6 @@ def _main(argv: Sequence[str] | None = None) -> int:
             line, status = describe(exc)
         print(redact(line), file=sys.stderr)
         return status
+    except KeyboardInterrupt:     # the user's Ctrl-C: finished samples are on disk
+        print("error: interrupted; run the same command again to resume", file=sys.stderr)
+        return 130

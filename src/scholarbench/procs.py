@@ -11,6 +11,10 @@ the *thread* that started the child exits, and our servers are started from work
 
 `exit_on_sigterm()` turns SIGTERM into a normal exit of the CLI, so `finally` blocks and atexit
 handlers (which stop the servers) run on SIGTERM as they do on Ctrl-C.
+
+`stop_requested()` tells a stop the user asked for (SIGINT, SIGTERM) from a `KeyboardInterrupt`
+or `SystemExit` an agent raised itself: the engine lets the first end the run and records the
+second as that sample's `error`. `watch_stops()` marks SIGINT for the time it is held.
 """
 from __future__ import annotations
 
@@ -18,7 +22,10 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from contextlib import contextmanager
+from typing import Iterator
 
 GRACE = 5.0
 POLL = 0.5
@@ -28,9 +35,44 @@ def watched(cmd: list[str]) -> list[str]:
     return [sys.executable, "-m", "scholarbench.procs", str(os.getpid()), "--", *cmd]
 
 
+_STOP = threading.Event()
+
+
+def stop_requested() -> bool:
+    """True once SIGINT (while `watch_stops` is held) or SIGTERM reached this process."""
+    return _STOP.is_set()
+
+
+@contextmanager
+def watch_stops() -> Iterator[None]:
+    """While held (in the main thread; elsewhere a no-op, no signal lands there), SIGINT marks
+    `stop_requested()` before raising KeyboardInterrupt as Python's own handler does."""
+    _STOP.clear()
+    previous = signal.getsignal(signal.SIGINT)
+
+    def handler(signum, frame):
+        _STOP.set()
+        if callable(previous):
+            previous(signum, frame)       # Python's own raises KeyboardInterrupt
+        else:
+            raise KeyboardInterrupt
+    try:
+        if previous == signal.SIG_IGN:
+            raise ValueError
+        signal.signal(signal.SIGINT, handler)
+    except ValueError:        # not the main thread, or SIGINT ignored
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def exit_on_sigterm() -> None:
     """In the main thread: SIGTERM raises SystemExit(143) (128 + 15)."""
     def handler(signum, frame):
+        _STOP.set()
         raise SystemExit(128 + signum)
     try:
         signal.signal(signal.SIGTERM, handler)

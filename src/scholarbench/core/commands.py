@@ -165,9 +165,26 @@ def normalise_argv(argv: list[str]) -> list[str]:
     return argv
 
 
+def check_usage(args: argparse.Namespace) -> None:
+    """Usage errors found before any run starts (models bind later, when first needed, and a
+    failure there would be a sample's): endpoint URLs given as flags or in the environment,
+    the torch thread count."""
+    import os
+    from scholarbench.embed.threads import check_setting
+    from scholarbench.llm.config import check_base_url
+    for dest in ("base_url", "judge_base_url"):
+        if getattr(args, dest, None) is not None:
+            check_base_url(getattr(args, dest), "--" + dest.replace("_", "-"))
+    for var in ("SCHOLARBENCH_MODEL_BASE_URL", "SCHOLARBENCH_JUDGE_BASE_URL"):
+        if os.environ.get(var):
+            check_base_url(os.environ[var], f"${var}")
+    check_setting()
+
+
 def _models(args: argparse.Namespace):
     from scholarbench.core.engine import Models
     from scholarbench.llm.commands import model_recipe, roles_from_args
+    check_usage(args)
     models = Models(lambda need_agent, need_judge: roles_from_args(
         args, need_agent=need_agent, need_judge=need_judge))
     models.recipe = model_recipe(args)        # to bind the same models on Ray workers

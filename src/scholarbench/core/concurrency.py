@@ -13,7 +13,8 @@ sample at a time unless `--max-samples` asks for more (its `solve` must then be 
 from __future__ import annotations
 
 import contextvars
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+import queue
+import threading
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from scholarbench.errors import ScholarbenchError
@@ -48,36 +49,42 @@ def in_flight(items: Iterable[T], work: Callable[[T], R], max_workers: int
     call runs in a copy of the caller's context (so context variables reach it). With one
     worker the calls run in the calling thread, one after another, exactly as a loop.
 
-    Closing the iterator early (an exception in the consumer, Ctrl-C) cancels the items not
-    started; those running finish on their threads and their results are dropped — the engine
-    redoes them on resume, since nothing was written for them."""
+    Closing the iterator early (an exception in the consumer, Ctrl-C) starts no more items;
+    those running are left to their threads and their results dropped — the engine redoes
+    them on resume, since nothing was written for them. The threads are daemons (not a
+    `ThreadPoolExecutor`'s, which the interpreter joins at exit), so Ctrl-C ends the process
+    at once instead of after the slowest sample in flight."""
     if max_workers <= 1:
         for item in items:
             yield item, work(item)
         return
     pending = iter(items)
-    running: dict[Future[R], T] = {}
-    pool = ThreadPoolExecutor(max_workers, thread_name_prefix="sample")
+    finished: queue.SimpleQueue[tuple[T, bool, Any]] = queue.SimpleQueue()
 
-    def submit_next() -> bool:
+    def start_next() -> bool:
         item = next(pending, _END)
         if item is _END:
             return False
         context = contextvars.copy_context()
-        running[pool.submit(context.run, work, item)] = item
+
+        def run() -> None:
+            try:
+                finished.put((item, True, context.run(work, item)))
+            except BaseException as exc:          # re-raised in the consumer, as before
+                finished.put((item, False, exc))
+        threading.Thread(target=run, name="sample", daemon=True).start()
         return True
 
-    try:
-        while len(running) < max_workers and submit_next():
-            pass
-        while running:
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                item = running.pop(future)
-                yield item, future.result()
-                submit_next()
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+    running = 0
+    while running < max_workers and start_next():
+        running += 1
+    while running:
+        item, ok, value = finished.get()
+        running -= 1
+        if not ok:
+            raise value
+        yield item, value
+        running += start_next()
 
 
 _END: Any = object()

@@ -7,7 +7,8 @@ set-up failure leaves nothing that blocks the retry — then, holding the run di
 1. checks an existing manifest agrees (benchmark, sub-task, agent, its config, data, models);
    a directory with no finished sample is simply taken over;
 2. generates: one `SampleRecord` line per sample not yet finished (errored ones are retried),
-   appended and fsync'ed; an exception is `error`, an answer that does not fit is `malformed`;
+   appended and fsync'ed; anything the agent raises is `error` (only the user's Ctrl-C or
+   SIGTERM stops the run), an answer that does not fit, or JSON cannot write, is `malformed`;
 3. scores every sample (never skipping one) and writes scores.jsonl and summary.json atomically;
 4. records the usage of each stage's chat model in the manifest (`usage.<stage>.<role>`, and
    the running totals in `llm_usage`).
@@ -33,6 +34,7 @@ from scholarbench.core.limits import Oversized, scored_as_missing
 from scholarbench.core.records import Manifest, Summary
 from scholarbench.core.registry import REGISTRY
 from scholarbench.core.rundir import RunDir
+from scholarbench.core.writing import SampleWriter, write_record
 from scholarbench.core.usage import (  # noqa: F401  (re-exported: the stages' accounting)
     _usage, add_stage_usage, add_usage_delta, model_identity, usage_delta)
 from scholarbench.errors import ScholarbenchError
@@ -40,6 +42,7 @@ from scholarbench.injection.detect import flag_injections
 from scholarbench.injection.unflagged import flagged_note, without_flagged
 from scholarbench.llm.secrets import redact
 from scholarbench.llm.usage import sample_scope
+from scholarbench.procs import stop_requested, watch_stops
 
 EXIT_OK, EXIT_USAGE, EXIT_INCOMPLETE = 0, 2, 3
 GENERIC_AGENTS = ("endpoint", "replay", "package.module:attr")
@@ -289,17 +292,16 @@ def generate(bench: Benchmark, run: RunDir, samples: Sequence[Sample], agent: Ag
     results = remote.solve(todo) if remote is not None else in_flight(
         todo, lambda s: _solve_with_tools(bench, agent, s, ctx, run.path, exclusive),
         max_samples)
+    writer = SampleWriter(run, bench.generate_file, bench.id_key)
     try:
-        with tqdm(total=len(todo), desc=f"generate ({agent.name})", unit="sample",
-                  disable=not progress or not todo) as bar:
+        with watch_stops(), tqdm(total=len(todo), desc=f"generate ({agent.name})",
+                                 unit="sample", disable=not progress or not todo) as bar:
             for sample, (record, calls) in results:
-                if calls is not None:
-                    from scholarbench.tools.provider import TRAJECTORIES
-                    run.append(TRAJECTORIES, {"id": sample.id, "calls": calls})
-                run.append(bench.generate_file, record)
+                writer.write(sample.id, record, calls)
                 bar.update()
     finally:
         results.close()
+        writer.close()
         add_stage_usage(run, "generate", "agent", ctx.llm, before)
         if remote is not None:
             add_usage_delta(run, "generate", "agent", remote.usage)
@@ -356,7 +358,9 @@ def solve_one(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentContext,
             record.update(status="malformed", missing=True, error=str(exc))
         except Malformed as exc:
             record.update(status="malformed", error=str(exc))
-        except Exception as exc:   # the agent or its endpoint failed: never a result
+        except BaseException as exc:   # the agent or its endpoint failed: never a result
+            if stop_requested() or isinstance(exc, GeneratorExit):
+                raise                  # the user's Ctrl-C or SIGTERM: the run stops
             record.update(status="error",
                           error=redact(f"agent raised {type(exc).__name__}: {exc}")[:2000])
     record["seconds"] = round(time.perf_counter() - start, 4)
@@ -457,7 +461,7 @@ def run_stage(run: RunDir, file: str, samples: Sequence[Sample],
                 record.update(status="error", error=redact(
                     f"{stage} raised {type(exc).__name__}: {exc}")[:2000])
             record["seconds"] = round(time.perf_counter() - start, 4)
-            run.append(file, record)
+            write_record(run, file, record, id_key)
     finally:
         if role is not None:
             add_stage_usage(run, stage, role, client, before)

@@ -5,6 +5,9 @@
 - Every file that is rewritten (manifest, scores, summary) is written to a private temporary
   name in the same directory and renamed over the old one, so a reader (or a kill) never sees
   half a file.
+- Every record is serialised before a byte is written (`record_line`): a value JSON cannot
+  hold — a set, a cycle, a non-string key, an int past Python's digit limit, a lone UTF-16
+  surrogate — is `NotJSON` naming the reason, and nothing is written.
 - Stage files (generate.jsonl, …) are appended and fsync'ed one sample at a time. Reading one
   keeps the last good record per sample; a torn or corrupt line anywhere is reported with its
   line number and its sample is redone (the engine re-runs every sample without a good record).
@@ -34,6 +37,30 @@ class RunLocked(ScholarbenchError):
     """Another process holds the run directory."""
 
 
+class NotJSON(ValueError):
+    """A record JSON cannot write (the reason is the message)."""
+
+
+def record_line(record: Any) -> str:
+    """`record` as one line of UTF-8 JSON, or `NotJSON`: sets and other objects (TypeError),
+    cycles and ints past the digit limit (ValueError), nesting past the recursion limit, and
+    lone surrogates (which json writes but UTF-8 cannot encode) are all refused here."""
+    try:
+        text = json.dumps(record, ensure_ascii=False)
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise NotJSON(f"a string holds a lone surrogate ({text[exc.start:exc.end]!a}), "
+                      "which is not UTF-8") from None
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise NotJSON(plain_text(f"{type(exc).__name__}: {exc}")[:300]) from None
+    return text
+
+
+def plain_text(text: str) -> str:
+    """`text` with anything UTF-8 cannot hold escaped (so an error message is always writable)."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     require_regular(path, output=True)     # never rename over a device or a FIFO
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -59,10 +86,13 @@ def atomic_write_jsonl(path: Path, rows: Iterable[dict[str, Any]]) -> None:
 
 
 def append_line(path: Path, record: dict[str, Any]) -> None:
-    """Append one record and fsync it; a torn last line left by a killed writer is cut first."""
+    """Append one record and fsync it; a torn last line left by a killed writer is cut first.
+    `NotJSON` (nothing written) for a record JSON cannot hold."""
+    record_line(record)               # NotJSON before the record is walked for secrets
+    line = record_line(redact_json(record)) + "\n"
     _cut_torn_tail(path)
     with path.open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps(redact_json(record), ensure_ascii=False) + "\n")
+        handle.write(line)
         handle.flush()
         os.fsync(handle.fileno())
 
@@ -149,12 +179,13 @@ class RunDir:
         return self.manifest_path.exists()
 
     @contextmanager
-    def lock(self) -> Iterator["RunDir"]:
-        """Hold the run directory for this process; `RunLocked` if another process does."""
+    def lock(self, wait: bool = False) -> Iterator["RunDir"]:
+        """Hold the run directory for this process; `RunLocked` if another process does (or,
+        with `wait`, once it has finished)."""
         self.path.mkdir(parents=True, exist_ok=True)
         lock = FileLock(str(self.path / LOCK))
         try:
-            lock.acquire(timeout=0)
+            lock.acquire(timeout=-1 if wait else 0)
         except Timeout:
             raise RunLocked(f"{self.path} is in use by another scholarbench process (run, score "
                             "or eval); wait for it to finish or use another --out") from None

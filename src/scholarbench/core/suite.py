@@ -8,10 +8,16 @@ and the headline measures (and `without_flagged`: the judge-scored means without
 flagged `suspected_injection`, when the run has judge-scored measures); one table is printed,
 with those means under it when a sample was flagged. Exit status: 0 all complete, 3 some
 samples errored, 2 a run could not start (its reason is in eval.json and printed).
+
+eval.json is built from each run directory's own summary.json, read under that directory's lock
+(waiting for another process that holds it), never from this process's memory: two `eval`s on
+one `--out` each skip the runs the other holds (`RunLocked`), and whichever writes eval.json
+last still lists every run as its directory records it.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,8 +26,10 @@ from scholarbench.core.benchmark import Benchmark
 from scholarbench.core.engine import (EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, Models,
                                       benchmark_class, engine_benchmarks, resolve_agent,
                                       run_benchmark)
-from scholarbench.core.rundir import atomic_write_json
+from scholarbench.core.rundir import RunDir, RunLocked, atomic_write_json
 from scholarbench.errors import ScholarbenchError
+
+EVAL_LOCK = ".eval.lock"       # held while eval.json is built and written
 
 
 def default_options(cls: type[Benchmark], overrides: dict[str, Any]) -> dict[str, Any]:
@@ -53,8 +61,11 @@ def _parse_overrides(pairs: list[str]) -> dict[str, dict[str, Any]]:
 def plan(args: argparse.Namespace, models: Models) -> list[tuple[Benchmark, str]]:
     from scholarbench.core.commands import run_params
     names = engine_benchmarks()
-    listed = None if args.benchmarks in ("all", "", None) else \
+    listed = None if args.benchmarks in ("all", None) else \
         [b.strip() for b in args.benchmarks.split(",") if b.strip()]
+    if listed == []:
+        raise ScholarbenchError(f"--benchmarks {args.benchmarks!r} names no benchmark; give "
+                                f"'all' or a comma-separated list of: {', '.join(names)}")
     for name in listed or []:
         if name not in names:
             raise ScholarbenchError(f"unknown benchmark {name!r}; known: {', '.join(names)}")
@@ -94,44 +105,66 @@ def run_suite(args: argparse.Namespace, models: Models) -> int:
     check_max_samples(args.max_samples)
     ray = ray_options(args)
     pairs = plan(args, models)
-    entries = []
+    failures: dict[Path, ScholarbenchError] = {}
     for bench, subtask in pairs:
         run_dir = out / f"{bench.name}-{subtask}"
         print(f"== {bench.name} {subtask} → {run_dir}")
-        entry: dict[str, Any] = {"benchmark": bench.name, "subtask": subtask,
-                                 "run_dir": str(run_dir)}
         try:
             outcome = run_benchmark(bench, subtask, args.agent, run_dir,
                                     params=run_params(args), models=models,
                                     limit=args.limit, name=args.name, progress=not args.quiet,
                                     max_samples=args.max_samples, ray=ray)
         except ScholarbenchError as exc:
-            entry.update(status="failed", reason=str(exc))
+            failures[run_dir] = exc
             print(f"error: {bench.name} {subtask}: {exc}", file=sys.stderr)
-            entries.append(entry)
             continue
-        s = outcome.summary
-        counts = s.get("status", {})
-        headline = bench.headline.get(subtask, ()) or tuple(s.get("metrics", {}))[:3]
-        entry.update(status="complete" if not outcome.n_errors else "incomplete",
-                     run_name=s.get("run_name"), samples=s["n_samples"],
-                     scored=counts.get("scored", 0), errors=counts.get("error", 0),
-                     malformed=counts.get("malformed", 0),
-                     oversized=counts.get("oversized", 0),
-                     headline={k: s["metrics"][k]["mean"] for k in headline
-                               if k in s.get("metrics", {})})
-        if s.get("without_flagged"):
-            entry["without_flagged"] = s["without_flagged"]
         if line := outcome.error_line():
             print(f"error: {line}", file=sys.stderr)
-        entries.append(entry)
-    atomic_write_json(out / "eval.json", {"agent": args.agent, "runs": entries})
+    from filelock import FileLock
+    out.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(out / EVAL_LOCK)):       # one eval.json writer at a time
+        entries = [run_entry(bench, subtask, out / f"{bench.name}-{subtask}",
+                             failures.get(out / f"{bench.name}-{subtask}"))
+                   for bench, subtask in pairs]
+        atomic_write_json(out / "eval.json", {"agent": args.agent, "runs": entries})
     print()
     print(format_table(entries))
     print(f"suite: {out / 'eval.json'}")
     if any(e["status"] == "failed" for e in entries):
         return EXIT_USAGE
     return EXIT_INCOMPLETE if any(e["status"] == "incomplete" for e in entries) else EXIT_OK
+
+
+def run_entry(bench: Benchmark, subtask: str, run_dir: Path,
+              failure: ScholarbenchError | None = None) -> dict[str, Any]:
+    """eval.json's entry for one run, from its directory's summary.json read under its lock.
+    `failure`: why this process could not run it — the entry unless the run was only held by
+    another process (`RunLocked`), whose result the directory then records."""
+    entry: dict[str, Any] = {"benchmark": bench.name, "subtask": subtask, "run_dir": str(run_dir)}
+    summary = None
+    if failure is None or isinstance(failure, RunLocked):
+        run = RunDir(run_dir)
+        if failure is not None:
+            print(f"waiting for {run_dir} (another process holds it) to list it in eval.json",
+                  file=sys.stderr)
+        with run.lock(wait=True):
+            try:
+                summary = json.loads(run.file("summary.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                summary = None
+    if not isinstance(summary, dict) or not isinstance(summary.get("status"), dict):
+        reason = str(failure) if failure is not None else f"{run_dir} holds no summary.json"
+        return {**entry, "status": "failed", "reason": reason}
+    counts, metrics = summary["status"], summary.get("metrics") or {}
+    headline = bench.headline.get(subtask, ()) or tuple(metrics)[:3]
+    entry.update(status="complete" if summary.get("complete", True) else "incomplete",
+                 run_name=summary.get("run_name"), samples=summary.get("n_samples", 0),
+                 scored=counts.get("scored", 0), errors=counts.get("error", 0),
+                 malformed=counts.get("malformed", 0), oversized=counts.get("oversized", 0),
+                 headline={k: metrics[k]["mean"] for k in headline if k in metrics})
+    if summary.get("without_flagged"):
+        entry["without_flagged"] = summary["without_flagged"]
+    return entry
 
 
 def format_table(entries: list[dict[str, Any]]) -> str:

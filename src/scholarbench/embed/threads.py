@@ -5,7 +5,7 @@ cgroup CPU quota: in a container limited to 1 CPU on a 16-core host it starts 16
 the encoder then fights the quota. The rule, applied once per process before MiniLM is loaded
 (`encoder_threads`); the variable keeps its historical name:
 
-1. `SCHOLARBENCH_TORCH_THREADS=N` (N ≥ 1): N threads, whatever else is set. `keep`: ONNX
+1. `SCHOLARBENCH_TORCH_THREADS=N` (1 ≤ N ≤ 4096): N threads, whatever else is set. `keep`: ONNX
    Runtime's own default. Unset, empty or `auto`: the automatic rule below. Anything else is an
    error.
 2. Automatic: `OMP_NUM_THREADS` or `MKL_NUM_THREADS` set → the user sized threads: the count is
@@ -121,22 +121,32 @@ def usable_cpus(root: Path = CGROUP_ROOT, self_cgroup: Path = SELF_CGROUP,
     return max(1, cpus)
 
 
+MAX_THREADS = 4096
+
+
+def check_setting(environ: Mapping[str, str] | None = None) -> int | str:
+    """`$SCHOLARBENCH_TORCH_THREADS` as N (1..MAX_THREADS), 'keep' or 'auto' (unset, empty);
+    anything else is a usage error (commands check it before any run starts)."""
+    environ = os.environ if environ is None else environ
+    raw = environ.get(ENV, "").strip().lower()
+    if raw in ("keep", "auto", ""):
+        return raw or "auto"
+    value = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 6 else 0
+    if not 1 <= value <= MAX_THREADS:
+        raise ScholarbenchError(f"${ENV} must be a whole number from 1 to {MAX_THREADS}, "
+                                f"'auto' or 'keep' (got {environ[ENV]!r})")
+    return value
+
+
 def plan_threads(environ: Mapping[str, str] | None = None, *, root: Path = CGROUP_ROOT,
                  self_cgroup: Path = SELF_CGROUP, affinity: int | None = None) -> ThreadPlan:
     """The encoder's intra-op thread count under the rule in this module's docstring."""
     environ = os.environ if environ is None else environ
-    raw = environ.get(ENV, "").strip().lower()
-    if raw == "keep":
+    setting = check_setting(environ)
+    if setting == "keep":
         return ThreadPlan(None, f"{ENV}=keep")
-    if raw not in ("", "auto"):
-        try:
-            value = int(raw)
-        except ValueError:
-            value = 0
-        if value < 1:
-            raise ScholarbenchError(f"${ENV} must be a positive integer, 'auto' or 'keep' "
-                                    f"(got {environ[ENV]!r})")
-        return ThreadPlan(value, f"${ENV}")
+    if isinstance(setting, int):
+        return ThreadPlan(setting, f"${ENV}")
     for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         if environ.get(name, "").strip():
             return ThreadPlan(None, f"${name} is set")

@@ -113,7 +113,27 @@ def _is_loopback_url(url: str) -> bool:
     return host in {"localhost", "127.0.0.1", "::1"} or host.startswith("127.")
 
 
+def check_base_url(url: str, where: str) -> str:
+    """`url` if it is an http(s) URL with a host (and a valid port); a usage error otherwise,
+    never echoing what could be a key in the URL's user part."""
+    from urllib.parse import urlsplit
+    try:
+        parts = urlsplit(str(url).strip())
+        parts.port                                   # raises on a port that is not a number
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        parts, ok = None, False
+    if not ok:
+        scheme = f"a {parts.scheme}: URL" if parts is not None and parts.scheme else "malformed"
+        raise ScholarbenchError(f"{where}: an OpenAI-compatible endpoint is an http:// or "
+                                f"https:// URL with a host, e.g. http://127.0.0.1:8080/v1 "
+                                f"(this one is {scheme})")
+    return str(url).strip()
+
+
 def _coerce(name: str, value: Any, where: str) -> Any:
+    if name == "base_url" and value is not None:
+        return check_base_url(value, where)
     if name == "allow_http_key" and value is not None:
         if isinstance(value, str):
             value = value.strip().lower() in ("1", "true", "yes")

@@ -57,10 +57,12 @@ def openai_tools() -> list[dict[str, Any]]:
 def _run_call(tools: Any, name: str, arguments: str) -> str:
     try:
         args = json.loads(arguments or "{}")
-    except ValueError:
-        return f"error: the arguments of {name} are not valid JSON"
+    except (ValueError, RecursionError):
+        args, raw = None, arguments           # recorded in the trajectory as sent
+    else:
+        raw = None
     try:
-        result = tools.call(name, args)
+        result = tools.call(name, args, raw=raw) if raw is not None else tools.call(name, args)
     except ToolError as exc:
         return f"error: {exc}"
     text = json.dumps(result, ensure_ascii=False, default=str)

@@ -46,8 +46,9 @@ class SampleTools:
     def rules(self) -> AccessRules:
         return self.session.rules
 
-    def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
-        return self.session.call(name, arguments)
+    def call(self, name: str, arguments: dict[str, Any] | None = None, *,
+             raw: str | None = None) -> dict[str, Any]:
+        return self.session.call(name, arguments, raw=raw)
 
     def mcp_url(self) -> str:
         if self._http is None:

@@ -29,6 +29,9 @@ from scholarbench.text.clip import clip
 SEARCH_METHODS = {"bm25": "search_bm25", "dense": "search_dense", "hybrid": "search_hybrid"}
 
 
+RAW_CHARS = 2000       # of a call's unparsable arguments text kept in the trajectory
+
+
 class ToolError(ScholarbenchError):
     """A tool call the tool cannot answer (bad arguments, no such paper): its text goes back
     to the agent as the tool's error; the session goes on."""
@@ -71,13 +74,17 @@ class ToolSession:
 
     # -- the one entry point ---------------------------------------------------------------
     def call(self, name: str, arguments: dict[str, Any] | None = None, *,
-             via: str | None = None) -> dict[str, Any]:
-        """Validate, run and record one call; `ToolError` (recorded too) when it fails."""
+             via: str | None = None, raw: str | None = None) -> dict[str, Any]:
+        """Validate, run and record one call; `ToolError` (recorded too) when it fails. `raw`:
+        the arguments text of a call whose arguments did not parse as JSON (recorded as sent,
+        up to `RAW_CHARS`, with the error)."""
         start = time.perf_counter()
         args = dict(arguments or {}) if isinstance(arguments, dict) else arguments
-        record = ToolCall(0, str(name), args if isinstance(args, dict) else {"_": repr(args)},
-                          via=via)
+        record = ToolCall(0, str(name), {"raw": str(raw)[:RAW_CHARS]} if raw is not None
+                          else args if isinstance(args, dict) else {"_": repr(args)}, via=via)
         try:
+            if raw is not None:
+                raise ToolError(f"the arguments of {name} are not valid JSON")
             spec = TOOLS.get(name)
             if spec is None:
                 raise ToolError(f"unknown tool {name!r}; tools: {', '.join(TOOLS)}")

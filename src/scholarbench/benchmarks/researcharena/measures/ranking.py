@@ -57,6 +57,7 @@ DEFAULT_MEASURES: tuple[str, ...] = ("R@10", "R@100", "P@10", "P@100",
 DISCOVERY_MEASURES: tuple[str, ...] = ("R@10", "R@100", "P@10", "P@100")
 SELECTION_MEASURES: tuple[str, ...] = ("nDCG@10", "nDCG@30", "nDCG@100", "RR")
 PROVIDER = "pytrec_eval"
+MAX_PARAM = 2**31 - 1         # the largest cutoff or relevance level a measure may name
 
 QrelsLike = Qrels | Mapping[str, Mapping[str, int]]
 RunLike = Run | Mapping[str, Mapping[str, float]]
@@ -93,6 +94,14 @@ def _parse(name: str):
     if str(measure) != name:
         raise ValueError(f"measure {name!r} prints as {str(measure)!r}; use that name "
                          "(it is the key in every results file)")
+    for param, value in measure.params.items():
+        # trec_eval reads these as C longs and exits the process on a cutoff < 1 (a bound
+        # past its range is clamped and then not found); 2^31 - 1 fits every platform's long
+        if isinstance(value, int) and not isinstance(value, bool) and param in ("cutoff", "rel") \
+                and not 1 <= value <= MAX_PARAM:
+            what = "cutoff (after @)" if param == "cutoff" else f"{param}="
+            raise ValueError(f"measure {name!r}: its {what} must be from 1 to {MAX_PARAM}, "
+                             f"got {value}")
     provider = _provider()
     if not provider.supports(measure):
         raise ValueError(f"measure {name!r} is not computed by the {PROVIDER} provider")
