@@ -74,6 +74,16 @@ class Benchmark:
         """The sub-tasks `eval` runs by default (those whose data is present)."""
         return list(self.subtasks)
 
+    def eval_options(self, subtask: str, given: dict[str, Any]) -> dict[str, Any]:
+        """Options `eval` sets for `subtask` on top of the defaults, where the user gave none
+        (`given`: the user's `--option` keys), so the sub-task finds its gold."""
+        return {}
+
+    def unscorable_hint(self, subtask: str) -> str:
+        """How to give `subtask` gold when none of its samples can be scored (`eval` says it
+        beside a skipped sub-task)."""
+        return ""
+
     # -- samples and agents ------------------------------------------------------------------
     def check(self, subtask: str) -> None:
         """Cheap checks that the inputs exist (raise with how to get them); called first."""

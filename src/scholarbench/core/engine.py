@@ -33,6 +33,7 @@ from scholarbench.core.limits import Oversized, scored_as_missing
 from scholarbench.core.records import Manifest, Summary
 from scholarbench.core.registry import REGISTRY
 from scholarbench.core.rundir import RunDir
+from scholarbench.core.status import count_samples, sample_status
 from scholarbench.core.usage import (  # noqa: F401  (re-exported: the stages' accounting)
     _usage, add_stage_usage, add_usage_delta, model_identity, usage_delta)
 from scholarbench.errors import ScholarbenchError
@@ -410,18 +411,19 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
     for row in rows:
         rec = generated.get(str(row[bench.id_key]))
         if rec is not None and rec.get("status") in ("error", "oversized"):
-            row["status"], row["error"] = rec["status"], rec.get("error")
+            row["error"] = rec.get("error")
             row.pop("missing", None)      # counted under its own status, not as missing
-        row.setdefault("status", "scored")
+        status = sample_status(row, rec)      # one status in every file (core.status)
+        if status != "scored" or row.get("status") is None:
+            row["status"] = status            # (a scored sub-status such as no_references stays)
         if row["status"] == "error":
             reason = str(row.get("error") or "error").split(":")[0][:80]
             errors[reason] = errors.get(reason, 0) + 1
     n_flagged = flag_injections(rows, generated, bench.id_key)
     run.write_jsonl(SCORES, rows)
     manifest = run.read_manifest()
-    status: dict[str, int] = {}
-    for row in rows:
-        status[row["status"]] = status.get(row["status"], 0) + 1
+    counts = count_samples(rows, generated, bench.id_key)
+    status = counts.status_dict()
     summary = Summary(benchmark=bench.name, mode=manifest.get("mode"), agent=manifest["agent"],
                       run_name=manifest.get("run_name"), n_samples=len(rows), status=status,
                       complete=not errors).model_dump(mode="json")

@@ -3,8 +3,10 @@
 Every (benchmark, sub-task) pair is checked first: an explicitly listed benchmark the agent fits
 in none of its sub-tasks is an error before anything runs. Then each pair runs into
 `OUT/<benchmark>-<sub-task>/` (resumable like any run), and `OUT/eval.json` lists per run: the
-benchmark, sub-task, status (complete / incomplete / failed), samples, scored, errors, malformed
-and the headline measures; one table is printed. Exit status: 0 all complete, 3 some samples
+benchmark, sub-task, status (complete / incomplete / skipped / failed), samples, the per-sample
+counts of every status with each one's top reason (`core.status`: the same counts summary.json
+and the report show) and the headline measures; one table is printed. A sub-task none of whose
+samples can be scored on the data at hand is `skipped`, with why and how to enable it. Exit status: 0 all complete, 3 some samples
 errored, 2 a run could not start (its reason is in eval.json and printed).
 """
 from __future__ import annotations
@@ -19,6 +21,7 @@ from scholarbench.core.engine import (EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, Mode
                                       benchmark_class, engine_benchmarks, resolve_agent,
                                       run_benchmark)
 from scholarbench.core.rundir import atomic_write_json
+from scholarbench.core.status import COLUMNS, LABELS, run_counts
 from scholarbench.errors import ScholarbenchError
 
 
@@ -79,7 +82,9 @@ def plan(args: argparse.Namespace, models: Models) -> list[tuple[Benchmark, str]
         if listed is not None and not fitting:
             raise ScholarbenchError(f"agent {args.agent!r} fits no sub-task of {name}: "
                                     + (reasons[0] if reasons else "no sub-task has data"))
-        pairs.extend((bench, s) for s in fitting)
+        for subtask in fitting:
+            extra = bench.eval_options(subtask, overrides.get(name, {}))
+            pairs.append((cls({**bench.options, **extra}) if extra else bench, subtask))
     if not pairs:
         raise ScholarbenchError(f"agent {args.agent!r} fits no benchmark")
     return pairs
@@ -109,15 +114,7 @@ def run_suite(args: argparse.Namespace, models: Models) -> int:
             entries.append(entry)
             continue
         s = outcome.summary
-        counts = s.get("status", {})
-        headline = bench.headline.get(subtask, ()) or tuple(s.get("metrics", {}))[:3]
-        entry.update(status="complete" if not outcome.n_errors else "incomplete",
-                     run_name=s.get("run_name"), samples=s["n_samples"],
-                     scored=counts.get("scored", 0), errors=counts.get("error", 0),
-                     malformed=counts.get("malformed", 0),
-                     oversized=counts.get("oversized", 0),
-                     headline={k: s["metrics"][k]["mean"] for k in headline
-                               if k in s.get("metrics", {})})
+        entry.update(run_entry(bench, subtask, run_dir, s, outcome.n_errors))
         if line := outcome.error_line():
             print(f"error: {line}", file=sys.stderr)
         entries.append(entry)
@@ -130,16 +127,59 @@ def run_suite(args: argparse.Namespace, models: Models) -> int:
     return EXIT_INCOMPLETE if any(e["status"] == "incomplete" for e in entries) else EXIT_OK
 
 
+def run_entry(bench: Benchmark, subtask: str, run_dir: Path, summary: dict[str, Any],
+              n_errors: int) -> dict[str, Any]:
+    """eval.json's entry for a finished run: its status, the per-sample counts of
+    `core.status.run_counts` (the same counts the report shows) and the headline means. A run
+    whose every sample is unscorable is `skipped`, with why and how to enable it."""
+    counts = run_counts(run_dir, bench.name)
+    headline = bench.headline.get(subtask, ()) or tuple(summary.get("metrics", {}))[:3]
+    status = "complete" if not n_errors else "incomplete"
+    entry: dict[str, Any] = {}
+    if counts.n_samples and counts.get("unscorable") == counts.n_samples:
+        status = "skipped"
+        entry["reason"] = (f"every sample unscorable ({counts.reasons.get('unscorable', '')})"
+                           + (f"; {hint}" if (hint := bench.unscorable_hint(subtask)) else ""))
+    c = counts.counts
+    entry.update(status=status, run_name=summary.get("run_name"), samples=counts.n_samples,
+                 counts=c, reasons=counts.reasons,
+                 scored=c["scored"], errors=c["error"], malformed=c["malformed"],
+                 oversized=c["oversized"],
+                 headline={k: summary["metrics"][k]["mean"] for k in headline
+                           if k in summary.get("metrics", {})})
+    return entry
+
+
+_SHORT = {"scored": "scored", "missing": "miss", "malformed": "malf", "oversized": "over",
+          "unresolved": "unres", "unscored": "unsc", "unscorable": "unsb", "error": "err"}
+
+
 def format_table(entries: list[dict[str, Any]]) -> str:
-    head = f"{'benchmark':<14} {'sub-task':<14} {'status':<11} {'n':>4} {'scored':>6} " \
-           f"{'err':>4} {'malf':>4}  headline"
+    """The eval table: one row per sub-task with every status column (`core.status`), the
+    headline means, and under it one line with the top reason of each non-empty column."""
+    cols = "".join(f" {_SHORT[c]:>{max(4, len(_SHORT[c]))}}" for c in COLUMNS)
+    head = f"{'benchmark':<14} {'sub-task':<14} {'status':<11} {'n':>4}{cols}  headline"
     lines = [head, "-" * len(head)]
     for e in entries:
-        if e["status"] == "failed":
-            lines.append(f"{e['benchmark']:<14} {e['subtask']:<14} failed       {e['reason']}")
+        if e["status"] in ("failed", "no answers") or "counts" not in e:
+            lines.append(f"{e['benchmark']:<14} {e['subtask']:<14} {e['status']:<11} "
+                         f"{e.get('reason', '')}")
             continue
         hl = "  ".join(f"{k} {'—' if v is None else f'{v:.4f}'}"
                        for k, v in e["headline"].items())
+        nums = "".join(f" {_cell(e['counts'].get(c)):>{max(4, len(_SHORT[c]))}}"
+                       for c in COLUMNS)
         lines.append(f"{e['benchmark']:<14} {e['subtask']:<14} {e['status']:<11} "
-                     f"{e['samples']:>4} {e['scored']:>6} {e['errors']:>4} {e['malformed']:>4}  {hl}")
+                     f"{e['samples']:>4}{nums}  {hl}")
+        why = "; ".join(f"{LABELS.get(k, k)}: {v}" for k, v in e.get("reasons", {}).items())
+        if e["status"] == "skipped":
+            why = e["reason"]
+        if why:
+            lines.append(f"{'':<30}{why}")
+    lines.append("columns: " + ", ".join(f"{_SHORT[c]} = {LABELS.get(c, c)}" for c in COLUMNS
+                                         if _SHORT[c] != c))
     return "\n".join(lines)
+
+
+def _cell(value: int | None) -> str:
+    return "—" if value is None else str(value)
