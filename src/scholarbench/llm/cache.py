@@ -3,6 +3,10 @@
 The key hashes the model identity, the messages, the sampling parameters, the seed and the
 requested output format. Timeouts, retry counts, concurrency and API keys are not part of it, so
 changing them never invalidates the cache, and no key material ever reaches the file.
+
+Every reply is stored when it arrives; a caller that cannot parse a reply as what it asked for
+(a judge verdict, a JSON value) drops it again (`ChatClient.forget`), so only usable replies are
+served from the cache and an unscored item is asked again on the next run or re-score.
 """
 from __future__ import annotations
 
@@ -59,6 +63,12 @@ class ReplyCache:
             self._db.execute("INSERT OR REPLACE INTO reply VALUES (?, ?, ?, ?, ?)",
                              (key, model_id, reply.text, reply.prompt_tokens,
                               reply.completion_tokens))
+            self._db.commit()
+
+    def delete(self, key: str) -> None:
+        """Drop one reply (one that did not parse as what was asked: the next ask re-sends)."""
+        with self._lock:
+            self._db.execute("DELETE FROM reply WHERE key = ?", (key,))
             self._db.commit()
 
     def __len__(self) -> int:
