@@ -356,3 +356,18 @@ def test_unscored_judge_items_are_asked_again_not_served_from_the_cache(env, fak
     n = len(fake.requests)
     assert cli.main(["score", str(run), "--with-judge", *judge_flags(fake)]) == 0
     assert len(fake.requests) == n
+
+
+def test_quiet_prints_no_progress_bar_of_any_stage(env, fake, corpus_dir, capsys):
+    """--quiet silences the oracle and judge stages too, on `run` and on `score RUN_DIR`."""
+    code = cli.main(["run", "deepsynth", "--agent", "ds_user_agent:solve", "--tasks", str(env),
+                     "--corpus", str(corpus_dir), "--oracle", "abstract", "--out", "runs/q",
+                     "--quiet", *judge_flags(fake)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "judge" in kinds(fake)
+    assert "%|" not in err and "sample/s" not in err, err
+    assert cli.main(["score", "runs/q", "--with-judge", "--quiet",
+                     *judge_flags(fake, "judge-two")]) == 0
+    err = capsys.readouterr().err
+    assert "%|" not in err and "sample/s" not in err, err

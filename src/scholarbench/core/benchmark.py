@@ -53,6 +53,7 @@ class Benchmark:
     order: ClassVar[int] = 100                        # position in `eval` and reports
     identity_extra: ClassVar[tuple[str, ...]] = ()    # manifest keys that must also agree to
                                                       # resume (besides engine.IDENTITY_KEYS)
+    progress: bool = True         # progress bars of every stage (the engine sets it: --quiet)
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         from scholarbench.core.engine import Models

@@ -120,6 +120,7 @@ def add_engine_parsers(sub: Any) -> None:
                          help="add or redo the LLM-judge scores (judge role: --judge, else "
                          "the local model)")
     rescore.add_argument("--data", help=DATA_HELP)
+    rescore.add_argument("--quiet", action="store_true", help="no progress bars")
     add_model_flags(rescore, agent=False, judge=True)
     rescore.set_defaults(func=cmd_rescore)
 
@@ -212,7 +213,8 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     manifest = RunDir(run_dir).read_manifest()
     bench = benchmark_class(str(manifest.get("benchmark")))
     options = {"with_judge": bool(args.with_judge)}     # a judge is per scoring, not per run
-    outcome = score_run(run_dir, options=options, models=_models(args))
+    outcome = score_run(run_dir, options=options, models=_models(args),
+                        progress=not getattr(args, "quiet", False))
     print(format_outcome(bench(manifest.get("options")), outcome))
     if line := outcome.error_line():
         print(f"error: {line}", file=sys.stderr)

@@ -199,6 +199,7 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
         raise ScholarbenchError("--limit must be >= 0")
     models = models or Models()
     bench.models = models
+    bench.progress = progress               # oracle, judge and scoring stages too (--quiet)
     limits = bench.output_limits            # a bad --max-output fails before anything runs
     bench.check(subtask)
     agent = resolve_agent(bench, agent_spec, dict(params or {}), subtask)
@@ -396,6 +397,7 @@ def score_run(run_dir: Path, *, options: dict[str, Any] | None = None,
         bench = benchmark_class(str(manifest.get("benchmark")))(
             {**(manifest.get("options") or {}), **(options or {})})
     bench.models = models or Models()
+    bench.progress = progress
     with run.lock():
         loaded = bench.load_for_rescore(run, manifest)
         return _score_locked(bench, run, loaded.samples, bench.models, progress)
