@@ -611,7 +611,9 @@ def test_run_metadata_names_the_judge_its_usage_and_unscored_count(judged_run):
     assert facts["judge samples"] == ("1 of 3 scored; 1 unscored (unusable reply); 1 without a "
                                       "prediction to judge — both excluded from the means")
     runs_table = unescape(html.split('<table class="runs">')[1].split("</table>")[0])
-    assert "1 missing; 1 unscored by the judge" in runs_table
+    assert "2 scored; 1 missing" in runs_table           # core.status: one status per sample
+    assert "unscored (judge): 1 sample(s) without judge scores, 1× after N repair(s): not " \
+        "valid JSON" in runs_table
 
 
 def test_a_judged_run_without_its_judge_file_is_noted(judged_run, tmp_path):

@@ -60,9 +60,9 @@ def _reason_of(status: str, row: dict[str, Any], rec: dict[str, Any] | None) -> 
 
 def _general(text: str) -> str:
     """One reason for many samples: ids, quoted names and numbers are left out."""
-    text = re.sub(r"'[^']*'|\"[^\"]*\"", "…", text.splitlines()[0] if text else "")
-    text = re.sub(r"\b\d+(\.\d+)?\b", "N", text)
-    return text[:100]
+    text = re.sub(r"'[^'\s]*'|\"[^\"\s]*\"", "…", text.splitlines()[0] if text else "")
+    text = re.sub(r"(?<![\w/.-])\d+(\.\d+)?(?![\w/.-])", "N", text)
+    return text if len(text) <= 200 else text[:199] + "…"
 
 
 @dataclass
@@ -94,7 +94,9 @@ def count_samples(rows: Iterable[dict[str, Any]], generated: dict[str, dict[str,
     `n_unresolved` and the judge's unscored reasons."""
     out = StatusCounts(counts={k: 0 for k in COLUMNS})
     reasons: dict[str, Counter[str]] = {k: Counter() for k in COLUMNS}
+    rows_seen = []
     for row in rows:
+        rows_seen.append(row)
         rec = generated.get(str(row.get(id_key)))
         status = sample_status(row, rec)
         out.n_samples += 1
@@ -104,7 +106,7 @@ def count_samples(rows: Iterable[dict[str, Any]], generated: dict[str, dict[str,
     summary = summary or {}
     unresolved = summary.get("n_unresolved")
     out.counts["unresolved"] = int(unresolved) if isinstance(unresolved, int) else None
-    judge_line = _judge_reasons(summary)
+    judge_line = _judge_reasons(summary) or _row_judge_reasons(rows_seen)
     for column, counter in reasons.items():
         if counter:
             why, n = counter.most_common(1)[0]
@@ -125,6 +127,16 @@ def _judge_reasons(summary: dict[str, Any]) -> str | None:
     total = n if isinstance(n, int) and n else sum(v for v in reasons.values()
                                                   if isinstance(v, int))
     return f"{total} judge item(s) unscored, {k}× {top}"
+
+
+def _row_judge_reasons(rows: list[dict[str, Any]]) -> str | None:
+    """Samples scored without their judge measures (TaxoBench's `judge_unscored`)."""
+    reasons = Counter(_general(str(r["judge_unscored"])) for r in rows
+                      if r.get("judge_unscored"))
+    if not reasons:
+        return None
+    top, k = reasons.most_common(1)[0]
+    return f"{sum(reasons.values())} sample(s) without judge scores, {k}× {top}"
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:

@@ -87,7 +87,8 @@ def table_html(table: Table, heading: str = "",
             if values and key in higher_is_better:
                 best[i] = max(values) if higher_is_better[key] else min(values)
     width = len(table.header)
-    out = [f'<table class="lb" data-title="{e(table.title)}"><caption>{e(table.title)}</caption>'
+    out = [f'<div class="scroll"><table class="lb" data-title="{e(table.title)}">'
+           f"<caption>{e(table.title)}</caption>"
            "<thead><tr>" + "".join(f'<th scope="col">{e(h)}</th>' for h in table.header)
            + "</tr></thead><tbody>"]
     for row in table.rows:
@@ -116,7 +117,7 @@ def table_html(table: Table, heading: str = "",
             cells.append(f"<td{attrs}>{e(cell)}</td>")
         source = f' data-run="{e(row.source)}"' if row.source else ""
         out.append(f'<tr class="{row.kind}"{source}>' + "".join(cells) + "</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     if table.notes:
         out.append('<ul class="notes">' + "".join(f"<li>{e(n)}</li>" for n in table.notes)
                    + "</ul>")
