@@ -154,11 +154,16 @@ def _fitting(bench: Benchmark, subtask: str) -> str:
 
 
 def run_name(agent_spec: str, models: Models, explicit: str | None) -> str:
-    """Runs are named by agent and model, so two models of one agent are told apart."""
+    """Runs are named `AGENT@MODEL` (the model's name, not its endpoint's URL), so two models
+    of one agent are told apart and no address reaches a report."""
     if explicit:
         return explicit
     client = models.bound().get("agent")
-    return f"{agent_spec}@{client.model_id}" if client is not None else agent_spec
+    if client is None:
+        return agent_spec
+    model = getattr(getattr(client, "config", None), "model", None) or \
+        str(client.model_id).rpartition("|")[2]
+    return f"{agent_spec}@{model}"
 
 
 # -- running -------------------------------------------------------------------------------
