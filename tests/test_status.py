@@ -52,7 +52,8 @@ def _entry(**counts) -> dict:
     base = {c: 0 for c in COLUMNS}
     base.update(counts)
     return {"benchmark": "deepsynth", "subtask": "report", "status": "complete", "samples": 2,
-            "counts": base, "reasons": {"unscored": "437 judge item(s) unscored, 437× invalid_json"},
+            "counts": base,
+            "reasons": {"unscored": "437 judge item(s) unscored, 437× invalid_json"},
             "headline": {"dse_overall": None}}
 
 

@@ -154,16 +154,11 @@ def _fitting(bench: Benchmark, subtask: str) -> str:
 
 
 def run_name(agent_spec: str, models: Models, explicit: str | None) -> str:
-    """Runs are named `AGENT@MODEL` (the model's name, not its endpoint's URL), so two models
-    of one agent are told apart and no address reaches a report."""
+    """Runs are named `AGENT@MODEL` (not the endpoint's URL): two models are told apart."""
     if explicit:
         return explicit
-    client = models.bound().get("agent")
-    if client is None:
-        return agent_spec
-    model = getattr(getattr(client, "config", None), "model", None) or \
-        str(client.model_id).rpartition("|")[2]
-    return f"{agent_spec}@{model}"
+    client = models.bound().get("agent")      # model_id is "BASE_URL|model": the model only
+    return agent_spec if client is None else f"{agent_spec}@{client.model_id.rpartition('|')[2]}"
 
 
 # -- running -------------------------------------------------------------------------------
@@ -420,9 +415,9 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
         if rec is not None and rec.get("status") in ("error", "oversized"):
             row["error"] = rec.get("error")
             row.pop("missing", None)      # counted under its own status, not as missing
-        status = sample_status(row, rec)      # one status in every file (core.status)
-        if status != "scored" or row.get("status") is None:
-            row["status"] = status            # (a scored sub-status such as no_references stays)
+        status = sample_status(row, rec)      # one status in every file (core.status); a
+        if status != "scored" or row.get("status") is None:   # scored sub-status stays
+            row["status"] = status
         if row["status"] == "error":
             reason = str(row.get("error") or "error").split(":")[0][:80]
             errors[reason] = errors.get(reason, 0) + 1

@@ -6,8 +6,9 @@ in none of its sub-tasks is an error before anything runs. Then each pair runs i
 benchmark, sub-task, status (complete / incomplete / skipped / failed), samples, the per-sample
 counts of every status with each one's top reason (`core.status`: the same counts summary.json
 and the report show) and the headline measures; one table is printed. A sub-task none of whose
-samples can be scored on the data at hand is `skipped`, with why and how to enable it. Exit status: 0 all complete, 3 some samples
-errored, 2 a run could not start (its reason is in eval.json and printed).
+samples can be scored on the data at hand is `skipped`, with why and how to enable it.
+Exit status: 0 all complete (or skipped), 3 some samples errored, 2 a run could not start (its
+reason is in eval.json and printed).
 """
 from __future__ import annotations
 
