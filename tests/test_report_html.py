@@ -636,3 +636,21 @@ def test_compare_includes_the_judge_metrics_only_when_both_runs_have_them(judged
     assert "judge_avg↑" in format_comparison(both)
     mixed = compare_runs(judged_run, taxo_runs[0], n_boot=200)
     assert not [m for m in mixed.metrics if m.metric.startswith("judge_")]
+
+
+def test_sample_flags_name_the_samples_status_and_an_errored_sample_shows_no_values():
+    """The drill-down says `malformed: why` for a malformed answer (not `error:`), and an
+    errored sample (no result) shows no metric value."""
+    from scholarbench.report.htmlkit import sample_metric_table
+    from scholarbench.report.sections.base import MetricDisplay
+    html = sample_metric_table(
+        [("a", {"status": "malformed", "malformed": True, "f1": 0.0,
+                "error": "taxonomy answer, field taxonomy: Field required"}),
+         ("b", {"status": "error", "f1": 0.0, "error": "agent raised ConnectionError: down"}),
+         ("c", {"status": "missing", "missing": True, "f1": 0.0})],
+        [MetricDisplay("f1", "F1")])
+    rows = html.split("<tr>")[2:]
+    assert "<td class='flags'>malformed: taxonomy answer" in rows[0] and "0.0000" in rows[0]
+    assert "<td class='flags'>error: agent raised" in rows[1]
+    assert 'data-value="">—</td>' in rows[1] and "0.0000" not in rows[1]
+    assert "<td class='flags'>missing</td>" in rows[2]
