@@ -115,6 +115,8 @@ def test_an_answer_that_does_not_parse_is_malformed_in_every_file(tmp_path, caps
     md = capsys.readouterr().out
     assert "| taxobench bottom-up | complete | 2 | 0 | 0 | 2 | 0 |" in md     # n scored miss malf
     assert "taxobench bottom-up: malformed: 2× taxonomy answer" in md
+    assert main(["report", str(out), "--format", "csv"]) == 0      # CSV: the runs' table only
+    assert capsys.readouterr().out.startswith("system,")
     html = tmp_path / "r.html"
     assert main(["report", str(out), "--html", str(html)]) == 0
     text = html.read_text()

@@ -127,10 +127,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     if fmt is None:
         return 0
     text = leaderboard_text(runs, fmt, published) if runs else ""
-    if overview:
+    if overview and fmt != "csv":          # CSV is one benchmark's table: no overview
         from scholarbench.report.tables import render_groups
-        text = render_groups(overview, fmt if fmt in ("markdown", "latex") else "terminal") \
-            + ("\n\n" + text if text else "")
+        text = render_groups(overview, fmt) + ("\n\n" + text if text else "")
     if out:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         Path(out).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
