@@ -114,6 +114,12 @@ def test_a_plain_function_runs_on_every_benchmark(suite):
     assert bottom_up["malformed"] == 0
     summary = json.loads((root / bottom_up["run_dir"] / "summary.json").read_text())
     assert summary["metrics"]["ari"]["n"] == 2          # two real taxonomies were scored
+    # organisation is scored against TaxoBench's mind-maps (rebuilt surveys have none)
+    org = next(r for r in runs if (r["benchmark"], r["subtask"]) == ("researcharena",
+                                                                   "organisation"))
+    assert org["counts"]["scored"] == org["samples"] and org["counts"]["unscorable"] == 0
+    manifest = json.loads((root / org["run_dir"] / "manifest.json").read_text())
+    assert manifest["data"]["tasks_from"] == "taxobench"
     assert "benchmark" in done.stdout and "headline" in done.stdout
 
 

@@ -116,3 +116,43 @@ def test_tools_serve_does_not_build_the_other_commands_parsers(monkeypatch, caps
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_an_answer_that_does_not_parse_is_malformed_in_every_file(tmp_path, capsys, monkeypatch):
+    """One sample, one status: an agent answering `{}` on TaxoBench is malformed in
+    generate.jsonl, scores.jsonl, summary.json, eval.json, the eval table and the report."""
+    src = shared_path("data", "taxobench", "taxobench_5_instances.jsonl")
+    assert main(["data", "import", "taxobench", str(src)]) == 0
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "empty_answer.py").write_text("def solve(task):\n    return {}\n")
+    monkeypatch.syspath_prepend(str(user))
+    out = tmp_path / "suite"
+    capsys.readouterr()
+    main(["eval", "--agent", "empty_answer:solve", "--benchmarks", "taxobench", "--limit", "2",
+          "--out", str(out), "--quiet"])
+    table = capsys.readouterr().out
+    run = out / "taxobench-bottom-up"
+    lines = lambda name: [json.loads(x) for x in (run / name).read_text().splitlines()]
+    assert {g["status"] for g in lines("generate.jsonl")} == {"malformed"}
+    assert {r["status"] for r in lines("scores.jsonl")} == {"malformed"}
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["status"] == {"malformed": 2} and summary["n_malformed"] == 2
+    entry = json.loads((out / "eval.json").read_text())["runs"][0]
+    assert entry["counts"]["malformed"] == 2 and entry["counts"]["missing"] == 0
+    assert entry["malformed"] == 2 and entry["reasons"]["malformed"].startswith("2× ")
+    head, row = next((table.splitlines()[i - 2], line) for i, line in
+                     enumerate(table.splitlines()) if line.startswith("taxobench      bottom-up"))
+    cells = dict(zip(head.split()[3:], row.split()[3:]))
+    assert cells["malf"] == "2" and cells["miss"] == "0" and cells["scored"] == "0"
+    assert main(["report", str(out), "--format", "markdown"]) == 0
+    md = capsys.readouterr().out
+    assert "| taxobench bottom-up | complete | 2 | 0 | 0 | 2 | 0 |" in md     # n scored miss malf
+    assert "taxobench bottom-up: malformed: 2× taxonomy answer" in md
+    assert main(["report", str(out), "--format", "csv"]) == 0      # CSV: the runs' table only
+    assert capsys.readouterr().out.startswith("system,")
+    html = tmp_path / "r.html"
+    assert main(["report", str(out), "--html", str(html)]) == 0
+    text = html.read_text()
+    start = text.index('data-run="' + str(run) + '"')
+    assert "<td>2</td>" in text[start:start + 300] and "Suite overview" in text

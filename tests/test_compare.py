@@ -96,12 +96,12 @@ def test_shared_and_unshared_samples_and_undefined_values(tmp_path):
 
 
 def test_direction_and_warnings(tmp_path):
-    a = scored_run(tmp_path, "a", {"s1": {"us_ted": 10.0}, "s2": {"us_ted": 12.0}})
-    b = scored_run(tmp_path, "b", {"s1": {"us_ted": 8.0}, "s2": {"us_ted": 9.0}},
+    a = scored_run(tmp_path, "a", {f"s{i}": {"us_ted": 10.0 + i} for i in range(8)})
+    b = scored_run(tmp_path, "b", {f"s{i}": {"us_ted": 8.0 + i * 0.5} for i in range(8)},
                    data_sha="other")
-    result = compare_runs(a, b, n_boot=100, metrics=["us_ted"])
+    result = compare_runs(a, b, n_boot=1000, metrics=["us_ted"])
     text = format_comparison(result)
-    assert result.metrics[0].diff == pytest.approx(-2.5)
+    assert result.metrics[0].p_value == pytest.approx(2 / 256)   # exact: every sign flip
     assert text.splitlines()[-1].split()[-1] == "B"      # lower US-TED is better: B
     assert "scored on different data" in text
     md = format_comparison(result, "markdown")
@@ -121,3 +121,14 @@ def test_researcharena_unscorable_tasks_are_not_paired(arena_runs):
 def test_different_benchmarks_are_refused(taxo_runs, arena_runs):
     with pytest.raises(ScholarbenchError, match="cannot compare"):
         compare_runs(taxo_runs[0], arena_runs[0])
+
+
+def test_a_difference_the_test_does_not_support_favours_no_run(tmp_path):
+    """p above α: "no difference shown", not a winner (two samples: p = 1.0 here)."""
+    a = scored_run(tmp_path, "a", {"s1": {"us_ted": 10.0}, "s2": {"us_ted": 12.0}})
+    b = scored_run(tmp_path, "b", {"s1": {"us_ted": 8.0}, "s2": {"us_ted": 13.0}})
+    result = compare_runs(a, b, n_boot=100, metrics=["us_ted"])
+    assert result.metrics[0].diff == pytest.approx(-0.5) and result.metrics[0].p_value == 1.0
+    text = format_comparison(result)
+    assert text.splitlines()[-1].endswith("no difference shown")
+    assert "favours A" not in text and "p ≤ 0.05" in text

@@ -329,3 +329,45 @@ def test_a_run_killed_mid_generate_resumes_to_the_same_scores(env, fake, tmp_pat
     a = json.loads((killed / "summary.json").read_text())
     b = json.loads((tmp_path / "clean" / "summary.json").read_text())
     assert a["means"] == b["means"] and a["status"] == b["status"] == {"scored": 8}
+
+
+def test_unscored_judge_items_are_asked_again_not_served_from_the_cache(env, fake, tmp_path):
+    """A judge reply that did not parse is not a verdict: re-scoring with the same judge sends
+    those requests again (the reply cache kept only parsed replies) and scores them."""
+    replay = tmp_path / "reports.jsonl"
+    replay.write_text(json.dumps({"task_id": 7, "report": "Widget transformers."}) + "\n"
+                      + json.dumps({"task_id": 8, "report": "Gadget pooling."}) + "\n")
+    good = router()
+    fake.default = lambda body: (Step(text="I cannot say.") if kind_of(body) == "judge"
+                                 else good(body))
+    assert cli.main(["run", "deepsynth", "--agent", "replay", "--replay", str(replay),
+                     "--tasks", str(env), "--out", "runs/bad", "--quiet",
+                     *judge_flags(fake)]) == 0
+    run = tmp_path / "runs/bad"
+    assert {r["status"] for r in rows(run / "scores.jsonl")} == {"unscored"}
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["status"] == {"unscored": 2}
+    fake.default = good                                  # the same judge now answers
+    n = len(fake.requests)
+    assert cli.main(["score", str(run), "--with-judge", *judge_flags(fake)]) == 0
+    assert kinds(fake, n) and set(kinds(fake, n)) == {"judge"}
+    assert {r["status"] for r in rows(run / "scores.jsonl")} == {"scored"}
+    # judged and scored now: a plain re-score asks nothing
+    n = len(fake.requests)
+    assert cli.main(["score", str(run), "--with-judge", *judge_flags(fake)]) == 0
+    assert len(fake.requests) == n
+
+
+def test_quiet_prints_no_progress_bar_of_any_stage(env, fake, corpus_dir, capsys):
+    """--quiet silences the oracle and judge stages too, on `run` and on `score RUN_DIR`."""
+    code = cli.main(["run", "deepsynth", "--agent", "ds_user_agent:solve", "--tasks", str(env),
+                     "--corpus", str(corpus_dir), "--oracle", "abstract", "--out", "runs/q",
+                     "--quiet", *judge_flags(fake)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "judge" in kinds(fake)
+    assert "%|" not in err and "sample/s" not in err, err
+    assert cli.main(["score", "runs/q", "--with-judge", "--quiet",
+                     *judge_flags(fake, "judge-two")]) == 0
+    err = capsys.readouterr().err
+    assert "%|" not in err and "sample/s" not in err, err

@@ -171,7 +171,7 @@ def test_replay_file_in_the_family_schema(env):
     rows = {r["id"]: r for r in map(json.loads, (tmp / "runs/rp/scores.jsonl").read_text()
                                      .splitlines())}
     assert rows["t1"]["hit@3"] == 1.0 and rows["t1"]["status"] == "scored"
-    assert rows["t2"]["status"] == "malformed"            # no line: missing, scored empty
+    assert rows["t2"]["status"] == "missing"              # no line: missing, scored empty
     assert rows["t3"]["status"] == "malformed"            # not a list
 
 
@@ -238,3 +238,14 @@ def test_atomic_write_never_leaves_a_partial_file(tmp_path, monkeypatch):
         rundir.atomic_write_json(target, {"a": 2, "b": "x" * 10000})
     assert json.loads(target.read_text()) == {"a": 1}
     assert list(tmp_path.iterdir()) == [target]
+
+
+def test_list_agent_names_the_benchmarks_each_agent_fits_and_the_generic_ones(capsys):
+    from scholarbench.cli import main
+    assert main(["list", "agent"]) == 0
+    rows = {line.split()[0]: line.split(None, 1)[1] for line in
+            capsys.readouterr().out.splitlines()[1:]}
+    assert rows["cluster"] == "taxobench: bottom-up; researcharena: organisation"
+    assert rows["e2e-writer"].startswith("deepsynth: report; reportbench: shipped")
+    assert rows["endpoint"].startswith("every benchmark and sub-task")
+    assert "replay" in rows and "package.module:attr" in rows

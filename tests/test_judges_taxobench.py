@@ -192,12 +192,13 @@ def test_run_with_judge_counts_unscored_missing_and_malformed(tmp_path, fake):
     text = format_judge_summary(summary)
     assert "1 unscored" in text and "2 without a prediction to judge" in text
 
-    # re-scoring with the same judge and cache: every reply from the cache, no new request
+    # re-scoring with the same judge and cache: the verdict comes from the cache; the reply
+    # that did not parse was not kept, so the unscored instance is asked again (2 attempts)
     again = score_run(out, FakeEmbedder(), progress=False, judge=make_client(fake, cache))
-    assert again["metrics"] == summary["metrics"] and len(fake.requests) == 3
+    assert again["metrics"] == summary["metrics"] and len(fake.requests) == 5
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["llm_usage"]["judge"]["calls"] == 3
-    assert manifest["llm_usage"]["judge"]["cache_hits"] == 3
+    assert manifest["llm_usage"]["judge"]["calls"] == 5      # 3, then the 2 asked again
+    assert manifest["llm_usage"]["judge"]["cache_hits"] == 1
 
     # re-scoring without a judge drops the judge columns and the judge's manifest entries
     plain = score_run(out, FakeEmbedder(), progress=False)

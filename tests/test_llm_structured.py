@@ -74,3 +74,19 @@ def test_schema_is_sent_and_rejection_falls_back(fake, client):
     assert fake.requests[0]["response_format"]["json_schema"]["schema"] == schema
     assert fake.requests[1]["response_format"] == {"type": "json_object"}
     assert client.json_mode == "object"
+
+
+def test_a_reply_that_did_not_parse_is_not_served_from_the_cache(fake, tmp_path):
+    """Only usable replies stay cached: asking again re-sends what was unscored, while a good
+    reply is served from the cache (no request)."""
+    from scholarbench.llm.cache import ReplyCache
+    config = ModelConfig(role="judge", model="fake", base_url=fake.base_url, max_retries=1)
+    cached = ChatClient(config, cache=ReplyCache(tmp_path / "c.sqlite"), retry_wait=(0.01, 0.02))
+    fake.push(Step(text="no idea"), Step(text="still no idea"))
+    assert not ask_json(cached, MSG, validate=three_items).ok
+    assert len(fake.requests) == 2
+    fake.push(Step(text='["a", "b", "c"]'))
+    again = ask_json(cached, MSG, validate=three_items)
+    assert again.ok and again.value == ["a", "b", "c"] and len(fake.requests) == 3
+    third = ask_json(cached, MSG, validate=three_items)
+    assert third.value == ["a", "b", "c"] and len(fake.requests) == 3    # the verdict, cached

@@ -294,3 +294,59 @@ def test_report_with_all_benchmarks_renders(browser, taxo_runs, arena_runs, deep
         data = shot.read_bytes()
         assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 50_000
         print(f"screenshot: {shot}")
+
+
+SUITE = """(() => {
+  const box = el => el.getBoundingClientRect();
+  const overview = document.querySelector('section.suite table.lb');
+  const wrap = overview && overview.closest('div.scroll');
+  const main = document.querySelector('main');
+  const notes = [...document.querySelectorAll('section.suite ul.notes li')];
+  return {
+    rows: overview ? overview.querySelectorAll('tbody tr').length : 0,
+    first: document.querySelector('h2').textContent,
+    pageOverflow: document.documentElement.scrollWidth - window.innerWidth,
+    scrolls: wrap ? wrap.scrollWidth > wrap.clientWidth : null,
+    wrapInsideMain: wrap ? box(wrap).right <= box(main).right + 1 : null,
+    tablesOutside: [...document.querySelectorAll('table')].filter(
+        t => !t.closest('div.scroll') && box(t).right > box(main).right + 1).length,
+    notes: notes.map(n => n.textContent),
+    notesInside: notes.every(n => box(n).right <= box(main).right + 1),
+  };
+})()"""
+
+
+def test_a_suite_report_opens_with_its_overview_and_wide_tables_scroll(browser, taxo_runs,
+                                                                      tmp_path):
+    """`report SUITE_DIR`: the overview first (one row per sub-task, every status column), a
+    wide table scrolls inside its box, and a long error text wraps inside the page."""
+    from scholarbench.core.engine import benchmark_class
+    from scholarbench.core.suite import run_entry
+    suite = tmp_path / "suite"
+    entries = []
+    for src in taxo_runs:
+        summary = json.loads((src / "summary.json").read_text())
+        name = f"taxobench-{summary['mode']}"
+        shutil.copytree(src, suite / name)
+        bench = benchmark_class("taxobench")()
+        entries.append({"benchmark": "taxobench", "subtask": summary["mode"],
+                        "run_dir": f"somewhere/else/{name}",
+                        **run_entry(bench, summary["mode"], suite / name, summary, 0)})
+    long_error = ("the agent's endpoint https://example.invalid/v1/chat/completions refused "
+                  "the connection: " + "HTTPSConnectionPool(host=example.invalid)/" * 8)
+    entries.append({"benchmark": "deepsynth", "subtask": "report", "status": "failed",
+                    "reason": long_error})
+    (suite / "eval.json").write_text(json.dumps({"agent": "my-agent", "runs": entries}))
+    report = write_html_report([suite], tmp_path / "suite.html")
+    browser.open(report.resolve().as_uri(), width=1100, height=900)
+    state = browser.js(SUITE)
+    assert state["first"] == "Suite overview" and state["rows"] == 3, state
+    assert state["pageOverflow"] <= 0 and state["tablesOutside"] == 0, state
+    assert state["scrolls"] is True and state["wrapInsideMain"] is True, state
+    assert any(long_error[:60] in n for n in state["notes"]) and state["notesInside"], state
+    assert browser.problems() == []
+    target = Path(os.environ.get("SCHOLARBENCH_SCREENSHOT_DIR") or tmp_path)
+    target.mkdir(parents=True, exist_ok=True)
+    shot = browser.screenshot(target / "report-suite.png")
+    assert shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    print(f"screenshot: {shot}")

@@ -611,7 +611,9 @@ def test_run_metadata_names_the_judge_its_usage_and_unscored_count(judged_run):
     assert facts["judge samples"] == ("1 of 3 scored; 1 unscored (unusable reply); 1 without a "
                                       "prediction to judge — both excluded from the means")
     runs_table = unescape(html.split('<table class="runs">')[1].split("</table>")[0])
-    assert "1 missing; 1 unscored by the judge" in runs_table
+    assert "2 scored; 1 missing" in runs_table           # core.status: one status per sample
+    assert "unscored (judge): 1 sample(s) without judge scores, 1× after N repair(s): not " \
+        "valid JSON" in runs_table
 
 
 def test_a_judged_run_without_its_judge_file_is_noted(judged_run, tmp_path):
@@ -634,3 +636,21 @@ def test_compare_includes_the_judge_metrics_only_when_both_runs_have_them(judged
     assert "judge_avg↑" in format_comparison(both)
     mixed = compare_runs(judged_run, taxo_runs[0], n_boot=200)
     assert not [m for m in mixed.metrics if m.metric.startswith("judge_")]
+
+
+def test_sample_flags_name_the_samples_status_and_an_errored_sample_shows_no_values():
+    """The drill-down says `malformed: why` for a malformed answer (not `error:`), and an
+    errored sample (no result) shows no metric value."""
+    from scholarbench.report.htmlkit import sample_metric_table
+    from scholarbench.report.sections.base import MetricDisplay
+    html = sample_metric_table(
+        [("a", {"status": "malformed", "malformed": True, "f1": 0.0,
+                "error": "taxonomy answer, field taxonomy: Field required"}),
+         ("b", {"status": "error", "f1": 0.0, "error": "agent raised ConnectionError: down"}),
+         ("c", {"status": "missing", "missing": True, "f1": 0.0})],
+        [MetricDisplay("f1", "F1")])
+    rows = html.split("<tr>")[2:]
+    assert "<td class='flags'>malformed: taxonomy answer" in rows[0] and "0.0000" in rows[0]
+    assert "<td class='flags'>error: agent raised" in rows[1]
+    assert 'data-value="">—</td>' in rows[1] and "0.0000" not in rows[1]
+    assert "<td class='flags'>missing</td>" in rows[2]

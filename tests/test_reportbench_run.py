@@ -113,13 +113,19 @@ def test_replay_run_with_statements_resumes_and_reuses(server, corpus_dir, tmp_p
     assert factory.calls == [(False, True)]          # replay: no agent model
     after_first = len(server.requests)
     assert first["n_tasks"] == 1 and after_first > start
+    asked_first = [json.dumps(b["messages"], sort_keys=True)
+                   for b in server.requests[start:after_first]]
     summary = run_reportbench(config(out, corpus_dir, statements=True), factory)
     new = server.requests[after_first:]
-    # only the second survey's report went to the judge; the first was not regenerated or judged
-    assert new and all("Adam combines momentum" in user_text(b) or "Adam" in user_text(b)
+    # the second survey's report went to the judge; of the first (not regenerated) only the
+    # item the judge left unscored was asked again (its verdicts came from the reply cache)
+    assert new and all("Adam" in user_text(b)
+                       or json.dumps(b["messages"], sort_keys=True) in asked_first
                        for b in new)
+    assert any("Adam" not in user_text(b) for b in new)
     assert [r["id"] for r in lines(out / "generate.jsonl")] == ["2101.00001", "2101.00002"]
-    assert [r["id"] for r in lines(out / "statements.jsonl")] == ["2101.00001", "2101.00002"]
+    assert [r["id"] for r in lines(out / "statements.jsonl")] == ["2101.00001", "2101.00001",
+                                                                  "2101.00002"]
     scores = rows(out)
     one, two = scores["2101.00001"], scores["2101.00002"]
     # GT 2101.00001: Attention, BERT, ResNet (3 titles); the report cites those + 1 other
@@ -146,21 +152,28 @@ def test_replay_run_with_statements_resumes_and_reuses(server, corpus_dir, tmp_p
     assert "cited_match_rate" in text and "1 unscored" in text and "unreachable" in text
 
 
-def test_second_identical_run_makes_no_request(server, corpus_dir, tmp_path):
+def test_second_identical_run_asks_only_what_was_left_unscored(server, corpus_dir, tmp_path):
+    """Judged verdicts are resumed from the files or served from the reply cache; a reply that
+    did not parse was not kept, so only those requests are sent again (llm.cache)."""
     factory = Factory(server, tmp_path / "cache.sqlite")
     first = run_reportbench(config(tmp_path / "a", corpus_dir, statements=True), factory)
+    assert first["statements"]["counts"]["n_cited_unscored"] == 1
     n = len(server.requests)
-    # the same directory: everything is resumed from the files
+    asked_first = [json.dumps(b["messages"], sort_keys=True) for b in server.requests]
+    # the same directory: the unscored item is asked again, nothing else
     again = run_reportbench(config(tmp_path / "a", corpus_dir, statements=True), factory)
-    assert len(server.requests) == n
-    # a new directory with the same reply cache: every call is a cache hit
+    reasked = server.requests[n:]
+    assert 0 < len(reasked) < n
+    assert all(json.dumps(b["messages"], sort_keys=True) in asked_first for b in reasked)
+    n = len(server.requests)
+    # a new directory with the same reply cache: the same re-asks, every verdict a cache hit
     other = run_reportbench(config(tmp_path / "b", corpus_dir, statements=True), factory)
-    assert len(server.requests) == n
+    assert len(server.requests) - n == len(reasked)
     for summary in (again, other):
         assert summary["statements"]["micro"] == first["statements"]["micro"]
         assert summary["means"] == first["means"]
     manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
-    assert manifest["llm_usage"]["judge"]["calls"] == 0
+    assert manifest["llm_usage"]["judge"]["calls"] == len(reasked)
     assert manifest["llm_usage"]["judge"]["cache_hits"] > 0
     assert rows(tmp_path / "a") == rows(tmp_path / "b")
 

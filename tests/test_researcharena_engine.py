@@ -444,3 +444,18 @@ def test_replay_files_are_read_up_front_and_bad_entries_are_malformed(tmp_path, 
     rows = _by_id(tmp_path / "c" / "scores.jsonl")
     assert rows["100"]["status"] == "malformed" and "typology" in rows["100"]["error"]
     assert rows["100"]["heading_soft_recall"] == 0.0 and summary["complete"]
+
+
+def test_eval_gives_organisation_its_taxobench_gold_when_imported(tmp_path):
+    """`eval` takes organisation tasks from the imported TaxoBench instances (the mind-maps are
+    the gold; rebuilt surveys have none), unless the user chose a task source."""
+    data = tmp_path / "data"
+    bench = ResearchArena({"data": str(data)})
+    assert bench.eval_options("organisation", {}) == {}                  # nothing imported
+    assert "tasks_from=taxobench" in bench.unscorable_hint("organisation")
+    folder = data / "taxobench"
+    folder.mkdir(parents=True)
+    (folder / "instances.jsonl").write_text(json.dumps({"id": "1", "gt": {}}) + "\n")
+    assert bench.eval_options("organisation", {}) == {"tasks_from": "taxobench"}
+    assert bench.eval_options("discovery", {}) == {}
+    assert bench.eval_options("organisation", {"tasks_from": "corpus"}) == {}

@@ -76,7 +76,8 @@ def test_endpoint_with_tools_searches_twice_answers_and_is_scored(tmp_path, corp
                                  "samples_with_calls": 2, "by_tool": {"search": 4}}
     assert manifest["agent_config"]["tools"] == {"max_steps": 8, "max_calls": 24,
                                                  "max_tokens": None}
-    assert manifest["run_name"].startswith("endpoint+tools@")     # told apart from no tools
+    assert manifest["run_name"] == "endpoint+tools@fake-model"   # told apart from no tools;
+    assert "127.0.0.1" not in (out / "summary.json").read_text()  # no URL in the run's name
     html = tmp_path / "report.html"
     assert main(["report", str(out), "--html", str(html)]) == 0
     page = html.read_text()

@@ -53,6 +53,7 @@ class Benchmark:
     order: ClassVar[int] = 100                        # position in `eval` and reports
     identity_extra: ClassVar[tuple[str, ...]] = ()    # manifest keys that must also agree to
                                                       # resume (besides engine.IDENTITY_KEYS)
+    progress: bool = True         # progress bars of every stage (the engine sets it: --quiet)
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         from scholarbench.core.engine import Models
@@ -73,6 +74,16 @@ class Benchmark:
     def available_subtasks(self) -> list[str]:
         """The sub-tasks `eval` runs by default (those whose data is present)."""
         return list(self.subtasks)
+
+    def eval_options(self, subtask: str, given: dict[str, Any]) -> dict[str, Any]:
+        """Options `eval` sets for `subtask` on top of the defaults, where the user gave none
+        (`given`: the user's `--option` keys), so the sub-task finds its gold."""
+        return {}
+
+    def unscorable_hint(self, subtask: str) -> str:
+        """How to give `subtask` gold when none of its samples can be scored (`eval` says it
+        beside a skipped sub-task)."""
+        return ""
 
     # -- samples and agents ------------------------------------------------------------------
     def check(self, subtask: str) -> None:

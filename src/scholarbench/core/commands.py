@@ -120,6 +120,7 @@ def add_engine_parsers(sub: Any) -> None:
                          help="add or redo the LLM-judge scores (judge role: --judge, else "
                          "the local model)")
     rescore.add_argument("--data", help=DATA_HELP)
+    rescore.add_argument("--quiet", action="store_true", help="no progress bars")
     add_model_flags(rescore, agent=False, judge=True)
     rescore.set_defaults(func=cmd_rescore)
 
@@ -229,7 +230,8 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     manifest = RunDir(run_dir).read_manifest()
     bench = benchmark_class(str(manifest.get("benchmark")))
     options = {"with_judge": bool(args.with_judge)}     # a judge is per scoring, not per run
-    outcome = score_run(run_dir, options=options, models=_models(args))
+    outcome = score_run(run_dir, options=options, models=_models(args),
+                        progress=not getattr(args, "quiet", False))
     print(format_outcome(bench(manifest.get("options")), outcome))
     if line := outcome.error_line():
         print(f"error: {line}", file=sys.stderr)
@@ -257,9 +259,49 @@ def _slug(spec: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "-" for c in spec).strip("-") or "agent"
 
 
+GENERIC_FITS = {
+    "endpoint": "every benchmark and sub-task (an OpenAI-compatible endpoint is the agent: "
+                "--model, --base-url)",
+    "replay": "every benchmark and sub-task (answers from a file: --replay FILE)",
+    "package.module:attr": "every benchmark and sub-task whose answer family it returns (your "
+                           "function or class; docs/agents.md)",
+}
+
+
+def agent_fits() -> dict[str, list[str]]:
+    """Agent name (as `--agent` takes it) → "benchmark: sub-task, …" for each benchmark it
+    fits, from each benchmark's own `agent_names`."""
+    from scholarbench.core.engine import benchmark_class, engine_benchmarks
+    fits: dict[str, dict[str, list[str]]] = {}
+    for name in sorted(engine_benchmarks(),
+                       key=lambda n: (getattr(benchmark_class(n), "order", 100), n)):
+        cls = benchmark_class(name)
+        try:
+            bench = cls({})
+            per = {s: bench.agent_names(s) for s in cls.subtasks}
+        except Exception as exc:              # a plug-in that cannot list: say so, go on
+            print(f"warning: {name}: cannot list its agents ({exc})", file=sys.stderr)
+            continue
+        for subtask, agents in per.items():
+            for agent in agents:
+                fits.setdefault(agent, {}).setdefault(name, []).append(subtask)
+    return {a: [f"{b}: {', '.join(s)}" for b, s in by.items()] for a, by in fits.items()}
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     from scholarbench.core.registry import REGISTRY
-    print("\n".join(REGISTRY.names(args.kind)))
+    if args.kind == "agent":
+        fits = agent_fits()
+        rows = [(a, "; ".join(fits[a])) for a in sorted(fits) if a not in GENERIC_FITS]
+        covered = {f"{b.split(':')[0]}/{a}" for a in fits for b in fits[a]} | set(fits)
+        rows += [(a, "a plug-in (its fit is checked when it runs)")
+                 for a in REGISTRY.names("agent") if a not in covered]
+        rows += list(GENERIC_FITS.items())
+        width = max(len(a) for a, _ in rows)
+        print(f"{'agent':<{width}}  fits (benchmark: sub-tasks)")
+        print("\n".join(f"{a:<{width}}  {text}" for a, text in rows))
+    else:
+        print("\n".join(REGISTRY.names(args.kind)))
     for problem in REGISTRY.load_problems:
         print(f"warning: {problem}", file=sys.stderr)
     return 0

@@ -35,6 +35,7 @@ from scholarbench.core.records import Manifest, Summary
 from scholarbench.core.registry import REGISTRY
 from scholarbench.core.rundir import RunDir
 from scholarbench.core.writing import SampleWriter, write_record
+from scholarbench.core.status import count_samples, sample_status
 from scholarbench.core.usage import (  # noqa: F401  (re-exported: the stages' accounting)
     _usage, add_stage_usage, add_usage_delta, model_identity, usage_delta)
 from scholarbench.errors import ScholarbenchError
@@ -157,11 +158,11 @@ def _fitting(bench: Benchmark, subtask: str) -> str:
 
 
 def run_name(agent_spec: str, models: Models, explicit: str | None) -> str:
-    """Runs are named by agent and model, so two models of one agent are told apart."""
+    """Runs are named `AGENT@MODEL` (not the endpoint's URL): two models are told apart."""
     if explicit:
         return explicit
-    client = models.bound().get("agent")
-    return f"{agent_spec}@{client.model_id}" if client is not None else agent_spec
+    client = models.bound().get("agent")      # model_id is "BASE_URL|model": the model only
+    return agent_spec if client is None else f"{agent_spec}@{client.model_id.rpartition('|')[2]}"
 
 
 # -- running -------------------------------------------------------------------------------
@@ -202,6 +203,7 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
         raise ScholarbenchError("--limit must be >= 0")
     models = models or Models()
     bench.models = models
+    bench.progress = progress               # oracle, judge and scoring stages too (--quiet)
     limits = bench.output_limits            # a bad --max-output fails before anything runs
     bench.check(subtask)
     agent = resolve_agent(bench, agent_spec, dict(params or {}), subtask)
@@ -400,6 +402,7 @@ def score_run(run_dir: Path, *, options: dict[str, Any] | None = None,
         bench = benchmark_class(str(manifest.get("benchmark")))(
             {**(manifest.get("options") or {}), **(options or {})})
     bench.models = models or Models()
+    bench.progress = progress
     with run.lock():
         loaded = bench.load_for_rescore(run, manifest)
         return _score_locked(bench, run, loaded.samples, bench.models, progress)
@@ -415,18 +418,19 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
     for row in rows:
         rec = generated.get(str(row[bench.id_key]))
         if rec is not None and rec.get("status") in ("error", "oversized"):
-            row["status"], row["error"] = rec["status"], rec.get("error")
+            row["error"] = rec.get("error")
             row.pop("missing", None)      # counted under its own status, not as missing
-        row.setdefault("status", "scored")
+        status = sample_status(row, rec)      # one status in every file (core.status); a
+        if status != "scored" or row.get("status") is None:   # scored sub-status stays
+            row["status"] = status
         if row["status"] == "error":
             reason = str(row.get("error") or "error").split(":")[0][:80]
             errors[reason] = errors.get(reason, 0) + 1
     n_flagged = flag_injections(rows, generated, bench.id_key)
     run.write_jsonl(SCORES, rows)
     manifest = run.read_manifest()
-    status: dict[str, int] = {}
-    for row in rows:
-        status[row["status"]] = status.get(row["status"], 0) + 1
+    counts = count_samples(rows, generated, bench.id_key)
+    status = counts.status_dict()
     summary = Summary(benchmark=bench.name, mode=manifest.get("mode"), agent=manifest["agent"],
                       run_name=manifest.get("run_name"), n_samples=len(rows), status=status,
                       complete=not errors).model_dump(mode="json")

@@ -3,13 +3,16 @@
 Every (benchmark, sub-task) pair is checked first: an explicitly listed benchmark the agent fits
 in none of its sub-tasks is an error before anything runs. Then each pair runs into
 `OUT/<benchmark>-<sub-task>/` (resumable like any run), and `OUT/eval.json` lists per run: the
-benchmark, sub-task, status (complete / incomplete / failed), samples, scored, errors, malformed
-and the headline measures (and `without_flagged`: the judge-scored means without the samples
-flagged `suspected_injection`, when the run has judge-scored measures); one table is printed,
-with those means under it when a sample was flagged. Exit status: 0 all complete, 3 some
-samples errored, 2 a run could not start (its reason is in eval.json and printed).
+benchmark, sub-task, status (complete / incomplete / skipped / failed), samples, the per-sample
+counts of every status with each one's top reason (`core.status`: the same counts summary.json
+and the report show) and the headline measures; one table is printed. A sub-task none of whose
+samples can be scored on the data at hand is `skipped`, with why and how to enable it.
+Exit status: 0 all complete (or skipped), 3 some samples errored, 2 a run could not start (its
+reason is in eval.json and printed).
+A run with samples flagged `suspected_injection` also gets, under the table and in eval.json
+(`without_flagged`), its judge-scored means without them.
 
-eval.json is built from each run directory's own summary.json, read under that directory's lock
+eval.json is built from each run directory's own files, read under that directory's lock
 (waiting for another process that holds it), never from this process's memory: two `eval`s on
 one `--out` each skip the runs the other holds (`RunLocked`), and whichever writes eval.json
 last still lists every run as its directory records it.
@@ -27,6 +30,7 @@ from scholarbench.core.engine import (EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, Mode
                                       benchmark_class, engine_benchmarks, resolve_agent,
                                       run_benchmark)
 from scholarbench.core.rundir import RunDir, RunLocked, atomic_write_json
+from scholarbench.core.status import COLUMNS, LABELS, run_counts
 from scholarbench.errors import ScholarbenchError
 
 EVAL_LOCK = ".eval.lock"       # held while eval.json is built and written
@@ -92,7 +96,9 @@ def plan(args: argparse.Namespace, models: Models) -> list[tuple[Benchmark, str]
         if listed is not None and not fitting:
             raise ScholarbenchError(f"agent {args.agent!r} fits no sub-task of {name}: "
                                     + (reasons[0] if reasons else "no sub-task has data"))
-        pairs.extend((bench, s) for s in fitting)
+        for subtask in fitting:
+            extra = bench.eval_options(subtask, overrides.get(name, {}))
+            pairs.append((cls({**bench.options, **extra}) if extra else bench, subtask))
     if not pairs:
         raise ScholarbenchError(f"agent {args.agent!r} fits no benchmark")
     return pairs
@@ -137,11 +143,14 @@ def run_suite(args: argparse.Namespace, models: Models) -> int:
 
 def run_entry(bench: Benchmark, subtask: str, run_dir: Path,
               failure: ScholarbenchError | None = None) -> dict[str, Any]:
-    """eval.json's entry for one run, from its directory's summary.json read under its lock.
-    `failure`: why this process could not run it — the entry unless the run was only held by
-    another process (`RunLocked`), whose result the directory then records."""
+    """eval.json's entry for one run, from its directory's own files read under its lock: its
+    status, the per-sample counts of `core.status.run_counts` (the same counts summary.json and
+    the report show) and the headline means. `failure`: why this process could not run it — the
+    entry unless the run was only held by another process (`RunLocked`), whose result the
+    directory then records. A run whose every sample is unscorable is `skipped`, with why and how
+    to enable it."""
     entry: dict[str, Any] = {"benchmark": bench.name, "subtask": subtask, "run_dir": str(run_dir)}
-    summary = None
+    summary = counts = None
     if failure is None or isinstance(failure, RunLocked):
         run = RunDir(run_dir)
         if failure is not None:
@@ -152,33 +161,57 @@ def run_entry(bench: Benchmark, subtask: str, run_dir: Path,
                 summary = json.loads(run.file("summary.json").read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 summary = None
-    if not isinstance(summary, dict) or not isinstance(summary.get("status"), dict):
+            if isinstance(summary, dict) and isinstance(summary.get("status"), dict):
+                counts = run_counts(run_dir, bench.name)
+    if counts is None or not isinstance(summary, dict):
         reason = str(failure) if failure is not None else f"{run_dir} holds no summary.json"
         return {**entry, "status": "failed", "reason": reason}
-    counts, metrics = summary["status"], summary.get("metrics") or {}
+    metrics = summary.get("metrics") or {}
     headline = bench.headline.get(subtask, ()) or tuple(metrics)[:3]
-    entry.update(status="complete" if summary.get("complete", True) else "incomplete",
-                 run_name=summary.get("run_name"), samples=summary.get("n_samples", 0),
-                 scored=counts.get("scored", 0), errors=counts.get("error", 0),
-                 malformed=counts.get("malformed", 0), oversized=counts.get("oversized", 0),
+    status = "complete" if summary.get("complete", True) else "incomplete"
+    if counts.n_samples and counts.get("unscorable") == counts.n_samples:
+        status = "skipped"
+        entry["reason"] = (f"every sample unscorable ({counts.reasons.get('unscorable', '')})"
+                           + (f"; {hint}" if (hint := bench.unscorable_hint(subtask)) else ""))
+    c = counts.counts
+    entry.update(status=status, run_name=summary.get("run_name"), samples=counts.n_samples,
+                 counts=c, reasons=counts.reasons,
+                 scored=c["scored"], errors=c["error"], malformed=c["malformed"],
+                 oversized=c["oversized"],
                  headline={k: metrics[k]["mean"] for k in headline if k in metrics})
     if summary.get("without_flagged"):
         entry["without_flagged"] = summary["without_flagged"]
     return entry
 
 
+_SHORT = {"scored": "scored", "missing": "miss", "malformed": "malf", "oversized": "over",
+          "unresolved": "unres", "unscored": "unsc", "unscorable": "unsb", "error": "err"}
+
+
 def format_table(entries: list[dict[str, Any]]) -> str:
-    head = f"{'benchmark':<14} {'sub-task':<14} {'status':<11} {'n':>4} {'scored':>6} " \
-           f"{'err':>4} {'malf':>4}  headline"
+    """The eval table: one row per sub-task with every status column (`core.status`), the
+    headline means, and under it one line with the top reason of each non-empty column."""
+    cols = "".join(f" {_SHORT[c]:>{max(4, len(_SHORT[c]))}}" for c in COLUMNS)
+    head = f"{'benchmark':<14} {'sub-task':<14} {'status':<11} {'n':>4}{cols}  headline"
     lines = [head, "-" * len(head)]
     for e in entries:
-        if e["status"] == "failed":
-            lines.append(f"{e['benchmark']:<14} {e['subtask']:<14} failed       {e['reason']}")
+        if e["status"] in ("failed", "no answers") or "counts" not in e:
+            lines.append(f"{e['benchmark']:<14} {e['subtask']:<14} {e['status']:<11} "
+                         f"{e.get('reason', '')}")
             continue
         hl = "  ".join(f"{k} {'—' if v is None else f'{v:.4f}'}"
                        for k, v in e["headline"].items())
+        nums = "".join(f" {_cell(e['counts'].get(c)):>{max(4, len(_SHORT[c]))}}"
+                       for c in COLUMNS)
         lines.append(f"{e['benchmark']:<14} {e['subtask']:<14} {e['status']:<11} "
-                     f"{e['samples']:>4} {e['scored']:>6} {e['errors']:>4} {e['malformed']:>4}  {hl}")
+                     f"{e['samples']:>4}{nums}  {hl}")
+        why = "; ".join(f"{LABELS.get(k, k)}: {v}" for k, v in e.get("reasons", {}).items())
+        if e["status"] == "skipped":
+            why = e["reason"]
+        if why:
+            lines.append(f"{'':<30}{why}")
+    lines.append("columns: " + ", ".join(f"{_SHORT[c]} = {LABELS.get(c, c)}" for c in COLUMNS
+                                         if _SHORT[c] != c))
     return "\n".join(lines + flagged_lines(entries))
 
 
@@ -188,3 +221,7 @@ def flagged_lines(entries: list[dict[str, Any]]) -> list[str]:
     from scholarbench.injection.unflagged import flagged_note
     return [f"  {e['benchmark']} {e['subtask']}: {note}" for e in entries
             if (note := flagged_note(e))]
+
+
+def _cell(value: int | None) -> str:
+    return "—" if value is None else str(value)

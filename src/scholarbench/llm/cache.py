@@ -8,6 +8,10 @@ stored text.
 
 A reply longer than `MAX_CACHED_CHARS` characters is not stored (`put` returns False; the client
 counts a warning), so one runaway reply cannot fill the cache file; it is asked again next time.
+
+Every reply is stored when it arrives; a caller that cannot parse a reply as what it asked for
+(a judge verdict, a JSON value) drops it again (`ChatClient.forget`), so only usable replies are
+served from the cache and an unscored item is asked again on the next run or re-score.
 """
 from __future__ import annotations
 
@@ -72,6 +76,12 @@ class ReplyCache:
                               reply.prompt_tokens, reply.completion_tokens))
             self._db.commit()
         return True
+
+    def delete(self, key: str) -> None:
+        """Drop one reply (one that did not parse as what was asked: the next ask re-sends)."""
+        with self._lock:
+            self._db.execute("DELETE FROM reply WHERE key = ?", (key,))
+            self._db.commit()
 
     def __len__(self) -> int:
         with self._lock:

@@ -172,6 +172,17 @@ class ChatClient:
                 return ChatReply(text, True, hit.prompt_tokens, hit.completion_tokens, calls)
             return self._complete_uncached(messages, params, tools, key)
 
+    def forget(self, messages: Messages, *, response_format: dict | None = None,
+               temperature: float | None = None, max_tokens: int | None = None,
+               seed: int | None = None) -> None:
+        """Drop the cached reply to this request (one that did not parse as what was asked:
+        llm.cache), so asking again sends it to the model."""
+        if self.cache is None:
+            return
+        params = self.params(temperature=temperature, max_tokens=max_tokens, seed=seed,
+                             response_format=response_format)
+        self.cache.delete(cache_key(model_id=self.model_id, messages=messages, params=params))
+
     @contextmanager
     def _one_flight(self, key: str) -> Iterator[None]:
         """Identical requests in flight at once are sent once: the others wait and read the

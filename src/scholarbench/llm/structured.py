@@ -3,8 +3,9 @@
 Strict parsing means the whole reply must be one JSON value; the only leniency is one Markdown
 code fence around it (```json … ```), which small models add even in JSON mode. A reply that
 fails to parse or validate gets one repair turn naming the problem; if that fails too, the item is
-"unscored" with the reason, for the caller to count and show. Nothing here raises on bad model
-output.
+"unscored" with the reason, for the caller to count and show. A reply that did not parse is
+dropped from the reply cache, so the next run or re-score asks again. Nothing here raises on bad
+model output.
 """
 from __future__ import annotations
 
@@ -66,9 +67,12 @@ def ask_json(client: ChatClient, messages: Messages, *, validate: Callable[[Any]
     formats = response_formats(schema, name) if constrain else None
     problem = "no reply"
     for attempt in range(1, repairs + 2):
+        used: dict | None = None
         try:
-            text = (_complete(client, history, formats, sampling) if formats is not None
-                    else client.complete(history, **sampling).text)
+            if formats is not None:
+                text, used = _complete(client, history, formats, sampling)
+            else:
+                text = client.complete(history, **sampling).text
         except LLMCallError as exc:
             return JsonOutcome(unscored=f"call failed: {exc}", attempts=attempt)
         try:
@@ -77,14 +81,22 @@ def ask_json(client: ChatClient, messages: Messages, *, validate: Callable[[Any]
             problem = f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
         except (ValueError, TypeError, KeyError) as exc:
             problem = f"JSON of the wrong shape ({exc})"
+        forget_reply(client, history, response_format=used, **sampling)
         history = history + [
             {"role": "assistant", "content": text},
             {"role": "user", "content": f"Your reply was {problem}. {repair_hint}"}]
     return JsonOutcome(unscored=f"after {repairs} repair(s): {problem}", attempts=repairs + 1)
 
 
+def forget_reply(client: Any, messages: Messages, **params: Any) -> None:
+    """Drop a reply that did not parse from the client's cache (llm.cache), if it has one."""
+    forget = getattr(client, "forget", None)
+    if callable(forget):
+        forget(messages, **params)
+
+
 def _complete(client: ChatClient, messages: Messages, formats: dict[str, dict | None],
-              sampling: dict[str, Any]) -> str:
+              sampling: dict[str, Any]) -> tuple[str, dict | None]:
     """Ask with the schema; a server that rejects that form (HTTP 400) is asked in the next one,
     and the client remembers the form that worked."""
     mode = getattr(client, "json_mode", "schema")
@@ -94,7 +106,7 @@ def _complete(client: ChatClient, messages: Messages, formats: dict[str, dict | 
         try:
             reply = client.complete(messages, response_format=formats[current], **sampling)
             client.json_mode = current
-            return reply.text
+            return reply.text, formats[current]
         except LLMCallError as exc:
             if "400" not in str(exc) and "BadRequest" not in str(exc):
                 raise

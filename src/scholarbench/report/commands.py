@@ -36,7 +36,9 @@ def add_report_arguments(report_parser: argparse.ArgumentParser) -> argparse.Arg
     options = report_parser._option_string_actions     # argparse keeps no public view
     if not any(a.dest == "run_dirs" for a in report_parser._actions):
         report_parser.add_argument("run_dirs", nargs="+", metavar="RUN_DIR",
-                                   help="finished run directories (any benchmark)")
+                                   help="finished run directories (any benchmark), or an "
+                                   "eval suite directory (its eval.json: a suite overview "
+                                   "first, then its runs)")
     if "--format" in options:
         options["--format"].choices = list(TABLE_FORMATS)
         options["--format"].default = None
@@ -90,8 +92,16 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Tables to stdout (or --out), and/or the HTML report (--html)."""
     from scholarbench.report.exports import leaderboard_text
     from scholarbench.report.sections import load_report_runs
-    runs = complete_runs(load_report_runs([Path(p) for p in args.run_dirs]),
-                         getattr(args, "include_incomplete", False))
+    from scholarbench.report.suite import expand, overview_group
+    run_dirs, suites = expand([Path(p) for p in args.run_dirs])
+    loaded = load_report_runs(run_dirs)
+    overview = [overview_group(suite, loaded) for suite in suites]
+    try:
+        runs = complete_runs(loaded, getattr(args, "include_incomplete", False))
+    except ScholarbenchError:
+        if not overview:
+            raise
+        runs = []                      # a suite with no complete run: its overview only
     published = not getattr(args, "no_published", False)
     html = getattr(args, "html", None)
     out = getattr(args, "out", None)
@@ -106,7 +116,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     tables_to_stdout = fmt is not None and not out
     if html:
         from scholarbench.report.html import render_html_report
-        text = redact(render_html_report(runs, published=published,
+        text = redact(render_html_report(runs, published=published, overview=overview,
                                          title=getattr(args, "title", None)
                                          or "scholarbench report", max_samples=max_samples,
                                          tree_papers=not getattr(args, "no_tree_papers", False)),
@@ -122,7 +132,11 @@ def cmd_report(args: argparse.Namespace) -> int:
               file=sys.stderr if tables_to_stdout else sys.stdout)
     if fmt is None:
         return 0
-    text = redact(leaderboard_text(runs, fmt, published), prose=True)
+    text = leaderboard_text(runs, fmt, published) if runs else ""
+    if overview and fmt != "csv":          # CSV is one benchmark's table: no overview
+        from scholarbench.report.tables import render_groups
+        text = render_groups(overview, fmt) + ("\n\n" + text if text else "")
+    text = redact(text, prose=True)
     if out:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         Path(out).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")

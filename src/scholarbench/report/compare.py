@@ -14,7 +14,8 @@ it (undefined or unscorable values are excluded and counted). Reported per metri
   No correction for testing several metrics is applied.
 
 Also: how many samples both runs share, and how many only one has. Identical runs give
-difference 0, CI [0, 0], p = 1.
+difference 0, CI [0, 0], p = 1. The table's "favours" column names the run the difference
+favours only at p ≤ 0.05 (`ALPHA`); above it, "no difference shown".
 """
 from __future__ import annotations
 
@@ -193,6 +194,19 @@ def _fmt(d: MetricDisplay | None, value: float | None, signed: bool = False) -> 
     return f"{value:+.{decimals}f}" if signed else f"{value:.{decimals}f}"
 
 
+ALPHA = 0.05
+
+
+def favours(m: MetricComparison, alpha: float = ALPHA) -> str:
+    """Which run the difference favours — only when the test rejects "no difference" at
+    `alpha`; above it, "no difference shown"."""
+    if m.diff is None:
+        return "—"
+    if m.diff == 0 or m.p_value is None or m.p_value > alpha:
+        return "no difference shown"
+    return "B" if (m.diff > 0) == m.higher_is_better else "A"
+
+
 def format_comparison(result: Comparison, fmt: str = "terminal") -> str:
     """A table of the comparison with the method stated; fmt "terminal" or "markdown"."""
     lines = [f"A = {result.name_a} ({result.benchmark} {result.mode_a}): {result.run_a}",
@@ -206,17 +220,12 @@ def format_comparison(result: Comparison, fmt: str = "terminal") -> str:
                  f"{result.n_only_b} only in B (only shared samples are compared)")
     lines.append(f"difference = mean(B) − mean(A) over the shared samples where both define "
                  f"the metric; {CI_NAME} ({result.n_boot} resamples, seed {result.seed}); "
-                 f"p: {TEST_NAME}.")
+                 f"p: {TEST_NAME}. \"favours\" names a run only at p ≤ {ALPHA}.")
     header = ["metric", "n", "A", "B", "B − A", "95% CI", "p", "favours"]
     rows = []
     for m in result.metrics:
         d = result.displays.get(m.metric)
-        if m.diff is None:
-            better = "—"
-        elif m.diff == 0:
-            better = "tie"
-        else:
-            better = "B" if (m.diff > 0) == m.higher_is_better else "A"
+        better = favours(m)
         ci = ("—" if m.ci_low is None else f"[{_fmt(d, m.ci_low, True)}, "
               f"{_fmt(d, m.ci_high, True)}]")
         p = "—" if m.p_value is None else f"{m.p_value:.4f}"

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from scholarbench.injection.unflagged import report_notes
-from scholarbench.report.htmlkit import Page, e
+from scholarbench.report.htmlkit import Page, e, table_html
+from scholarbench.report.tables import TableGroup
 from scholarbench.report.sections.base import ReportRun, by_benchmark, load_report_runs
 
 CSS = """
@@ -40,6 +41,7 @@ nav.toc { font-size: 13.5px; columns: 2; column-gap: 40px; margin: 18px 0 8px;
 nav.toc a { color: var(--ink); text-decoration: none; } nav.toc a:hover { text-decoration: underline; }
 nav.toc .l3 { padding-left: 16px; } nav.toc .l4 { padding-left: 32px; color: var(--muted); }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+div.scroll { max-width: 100%; overflow-x: auto; }
 table.lb { margin: 14px 0 4px; font-size: 13.5px; min-width: 60%; }
 table.lb caption { caption-side: top; text-align: left; font-weight: 600; padding-bottom: 4px; }
 table.lb thead tr { border-top: 2px solid var(--rule); border-bottom: 1px solid var(--rule); }
@@ -54,7 +56,9 @@ table.lb tr.sep td { text-align: left; font-size: 12px; color: var(--muted); fon
   border-top: 1px solid #bbb; padding-top: 5px; }
 .badge { font: 10px/1 "Helvetica Neue", Arial, sans-serif; font-style: normal; color: #555;
   border: 1px solid #bbb; border-radius: 3px; padding: 1px 4px; vertical-align: 1px; }
-ul.notes { font-size: 12.5px; color: #444; margin: 2px 0 10px; padding-left: 18px; }
+ul.notes { font-size: 12.5px; color: #444; margin: 2px 0 10px; padding-left: 18px;
+  overflow-wrap: anywhere; }
+section.suite table.lb td:nth-last-child(-n+2) { text-align: left; }
 p.footnote { font-size: 12.5px; color: var(--muted); margin-top: 8px; }
 .figures { margin-top: 6px; }
 figure.fig { margin: 18px 0 24px; }
@@ -76,7 +80,8 @@ table.sample-metrics th, table.sample-metrics td { padding: 2px 6px; text-align:
   border-bottom: 1px solid var(--soft); white-space: nowrap; }
 table.sample-metrics th:first-child { text-align: left; }
 table.sample-metrics thead th { border-bottom: 1px solid var(--rule); font-weight: 600; }
-table.sample-metrics td.flags { text-align: left; color: var(--missing); white-space: normal; }
+table.sample-metrics td.flags { text-align: left; color: var(--missing); white-space: normal;
+  min-width: 280px; overflow-wrap: anywhere; }
 details.tree-details { margin: 6px 0; } details.tree-details > summary { cursor: pointer;
   font-family: "Helvetica Neue", Arial, sans-serif; font-size: 13px; }
 .tree-summary { font-size: 12.5px; margin: 6px 0; }
@@ -122,6 +127,8 @@ table.runs th, table.runs td { padding: 3px 10px; text-align: left; border-botto
   vertical-align: top; }
 table.runs td:nth-child(-n+5), table.runs td:nth-child(7) { white-space: nowrap; }
 table.runs td:last-child code { font-size: 11px; word-break: break-all; }
+table.runs div.why { font-size: 12px; color: var(--muted); min-width: 260px;
+  overflow-wrap: anywhere; }
 table.runs thead th { border-top: 2px solid var(--rule); border-bottom: 1px solid var(--rule); }
 details.run { border-top: 1px solid var(--soft); padding: 6px 0; }
 details.run > summary { cursor: pointer; font-weight: 600; }
@@ -173,42 +180,42 @@ def _version() -> str:
 
 
 def _runs_table(runs: Sequence[ReportRun], anchors: dict[Path, str]) -> str:
+    """One row per run; its samples by status (`core.status.run_counts`: the same counts as
+    summary.json, eval.json and the eval table) with each status's top reason."""
+    from scholarbench.core.status import LABELS, run_counts
     rows = []
     for r in runs:
         s = r.raw_summary
-        extra = []
-        for key in ("n_missing", "n_malformed"):
-            if s.get(key):
-                extra.append(f"{s[key]} {key[2:]}")
-        if n_oversized := (s.get("status") or {}).get("oversized"):
-            extra.append(f"{n_oversized} oversized")
+        counts = run_counts(r.run_dir, r.benchmark)
+        extra = [f"{n} {LABELS.get(k, k)}" for k, n in counts.counts.items() if n]
         if s.get("n_suspected_injection"):
             extra.append(f"{s['n_suspected_injection']} suspected injection")
-        if isinstance(s.get("n_unscorable"), dict) and s["n_unscorable"]:
-            extra.append("unscorable " + ", ".join(f"{v} {k}"
-                                                   for k, v in s["n_unscorable"].items()))
-        judge = r.summary.metrics.get("judge_avg")
-        if judge is not None and judge.n_unscored:
-            extra.append(f"{judge.n_unscored} unscored by the judge")
+        why = counts.top_reasons()
         rows.append(f'<tr data-run="{e(r.run_dir)}"><td><a href="#{anchors[r.run_dir]}">'
                     f"{e(r.name)}</a></td><td>{e(r.benchmark)}</td><td>{e(r.mode)}</td>"
                     f"<td>{e(r.manifest.get('agent') or '')}</td>"
-                    f"<td>{e(r.summary.n_samples)}</td><td>{e('; '.join(extra) or '—')}</td>"
+                    f"<td>{e(r.summary.n_samples)}</td><td>{e('; '.join(extra) or '—')}"
+                    + (f'<div class="why">{e(why)}</div>' if why else "") + "</td>"
                     f"<td>{e(str(r.manifest.get('created', ''))[:19].replace('T', ' '))}</td>"
                     f"<td><code>{e(r.run_dir)}</code></td></tr>")
-    return ('<table class="runs"><thead><tr><th>run</th><th>benchmark</th><th>mode</th>'
-            "<th>agent</th><th>samples</th><th>missing / malformed / unscorable</th>"
+    return ('<div class="scroll"><table class="runs"><thead><tr><th>run</th><th>benchmark</th>'
+            "<th>mode</th><th>agent</th><th>samples</th><th>samples by status (top reasons)</th>"
             "<th>created (UTC)</th><th>directory</th></tr></thead><tbody>" + "".join(rows)
-            + "</tbody></table>")
+            + "</tbody></table></div>")
 
 
 def render_html_report(runs: Sequence[ReportRun], *, published: bool = True,
                        title: str = "scholarbench report", embedder: Any = None,
-                       max_samples: int | None = None, tree_papers: bool = True) -> str:
-    """The report as one HTML string (see the module docstring)."""
+                       max_samples: int | None = None, tree_papers: bool = True,
+                       overview: Sequence[TableGroup] = ()) -> str:
+    """The report as one HTML string (see the module docstring); `overview`: the suite
+    overviews of eval suite directories (`report.suite`), shown first."""
     page = Page(published=published, embedder=embedder, max_samples=max_samples,
                 tree_papers=tree_papers)
     body: list[str] = []
+    for group in overview:
+        body.append(page.heading(2, group.title))
+        body.extend(f'<section class="suite">{table_html(t)}</section>' for t in group.tables)
     body.append(page.heading(2, "Runs"))
     anchors = {r.run_dir: page.anchor(f"run {r.run_dir.name}") for r in runs}
     body.append(_runs_table(runs, anchors))
@@ -247,14 +254,19 @@ def write_html_report(run_dirs: Sequence[Path | str], out_path: Path | str,
                       published: bool = True, *, title: str = "scholarbench report",
                       embedder: Any = None, max_samples: int | None = None,
                       tree_papers: bool = True) -> Path:
-    """Load the finished runs, write the report to `out_path` (atomically); returns the path.
+    """Load the finished runs (an eval suite directory: its runs, after its overview), write
+    the report to `out_path` (atomically); returns the path.
 
     `embedder` (optional) computes tree-node label similarity; without it the run's stored
     embeddings are used when they cover every label, else a string similarity (treeview)."""
-    runs = load_report_runs(list(run_dirs))
     from scholarbench.llm.secrets import redact
+    from scholarbench.report.suite import expand, overview_group
+    dirs, suites = expand([Path(d) for d in run_dirs])
+    runs = load_report_runs(dirs)
     text = redact(render_html_report(runs, published=published, title=title, embedder=embedder,
-                                     max_samples=max_samples, tree_papers=tree_papers), prose=True)
+                                     max_samples=max_samples, tree_papers=tree_papers,
+                                     overview=[overview_group(s, runs) for s in suites]),
+                  prose=True)
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")

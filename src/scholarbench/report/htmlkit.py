@@ -87,7 +87,8 @@ def table_html(table: Table, heading: str = "",
             if values and key in higher_is_better:
                 best[i] = max(values) if higher_is_better[key] else min(values)
     width = len(table.header)
-    out = [f'<table class="lb" data-title="{e(table.title)}"><caption>{e(table.title)}</caption>'
+    out = [f'<div class="scroll"><table class="lb" data-title="{e(table.title)}">'
+           f"<caption>{e(table.title)}</caption>"
            "<thead><tr>" + "".join(f'<th scope="col">{e(h)}</th>' for h in table.header)
            + "</tr></thead><tbody>"]
     for row in table.rows:
@@ -116,7 +117,7 @@ def table_html(table: Table, heading: str = "",
             cells.append(f"<td{attrs}>{e(cell)}</td>")
         source = f' data-run="{e(row.source)}"' if row.source else ""
         out.append(f'<tr class="{row.kind}"{source}>' + "".join(cells) + "</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     if table.notes:
         out.append('<ul class="notes">' + "".join(f"<li>{e(n)}</li>" for n in table.notes)
                    + "</ul>")
@@ -256,13 +257,16 @@ def sample_metric_table(rows: Sequence[tuple[str, dict[str, Any]]],
            "</thead><tbody>"]
     for name, row in rows:
         cells = []
+        status = str(row.get("status") or "scored")     # scores.jsonl's (core.status)
         for m in metrics:
             value = row.get(m.key)
             value = value if isinstance(value, (int, float)) and not isinstance(value, bool) \
-                else None
+                and status != "error" else None           # an errored sample has no result
             cells.append(f'<td data-key="{e(m.key)}" data-value="'
                          f'{"" if value is None else repr(value)}">{e(m.format(value))}</td>')
-        flags = [k for k in ("missing", "malformed") if row.get(k)]
+        kind = next((k for k in ("missing", "malformed") if status == k or row.get(k)), None)
+        word = kind or ("error" if status in ("scored", "error") else status)
+        flags = [kind] if kind and not (row.get("error") and status != "oversized") else []
         if row.get("unscorable"):
             flags.append(f"unscorable: {row['unscorable']}")
         if row.get("judge_unscored"):
@@ -270,10 +274,10 @@ def sample_metric_table(rows: Sequence[tuple[str, dict[str, Any]]],
         if row.get("suspected_injection"):
             flags.append("suspected injection: " + ", ".join(map(str,
                                                                   row["suspected_injection"])))
-        if row.get("status") == "oversized":
+        if status == "oversized":
             flags.append(str(row.get("error") or "oversized"))
-        elif row.get("error"):
-            flags.append(f"error: {row['error']}")
+        elif row.get("error"):                   # the status word, then its text
+            flags.append(f"{word}: {row['error']}")
         if not row:
             flags.append("no row for this sample")
         out.append(f"<tr><th>{e(name)}</th>{''.join(cells)}<td class='flags'>"

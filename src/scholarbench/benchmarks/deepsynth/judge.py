@@ -51,6 +51,7 @@ from typing import Any, Protocol
 from scholarbench.benchmarks.deepsynth.records import STATUSES, Status, SubGroup, Task, task_to_json
 from scholarbench.benchmarks.deepsynth.scores import read_label
 from scholarbench.errors import DataError
+from scholarbench.llm.structured import forget_reply
 
 DEFAULT_PROMPT = "checklist_judge_v1"
 UPSTREAM_PROMPT = "checklist_judge_upstream"
@@ -234,6 +235,7 @@ def judge_subgroup(chat: ChatFn, report: str, subgroup: SubGroup, *,
             return Verdicts(list(parsed.statuses or []), [None] * n, attempts=attempt,
                             problems=problems, replies=replies, prompt=prompt)
         problems.append(f"attempt {attempt}: {parsed.problem}")
+        forget_reply(chat, [dict(m) for m in messages], response_format=response_format)
         last_code = parsed.code
         if parsed.statuses is not None:
             last_sized = parsed

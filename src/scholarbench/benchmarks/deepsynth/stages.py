@@ -9,7 +9,9 @@ judge.jsonl   (after generate, from `score`) one line per task with a finished g
               (the text judged), "report_status", "subgroups": [{"g", "s", "statuses",
               "reasons", "attempts", "problems", "replies"}], "calls" (judge requests, cache
               hits included), "model_calls", "cache_hits", "status", "seconds"}. A line made by
-              another judge or for another report text is redone.
+              another judge or for another report text is redone, and so is one with items
+              left unscored (the replies that parsed come from the reply cache; the others
+              are asked again).
 judged.jsonl  the upstream judged format (``survey_result`` = the text judged, ``eval_result``
               per sub-group, null for an unscored item), one line per judged task in task
               order: what ``scholarbench score deepsynth --judged`` re-scores.
@@ -254,12 +256,19 @@ class JudgeStage:
             run_stage(run, JUDGE, samples, step, stage="judge", id_key="task_id",
                       progress=progress,
                       redo=lambda line: not self.current(line, generated.get(str(
-                          line.get("task_id")))))
+                          line.get("task_id")))) or has_unscored(line))
         finally:
             add_usage(run, "judge", "judge", "judge", self.client, before)
         if self.down is not None:
             raise ScholarbenchError(f"the judge model failed on task {self.down[0]} "
                                     f"({self.down[1]}); the run stopped — rerun to resume")
+
+
+def has_unscored(line: dict[str, Any]) -> bool:
+    """A judgement with items the judge left unscored: asked again (only replies that parsed
+    are served from the reply cache, llm.cache)."""
+    return any(s is None for sub in line.get("subgroups") or () for s in sub.get("statuses")
+               or ())
 
 
 def current_lines(run: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],

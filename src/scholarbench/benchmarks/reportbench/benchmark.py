@@ -219,7 +219,8 @@ class ReportBench(Benchmark):
         if manifest["mode"] != SHIPPED:
             from scholarbench.benchmarks.reportbench.construct_stage import run_prompt_stage
             run_prompt_stage(run, loaded.samples, self._judge, self._corpus, manifest["mode"],
-                             self.construct_text_chars, self._template)
+                             self.construct_text_chars, self._template,
+                             progress=self.progress)
 
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         from scholarbench.benchmarks.reportbench.answers import to_record

@@ -99,8 +99,9 @@ class RecordedStatements:
                           "corpus": self.corpus_sha, "refs": refs_digest,
                           "llm_titles": self.llm_titles})
         old = self.records.get(survey)
-        if old is not None and old.get("fingerprint") == fp:
-            return statement_row(old["metrics"])
+        if old is not None and old.get("fingerprint") == fp and not (
+                self.judge is not None and _has_unscored(old)):
+            return statement_row(old["metrics"])     # (a judge re-asks what it left unscored)
         if self.judge is None:
             return not_judged_row("not judged (no judge: score RUN_DIR --with-judge)")
         try:
@@ -113,6 +114,13 @@ class RecordedStatements:
         self.run.append(STATEMENTS, record)
         self.records[survey] = record
         return statement_row(record["metrics"])
+
+
+def _has_unscored(record: dict[str, Any]) -> bool:
+    """A statements record with items the judge left unscored (`n_*_unscored` > 0)."""
+    metrics = record.get("metrics") or {}
+    return any(isinstance(v, int) and v > 0 for k, v in metrics.items()
+               if k.startswith("n_") and k.endswith("_unscored"))
 
 
 def zero_row(row: dict[str, Any], n_gt: int, status: str, error: str | None) -> dict[str, Any]:

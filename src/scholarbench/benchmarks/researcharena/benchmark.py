@@ -93,6 +93,27 @@ class ResearchArena(Benchmark):
         parser.add_argument("--measures", help="ir_measures names scored besides the paper's "
                             "nine, e.g. \"P@20 R@1000\" (discovery, selection)")
 
+    def eval_options(self, subtask: str, given: dict[str, Any]) -> dict[str, Any]:
+        """Organisation is scored against TaxoBench mind-maps, which surveys rebuilt from the
+        corpus do not have: `eval` takes its tasks from the TaxoBench instances when they are
+        imported and the user chose no task source."""
+        if subtask != "organisation" or "tasks_from" in given or "taxobench" in given:
+            return {}
+        from scholarbench.benchmarks.researcharena.loading import taxobench_instances_file
+        from scholarbench.paths import data_dir
+        try:
+            found = taxobench_instances_file(data_dir(self.options.get("data")), None, False)
+        except Exception:           # several files, unreadable folder: leave the default
+            return {}
+        return {"tasks_from": "taxobench"} if found is not None else {}
+
+    def unscorable_hint(self, subtask: str) -> str:
+        if subtask == "organisation":
+            return ("organisation needs mind-map ground truth: import TaxoBench instances "
+                    "(`scholarbench data import taxobench FILE`; eval then takes organisation "
+                    "tasks from them) or pass --option researcharena.tasks_from=taxobench")
+        return "no task has searchable gold references (see --qrels all)"
+
     # -- samples -----------------------------------------------------------------------------
     def _measures(self) -> list[str]:
         from scholarbench.benchmarks.researcharena.measures.ranking import parse_measures

@@ -62,6 +62,8 @@ def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[
                 row["error"] = record["error"]
             if record.get("missing"):
                 row["missing"] = True
+            elif record.get("status") == "malformed":    # an answer that did not parse: not
+                row.update(missing=False, malformed=True)  # missing (core.status)
             row["status"] = row_status(row)
             rows.append(row)
     finally:

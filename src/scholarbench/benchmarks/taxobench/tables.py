@@ -125,10 +125,12 @@ def load_run(run_dir: Path | str) -> RunSummary:
     if not isinstance(summary.get("metrics"), dict):
         raise DataError(f"expected an object, got {summary.get('metrics')!r}",
                         file=str(summary_path), field="metrics")
-    metrics = {key: _metric(summary, key, n_samples, summary_path) for key in METRIC_KEYS}
+    errored = (summary.get("status") or {}).get("error", 0)   # no result: not in the means
+    n_counted = n_samples - (errored if isinstance(errored, int) else 0)
+    metrics = {key: _metric(summary, key, n_counted, summary_path) for key in METRIC_KEYS}
     judge = None
     if any(key in summary["metrics"] for key in JUDGE_KEYS):   # judged: all five keys, checked
-        metrics.update((key, _metric(summary, key, n_samples, summary_path))
+        metrics.update((key, _metric(summary, key, n_counted, summary_path))
                        for key in JUDGE_KEYS)
         judge = _judge_info(summary, manifest, summary_path)
     return RunSummary(run_dir=run_dir, mode=mode, agent=agent or "", run_name=run_name,
