@@ -87,8 +87,8 @@ def test_a_sub_task_with_no_scorable_sample_is_skipped_with_how_to_enable_it(tmp
     run = tmp_path / "researcharena-organisation"
     _write_run(run, [{"id": "a", "status": "unscorable", "unscorable": "no_mindmap"},
                      {"id": "b", "status": "unscorable", "unscorable": "no_mindmap"}], [],
-               {"benchmark": "researcharena", "metrics": {}})
-    entry = run_entry(_Arena(), "organisation", run, {"metrics": {}}, 0)  # type: ignore[arg-type]
+               {"benchmark": "researcharena", "metrics": {}, "status": {"unscorable": 2}})
+    entry = run_entry(_Arena(), "organisation", run)  # type: ignore[arg-type]
     assert entry["status"] == "skipped"
     assert entry["reason"] == ("every sample unscorable (2× no_mindmap); import TaxoBench "
                                "instances")
