@@ -84,7 +84,7 @@ def test_planted_secrets_reach_no_file_cache_report_or_output(tmp_path):
     model = manifest["models"]["agent"]
     assert model["base_url"] == f"http://{host}?api-key=***&x=1"
     assert model["model_id"] == f"http://{host}?api-key=***&x=1|m"
-    assert manifest["run_name"] == f"endpoint@http://{host}?api-key=***&x=1|m"
+    assert manifest["run_name"] == "endpoint@m"          # AGENT@MODEL: no URL at all
     assert "--base-url" in manifest["command"] and "alice" not in json.dumps(manifest)
     md = (tmp_path / "report.md").read_text()
     assert "***" in md and "|" in md
