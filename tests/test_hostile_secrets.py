@@ -87,7 +87,7 @@ def test_planted_secrets_reach_no_file_cache_report_or_output(tmp_path):
     assert manifest["run_name"] == "endpoint@m"          # AGENT@MODEL: no URL at all
     assert "--base-url" in manifest["command"] and "alice" not in json.dumps(manifest)
     md = (tmp_path / "report.md").read_text()
-    assert "***" in md and "|" in md
+    assert "endpoint@m" in md and "|" in md          # the run is in the report, by its name
 
 
 def test_redact_url_removes_userinfo_and_credential_query_values():
