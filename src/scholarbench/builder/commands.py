@@ -1,0 +1,47 @@
+"""`scholarbench build SOURCE… --benchmarks taxobench,deepsynth --out DIR`."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from scholarbench.builder.api import build, check_benchmarks
+    from scholarbench.paths import data_dir
+    names = check_benchmarks(args.benchmarks.split(","))
+    corpus = None
+    if not args.no_corpus:
+        from scholarbench.corpus.store import Corpus
+        folder = Path(args.corpus) if args.corpus else data_dir(args.data) / "corpus" / "default"
+        if args.corpus or (folder / "manifest.json").is_file():
+            corpus = Corpus.open(folder)
+    client = None
+    if "deepsynth" in names:
+        from scholarbench.builder.deepsynth import make_client
+        client = make_client(args)
+    result = build(args.sources, names, Path(args.out), corpus=corpus, client=client,
+                   bibliographies=args.bib or ())
+    for name, path in result.files.items():
+        folder = path.parent if path.is_file() else path
+        print(f"{name}: {path}  (import with `scholarbench data import {name} {folder}`)")
+    print(f"review: {Path(args.out) / 'review.md'}; manifest: {Path(args.out) / 'manifest.json'}"
+          f"{'' if corpus else '; no corpus: abstracts from the bibliographies only'}")
+    return 0
+
+
+def add_build_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("build", help="build benchmark tasks (TaxoBench, DeepSynth-Eval) from "
+                       "survey sources (Manubot/Pandoc Markdown, LaTeX + .bib)")
+    p.add_argument("sources", nargs="+", metavar="SOURCE",
+                   help="a Manubot folder (content/*.md), a .md file, a .tex file or a LaTeX "
+                   "folder")
+    p.add_argument("--benchmarks", required=True, help="comma-separated: taxobench,deepsynth")
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--bib", action="append", metavar="FILE",
+                   help="bibliography (.bib, .bbl, CSL .json) for the sources; repeatable")
+    p.add_argument("--corpus", help="corpus folder (default: the data dir's default corpus "
+                   "when it exists)")
+    p.add_argument("--no-corpus", action="store_true", help="resolve nothing in a corpus")
+    p.add_argument("--data", help="data directory (default: $SCHOLARBENCH_DATA, then the "
+                   "per-user data dir)")
+    p.set_defaults(func=cmd_build)

@@ -1,0 +1,251 @@
+"""A survey's source -> its section tree with the citations under each heading.
+
+Accepted sources (`read_source(path, bibliographies=())`):
+- a Manubot folder (`content/*.md`, as greenelab/deep-review): the Markdown files in name
+  order; the bibliography `output/references.json` when present (else `bibliographies`); the
+  title from `content/metadata.yaml` (`title:` line, a trailing `[…]` note dropped);
+- one Pandoc Markdown file (`.md`) with `bibliographies` (CSL-JSON, BibTeX or .bbl); the title
+  from its YAML `title:` or its first `#` heading;
+- a LaTeX survey: its main `.tex` file or its folder, with the `.bib`/`.bbl` files
+  `reportbench.survey_gt.from_latex` finds (or `bibliographies`); the title from `\\title{…}`.
+
+Citations and their works are the ReportBench ground-truth readers' (`survey_gt.from_markdown`
+/ `from_latex`: Pandoc/Manubot keys with aliases, LaTeX cite commands with `\\input` followed);
+this module adds where each citation sits. Headings: Markdown ATX headings (`#`…`######`,
+a `{…}` attribute block and `*`/`_` emphasis dropped; headings in code blocks and HTML comments
+are not headings); LaTeX `\\part \\chapter \\section \\subsection \\subsubsection \\paragraph`
+(starred too). A citation belongs to the last heading before it in its file; in a LaTeX file
+reached by `\\input` before that file's first heading, to the heading in force at the previous
+citation (the including file's section). Citations before any heading are `unsectioned`.
+Sections named like front or back matter (`EXCLUDED`: abstract, authors, references, funding,
+…) are left out of the tree, at any depth, and their citations counted apart.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from scholarbench.benchmarks.reportbench.latex_cites import find_main_tex
+from scholarbench.benchmarks.reportbench.latex_text import latex_to_text, strip_comments
+from scholarbench.benchmarks.reportbench.pandoc_cites import visible_text
+from scholarbench.benchmarks.reportbench.survey_gt import SurveyGT, from_latex, from_markdown
+from scholarbench.errors import DataError
+
+EXCLUDED = re.compile(r"^(?:abstract|authors?|references|bibliography|acknowledge?ments?"
+                      r"|author contributions|(?:.* )?competing interests|(?:.* )?funding"
+                      r"(?: statement)?|conflicts? of interests?)\.?$", re.IGNORECASE)
+LATEX_LEVELS = {"part": 0, "chapter": 1, "section": 2, "subsection": 3, "subsubsection": 4,
+                "paragraph": 5}
+
+_MD_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*(?:\{[^}]*\})?[ \t]*#*[ \t]*$")
+_TEX_HEADING = re.compile(r"\\(" + "|".join(LATEX_LEVELS) + r")\*?\s*(?:\[[^\]]*\])?\s*\{")
+_TEX_TITLE = re.compile(r"\\title\s*(?:\[[^\]]*\])?\s*\{")
+_YAML_TITLE = re.compile(r'^title:\s*(["\']?)(.*)\1\s*$', re.MULTILINE)
+_NOTE = re.compile(r"\s*\[[^\]]*\]\s*$")
+
+
+@dataclass
+class Section:
+    title: str
+    level: int
+    keys: list[str] = field(default_factory=list)          # citation keys, in order
+    children: list["Section"] = field(default_factory=list)
+    where: str = ""                                        # file:line of the heading
+
+    def walk(self, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], "Section"]]:
+        """(heading path, section) for this section and every one below it, in order."""
+        here = path + (self.title,)
+        yield here, self
+        for child in self.children:
+            yield from child.walk(here)
+
+
+@dataclass
+class SurveyDoc:
+    """One survey: its title, section tree, citations (`gt`, with the works they name), the
+    source files read and the citation keys outside the tree."""
+    title: str
+    sections: list[Section]
+    gt: SurveyGT
+    files: list[Path]
+    unsectioned: list[str] = field(default_factory=list)   # keys before any heading
+    excluded: list[str] = field(default_factory=list)      # keys under EXCLUDED headings
+    kind: str = "markdown"
+
+
+@dataclass(frozen=True)
+class _Heading:
+    line: int
+    level: int
+    title: str
+
+
+def _clean_md(title: str) -> str:
+    return " ".join(re.sub(r"(?<!\w)[*_]+|[*_]+(?!\w)", "", title).split())
+
+
+def markdown_headings(text: str) -> list[_Heading]:
+    out = []
+    for i, line in enumerate(visible_text(text).split("\n"), start=1):
+        match = _MD_HEADING.match(line)
+        if match and match.group(2).strip():
+            out.append(_Heading(i, len(match.group(1)), _clean_md(match.group(2))))
+    return out
+
+
+def _braced(text: str, start: int) -> str | None:
+    """The group whose `{` is at text[start-1] (nested braces counted)."""
+    depth, i = 1, start
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        depth += ch == "{"
+        depth -= ch == "}"
+        if depth == 0:
+            return text[start:i]
+        i += 1
+    return None
+
+
+def latex_headings(text: str) -> list[_Heading]:
+    text = strip_comments(text)
+    out = []
+    for match in _TEX_HEADING.finditer(text):
+        body = _braced(text, match.end())
+        if body is not None and body.strip():
+            out.append(_Heading(text.count("\n", 0, match.start()) + 1,
+                                LATEX_LEVELS[match.group(1)], latex_to_text(body)))
+    return out
+
+
+def _tree(events: Sequence[tuple[str, object]]) -> tuple[list[Section], list[str]]:
+    """Sections from an ordered stream of ("heading", (file, _Heading)) and ("cite", key)."""
+    roots: list[Section] = []
+    stack: list[Section] = []
+    unsectioned: list[str] = []
+    for kind, value in events:
+        if kind == "heading":
+            file, head = value  # type: ignore[misc]
+            node = Section(head.title, head.level, where=f"{file}:{head.line}")
+            while stack and stack[-1].level >= head.level:
+                stack.pop()
+            (stack[-1].children if stack else roots).append(node)
+            stack.append(node)
+        elif stack:
+            stack[-1].keys.append(value)  # type: ignore[arg-type]
+        else:
+            unsectioned.append(value)  # type: ignore[arg-type]
+    return roots, unsectioned
+
+
+def _events(cites, headings: dict[str, list[_Heading]]) -> list[tuple[str, object]]:
+    """Headings and citations merged in reading order (see the module docstring)."""
+    events: list[tuple[str, object]] = []
+    done: dict[str, int] = {}
+    for cite in cites:
+        heads = headings.get(cite.file, [])
+        start = done.get(cite.file, 0)
+        end = start
+        while end < len(heads) and heads[end].line < cite.line:
+            events.append(("heading", (cite.file, heads[end])))
+            end += 1
+        done[cite.file] = end
+        events.append(("cite", cite.key))
+    for file, heads in headings.items():   # headings after the last citation of their file
+        events.extend(("heading", (file, h)) for h in heads[done.get(file, 0):])
+    return events
+
+
+def _drop_excluded(sections: list[Section]) -> tuple[list[Section], list[str]]:
+    """`sections` without front/back-matter headings (at any depth); their citation keys."""
+    kept, dropped = [], []
+    for section in sections:
+        if EXCLUDED.match(section.title.strip()):
+            dropped += [k for _, s in section.walk() for k in s.keys]
+        else:
+            section.children, below = _drop_excluded(section.children)
+            dropped += below
+            kept.append(section)
+    return kept, dropped
+
+
+def _md_title(files: Sequence[Path], metadata: Path | None) -> str:
+    for path in ([metadata] if metadata and metadata.is_file() else []) + list(files):
+        text = path.read_text(encoding="utf-8")
+        match = _YAML_TITLE.search(text)
+        if match and (path == metadata or text.startswith("---")):
+            return _NOTE.sub("", match.group(2)).strip()
+    for path in files:
+        for head in markdown_headings(path.read_text(encoding="utf-8")):
+            if head.level == 1:
+                return head.title
+    return files[0].stem if files else ""
+
+
+def _read_markdown(files: list[Path], bibliographies: Sequence[Path],
+                   metadata: Path | None) -> SurveyDoc:
+    from scholarbench.benchmarks.reportbench.pandoc_cites import citations
+    gt = from_markdown(files, bibliographies)
+    cites, headings = [], {}
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        cites += citations(text, str(path))
+        headings[str(path)] = markdown_headings(text)
+    events = [e for path in files for e in _file_events(str(path), cites, headings)]
+    sections, unsectioned = _tree(events)
+    sections, excluded = _drop_excluded(sections)
+    return SurveyDoc(_md_title(files, metadata), sections, gt, files + list(bibliographies),
+                     unsectioned, excluded)
+
+
+def _file_events(file: str, cites, headings: dict[str, list[_Heading]]):
+    """One Markdown file's headings and citations by line (files are read one after another)."""
+    items = [(h.line, 0, ("heading", (file, h))) for h in headings.get(file, [])]
+    items += [(c.line, 1, ("cite", c.key)) for c in cites if c.file == file]
+    return [event for _, _, event in sorted(items, key=lambda t: (t[0], t[1]))]
+
+
+def _read_latex(main: Path, bibliographies: Sequence[Path]) -> SurveyDoc:
+    from scholarbench.benchmarks.reportbench.latex_cites import latex_citations
+    gt = from_latex(main, list(bibliographies) or None)
+    found = latex_citations(main)
+    headings = {str(p): latex_headings(p.read_text(encoding="utf-8", errors="replace"))
+                for p in found.files}
+    sections, unsectioned = _tree(_events(found.citations, headings))
+    sections, excluded = _drop_excluded(sections)
+    text = strip_comments(main.read_text(encoding="utf-8", errors="replace"))
+    match = _TEX_TITLE.search(text)
+    title = latex_to_text(_braced(text, match.end()) or "") if match else main.stem
+    bibs = (list(bibliographies) or [p for p in found.bib_files if p.is_file()]
+            or sorted(main.parent.rglob("*.bib")))
+    return SurveyDoc(title, sections, gt, list(found.files) + bibs, unsectioned, excluded,
+                     kind="latex")
+
+
+def read_source(path: str | Path, bibliographies: Sequence[str | Path] = ()) -> SurveyDoc:
+    """The survey at `path` (see the module docstring for what is accepted)."""
+    path = Path(path)
+    bibs = [Path(b) for b in bibliographies]
+    if not path.exists():
+        raise DataError("no such file or folder", file=str(path))
+    if path.is_dir() and (path / "content").is_dir():
+        files = sorted((path / "content").glob("*.md"))
+        if not files:
+            raise DataError("a Manubot folder needs content/*.md", file=str(path / "content"))
+        refs = path / "output" / "references.json"
+        return _read_markdown(files, bibs or ([refs] if refs.is_file() else []),
+                              path / "content" / "metadata.yaml")
+    if path.is_file() and path.suffix.lower() in (".md", ".markdown"):
+        return _read_markdown([path], bibs, None)
+    if path.is_file() and path.suffix.lower() == ".tex":
+        return _read_latex(path, bibs)
+    if path.is_dir():
+        main = find_main_tex(path)
+        if main is not None:
+            return _read_latex(main, bibs)
+    raise DataError("not a survey source (need a Manubot folder with content/*.md, a .md "
+                    "file, a .tex file or a folder with a main .tex file)", file=str(path))
