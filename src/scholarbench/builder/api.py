@@ -19,7 +19,7 @@ from scholarbench.builder.manifest import BuildManifest
 from scholarbench.builder.source import SurveyDoc, read_source
 from scholarbench.errors import ScholarbenchError
 
-BENCHMARKS = ("taxobench",)
+BENCHMARKS = ("taxobench", "deepsynth")
 
 
 @dataclass

@@ -17,8 +17,8 @@ def cmd_build(args: argparse.Namespace) -> int:
             corpus = Corpus.open(folder)
     client = None
     if "deepsynth" in names:
-        from scholarbench.builder.deepsynth import make_client
-        client = make_client(args)
+        from scholarbench.llm.commands import roles_from_args
+        client = roles_from_args(args, need_agent=False, need_judge=True).judge
     result = build(args.sources, names, Path(args.out), corpus=corpus, client=client,
                    bibliographies=args.bib or ())
     for name, path in result.files.items():
@@ -44,4 +44,6 @@ def add_build_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-corpus", action="store_true", help="resolve nothing in a corpus")
     p.add_argument("--data", help="data directory (default: $SCHOLARBENCH_DATA, then the "
                    "per-user data dir)")
+    from scholarbench.llm.commands import add_model_flags
+    add_model_flags(p, agent=False)          # DeepSynth's generation steps use the judge role
     p.set_defaults(func=cmd_build)

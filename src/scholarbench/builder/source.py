@@ -42,8 +42,18 @@ LATEX_LEVELS = {"part": 0, "chapter": 1, "section": 2, "subsection": 3, "subsubs
 _MD_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*(?:\{[^}]*\})?[ \t]*#*[ \t]*$")
 _TEX_HEADING = re.compile(r"\\(" + "|".join(LATEX_LEVELS) + r")\*?\s*(?:\[[^\]]*\])?\s*\{")
 _TEX_TITLE = re.compile(r"\\title\s*(?:\[[^\]]*\])?\s*\{")
+_TEX_ABSTRACT = re.compile(r"\\begin\{abstract\}(.*?)\\end\{abstract\}", re.DOTALL)
 _YAML_TITLE = re.compile(r'^title:\s*(["\']?)(.*)\1\s*$', re.MULTILINE)
 _NOTE = re.compile(r"\s*\[[^\]]*\]\s*$")
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table of the survey (a Structure Anchor for DeepSynth-Eval): its caption and its
+    source text (Markdown pipe rows, or the LaTeX table environment)."""
+    caption: str
+    text: str
+    where: str                                             # file:line of its first line
 
 
 @dataclass
@@ -53,6 +63,8 @@ class Section:
     keys: list[str] = field(default_factory=list)          # citation keys, in order
     children: list["Section"] = field(default_factory=list)
     where: str = ""                                        # file:line of the heading
+    text: str = ""                                         # its own text (to the next heading)
+    tables: list[Table] = field(default_factory=list)
 
     def walk(self, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], "Section"]]:
         """(heading path, section) for this section and every one below it, in order."""
@@ -73,6 +85,7 @@ class SurveyDoc:
     unsectioned: list[str] = field(default_factory=list)   # keys before any heading
     excluded: list[str] = field(default_factory=list)      # keys under EXCLUDED headings
     kind: str = "markdown"
+    abstract: str = ""     # the text under an "Abstract" heading, or LaTeX's abstract environment
 
 
 @dataclass(frozen=True)
@@ -160,6 +173,58 @@ def _events(cites, headings: dict[str, list[_Heading]]) -> list[tuple[str, objec
     return events
 
 
+_TEX_TABLE = re.compile(r"\\begin\{(table\*?|tabular\*?|longtable)\}.*?\\end\{\1\}", re.DOTALL)
+_TEX_CAPTION = re.compile(r"\\caption\s*(?:\[[^\]]*\])?\s*\{")
+
+
+def markdown_tables(text: str, file: str, first_line: int) -> list[Table]:
+    """Pipe tables (a header row, a `|---|` rule, rows) and their Pandoc `Table:` caption."""
+    lines, out, i = text.split("\n"), [], 0
+    while i < len(lines):
+        if (lines[i].lstrip().startswith("|") and i + 1 < len(lines)
+                and re.match(r"^\s*\|?\s*:?-{3,}", lines[i + 1])):
+            j = i
+            while j < len(lines) and lines[j].lstrip().startswith("|"):
+                j += 1
+            caption = ""
+            for k in list(range(j, min(j + 3, len(lines)))) + [i - 2, i - 1]:
+                if 0 <= k < len(lines) and lines[k].strip().startswith(("Table:", ": ")):
+                    caption = re.sub(r"\s*\{[^}]*\}\s*$", "", lines[k].strip())
+                    caption = caption.removeprefix("Table:").removeprefix(":").strip()
+                    break
+            out.append(Table(caption, "\n".join(lines[i:j]), f"{file}:{first_line + i}"))
+            i = j
+        else:
+            i += 1
+    return out
+
+
+def latex_tables(text: str, file: str, first_line: int) -> list[Table]:
+    out = []
+    for match in _TEX_TABLE.finditer(text):
+        body = match.group(0)
+        cap = _TEX_CAPTION.search(body)
+        caption = latex_to_text(_braced(body, cap.end()) or "") if cap else ""
+        out.append(Table(caption, body,
+                         f"{file}:{first_line + text.count(chr(10), 0, match.start())}"))
+    return out
+
+
+def _attach_text(sections: list[Section], texts: dict[str, list[str]],
+                 headings: dict[str, list[_Heading]], latex: bool) -> None:
+    """Each section's own text: its file's lines after the heading up to the next heading
+    (any heading, excluded ones too)."""
+    for node in [s for top in sections for _, s in top.walk()]:
+        file, _, line = node.where.rpartition(":")
+        start = int(line)
+        later = [h.line for h in headings.get(file, []) if h.line > start]
+        lines = texts.get(file, [])
+        body = "\n".join(lines[start:(min(later) - 1) if later else len(lines)])
+        node.text = body.strip()
+        node.tables = (latex_tables(body, file, start + 1) if latex
+                       else markdown_tables(body, file, start + 1))
+
+
 def _drop_excluded(sections: list[Section]) -> tuple[list[Section], list[str]]:
     """`sections` without front/back-matter headings (at any depth); their citation keys."""
     kept, dropped = [], []
@@ -197,9 +262,12 @@ def _read_markdown(files: list[Path], bibliographies: Sequence[Path],
         headings[str(path)] = markdown_headings(text)
     events = [e for path in files for e in _file_events(str(path), cites, headings)]
     sections, unsectioned = _tree(events)
+    _attach_text(sections, {str(p): visible_text(p.read_text(encoding="utf-8")).split("\n")
+                            for p in files}, headings, latex=False)
+    abstract = next((s.text for s in sections if s.title.lower() == "abstract"), "")
     sections, excluded = _drop_excluded(sections)
     return SurveyDoc(_md_title(files, metadata), sections, gt, files + list(bibliographies),
-                     unsectioned, excluded)
+                     unsectioned, excluded, abstract=abstract)
 
 
 def _file_events(file: str, cites, headings: dict[str, list[_Heading]]):
@@ -216,14 +284,19 @@ def _read_latex(main: Path, bibliographies: Sequence[Path]) -> SurveyDoc:
     headings = {str(p): latex_headings(p.read_text(encoding="utf-8", errors="replace"))
                 for p in found.files}
     sections, unsectioned = _tree(_events(found.citations, headings))
+    _attach_text(sections, {str(p): strip_comments(p.read_text(encoding="utf-8",
+                                                                errors="replace")).split("\n")
+                            for p in found.files}, headings, latex=True)
     sections, excluded = _drop_excluded(sections)
     text = strip_comments(main.read_text(encoding="utf-8", errors="replace"))
     match = _TEX_TITLE.search(text)
     title = latex_to_text(_braced(text, match.end()) or "") if match else main.stem
     bibs = (list(bibliographies) or [p for p in found.bib_files if p.is_file()]
             or sorted(main.parent.rglob("*.bib")))
+    abstract = _TEX_ABSTRACT.search(text)
     return SurveyDoc(title, sections, gt, list(found.files) + bibs, unsectioned, excluded,
-                     kind="latex")
+                     kind="latex",
+                     abstract=latex_to_text(abstract.group(1)) if abstract else "")
 
 
 def read_source(path: str | Path, bibliographies: Sequence[str | Path] = ()) -> SurveyDoc:
