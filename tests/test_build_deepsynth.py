@@ -43,7 +43,11 @@ def _scripted(body: dict) -> Step:
             "sub_groups": [{"sub_group_name": "Autoencoder (AE)", "requirements": [
                 "An autoencoder minimises the error between its output and input layers.",
                 "Autoencoder (AE): ✓"]}]}))
-    return Step(text="unexpected prompt")
+    if "=== Input Data: Criteria ===" in text:                  # the checklist judge
+        criteria = text.split("=== Input Data: Criteria ===")[1].split("=== Evaluation")[0]
+        n = len([line for line in criteria.strip().splitlines() if line.strip()])
+        return Step(text=json.dumps(["not_mentioned"] * n))
+    return Step(text="# A report\n\nDeep learning in biology [1].")  # the writer agent
 
 
 @pytest.fixture(scope="module")
@@ -148,3 +152,21 @@ def test_screens():
     group["detailed_prompt"] = "A table of reasoning datasets with their size."
     group["sub_groups"][0]["requirements"] = [{"content": "GSM8K has 8.5k problems"}]
     assert screens(group) == []
+
+
+def test_run_and_score_on_the_built_task(built, endpoint, corpus_dir, tmp_path, monkeypatch):
+    """The built task file and reference list run end to end with the built-in single-turn
+    writer (scripted endpoint as agent and judge)."""
+    monkeypatch.setenv("SCHOLARBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    code = main(["run", "deepsynth", "--agent", "e2e-writer", "--tasks",
+                 str(built / "deepsynth" / "tasks.jsonl"), "--references",
+                 str(built / "deepsynth" / "oracle" / "references.jsonl"),
+                 "--corpus", str(corpus_dir), "--oracle", "abstract", "--out", "runs/b",
+                 "--quiet", "--model", "writer-x", "--base-url", endpoint.base_url,
+                 "--judge", "judge-x", "--judge-base-url", endpoint.base_url])
+    assert code == 0
+    scores = [json.loads(x) for x in (tmp_path / "runs/b/scores.jsonl").read_text().splitlines()]
+    assert [r["status"] for r in scores] == ["scored"]
+    oracle = [json.loads(x) for x in (tmp_path / "runs/b/oracle.jsonl").read_text().splitlines()]
+    assert oracle[0]["source"] == "file"

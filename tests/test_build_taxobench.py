@@ -117,6 +117,31 @@ def test_latex_section_tree(latex_survey):
     assert {p.name for p in doc.files} == {"main.tex", "more.tex", "refs.bib"}
 
 
+def test_latex_tables_abstract_and_section_text(tmp_path):
+    (tmp_path / "main.tex").write_text(r"""\documentclass{article}
+\begin{document}
+\title{T}
+\begin{abstract}We review \emph{graph} models.\end{abstract}
+\section{Datasets}
+Benchmarks \cite{a}.
+\begin{table}[t]
+\caption{Reasoning datasets}
+\begin{tabular}{ll} GSM8K & 8.5k \\ \end{tabular}
+\end{table}
+\section{Methods}
+Text of methods \cite{a}.
+\end{document}
+""", encoding="utf-8")
+    (tmp_path / "refs.bib").write_text("@article{a, title={A}}\n", encoding="utf-8")
+    doc = read_source(tmp_path / "main.tex")
+    assert doc.abstract == "We review graph models."
+    datasets, methods = doc.sections
+    (table,) = datasets.tables
+    assert table.caption == "Reasoning datasets" and "GSM8K & 8.5k" in table.text
+    assert table.where.endswith("main.tex:7")
+    assert methods.tables == [] and methods.text.startswith("Text of methods")
+
+
 # ---- the TaxoBench draft ---------------------------------------------------------------------
 
 def test_latex_draft_placement(latex_survey):
