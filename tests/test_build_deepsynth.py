@@ -170,3 +170,30 @@ def test_run_and_score_on_the_built_task(built, endpoint, corpus_dir, tmp_path, 
     assert [r["status"] for r in scores] == ["scored"]
     oracle = [json.loads(x) for x in (tmp_path / "runs/b/oracle.jsonl").read_text().splitlines()]
     assert oracle[0]["source"] == "file"
+
+
+def _build_with(default, tmp_path):
+    fake = FakeOpenAI(default=default).start()
+    try:
+        rc = main(["build", str(shared_path("data", "survey_source_deep_review")),
+                   "--benchmarks", "deepsynth", "--out", str(tmp_path / "o"), "--no-corpus",
+                   "--judge", "judge-x", "--judge-base-url", fake.base_url, "--no-llm-cache"])
+    finally:
+        fake.stop()
+    return rc, (tmp_path / "o" / "review.md").read_text()
+
+
+def test_unusable_replies_write_no_task_and_exit_non_zero(tmp_path, capsys):
+    rc, review = _build_with(Step(text="I cannot help with that."), tmp_path)
+    assert rc == 1
+    assert "no task written for deepsynth" in capsys.readouterr().err
+    assert "task written: NO" in review
+    assert "- topics: after 1 repair(s): not valid JSON" in review
+    assert (tmp_path / "o" / "deepsynth" / "tasks.jsonl").read_text() == ""
+
+
+def test_a_failing_endpoint_is_an_error(tmp_path, capsys):
+    rc, review = _build_with(Step(status=400, text="bad request"), tmp_path)
+    assert rc == 3
+    assert "model call(s) failed" in capsys.readouterr().err
+    assert "call failed" in review

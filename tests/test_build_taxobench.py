@@ -274,3 +274,14 @@ def test_build_bad_input_is_one_line(tmp_path, capsys):
     assert main(["build", str(tmp_path), "--benchmarks", "scinet", "--out",
                  str(tmp_path / "o"), "--no-corpus"]) == 2
     assert "unknown scinet" in capsys.readouterr().err
+
+
+def test_a_survey_with_no_placeable_paper_writes_no_instance(tmp_path, capsys):
+    md = tmp_path / "s.md"
+    md.write_text("# S\n\n## One\nUntitled [@doi:10.1000/nobib].\n", encoding="utf-8")
+    rc = main(["build", str(md), "--benchmarks", "taxobench", "--out", str(tmp_path / "o"),
+               "--no-corpus"])
+    assert rc == 1 and "no task written for taxobench" in capsys.readouterr().err
+    assert (tmp_path / "o" / "taxobench" / "taxobench.jsonl").read_text() == ""
+    review = (tmp_path / "o" / "review.md").read_text()
+    assert "No instance written" in review and "`doi:10.1000/nobib` (no title)" in review

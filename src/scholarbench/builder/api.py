@@ -26,6 +26,7 @@ BENCHMARKS = ("taxobench", "deepsynth")
 class BuildResult:
     out: Path
     files: dict[str, Path] = field(default_factory=dict)     # benchmark -> task file/folder
+    written: dict[str, int] = field(default_factory=dict)    # benchmark -> tasks written
     manifest: dict[str, Any] = field(default_factory=dict)
 
 
@@ -75,18 +76,23 @@ def build(sources: Sequence[str | Path], benchmarks: Sequence[str], out: str | P
         lines, counts = [], {}
         for src, doc, iid in zip(sources, docs, ids):
             draft = draft_taxonomy(doc, corpus, iid)
-            lines.append(json.dumps(draft.instance, ensure_ascii=False))
             counts[iid] = draft.counts()
             review.append(review_section(draft, str(src)))
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            if draft.placed:              # an instance without papers is not a task
+                lines.append(json.dumps(draft.instance, ensure_ascii=False))
+            else:
+                review.append("**No instance written: no cited work could be placed.**\n")
+        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         manifest.add_benchmark("taxobench", path, out, len(lines), counts)
         result.files["taxobench"] = path
+        result.written["taxobench"] = len(lines)
     if "deepsynth" in names:
         from scholarbench.builder.deepsynth import build_deepsynth
         folder = out / "deepsynth"
         written = build_deepsynth(docs, ids, sources, folder, corpus, client, manifest)
         review += written.review
         result.files["deepsynth"] = folder
+        result.written["deepsynth"] = written.tasks
     (out / "review.md").write_text("\n".join(review), encoding="utf-8")
     result.manifest = manifest.write(out / "manifest.json")
     return result

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 
@@ -23,9 +24,20 @@ def cmd_build(args: argparse.Namespace) -> int:
                    bibliographies=args.bib or ())
     for name, path in result.files.items():
         folder = path.parent if path.is_file() else path
-        print(f"{name}: {path}  (import with `scholarbench data import {name} {folder}`)")
+        print(f"{name}: {result.written[name]} task(s) in {path}  (import with `scholarbench "
+              f"data import {name} {folder}`)")
     print(f"review: {Path(args.out) / 'review.md'}; manifest: {Path(args.out) / 'manifest.json'}"
           f"{'' if corpus else '; no corpus: abstracts from the bibliographies only'}")
+    empty = [name for name, n in result.written.items() if n == 0]
+    failed = client.usage.unrecovered_failures() if client is not None else 0
+    if failed:
+        print(f"error: {failed} model call(s) failed after retries; run the build again (replies "
+              "already received come from the cache)", file=sys.stderr)
+        return 3
+    if empty:
+        print(f"error: no task written for {', '.join(empty)} (see the review file)",
+              file=sys.stderr)
+        return 1
     return 0
 
 
