@@ -142,6 +142,23 @@ Text of methods \cite{a}.
     assert methods.tables == [] and methods.text.startswith("Text of methods")
 
 
+def test_latex_include_read_where_it_is_included(tmp_path):
+    """A heading of the including file with no citation of its own, then an \\input whose
+    text cites before its first heading: those citations belong to the including heading;
+    a heading after the \\input follows the included file's sections."""
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\n\\section{Setup}\n\\begin{document}\n"
+        "\\section{A}\nNo citation here.\n\\input{part}\n\\section{C}\n\\cite{c}\n"
+        "\\end{document}\n", encoding="utf-8")
+    (tmp_path / "part.tex").write_text("Cited first \\cite{a}.\n\\subsection{B}\n\\cite{b}\n",
+                                       encoding="utf-8")
+    (tmp_path / "refs.bib").write_text("", encoding="utf-8")
+    doc = read_source(tmp_path / "main.tex")
+    assert {p: s.keys for p, s in _sections(doc).items()} == {
+        ("A",): ["a"], ("A", "B"): ["b"], ("C",): ["c"]}      # the preamble's heading is not
+    assert doc.unsectioned == []
+
+
 # ---- the TaxoBench draft ---------------------------------------------------------------------
 
 def test_latex_draft_placement(latex_survey):

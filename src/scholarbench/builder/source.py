@@ -14,9 +14,10 @@ Citations and their works are the ReportBench ground-truth readers' (`survey_gt.
 this module adds where each citation sits. Headings: Markdown ATX headings (`#`…`######`,
 a `{…}` attribute block and `*`/`_` emphasis dropped; headings in code blocks and HTML comments
 are not headings); LaTeX `\\part \\chapter \\section \\subsection \\subsubsection \\paragraph`
-(starred too). A citation belongs to the last heading before it in its file; in a LaTeX file
-reached by `\\input` before that file's first heading, to the heading in force at the previous
-citation (the including file's section). Citations before any heading are `unsectioned`.
+(starred too). A citation belongs to the last heading before it in reading order (LaTeX:
+`\\input`/`\\include` files read where they are included, so an included file's text before
+its own first heading belongs to the including file's section). Citations before any heading
+are `unsectioned`.
 Sections named like front or back matter (`EXCLUDED`: abstract, authors, references, funding,
 …) are left out of the tree, at any depth, and their citations counted apart.
 """
@@ -155,22 +156,55 @@ def _tree(events: Sequence[tuple[str, object]]) -> tuple[list[Section], list[str
     return roots, unsectioned
 
 
-def _events(cites, headings: dict[str, list[_Heading]]) -> list[tuple[str, object]]:
-    """Headings and citations merged in reading order (see the module docstring)."""
-    events: list[tuple[str, object]] = []
-    done: dict[str, int] = {}
-    for cite in cites:
-        heads = headings.get(cite.file, [])
-        start = done.get(cite.file, 0)
-        end = start
-        while end < len(heads) and heads[end].line < cite.line:
-            events.append(("heading", (cite.file, heads[end])))
-            end += 1
-        done[cite.file] = end
-        events.append(("cite", cite.key))
-    for file, heads in headings.items():   # headings after the last citation of their file
-        events.extend(("heading", (file, h)) for h in heads[done.get(file, 0):])
-    return events
+def latex_segments(main: Path) -> list[tuple[str, int, int]]:
+    """The main text in reading order as (file, first line, last line) runs: a file's lines up
+    to an `\\input`/`\\include`, then the included file's, then the rest (the include rules of
+    `reportbench.latex_cites`; a file included twice is read once)."""
+    from scholarbench.benchmarks.reportbench.latex_cites import (_INCLUDE, _INCLUDE_BARE,
+                                                                 _main_body, _resolve_include)
+    out: list[tuple[str, int, int]] = []
+    seen: set[Path] = set()
+
+    def walk(path: Path, whole: bool) -> None:
+        if path.resolve() in seen or not path.is_file():
+            return
+        seen.add(path.resolve())
+        text = strip_comments(path.read_text(encoding="utf-8", errors="replace"))
+        start, stop = (0, len(text)) if whole else _main_body(text)
+        found = sorted([(m.start(), m.group(2), m.group(1)) for m in
+                        _INCLUDE.finditer(text, start, stop)]
+                       + [(m.start(), m.group(1), None) for m in
+                          _INCLUDE_BARE.finditer(text, start, stop)])
+        lo = text.count("\n", 0, start) + 1
+        for pos, name, subdir in found:
+            line = text.count("\n", 0, pos) + 1
+            out.append((str(path), lo, line))
+            walk(_resolve_include(path, name, subdir), True)
+            lo = line + 1
+        out.append((str(path), lo, text.count("\n", 0, stop) + 1))
+
+    walk(main, False)
+    return out
+
+
+def _events(cites, headings: dict[str, list[_Heading]], segments: list[tuple[str, int, int]]
+            ) -> list[tuple[str, object]]:
+    """Headings and citations merged in reading order (by `latex_segments`); headings outside
+    the main text (a preamble) are left out."""
+    def key(file: str, line: int) -> int | None:
+        return next((i for i, (f, lo, hi) in enumerate(segments)
+                     if f == file and lo <= line <= hi), None)
+
+    items = []
+    for file, heads in headings.items():
+        for h in heads:
+            seg = key(file, h.line)
+            if seg is not None:
+                items.append(((seg, h.line, 0), ("heading", (file, h))))
+    for c in cites:
+        seg = key(c.file, c.line)
+        items.append(((seg if seg is not None else len(segments), c.line, 1), ("cite", c.key)))
+    return [event for _, event in sorted(items, key=lambda t: t[0])]
 
 
 _TEX_TABLE = re.compile(r"\\begin\{(table\*?|tabular\*?|longtable)\}.*?\\end\{\1\}", re.DOTALL)
@@ -283,7 +317,7 @@ def _read_latex(main: Path, bibliographies: Sequence[Path]) -> SurveyDoc:
     found = latex_citations(main)
     headings = {str(p): latex_headings(p.read_text(encoding="utf-8", errors="replace"))
                 for p in found.files}
-    sections, unsectioned = _tree(_events(found.citations, headings))
+    sections, unsectioned = _tree(_events(found.citations, headings, latex_segments(main)))
     _attach_text(sections, {str(p): strip_comments(p.read_text(encoding="utf-8",
                                                                 errors="replace")).split("\n")
                             for p in found.files}, headings, latex=True)
