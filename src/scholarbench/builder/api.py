@@ -3,6 +3,8 @@
 `build(sources, benchmarks, out, corpus=None)` writes under `out`:
 - `taxobench/taxobench.jsonl`: one TaxoBench instance per source (`builder.taxobench`);
 - `deepsynth/…`: DeepSynth-Eval tasks (`builder.deepsynth`, needs an LLM client);
+- `reportbench/…`: ReportBench GT and constructed prompts (`builder.reportbench`: the
+  existing `reportbench.survey_gt` and `reportbench.construct`, needs an LLM client);
 - `review.md`: what a person must check before the tasks are used, per benchmark and survey;
 - `manifest.json`: the sources and their sha256, the corpus, models, prompt versions and
   usage per stage (`builder.manifest`).
@@ -19,7 +21,7 @@ from scholarbench.builder.manifest import BuildManifest
 from scholarbench.builder.source import SurveyDoc, read_source
 from scholarbench.errors import ScholarbenchError
 
-BENCHMARKS = ("taxobench", "deepsynth")
+BENCHMARKS = ("taxobench", "deepsynth", "reportbench")
 
 
 @dataclass
@@ -52,8 +54,9 @@ def _unique_ids(docs: Sequence[SurveyDoc]) -> list[str]:
 
 
 def build(sources: Sequence[str | Path], benchmarks: Sequence[str], out: str | Path,
-          corpus: Any = None, client: Any = None, bibliographies: Sequence[str | Path] = ()
-          ) -> BuildResult:
+          corpus: Any = None, client: Any = None, bibliographies: Sequence[str | Path] = (),
+          arxiv_ids: Sequence[str] = (), survey_dates: Sequence[str] = (),
+          granularity: str = "sentence") -> BuildResult:
     """Read every source, then write each asked benchmark's tasks, the review file and the
     manifest. `corpus`: an open `Corpus` (papers resolved for abstracts and the oracle
     context) or None; `client`: the LLM client for DeepSynth's generation steps."""
@@ -61,6 +64,9 @@ def build(sources: Sequence[str | Path], benchmarks: Sequence[str], out: str | P
     if not sources:
         raise ScholarbenchError("build: give at least one survey SOURCE")
     out = Path(out)
+    if "reportbench" in names:
+        from scholarbench.builder.reportbench import check_ids
+        rb_keys = check_ids(arxiv_ids, survey_dates, len(sources))
     docs = [read_source(s, bibliographies) for s in sources]
     ids = _unique_ids(docs)
     manifest = BuildManifest.start(sources, docs, corpus)
@@ -93,6 +99,14 @@ def build(sources: Sequence[str | Path], benchmarks: Sequence[str], out: str | P
         review += written.review
         result.files["deepsynth"] = folder
         result.written["deepsynth"] = written.tasks
+    if "reportbench" in names:
+        from scholarbench.builder.reportbench import build_reportbench
+        folder = out / "reportbench"
+        rb = build_reportbench(docs, rb_keys, sources, folder, corpus, client, manifest,
+                               granularity)
+        review += rb.review
+        result.files["reportbench"] = folder
+        result.written["reportbench"] = rb.tasks
     (out / "review.md").write_text("\n".join(review), encoding="utf-8")
     result.manifest = manifest.write(out / "manifest.json")
     return result

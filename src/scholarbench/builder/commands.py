@@ -17,11 +17,12 @@ def cmd_build(args: argparse.Namespace) -> int:
         if args.corpus or (folder / "manifest.json").is_file():
             corpus = Corpus.open(folder)
     client = None
-    if "deepsynth" in names:
+    if "deepsynth" in names or "reportbench" in names:
         from scholarbench.llm.commands import roles_from_args
         client = roles_from_args(args, need_agent=False, need_judge=True).judge
     result = build(args.sources, names, Path(args.out), corpus=corpus, client=client,
-                   bibliographies=args.bib or ())
+                   bibliographies=args.bib or (), arxiv_ids=args.arxiv_id or (),
+                   survey_dates=args.survey_date or (), granularity=args.granularity)
     for name, path in result.files.items():
         folder = path.parent if path.is_file() else path
         print(f"{name}: {result.written[name]} task(s) in {path}  (import with `scholarbench "
@@ -47,10 +48,19 @@ def add_build_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("sources", nargs="+", metavar="SOURCE",
                    help="a Manubot folder (content/*.md), a .md file, a .tex file or a LaTeX "
                    "folder")
-    p.add_argument("--benchmarks", required=True, help="comma-separated: taxobench,deepsynth")
+    p.add_argument("--benchmarks", required=True,
+                   help="comma-separated: taxobench, deepsynth, reportbench")
     p.add_argument("--out", required=True, help="output folder")
     p.add_argument("--bib", action="append", metavar="FILE",
                    help="bibliography (.bib, .bbl, CSL .json) for the sources; repeatable")
+    p.add_argument("--arxiv-id", action="append", metavar="ID",
+                   help="reportbench: the survey's arXiv id, one per SOURCE in order")
+    p.add_argument("--survey-date", action="append", metavar="YYYY-MM-DD",
+                   help="reportbench: the date of the survey's latest version (the prompt's "
+                   "cut-off month), one per SOURCE in order")
+    from scholarbench.benchmarks.reportbench.construct import GRANULARITIES
+    p.add_argument("--granularity", choices=GRANULARITIES, default="sentence",
+                   help="reportbench: the constructed prompt's granularity (paper §2.1.2)")
     p.add_argument("--corpus", help="corpus folder (default: the data dir's default corpus "
                    "when it exists)")
     p.add_argument("--no-corpus", action="store_true", help="resolve nothing in a corpus")
