@@ -144,6 +144,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_judge_check_parser(sub)
     from scholarbench.graph.commands import add_graph_parser
     add_graph_parser(sub)
+    from scholarbench.builder.commands import add_build_parser
+    add_build_parser(sub)
 
     from scholarbench.core.commands import cmd_list
     lst = sub.add_parser("list", help="registered benchmarks, agents, measures or report sections")

@@ -1,0 +1,71 @@
+"""`scholarbench build SOURCE… --benchmarks taxobench,deepsynth --out DIR`."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from scholarbench.builder.api import build, check_benchmarks
+    from scholarbench.paths import data_dir
+    names = check_benchmarks(args.benchmarks.split(","))
+    corpus = None
+    if not args.no_corpus:
+        from scholarbench.corpus.store import Corpus
+        folder = Path(args.corpus) if args.corpus else data_dir(args.data) / "corpus" / "default"
+        if args.corpus or (folder / "manifest.json").is_file():
+            corpus = Corpus.open(folder)
+    client = None
+    if "deepsynth" in names or "reportbench" in names:
+        from scholarbench.llm.commands import roles_from_args
+        client = roles_from_args(args, need_agent=False, need_judge=True).judge
+    result = build(args.sources, names, Path(args.out), corpus=corpus, client=client,
+                   bibliographies=args.bib or (), arxiv_ids=args.arxiv_id or (),
+                   survey_dates=args.survey_date or (), granularity=args.granularity)
+    for name, path in result.files.items():
+        folder = path.parent if path.is_file() else path
+        print(f"{name}: {result.written[name]} task(s) in {path}  (import with `scholarbench "
+              f"data import {name} {folder}`)")
+    print(f"review: {Path(args.out) / 'review.md'}; manifest: {Path(args.out) / 'manifest.json'}"
+          f"{'' if corpus else '; no corpus: abstracts from the bibliographies only'}")
+    empty = [name for name, n in result.written.items() if n == 0]
+    failed = client.usage.unrecovered_failures() if client is not None else 0
+    if failed:
+        print(f"error: {failed} model call(s) failed after retries; run the build again (replies "
+              "already received come from the cache)", file=sys.stderr)
+        return 3
+    if empty:
+        print(f"error: no task written for {', '.join(empty)} (see the review file)",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def add_build_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("build", help="build benchmark tasks (TaxoBench, DeepSynth-Eval) from "
+                       "survey sources (Manubot/Pandoc Markdown, LaTeX + .bib)")
+    p.add_argument("sources", nargs="+", metavar="SOURCE",
+                   help="a Manubot folder (content/*.md), a .md file, a .tex file or a LaTeX "
+                   "folder")
+    p.add_argument("--benchmarks", required=True,
+                   help="comma-separated: taxobench, deepsynth, reportbench")
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--bib", action="append", metavar="FILE",
+                   help="bibliography (.bib, .bbl, CSL .json) for the sources; repeatable")
+    p.add_argument("--arxiv-id", action="append", metavar="ID",
+                   help="reportbench: the survey's arXiv id, one per SOURCE in order")
+    p.add_argument("--survey-date", action="append", metavar="YYYY-MM-DD",
+                   help="reportbench: the date of the survey's latest version (the prompt's "
+                   "cut-off month), one per SOURCE in order")
+    from scholarbench.benchmarks.reportbench.construct import GRANULARITIES
+    p.add_argument("--granularity", choices=GRANULARITIES, default="sentence",
+                   help="reportbench: the constructed prompt's granularity (paper §2.1.2)")
+    p.add_argument("--corpus", help="corpus folder (default: the data dir's default corpus "
+                   "when it exists)")
+    p.add_argument("--no-corpus", action="store_true", help="resolve nothing in a corpus")
+    p.add_argument("--data", help="data directory (default: $SCHOLARBENCH_DATA, then the "
+                   "per-user data dir)")
+    from scholarbench.llm.commands import add_model_flags
+    add_model_flags(p, agent=False)          # DeepSynth's generation steps use the judge role
+    p.set_defaults(func=cmd_build)

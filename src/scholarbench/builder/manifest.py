@@ -1,0 +1,61 @@
+"""The build manifest: what a set of built tasks was made from and with.
+
+`manifest.json`: `format_version`; `created` (UTC); `scholarbench` version; `sources` (each
+source as given, its kind and title, and every file read with its sha256); `corpus` (its folder
+and the sha256 its own manifest records, or null: abstracts from the bibliographies only);
+`benchmarks` (per benchmark: the task file relative to the output folder, its sha256, the
+instance count and per-instance counts); `models` and `prompts` (per stage: the model and the
+prompt's versioned identity); `usage` (per stage: calls and tokens as the LLM client counted).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Sequence
+
+from scholarbench.files import sha256_file
+
+FORMAT_VERSION = 1
+
+
+@dataclass
+class BuildManifest:
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def start(cls, sources: Sequence[str | Path], docs: Sequence[Any], corpus: Any
+              ) -> "BuildManifest":
+        from scholarbench import __version__
+        corpus_info = None
+        if corpus is not None:
+            own = corpus.manifest() if callable(getattr(corpus, "manifest", None)) else {}
+            corpus_info = {"path": str(getattr(corpus, "directory", "")),
+                           "sha256": own.get("sha256")}
+        return cls({
+            "format_version": FORMAT_VERSION,
+            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "scholarbench": __version__,
+            "sources": [{"source": str(src), "kind": doc.kind, "title": doc.title,
+                         "files": [{"path": str(p), "sha256": sha256_file(p)}
+                                   for p in doc.files]}
+                        for src, doc in zip(sources, docs)],
+            "corpus": corpus_info, "benchmarks": {}, "models": {}, "prompts": {}, "usage": {}})
+
+    def add_benchmark(self, name: str, path: Path, out: Path, instances: int,
+                      counts: dict[str, Any]) -> None:
+        self.data["benchmarks"][name] = {"file": str(path.relative_to(out)),
+                                         "sha256": sha256_file(path), "instances": instances,
+                                         "counts": counts}
+
+    def add_stage(self, stage: str, model: str | None, prompt: str | None,
+                  usage: dict[str, Any]) -> None:
+        self.data["models"][stage] = model
+        self.data["prompts"][stage] = prompt
+        self.data["usage"][stage] = usage
+
+    def write(self, path: Path) -> dict[str, Any]:
+        path.write_text(json.dumps(self.data, indent=2, ensure_ascii=False) + "\n",
+                        encoding="utf-8")
+        return self.data

@@ -1,0 +1,98 @@
+"""ReportBench tasks from a survey through `scholarbench build`: the existing constructions,
+called as they are (no second code path).
+
+- Ground truth: `reportbench.survey_gt` (the works the survey's main text cites) written by
+  `write_gt_jsonl` as `ReportBench_v1.1_GT/<arxiv_id>.jsonl` (upstream's GT format).
+- Prompt: `reportbench.construct.construct_prompt` (paper §2.1.2; its prompt files and cut-off
+  check), given the survey's title, abstract, the date of its latest version (the cut-off's
+  month) and its sections' text as (header path, text) pairs, through the judge role.
+- Task line (`ReportBench_v1.1.jsonl`): `arxiv_id`, `title`, `abstract`, `prompt`,
+  `application_domain` (empty), `versions` [{version "v1", created: the date}].
+ReportBench keys tasks and GT by the survey's arXiv id, so each SOURCE needs one
+(`--arxiv-id`, in SOURCE order) and the date (`--survey-date`).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any, Sequence
+
+from scholarbench.builder.source import SurveyDoc
+from scholarbench.errors import ScholarbenchError
+from scholarbench.llm.usage import sample_scope
+
+GT_FOLDER = "ReportBench_v1.1_GT"
+
+
+@dataclass
+class Written:
+    review: list[str]
+    tasks: int
+
+
+def check_ids(arxiv_ids: Sequence[str], dates: Sequence[str], n: int) -> list[tuple[str, date]]:
+    from scholarbench.data.sources.keys import id_key
+    if len(arxiv_ids) != n or len(dates) != n:
+        raise ScholarbenchError(f"reportbench: give one --arxiv-id and one --survey-date per "
+                                f"SOURCE ({n}); ReportBench keys tasks by the survey's arXiv id")
+    out = []
+    for arxiv, day in zip(arxiv_ids, dates):
+        key = id_key("arxiv", arxiv)
+        if key is None or key.split(":", 1)[1] != arxiv:
+            raise ScholarbenchError(f"--arxiv-id {arxiv!r}: not an arXiv id without version")
+        try:
+            out.append((arxiv, date.fromisoformat(day)))
+        except ValueError:
+            raise ScholarbenchError(f"--survey-date {day!r}: not a YYYY-MM-DD date") from None
+    return out
+
+
+def build_reportbench(docs: Sequence[SurveyDoc], keys: Sequence[tuple[str, date]],
+                      sources: Sequence[Any], folder: Path, corpus: Any, client: Any,
+                      manifest: Any, granularity: str = "sentence") -> Written:
+    from scholarbench.benchmarks.reportbench.construct import (SurveySource, construct_prompt,
+                                                               prompt_identity)
+    from scholarbench.benchmarks.reportbench.survey_gt import write_gt_jsonl
+    if client is None:
+        raise ScholarbenchError("reportbench: constructing the prompt needs a model (the judge "
+                                "role)")
+    (folder / GT_FOLDER).mkdir(parents=True, exist_ok=True)
+    lines, review, counts, usage = [], [], {}, {}
+    for doc, (arxiv, day), src in zip(docs, keys, sources):
+        n_gt, untitled = write_gt_jsonl(doc.gt, folder / GT_FOLDER / f"{arxiv}.jsonl")
+        paragraphs = tuple((" > ".join(p), s.text) for top in doc.sections
+                           for p, s in top.walk() if s.text)
+        with sample_scope() as u:
+            made = construct_prompt(client, SurveySource(arxiv, doc.title, doc.abstract, day,
+                                                         paragraphs), granularity)
+        for k, v in u.as_dict().items():
+            if isinstance(v, (int, float)):
+                usage[k] = usage.get(k, 0) + v
+        counts[arxiv] = {"gt_references": n_gt, "gt_untitled_left_out": untitled,
+                         "cited_without_entry": len(doc.gt.missing),
+                         "prompt": made.prompt is not None, "cutoff_ok": made.cutoff_ok,
+                         "mentions_title": made.mentions_title}
+        if made.prompt:
+            lines.append({"arxiv_id": arxiv, "title": doc.title, "abstract": doc.abstract,
+                          "prompt": made.prompt, "application_domain": "",
+                          "versions": [{"version": "v1", "created": day.isoformat()}]})
+        flags = ([] if made.cutoff_ok or not made.prompt else
+                 [f"the prompt does not state the cut-off as \"published before …\" "
+                  f"({made.cutoff_expected})"])
+        flags += ["the prompt names the survey's title"] if made.mentions_title else []
+        review.append("\n".join([
+            f"## ReportBench `{arxiv}`: {doc.title}", "",
+            f"Source: `{src}`. Ground truth: {n_gt} cited works with a title "
+            f"({untitled} without a title left out, as upstream's GT never holds one); "
+            f"prompt ({granularity}): "
+            + (f"\"{made.prompt}\"" if made.prompt else f"NONE ({made.unscored})"), "",
+            *([f"- [ ] {f}" for f in flags] or ["(no flags)"]), ""]))
+    path = folder / "ReportBench_v1.1.jsonl"
+    path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines),
+                    encoding="utf-8")
+    manifest.add_stage("reportbench.prompt", getattr(client, "model_id", None),
+                       prompt_identity(granularity), usage)
+    manifest.add_benchmark("reportbench", path, folder.parent, len(lines), counts)
+    return Written(review, len(lines))

@@ -1,0 +1,358 @@
+"""A survey's source -> its section tree with the citations under each heading.
+
+Accepted sources (`read_source(path, bibliographies=())`):
+- a Manubot folder (`content/*.md`, as greenelab/deep-review): the Markdown files in name
+  order; the bibliography `output/references.json` when present (else `bibliographies`); the
+  title from `content/metadata.yaml` (`title:` line, a trailing `[…]` note dropped);
+- one Pandoc Markdown file (`.md`) with `bibliographies` (CSL-JSON, BibTeX or .bbl); the title
+  from its YAML `title:` or its first `#` heading;
+- a LaTeX survey: its main `.tex` file or its folder, with the `.bib`/`.bbl` files
+  `reportbench.survey_gt.from_latex` finds (or `bibliographies`); the title from `\\title{…}`.
+
+Citations and their works are the ReportBench ground-truth readers' (`survey_gt.from_markdown`
+/ `from_latex`: Pandoc/Manubot keys with aliases, LaTeX cite commands with `\\input` followed);
+this module adds where each citation sits. Headings: Markdown ATX headings (`#`…`######`,
+a `{…}` attribute block and `*`/`_` emphasis dropped; headings in code blocks and HTML comments
+are not headings); LaTeX `\\part \\chapter \\section \\subsection \\subsubsection \\paragraph`
+(starred too). A citation belongs to the last heading before it in reading order (LaTeX:
+`\\input`/`\\include` files read where they are included, so an included file's text before
+its own first heading belongs to the including file's section). Citations before any heading
+are `unsectioned`.
+Sections named like front or back matter (`EXCLUDED`: abstract, authors, references, funding,
+…) are left out of the tree, at any depth, and their citations counted apart.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from scholarbench.benchmarks.reportbench.latex_cites import find_main_tex
+from scholarbench.benchmarks.reportbench.latex_text import latex_to_text, strip_comments
+from scholarbench.benchmarks.reportbench.pandoc_cites import visible_text
+from scholarbench.benchmarks.reportbench.survey_gt import SurveyGT, from_latex, from_markdown
+from scholarbench.errors import DataError
+
+EXCLUDED = re.compile(r"^(?:abstract|authors?|references|bibliography|acknowledge?ments?"
+                      r"|author contributions|(?:.* )?competing interests|(?:.* )?funding"
+                      r"(?: statement)?|conflicts? of interests?)\.?$", re.IGNORECASE)
+LATEX_LEVELS = {"part": 0, "chapter": 1, "section": 2, "subsection": 3, "subsubsection": 4,
+                "paragraph": 5}
+
+_MD_HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*(?:\{[^}]*\})?[ \t]*#*[ \t]*$")
+_TEX_HEADING = re.compile(r"\\(" + "|".join(LATEX_LEVELS) + r")\*?\s*(?:\[[^\]]*\])?\s*\{")
+_TEX_TITLE = re.compile(r"\\title\s*(?:\[[^\]]*\])?\s*\{")
+_TEX_ABSTRACT = re.compile(r"\\begin\{abstract\}(.*?)\\end\{abstract\}", re.DOTALL)
+_YAML_TITLE = re.compile(r'^title:\s*(["\']?)(.*)\1\s*$', re.MULTILINE)
+_NOTE = re.compile(r"\s*\[[^\]]*\]\s*$")
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table of the survey (a Structure Anchor for DeepSynth-Eval): its caption and its
+    source text (Markdown pipe rows, or the LaTeX table environment)."""
+    caption: str
+    text: str
+    where: str                                             # file:line of its first line
+
+
+@dataclass
+class Section:
+    title: str
+    level: int
+    keys: list[str] = field(default_factory=list)          # citation keys, in order
+    children: list["Section"] = field(default_factory=list)
+    where: str = ""                                        # file:line of the heading
+    text: str = ""                                         # its own text (to the next heading)
+    tables: list[Table] = field(default_factory=list)
+
+    def walk(self, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], "Section"]]:
+        """(heading path, section) for this section and every one below it, in order."""
+        here = path + (self.title,)
+        yield here, self
+        for child in self.children:
+            yield from child.walk(here)
+
+
+@dataclass
+class SurveyDoc:
+    """One survey: its title, section tree, citations (`gt`, with the works they name), the
+    source files read and the citation keys outside the tree."""
+    title: str
+    sections: list[Section]
+    gt: SurveyGT
+    files: list[Path]
+    unsectioned: list[str] = field(default_factory=list)   # keys before any heading
+    excluded: list[str] = field(default_factory=list)      # keys under EXCLUDED headings
+    kind: str = "markdown"
+    abstract: str = ""     # the text under an "Abstract" heading, or LaTeX's abstract environment
+
+
+@dataclass(frozen=True)
+class _Heading:
+    line: int
+    level: int
+    title: str
+
+
+def _clean_md(title: str) -> str:
+    return " ".join(re.sub(r"(?<!\w)[*_]+|[*_]+(?!\w)", "", title).split())
+
+
+def markdown_headings(text: str) -> list[_Heading]:
+    out = []
+    for i, line in enumerate(visible_text(text).split("\n"), start=1):
+        match = _MD_HEADING.match(line)
+        if match and match.group(2).strip():
+            out.append(_Heading(i, len(match.group(1)), _clean_md(match.group(2))))
+    return out
+
+
+def _braced(text: str, start: int) -> str | None:
+    """The group whose `{` is at text[start-1] (nested braces counted)."""
+    depth, i = 1, start
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        depth += ch == "{"
+        depth -= ch == "}"
+        if depth == 0:
+            return text[start:i]
+        i += 1
+    return None
+
+
+def latex_headings(text: str) -> list[_Heading]:
+    text = strip_comments(text)
+    out = []
+    for match in _TEX_HEADING.finditer(text):
+        body = _braced(text, match.end())
+        if body is not None and body.strip():
+            out.append(_Heading(text.count("\n", 0, match.start()) + 1,
+                                LATEX_LEVELS[match.group(1)], latex_to_text(body)))
+    return out
+
+
+def _tree(events: Sequence[tuple[str, object]]) -> tuple[list[Section], list[str]]:
+    """Sections from an ordered stream of ("heading", (file, _Heading)) and ("cite", key)."""
+    roots: list[Section] = []
+    stack: list[Section] = []
+    unsectioned: list[str] = []
+    for kind, value in events:
+        if kind == "heading":
+            file, head = value  # type: ignore[misc]
+            node = Section(head.title, head.level, where=f"{file}:{head.line}")
+            while stack and stack[-1].level >= head.level:
+                stack.pop()
+            (stack[-1].children if stack else roots).append(node)
+            stack.append(node)
+        elif stack:
+            stack[-1].keys.append(value)  # type: ignore[arg-type]
+        else:
+            unsectioned.append(value)  # type: ignore[arg-type]
+    return roots, unsectioned
+
+
+def latex_segments(main: Path) -> list[tuple[str, int, int]]:
+    """The main text in reading order as (file, first line, last line) runs: a file's lines up
+    to an `\\input`/`\\include`, then the included file's, then the rest (the include rules of
+    `reportbench.latex_cites`; a file included twice is read once)."""
+    from scholarbench.benchmarks.reportbench.latex_cites import (_INCLUDE, _INCLUDE_BARE,
+                                                                 _main_body, _resolve_include)
+    out: list[tuple[str, int, int]] = []
+    seen: set[Path] = set()
+
+    def walk(path: Path, whole: bool) -> None:
+        if path.resolve() in seen or not path.is_file():
+            return
+        seen.add(path.resolve())
+        text = strip_comments(path.read_text(encoding="utf-8", errors="replace"))
+        start, stop = (0, len(text)) if whole else _main_body(text)
+        found = sorted([(m.start(), m.group(2), m.group(1)) for m in
+                        _INCLUDE.finditer(text, start, stop)]
+                       + [(m.start(), m.group(1), None) for m in
+                          _INCLUDE_BARE.finditer(text, start, stop)])
+        lo = text.count("\n", 0, start) + 1
+        for pos, name, subdir in found:
+            line = text.count("\n", 0, pos) + 1
+            out.append((str(path), lo, line))
+            walk(_resolve_include(path, name, subdir), True)
+            lo = line + 1
+        out.append((str(path), lo, text.count("\n", 0, stop) + 1))
+
+    walk(main, False)
+    return out
+
+
+def _events(cites, headings: dict[str, list[_Heading]], segments: list[tuple[str, int, int]]
+            ) -> list[tuple[str, object]]:
+    """Headings and citations merged in reading order (by `latex_segments`); headings outside
+    the main text (a preamble) are left out."""
+    def key(file: str, line: int) -> int | None:
+        return next((i for i, (f, lo, hi) in enumerate(segments)
+                     if f == file and lo <= line <= hi), None)
+
+    items = []
+    for file, heads in headings.items():
+        for h in heads:
+            seg = key(file, h.line)
+            if seg is not None:
+                items.append(((seg, h.line, 0), ("heading", (file, h))))
+    for c in cites:
+        seg = key(c.file, c.line)
+        items.append(((seg if seg is not None else len(segments), c.line, 1), ("cite", c.key)))
+    return [event for _, event in sorted(items, key=lambda t: t[0])]
+
+
+_TEX_TABLE = re.compile(r"\\begin\{(table\*?|tabular\*?|longtable)\}.*?\\end\{\1\}", re.DOTALL)
+_TEX_CAPTION = re.compile(r"\\caption\s*(?:\[[^\]]*\])?\s*\{")
+
+
+def markdown_tables(text: str, file: str, first_line: int) -> list[Table]:
+    """Pipe tables (a header row, a `|---|` rule, rows) and their Pandoc `Table:` caption."""
+    lines, out, i = text.split("\n"), [], 0
+    while i < len(lines):
+        if (lines[i].lstrip().startswith("|") and i + 1 < len(lines)
+                and re.match(r"^\s*\|?\s*:?-{3,}", lines[i + 1])):
+            j = i
+            while j < len(lines) and lines[j].lstrip().startswith("|"):
+                j += 1
+            caption = ""
+            for k in list(range(j, min(j + 3, len(lines)))) + [i - 2, i - 1]:
+                if 0 <= k < len(lines) and lines[k].strip().startswith(("Table:", ": ")):
+                    caption = re.sub(r"\s*\{[^}]*\}\s*$", "", lines[k].strip())
+                    caption = caption.removeprefix("Table:").removeprefix(":").strip()
+                    break
+            out.append(Table(caption, "\n".join(lines[i:j]), f"{file}:{first_line + i}"))
+            i = j
+        else:
+            i += 1
+    return out
+
+
+def latex_tables(text: str, file: str, first_line: int) -> list[Table]:
+    out = []
+    for match in _TEX_TABLE.finditer(text):
+        body = match.group(0)
+        cap = _TEX_CAPTION.search(body)
+        caption = latex_to_text(_braced(body, cap.end()) or "") if cap else ""
+        out.append(Table(caption, body,
+                         f"{file}:{first_line + text.count(chr(10), 0, match.start())}"))
+    return out
+
+
+def _attach_text(sections: list[Section], texts: dict[str, list[str]],
+                 headings: dict[str, list[_Heading]], latex: bool) -> None:
+    """Each section's own text: its file's lines after the heading up to the next heading
+    (any heading, excluded ones too)."""
+    for node in [s for top in sections for _, s in top.walk()]:
+        file, _, line = node.where.rpartition(":")
+        start = int(line)
+        later = [h.line for h in headings.get(file, []) if h.line > start]
+        lines = texts.get(file, [])
+        body = "\n".join(lines[start:(min(later) - 1) if later else len(lines)])
+        node.text = body.strip()
+        node.tables = (latex_tables(body, file, start + 1) if latex
+                       else markdown_tables(body, file, start + 1))
+
+
+def _drop_excluded(sections: list[Section]) -> tuple[list[Section], list[str]]:
+    """`sections` without front/back-matter headings (at any depth); their citation keys."""
+    kept, dropped = [], []
+    for section in sections:
+        if EXCLUDED.match(section.title.strip()):
+            dropped += [k for _, s in section.walk() for k in s.keys]
+        else:
+            section.children, below = _drop_excluded(section.children)
+            dropped += below
+            kept.append(section)
+    return kept, dropped
+
+
+def _md_title(files: Sequence[Path], metadata: Path | None) -> str:
+    for path in ([metadata] if metadata and metadata.is_file() else []) + list(files):
+        text = path.read_text(encoding="utf-8")
+        match = _YAML_TITLE.search(text)
+        if match and (path == metadata or text.startswith("---")):
+            return _NOTE.sub("", match.group(2)).strip()
+    for path in files:
+        for head in markdown_headings(path.read_text(encoding="utf-8")):
+            if head.level == 1:
+                return head.title
+    return files[0].stem if files else ""
+
+
+def _read_markdown(files: list[Path], bibliographies: Sequence[Path],
+                   metadata: Path | None) -> SurveyDoc:
+    from scholarbench.benchmarks.reportbench.pandoc_cites import citations
+    gt = from_markdown(files, bibliographies)
+    cites, headings = [], {}
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        cites += citations(text, str(path))
+        headings[str(path)] = markdown_headings(text)
+    events = [e for path in files for e in _file_events(str(path), cites, headings)]
+    sections, unsectioned = _tree(events)
+    _attach_text(sections, {str(p): visible_text(p.read_text(encoding="utf-8")).split("\n")
+                            for p in files}, headings, latex=False)
+    abstract = next((s.text for s in sections if s.title.lower() == "abstract"), "")
+    sections, excluded = _drop_excluded(sections)
+    return SurveyDoc(_md_title(files, metadata), sections, gt, files + list(bibliographies),
+                     unsectioned, excluded, abstract=abstract)
+
+
+def _file_events(file: str, cites, headings: dict[str, list[_Heading]]):
+    """One Markdown file's headings and citations by line (files are read one after another)."""
+    items = [(h.line, 0, ("heading", (file, h))) for h in headings.get(file, [])]
+    items += [(c.line, 1, ("cite", c.key)) for c in cites if c.file == file]
+    return [event for _, _, event in sorted(items, key=lambda t: (t[0], t[1]))]
+
+
+def _read_latex(main: Path, bibliographies: Sequence[Path]) -> SurveyDoc:
+    from scholarbench.benchmarks.reportbench.latex_cites import latex_citations
+    gt = from_latex(main, list(bibliographies) or None)
+    found = latex_citations(main)
+    headings = {str(p): latex_headings(p.read_text(encoding="utf-8", errors="replace"))
+                for p in found.files}
+    sections, unsectioned = _tree(_events(found.citations, headings, latex_segments(main)))
+    _attach_text(sections, {str(p): strip_comments(p.read_text(encoding="utf-8",
+                                                                errors="replace")).split("\n")
+                            for p in found.files}, headings, latex=True)
+    sections, excluded = _drop_excluded(sections)
+    text = strip_comments(main.read_text(encoding="utf-8", errors="replace"))
+    match = _TEX_TITLE.search(text)
+    title = latex_to_text(_braced(text, match.end()) or "") if match else main.stem
+    bibs = (list(bibliographies) or [p for p in found.bib_files if p.is_file()]
+            or sorted(main.parent.rglob("*.bib")))
+    abstract = _TEX_ABSTRACT.search(text)
+    return SurveyDoc(title, sections, gt, list(found.files) + bibs, unsectioned, excluded,
+                     kind="latex",
+                     abstract=latex_to_text(abstract.group(1)) if abstract else "")
+
+
+def read_source(path: str | Path, bibliographies: Sequence[str | Path] = ()) -> SurveyDoc:
+    """The survey at `path` (see the module docstring for what is accepted)."""
+    path = Path(path)
+    bibs = [Path(b) for b in bibliographies]
+    if not path.exists():
+        raise DataError("no such file or folder", file=str(path))
+    if path.is_dir() and (path / "content").is_dir():
+        files = sorted((path / "content").glob("*.md"))
+        if not files:
+            raise DataError("a Manubot folder needs content/*.md", file=str(path / "content"))
+        refs = path / "output" / "references.json"
+        return _read_markdown(files, bibs or ([refs] if refs.is_file() else []),
+                              path / "content" / "metadata.yaml")
+    if path.is_file() and path.suffix.lower() in (".md", ".markdown"):
+        return _read_markdown([path], bibs, None)
+    if path.is_file() and path.suffix.lower() == ".tex":
+        return _read_latex(path, bibs)
+    if path.is_dir():
+        main = find_main_tex(path)
+        if main is not None:
+            return _read_latex(main, bibs)
+    raise DataError("not a survey source (need a Manubot folder with content/*.md, a .md "
+                    "file, a .tex file or a folder with a main .tex file)", file=str(path))

@@ -1,0 +1,51 @@
+"""`scholarbench build --benchmarks reportbench`: the existing ReportBench constructions
+(`survey_gt` ground truth, `construct` prompts) reached through the build command, on the shared
+deep-review survey with the scripted loopback endpoint; the output passes `data import`."""
+from __future__ import annotations
+
+import json
+
+from conftest import shared_path
+from fake_openai import FakeOpenAI, Step
+from scholarbench.cli import main
+from scholarbench.data.store import import_dataset
+
+
+def _reportbench_reply(body: dict) -> Step:
+    text = body["messages"][0]["content"]
+    assert "Write a sentence-level prompt" in text          # the --granularity default
+    return Step(text="Please help me research deep learning in biology and medicine, and "
+                     "ensure only papers published before December 2021 are referenced.")
+
+
+def test_reportbench_tasks_and_ground_truth_pass_data_import(tmp_path, capsys):
+    from scholarbench.benchmarks.reportbench.ground_truth import read_gt_file
+    from scholarbench.benchmarks.reportbench.tasks import load_tasks as load_rb
+    fake = FakeOpenAI(default=_reportbench_reply).start()
+    try:
+        rc = main(["build", str(shared_path("data", "survey_source_deep_review")),
+                   "--benchmarks", "reportbench", "--out", str(tmp_path / "o"), "--no-corpus",
+                   "--arxiv-id", "2112.00001", "--survey-date", "2021-12-28",
+                   "--judge", "judge-x", "--judge-base-url", fake.base_url, "--no-llm-cache"])
+    finally:
+        fake.stop()
+    assert rc == 0, capsys.readouterr().err
+    folder = tmp_path / "o" / "reportbench"
+    entry = import_dataset("reportbench", folder, tmp_path / "data")
+    assert entry["files"]["tasks"]["surveys"] == 1
+    (task,) = load_rb(folder)
+    assert task.cutoff.isoformat() == "2021-12-01" and task.updated.isoformat() == "2021-12-28"
+    gt = read_gt_file(folder / "ReportBench_v1.1_GT" / "2112.00001.jsonl")
+    # 615 distinct works less the 19 without any title (web pages whose URL Manubot rewrote):
+    # upstream's GT files never hold an untitled line
+    assert len(gt) == 596
+    manifest = json.loads((tmp_path / "o" / "manifest.json").read_text())
+    assert manifest["prompts"]["reportbench.prompt"].startswith("construct_sentence_v1@")
+    assert manifest["usage"]["reportbench.prompt"]["calls"] == 1
+
+
+def test_reportbench_needs_an_arxiv_id_per_source(tmp_path, capsys):
+    rc = main(["build", str(shared_path("data", "survey_source_deep_review")),
+               "--benchmarks", "reportbench", "--out", str(tmp_path / "o"), "--no-corpus"])
+    assert rc == 2 and "one --arxiv-id and one --survey-date per SOURCE" in \
+        capsys.readouterr().err
