@@ -331,7 +331,7 @@ def test_a_suite_report_opens_with_its_overview_and_wide_tables_scroll(browser, 
         bench = benchmark_class("taxobench")()
         entries.append({"benchmark": "taxobench", "subtask": summary["mode"],
                         "run_dir": f"somewhere/else/{name}",
-                        **run_entry(bench, summary["mode"], suite / name, summary, 0)})
+                        **run_entry(bench, summary["mode"], suite / name)})
     long_error = ("the agent's endpoint https://example.invalid/v1/chat/completions refused "
                   "the connection: " + "HTTPSConnectionPool(host=example.invalid)/" * 8)
     entries.append({"benchmark": "deepsynth", "subtask": "report", "status": "failed",
