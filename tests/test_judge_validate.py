@@ -145,3 +145,26 @@ def test_bad_input_is_one_line_and_no_call(data, judge, tmp_path, capsys):
                  *_flags(judge)]) == 2
     assert "scicite_test.jsonl:1:" in capsys.readouterr().err
     assert not judge.requests
+
+
+# ---- the packaged local model, end to end (marker local_llm) -----------------------------------
+
+@pytest.mark.local_llm
+def test_local_model_validates_end_to_end(tmp_path, monkeypatch, capsys):
+    """Its numbers are poor (docs/judges.md); this checks the pipeline, not the model."""
+    from pathlib import Path
+    from conftest import require_extra
+    require_extra("llama_cpp", "local")
+    monkeypatch.setenv("SCHOLARBENCH_CACHE", str(tmp_path / "sbcache"))
+    data = Path(__file__).parent / "data"         # a 40-line excerpt of each test set
+    out = tmp_path / "v.json"
+    assert main(["judge", "validate", "--data", str(data), "--datasets", "scicite,acl-arc",
+                 "--limit", "20", "--quiet", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    print(printed)
+    result = json.loads(out.read_text())
+    assert result["judge"]["model_id"].startswith("local:")
+    for ds in result["datasets"]:
+        assert ds["n_sampled"] == 20 and ds["n_used"] + ds["n_unscored"] == 20
+        assert ds["n_used"] == 0 or 0.0 <= ds["accuracy"] <= 1.0
+    assert "98% agreement" in printed and "kappa" in printed
