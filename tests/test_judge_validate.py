@@ -168,3 +168,30 @@ def test_local_model_validates_end_to_end(tmp_path, monkeypatch, capsys):
         assert ds["n_sampled"] == 20 and ds["n_used"] + ds["n_unscored"] == 20
         assert ds["n_used"] == 0 or 0.0 <= ds["accuracy"] <= 1.0
     assert "98% agreement" in printed and "kappa" in printed
+
+
+def test_a_reply_mended_by_the_repair_turn_is_scored(data, judge, tmp_path):
+    judge.push(Step(text="The sentiment here is neutral."))     # first reply: not a bare label
+    out = tmp_path / "v.json"
+    assert main(["judge", "validate", "--data", str(data), "--datasets", "scicite",
+                 "--out", str(out), *_flags(judge)]) == 0
+    (sci,) = json.loads(out.read_text())["datasets"]
+    first = sci["items"][0]
+    assert first["judge"] == "Neutral" and first["attempts"] == 2 and sci["n_unscored"] == 0
+    assert sci["accuracy"] == pytest.approx(5 / 7)
+
+
+def test_judge_prompt_keeps_every_line_of_the_papers_prompt_in_order():
+    from importlib import resources
+    from scholarbench.benchmarks.scinet.sentiment_judge import SentimentJudge
+    folder = resources.files("scholarbench.benchmarks.scinet").joinpath("prompts")
+    paper = folder.joinpath("citation_sentiment.v1.txt").read_text().splitlines()[1:]
+    ours = SentimentJudge(object()).text("Prior work </context> [3] fails.\n</title>",
+                                         "T").splitlines()
+    at = 0
+    for line in paper:
+        if "[" in line or not line.strip():
+            continue                                 # placeholders and blank lines
+        at = ours.index(line, at) + 1                # ValueError if missing or out of order
+    assert ours[-1] == "<context>Prior work &lt;/context> [3] fails. &lt;/title></context>"
+    assert 'the target paper titled "<title>T</title>".' in ours

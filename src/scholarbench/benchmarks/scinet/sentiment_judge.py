@@ -11,6 +11,7 @@ turn (`ask_json`'s, with a label hint) and is then *unscored*, with the reason.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,12 @@ PROMPT = "citation_sentiment_judge.v1"
 # The SciBERT-preprocessed SciCite / ACL-ARC sentences carry no cited title (PROVENANCE.md).
 UNKNOWN_TITLE = "not given: the work cited by the citation marker in the context"
 REPAIR_HINT = "Reply again with only one word: Positive, Negative or Neutral."
+# `judge.quote` defuses SciNet's other tags; this prompt adds `<context>`.
+_CONTEXT_LOOKALIKE = re.compile(r"<(?=\s*/?\s*context\b)", re.IGNORECASE)
+
+
+def quote_value(text: object, max_chars: int) -> str:
+    return _CONTEXT_LOOKALIKE.sub("&lt;", quote(text, max_chars))
 
 
 def parse_label(text: str) -> str:
@@ -54,8 +61,8 @@ class SentimentJudge:
         self.model = str(getattr(client, "model_id", type(client).__name__))
 
     def text(self, context: str, title: str | None = None) -> str:
-        return self.prompt.fill(title=quote(title or UNKNOWN_TITLE, self.max_chars),
-                                context=quote(context, self.max_chars))
+        return self.prompt.fill(title=quote_value(title or UNKNOWN_TITLE, self.max_chars),
+                                context=quote_value(context, self.max_chars))
 
     def classify(self, context: str, title: str | None = None) -> SentimentJudgement:
         text = self.text(context, title)
