@@ -142,6 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_tools_parser(sub)
     from scholarbench.injection.commands import add_judge_check_parser
     add_judge_check_parser(sub)
+    from scholarbench.judges.commands import add_judge_parser
+    add_judge_parser(sub)
     from scholarbench.graph.commands import add_graph_parser
     add_graph_parser(sub)
     from scholarbench.builder.commands import add_build_parser

@@ -1,0 +1,1 @@
+"""Checking the LLM judges themselves (docs/judges.md)."""
