@@ -164,3 +164,12 @@ def test_a_run_where_most_references_fail_warns_once():
     assert refs.summarise([{"unresolved": 2, "n_refs": 4}], "x", quiet)["n_unresolved"] == 2
     assert quiet.getvalue() == ""
     json.dumps(rows)
+
+
+def test_nsp_above_one_is_the_papers_formula_not_the_references():
+    """NSP reads category labels only: Counterexample 2 (A.6) with the lists swapped is 5/3,
+    and answering with paper numbers or titles changes no label."""
+    import numpy as np
+    from scholarbench.metrics.soft_cardinality import soft_scores
+    sim = np.array([[1, 0, 1], [0, 1, 1], [1, 1, 1]], dtype=float)   # A = (b1, b2), B = (a)
+    assert soft_scores(sim, n_gold=2)["nsp"] == pytest.approx(5 / 3)
