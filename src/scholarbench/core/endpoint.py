@@ -4,7 +4,9 @@ Each sample's own task prompt (ReportBench's prompt, the TaxoBench / ResearchAre
 the DeepSynth request with its constraints, the SciNet query) is sent as the user message, with a
 short system message saying which answer form the benchmark reads (`format_hint=false` sends the
 prompt alone, for products that must see nothing else). The reply is read into the family's
-answer by `core.parse_text`; the benchmark resolves the references offline. A failed call (after
+answer by `core.parse_text` (a reply that is not the family's answer — e.g. a judge-style
+`{"score": 3}` — is `malformed`, with the reason); the benchmark resolves the references offline,
+per task: a paper number the prompt asked for, an id or a title (`core.refs`). A failed call (after
 the client's retries) raises, so the sample is `error` and retried on resume — never a result.
 
 With `tools=true` (`--tools`) the endpoint gets the literature tools as OpenAI function-calling
@@ -17,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from scholarbench.core.agent import AgentContext, Needs, Task
-from scholarbench.core.parse_text import papers_from_text, taxonomy_from_text
+from scholarbench.core.parse_text import papers_from_text, report_from_text, taxonomy_from_text
 from scholarbench.errors import ScholarbenchError
 
 HINTS = {
@@ -83,7 +85,7 @@ class EndpointAgent:
             text = reply.text or ""
             info = {"reply_chars": len(text)}
         if task.family == "report":
-            return {"report": text, "info": info}
+            return {"report": report_from_text(text), "info": info}
         if task.family == "taxonomy":
             topic = str(task.fields.get("topic") or "root")
             return {**taxonomy_from_text(text, topic), "info": info}

@@ -9,7 +9,8 @@ set-up failure leaves nothing that blocks the retry — then, holding the run di
 2. generates: one `SampleRecord` line per sample not yet finished (errored ones are retried),
    appended and fsync'ed; anything the agent raises is `error` (only the user's Ctrl-C or
    SIGTERM stops the run), an answer that does not fit, or JSON cannot write, is `malformed`;
-3. scores every sample (never skipping one) and writes scores.jsonl and summary.json atomically;
+3. scores every sample (never skipping one) and writes scores.jsonl and summary.json atomically
+   (each row's `unresolved` answer references and the summary's `n_unresolved`: `core.refs`);
 4. records the usage of each stage's chat model in the manifest (`usage.<stage>.<role>`, and
    the running totals in `llm_usage`).
 
@@ -29,6 +30,7 @@ from tqdm import tqdm
 from scholarbench.core.agent import Agent, AgentContext, agent_from_object, import_object
 from scholarbench.core.benchmark import Benchmark, Sample, summary_line
 from scholarbench.core.concurrency import check_max_samples, in_flight, samples_at_once
+from scholarbench.core import refs
 from scholarbench.core.families import Malformed
 from scholarbench.core.limits import Oversized, scored_as_missing
 from scholarbench.core.records import Manifest, Summary
@@ -414,6 +416,7 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
     stage = run.stage(bench.generate_file, bench.id_key)
     generated = stage.records
     rows = bench.score(samples, scored_as_missing(generated), manifest, run)
+    refs.attach(rows, generated, bench.id_key)
     errors: dict[str, int] = {}
     for row in rows:
         rec = generated.get(str(row[bench.id_key]))
@@ -435,6 +438,8 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
                       run_name=manifest.get("run_name"), n_samples=len(rows), status=status,
                       complete=not errors).model_dump(mode="json")
     summary.update(bench.aggregate(rows, manifest))
+    summary.update(refs.summarise(rows, " ".join(filter(None, (bench.name,
+                                                              manifest.get("mode"))))))
     summary["n_suspected_injection"] = n_flagged
     if (unflagged := without_flagged(bench, rows, manifest, summary)) is not None:
         summary["without_flagged"] = unflagged

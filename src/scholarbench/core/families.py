@@ -8,8 +8,10 @@
 | path       | SciNet path                                              | {"papers": [REF, …]}  in path order |
 
 TREE is TaxoBench's form: {"name": str, "subtopics": [TREE, …], "papers": [REF, …]}. A REF is a
-string — a corpus id, a DOI, an arXiv id or a title — which the benchmark resolves offline to its
-own papers, counting what does not resolve; `ranking` also takes {"id": REF, "score": number}.
+corpus id, a DOI, an arXiv id, a title or — when the task's prompt lists papers — the paper's
+number in that list (an integer or a string such as "3" / "[3]"; integers are read as their
+string); the benchmark resolves it offline to its own papers per task (`core.refs`), counting
+what does not resolve; `ranking` also takes {"id": REF, "score": number}.
 
 Answers are read from users, so the models forbid unknown keys: a misspelt field is a malformed
 answer with a message that names it, never a silently empty one. `parse_answer` turns anything an
@@ -17,11 +19,19 @@ agent returned into the family's model or a `Malformed` with the reason.
 """
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Annotated, Any, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 FAMILIES = ("taxonomy", "ranking", "report", "path")
+
+
+def _ref(value: Any) -> Any:
+    """A paper number given as a JSON integer is a REF like its string."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+Ref = Annotated[str, BeforeValidator(_ref)]
 
 
 class _Answer(BaseModel):
@@ -32,22 +42,22 @@ class TreeNode(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str
     subtopics: list["TreeNode"] = Field(default_factory=list)
-    papers: list[str] = Field(default_factory=list)
+    papers: list[Ref] = Field(default_factory=list)
 
 
 class ScoredRef(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    id: str
+    id: Ref
     score: float | None = None
 
 
 class TaxonomyAnswer(_Answer):
     taxonomy: TreeNode
-    retrieved: list[str] | None = None
+    retrieved: list[Ref] | None = None
 
 
 class RankingAnswer(_Answer):
-    papers: list[Union[str, ScoredRef]]
+    papers: list[Union[Ref, ScoredRef]]
 
     def refs(self) -> list[str]:
         return [p if isinstance(p, str) else p.id for p in self.papers]
@@ -55,11 +65,11 @@ class RankingAnswer(_Answer):
 
 class ReportAnswer(_Answer):
     report: str
-    cited: list[str] = Field(default_factory=list)
+    cited: list[Ref] = Field(default_factory=list)
 
 
 class PathAnswer(_Answer):
-    papers: list[str]
+    papers: list[Ref]
 
     def refs(self) -> list[str]:
         return list(self.papers)
@@ -89,7 +99,8 @@ def parse_answer(family: str, obj: Any) -> _Answer:
         return model.model_validate(body)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(answer)"
+        where = ".".join(str(p) for p in first["loc"]
+                         if not str(p).startswith("function-")) or "(answer)"
         more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         raise Malformed(f"{family} answer, field {where}: {first['msg']}{more}") from None
 

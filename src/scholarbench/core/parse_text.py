@@ -10,13 +10,21 @@ A deep-research product answers in prose; these readers take what such answers h
   the line without its numbering and emphasis;
 - report: the reply itself (the benchmark reads its citations).
 
-The references stay strings; the benchmark resolves them offline to its papers.
+A reply that is not the family's answer raises `families.Malformed` (counted as malformed and
+scored as a missing answer), never an empty answer scored in silence: a reply that is only a
+JSON value with none of the family's answer keys (e.g. a judge-style `{"score": 3}`), and a
+taxonomy or paper-list reply with no JSON answer, no heading and no list item.
+
+The references stay strings (a paper number the prompt asked for stays "3"); the benchmark
+resolves them offline to its papers, per task (`core.refs`).
 """
 from __future__ import annotations
 
 import json
 import re
 from typing import Any
+
+from scholarbench.core.families import Malformed
 
 _FENCE = re.compile(r"```(?:json)?\s*\n(.*?)```", re.S)
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -47,6 +55,36 @@ def json_candidates(text: str) -> list[Any]:
     return out
 
 
+def _only_json(text: str) -> tuple[bool, Any]:
+    """(True, value) when the whole reply is one JSON value (bare or in one fence)."""
+    body = text.strip()
+    if m := re.fullmatch(r"```(?:json)?\s*\n(.*?)```", body, re.S):
+        body = m.group(1).strip()
+    if not body or body[0] not in "[{":
+        return False, None
+    try:
+        return True, json.loads(body)
+    except (json.JSONDecodeError, RecursionError):
+        return False, None
+
+
+def _not_the_answer(family: str, value: Any, wanted: str) -> Malformed:
+    got = (f"an object with keys {', '.join(map(str, list(value)[:8])) or '(none)'}"
+           if isinstance(value, dict) else f"a JSON {type(value).__name__}")
+    return Malformed(f"the {family} reply is {got}, with none of the answer's keys ({wanted})")
+
+
+def report_from_text(text: str) -> str:
+    """The report: the reply itself, or the "report" of a reply that is only a JSON object with
+    one; `Malformed` for a reply that is only a JSON value without one."""
+    whole, value = _only_json(text)
+    if not whole:
+        return text
+    if isinstance(value, dict) and isinstance(value.get("report"), str):
+        return value["report"]
+    raise _not_the_answer("report", value, "report")
+
+
 def _tree_from_json(obj: Any) -> dict[str, Any] | None:
     if isinstance(obj, dict) and isinstance(obj.get("taxonomy"), dict):
         obj = obj["taxonomy"]
@@ -70,6 +108,9 @@ def taxonomy_from_text(text: str, root_name: str = "root") -> dict[str, Any]:
         tree = _tree_from_json(candidate)
         if tree is not None:
             return {"taxonomy": tree}
+    whole, value = _only_json(text)
+    if whole:
+        raise _not_the_answer("taxonomy", value, "taxonomy, or name / subtopics / papers")
     root: dict[str, Any] = {"name": root_name, "subtopics": [], "papers": []}
     stack: list[tuple[int, dict[str, Any]]] = [(0, root)]
     headings = 0
@@ -85,6 +126,9 @@ def taxonomy_from_text(text: str, root_name: str = "root") -> dict[str, Any]:
             headings += 1
         elif m := _ITEM.match(line):
             stack[-1][1]["papers"].append(reference_of(m.group(1)))
+    if not headings and not root["papers"]:
+        raise Malformed("the taxonomy reply has no JSON tree, no Markdown heading and no list "
+                        "item")
     if headings and len(root["subtopics"]) == 1 and not root["papers"]:
         root = root["subtopics"][0]          # a single top heading is the root
     return {"taxonomy": root}
@@ -98,12 +142,20 @@ def papers_from_text(text: str) -> list[str]:
         if isinstance(candidate, list) and candidate:
             return [str(p.get("id") or p.get("title")) if isinstance(p, dict) else str(p)
                     for p in candidate if p]
+    whole, value = _only_json(text)
+    if whole:
+        if isinstance(value, list) or (isinstance(value, dict) and isinstance(
+                value.get("papers", value.get("path")), list)):
+            return []                        # an answer: an empty list of papers
+        raise _not_the_answer("paper-list", value, "papers")
     refs = []
     for line in text.splitlines():
         if m := _ITEM.match(line):
             ref = reference_of(m.group(1))
             if ref:
                 refs.append(ref)
+    if not refs:
+        raise Malformed("the reply has no JSON paper list and no numbered or bulleted line")
     return refs
 
 

@@ -186,6 +186,7 @@ class Scorer:
                    status="scored" if scores.ref_count else "no_references",
                    n_matched=scores.n_matched, n_gt_matched=scores.n_gt_matched,
                    **{k: counts[k] for k in COUNT_KEYS})
+        row.update(unresolved=counts["n_unresolved"], n_refs=counts["n_found"])   # core.refs
         if n_hidden:
             row["n_hidden_survey"] = n_hidden
         if record.get("error"):

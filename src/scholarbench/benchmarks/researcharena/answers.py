@@ -7,7 +7,9 @@ Two kinds of answers arrive:
 - a family answer (a user's function or class, the endpoint agent, `replay` of the family
   schema or of a TREC run): `{"papers": [REF | {"id": REF, "score": x}, …]}` for discovery and
   selection, `{"taxonomy": TREE, "retrieved": [REF, …]}` for organisation
-  (`core.families`). REFs are resolved offline (`refs.py`) and counted in `info`.
+  (`core.families`). REFs are resolved offline (`refs.py`) and counted in `info`; in
+  organisation a REF may also be the number of a reference in the prompt's numbered list, or
+  its id or title (`core.refs`), as the prompt lists them.
 
 The line keeps the fields it always had — `{"ranking": [[paper_id, score], …] | null}` or
 `{"mindmap": {"name", "children"} | null}`, `error`, `info` — plus the engine's `status`:
@@ -118,15 +120,24 @@ def from_output(output: ArenaOutput, subtask: str) -> dict[str, Any]:
     return fields
 
 
-def from_family(answer: Any, subtask: str, task: ArenaTask, resolver: RefResolver
-                ) -> dict[str, Any]:
-    """A family answer (dict or model); `Malformed` when it does not fit."""
+def from_family(answer: Any, subtask: str, task: ArenaTask, resolver: RefResolver,
+                listed: Any = None) -> dict[str, Any]:
+    """A family answer (dict or model); `Malformed` when it does not fit. `listed`
+    (`core.refs.TaskRefs`): the references the organisation prompt numbers — an answer item
+    naming one (its number, id or title) resolves to it; the rest go to the corpus."""
     info = answer_info(answer)
     if subtask == "organisation":
         parsed = parse_answer("taxonomy", answer)
         refs = tree_refs(parsed.taxonomy) + list(parsed.retrieved or [])
+        if listed is not None:
+            refs = [r for r, at in zip(refs, listed.resolve_all(refs)) if at is None]
+            counts = resolver.count(refs, task)
+            counts["refs"] += len(tree_refs(parsed.taxonomy) + list(parsed.retrieved or [])) \
+                - len(refs)
+        else:
+            counts = resolver.count(refs, task)
         return {"mindmap": mindmap_to_json(tree_to_mindmap(parsed.taxonomy)), "error": None,
-                "info": {**info, **resolver.count(refs, task)}}
+                "info": {**info, **counts}}
     parsed = parse_answer("ranking", answer)
     entries = [(p, None) if isinstance(p, str) else (p.id, p.score) for p in parsed.papers]
     for i, (_, score) in enumerate(entries):
@@ -136,11 +147,11 @@ def from_family(answer: Any, subtask: str, task: ArenaTask, resolver: RefResolve
     return {"ranking": ranking, "error": None, "info": {**info, **counts}}
 
 
-def record_answer(answer: Any, subtask: str, task: ArenaTask, resolver: RefResolver
-                  ) -> dict[str, Any]:
+def record_answer(answer: Any, subtask: str, task: ArenaTask, resolver: RefResolver,
+                  listed: Any = None) -> dict[str, Any]:
     if isinstance(answer, ArenaOutput):
         return from_output(answer, subtask)
-    return from_family(answer, subtask, task, resolver)
+    return from_family(answer, subtask, task, resolver, listed)
 
 
 __all__ = ["parse_ranking", "tree_to_mindmap", "from_output", "from_family", "record_answer"]

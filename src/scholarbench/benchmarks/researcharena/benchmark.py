@@ -280,7 +280,9 @@ class ResearchArena(Benchmark):
         from scholarbench.benchmarks.researcharena.answers import record_answer
         from scholarbench.benchmarks.researcharena.refs import RefResolver
         resolver = self._resolver or RefResolver(self._corpus)
-        return record_answer(answer, sample.task.subtask or "", sample.gold, resolver)
+        from scholarbench.core.refs import task_refs
+        return record_answer(answer, sample.task.subtask or "", sample.gold, resolver,
+                             task_refs(sample.task.fields))
 
     # -- scoring -----------------------------------------------------------------------------
     def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],

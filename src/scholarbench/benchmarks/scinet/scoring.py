@@ -62,6 +62,8 @@ def score_rows(tasks: Sequence[Any], answers: dict[str, tuple[list[Any] | None, 
                 row["unresolved_refs"] = info["unresolved"]
         row["status"] = status
         rows.append(row)
+    from scholarbench.core.refs import attach
+    attach(rows, records, "task_id")        # `unresolved`, `n_refs`: the same on every path
     return rows
 
 

@@ -16,9 +16,14 @@ The task a user's agent sees (`Task`): `prompt` is the paper's Bottom-Up taxonom
 (Figure 11, upstream's text, with the expert paper list) in Bottom-Up mode, and in Deep Research
 mode our request for the survey topic (the paper gives agents "only a topic" and publishes no
 wording); `fields` hold `topic`, `survey` and, in Bottom-Up mode, `papers` (title, abstract, id).
-Answers are a taxonomy (`core.families`): paper references are titles (TaxoBench aligns titles);
-a reference that is a corpus id, DOI or arXiv id is replaced by that paper's title when the
-corpus knows it (counted in `info.refs_resolved`).
+Answers are a taxonomy (`core.families`): TaxoBench scores titles (it aligns them), so every
+reference is resolved to a title first, per task (`core.refs`). Bottom-Up: a paper number of the
+prompt's Paper List (as the prompt asks: `"papers": [3, 7]`, or "3", "[3]", "Paper 3"), a listed
+paper's id, or a title aligning with a listed one → that paper's title. Deep Research: a corpus
+id, DOI or arXiv id → the corpus title when the corpus knows it (`info.refs_resolved`); titles
+are scored as written. A reference that resolves to nothing (Bottom-Up: no listed paper; Deep
+Research: an id or number no corpus paper has) stays as written and scores as a miss; the
+sample's `info` counts `refs` and `unresolved`.
 """
 from __future__ import annotations
 
@@ -225,10 +230,14 @@ class TaxoBench(Benchmark):
         tree = parsed.taxonomy.model_dump()
         retrieved = parsed.retrieved
         info = dict(answer_info(answer))
-        if sample.task.subtask == "deep-research" and self.corpus() is not None:
-            resolved = _titles_of_ids(self.corpus(), tree, retrieved)
-            if resolved:
-                info["refs_resolved"] = resolved
+        if sample.task.subtask == "deep-research":
+            if self.corpus() is not None:
+                resolved = _titles_of_ids(self.corpus(), tree, retrieved)
+                if resolved:
+                    info["refs_resolved"] = resolved
+            info.update(_unresolved_ids(tree, retrieved))
+        else:
+            info.update(_titles_of_listed(sample.task.fields, tree, retrieved))
         upstream = {"id": sample.id, "hierarchy_tree": tree}
         if retrieved is not None:
             upstream["retrieved_papers"] = retrieved
@@ -279,6 +288,41 @@ def task_prompt(task: Any, subtask: str) -> str:
     messages = LLMTaxonomyAgent().taxonomy_messages(task.topic, list(task.papers),
                                                     [Extracted() for _ in task.papers])
     return "\n\n".join(m["content"] for m in messages)
+
+
+def _nodes(tree: dict[str, Any]) -> list[dict[str, Any]]:
+    out, stack = [], [tree]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(node.get("subtopics", []))
+    return out
+
+
+def _titles_of_listed(fields: dict[str, Any], tree: dict[str, Any],
+                      retrieved: list[str] | None) -> dict[str, int]:
+    """Bottom-Up: each reference that names a paper of the prompt's list (its number, id or
+    title) becomes that paper's title, in place; the counts for `info`."""
+    from scholarbench.core.refs import task_refs
+    listed = task_refs(fields)
+    lists = [node["papers"] for node in _nodes(tree)] + ([retrieved] if retrieved else [])
+    refs = [r for papers in lists for r in papers]
+    found = listed.resolve_all(refs) if listed is not None else [None] * len(refs)
+    at = 0
+    for papers in lists:
+        for i in range(len(papers)):
+            if (idx := found[at]) is not None:
+                papers[i] = listed.papers[idx].title
+            at += 1
+    return {"refs": len(refs), "unresolved": sum(f is None for f in found)}
+
+
+def _unresolved_ids(tree: dict[str, Any], retrieved: list[str] | None) -> dict[str, int]:
+    """Deep Research: references still in an id form (or a bare number: the task lists no
+    papers) after the corpus lookup resolve to nothing."""
+    from scholarbench.core.refs import looks_like_id
+    refs = [r for node in _nodes(tree) for r in node["papers"]] + list(retrieved or [])
+    return {"refs": len(refs), "unresolved": sum(looks_like_id(r) for r in refs)}
 
 
 def _titles_of_ids(corpus: Any, tree: dict[str, Any], retrieved: list[str] | None) -> int:

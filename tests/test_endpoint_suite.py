@@ -1,0 +1,226 @@
+"""The whole suite through `eval --agent endpoint` against a scripted endpoint that answers every
+benchmark exactly as its own prompt asks — TaxoBench Bottom-Up with the paper numbers of the
+prompt's Paper List, ResearchArena organisation with the numbers of its reference list, the
+others with ids or titles — and answers right (the gold, read from the imported data). Every
+sub-task scores above 0 on its first headline measure, nothing is malformed and every reference
+resolves (`n_unresolved` 0). The same endpoint is the judge (DeepSynth's checklist: every
+requirement "mentioned_correct")."""
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from fake_openai import FakeOpenAI, Step
+from test_bring_your_own_agent import _cli, _eval_json, _imports
+from test_deepsynth_oracle import kind_of
+
+pytestmark = pytest.mark.slow
+
+OPTIONS = {"deepsynth": {"oracle": "abstract"}}
+# Its default tasks (the corpus's surveys) have no ground-truth mind-map (unscorable: the agent
+# is not run), so it also runs on the tasks built from TaxoBench, whose mind-maps are its trees.
+ORGANISATION = ("researcharena", "organisation")
+ORGANISATION_OPTIONS = {"tasks_from": "taxobench"}
+
+
+def _json(value) -> Step:
+    return Step(text="```json\n" + json.dumps(value) + "\n```")
+
+
+def _tree(node, paper) -> dict:
+    """A gold TaxoNode as the family's TREE, each paper written by `paper(title)`."""
+    return {"name": node.name, "subtopics": [_tree(c, paper) for c in node.children],
+            "papers": [paper(t) for t in node.papers]}
+
+
+def _bottom_up(sample) -> Step:
+    """As the prompt asks: `"papers": [<actual paper numbers>]` of its Paper List."""
+    listed = re.findall(r"^Paper (\d+):\n  Title: (.*)$", sample.task.prompt, re.M)
+    number = {}
+    for n, title in listed:
+        number.setdefault(title.strip(), int(n))
+    return _json(_tree(sample.gold, lambda t: number[t.strip()]))
+
+
+def _organisation(sample) -> Step:
+    """The gold mind-map's headings, the prompt's numbered references as paper numbers."""
+    numbers = [int(n) for n in re.findall(r"^(\d+)\. ", sample.task.prompt, re.M)]
+    mindmap = sample.gold.mindmap
+
+    def node(m, top=False):
+        kids = [node(c) for c in m.children]
+        papers = numbers if top or (not kids and not numbers) else []
+        return {"name": m.name, "subtopics": kids, "papers": papers}
+    return _json(node(mindmap, top=True))
+
+
+def _scinet(sample) -> Step:
+    gold = sample.gold.gold or {}
+    key = {"ego": "ranked", "path": "path"}.get(sample.gold.family) or \
+        ("citers" if sample.gold.kind == "pncites" else "cocited")
+    return _json({"papers": list(gold.get(key) or [])})
+
+
+def _report(titles: list[str]) -> Step:
+    refs = "\n".join(f"[{i}] {t}." for i, t in enumerate(titles, start=1))
+    cites = " ".join(f"[{i}]" for i in range(1, len(titles) + 1))
+    return Step(text=f"# Report\n\nThe field's findings {cites}.\n\n## References\n{refs}\n")
+
+
+def _numbering(sample) -> str | None:
+    """Why the prompt's numbering and the task's fields disagree, or None: a prompt that asks
+    for paper numbers must list papers its fields give (`core.refs.task_refs`) under the same
+    numbers, so that an answer in numbers resolves to the papers the prompt showed."""
+    from scholarbench.core.refs import task_refs
+    prompt = sample.task.prompt
+    listed = task_refs(sample.task.fields)
+    if listed is None:
+        return "asks for paper numbers, fields list none" if "paper number" in prompt.lower() \
+            else None
+    for i, paper in enumerate(listed.papers, start=1):
+        if f"Paper {i}:\n  Title: {paper.title}" not in prompt and \
+                f"\n{i}. {paper.title}" not in prompt:
+            return f"paper {i} ({paper.title[:40]!r}) is not number {i} in the prompt"
+    return None
+
+
+def _answers(data: Path, numbering: dict) -> dict[str, Step]:
+    """User prompt → the right reply, for every sample `eval --limit 2` runs; `numbering`
+    collects, per sub-task, where its prompt and its fields disagree on paper numbers."""
+    from scholarbench.core.engine import benchmark_class, engine_benchmarks
+    from scholarbench.core.suite import default_options
+    out: dict[str, Step] = {}
+    for name in engine_benchmarks():
+        cls = benchmark_class(name)
+        bench = cls(default_options(cls, OPTIONS.get(name, {})))
+        for subtask in bench.available_subtasks():
+            loaded = bench.load(subtask, 2)
+            gt = None
+            if name == "reportbench":
+                from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
+                gt = load_ground_truth(Path(loaded.data["gt_dir"]))
+            problems = numbering.setdefault((name, subtask), [])
+            for sample in loaded.samples:
+                if (problem := _numbering(sample)) is not None:
+                    problems.append(problem)
+                if sample.unscorable is not None:     # the agent is not run on it
+                    continue
+                if name == "taxobench":
+                    out[sample.task.prompt] = _bottom_up(sample) if subtask == "bottom-up" \
+                        else _json(_tree(sample.gold, lambda t: t))
+                elif name == "researcharena":
+                    if subtask == "organisation":
+                        out[sample.task.prompt] = _organisation(sample)
+                    else:
+                        qrels = sample.gold.qrels(loaded.data.get("qrels", "searchable"))
+                        out[sample.task.prompt] = _json({"papers": sorted(
+                            qrels, key=lambda pid: -qrels[pid])})
+                elif name == "scinet":
+                    out[sample.task.prompt] = _scinet(sample)
+                elif name == "reportbench":
+                    out[sample.task.prompt] = _report([r.title for r in gt.get(sample.id, [])])
+                else:                                   # DeepSynth: the judge decides
+                    out[sample.task.prompt] = _report([])
+    cls = benchmark_class("researcharena")
+    for sample in cls(default_options(cls, ORGANISATION_OPTIONS)).load("organisation", 2).samples:
+        if (problem := _numbering(sample)) is not None:
+            numbering[ORGANISATION].append(problem)
+        out[sample.task.prompt] = _organisation(sample)
+    return out
+
+
+def _judge_all_correct(body: dict) -> Step:
+    text = body["messages"][0]["content"]
+    criteria = text.split("=== Input Data: Criteria ===")[1].split("=== Evaluation")[0]
+    n = len([line for line in criteria.strip().splitlines() if line.strip()])
+    return _json(["mentioned_correct"] * n)
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory):
+    root = tmp_path_factory.mktemp("endpoint-suite")
+    data = root / "data"
+    env = dict(os.environ, SCHOLARBENCH_DATA=str(data), OPENAI_API_KEY="sk-test-not-a-real-key-0")
+    for args in _imports(data):
+        done = _cli(args, root, env)
+        assert done.returncode == 0, done.stderr
+    before = os.environ.get("SCHOLARBENCH_DATA")
+    os.environ["SCHOLARBENCH_DATA"] = str(data)
+    numbering: dict = {}
+    try:
+        answers = _answers(data, numbering)
+    finally:
+        if before is None:
+            os.environ.pop("SCHOLARBENCH_DATA", None)
+        else:
+            os.environ["SCHOLARBENCH_DATA"] = before
+    return root, env, answers, numbering
+
+
+def test_every_subtasks_prompt_numbers_papers_as_its_fields_do(suite):
+    numbering = suite[3]
+    from scholarbench.core.engine import engine_benchmarks
+    assert {b for b, _ in numbering} == set(engine_benchmarks())
+    assert ("taxobench", "bottom-up") in numbering and ("researcharena", "organisation") in \
+        numbering
+    assert {k: v for k, v in numbering.items() if v} == {}
+
+
+def test_an_endpoint_answering_every_prompt_as_asked_scores_on_every_subtask(suite):
+    root, env, answers, _ = suite
+    unknown: list[str] = []
+
+    def reply(body: dict) -> Step:
+        if kind_of(body) == "judge":
+            return _judge_all_correct(body)
+        prompt = next((m["content"] for m in body["messages"] if m["role"] == "user"), "")
+        if prompt in answers:
+            return answers[prompt]
+        unknown.append(prompt[:200])
+        return Step(text="A short summary.")
+
+    fake = FakeOpenAI(default=reply).start()
+    endpoint = ["--agent", "endpoint", "--model", "scripted", "--base-url", fake.base_url,
+                "--quiet", "--no-llm-cache"]
+    try:
+        args = ["--option", f"deepsynth.oracle={OPTIONS['deepsynth']['oracle']}"]
+        done = _cli(["eval", *endpoint, "--judge", "judge-x", "--judge-base-url",
+                     fake.base_url, "--benchmarks", "all", "--limit", "2", "--out",
+                     "runs/asked", *args], root, env)
+        org = _cli(["run", "researcharena", "--task", "organisation", "--tasks-from",
+                    ORGANISATION_OPTIONS["tasks_from"], "--limit", "2", *endpoint, "--out",
+                    "runs/organisation"], root, env)
+    finally:
+        fake.stop()
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert org.returncode == 0, org.stderr[-3000:]
+    org_summary = json.loads((root / "runs/organisation/summary.json").read_text())
+    assert org_summary["status"] == {"scored": 2}, org_summary["status"]
+    assert org_summary["n_unresolved"] == 0 and org_summary["n_refs"] > 0
+    assert org_summary["metrics"]["heading_soft_recall"]["mean"] > 0, org_summary["metrics"]
+    assert "resolve to no paper" not in done.stderr          # no unresolved-majority warning
+    runs = _eval_json(root, "runs/asked")["runs"]
+    from scholarbench.core.engine import engine_benchmarks
+    assert {r["benchmark"] for r in runs} == set(engine_benchmarks())
+    seen = set()
+    for r in runs:
+        summary = json.loads((root / r["run_dir"] / "summary.json").read_text())
+        where = f"{r['benchmark']} {r['subtask']}"
+        assert r["status"] == "complete" and r["malformed"] == 0, (where, r)
+        assert summary["n_unresolved"] == 0, (where, summary.get("n_refs"))
+        seen.add((r["benchmark"], r["subtask"]))
+        first, value = next(iter(r["headline"].items()))
+        if (r["benchmark"], r["subtask"]) == ORGANISATION and set(summary["status"]) == {
+                "unscorable"}:
+            continue                                       # checked on every task above
+        assert value is not None and value > 0, (where, r["headline"])
+    assert ("taxobench", "bottom-up") in seen and ("researcharena", "organisation") in seen
+    prompts = [m["content"] for b in fake.requests for m in b["messages"] if m["role"] == "user"]
+    assert any('"papers": [<actual paper numbers>]' in m["content"]
+               for b in fake.requests for m in b["messages"]) or \
+        any("Paper List" in p for p in prompts)
+    assert not unknown, unknown[:3]
