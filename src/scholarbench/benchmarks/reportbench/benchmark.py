@@ -147,7 +147,7 @@ class ReportBench(Benchmark):
     def agent(self, name: str, params: dict[str, Any], subtask: str) -> Any:
         if name == "replay":
             from scholarbench.benchmarks.reportbench.replay import ReplayReports
-            return ReplayReports(**params)
+            return ReplayReports(**params, benchmark=self.name, subtask=subtask)
         found = super().agent(name, params, subtask)
         if found is not None:
             return found

@@ -205,6 +205,8 @@ class ResearchArena(Benchmark):
             return None
         params = dict(params)
         on_failure = params.pop("on_model_failure", "error")
+        if short == "replay":       # reads this run's lines of the file (core.replay)
+            params.update(benchmark=self.name, subtask=subtask)
         from scholarbench.benchmarks.researcharena.agents.base import make_arena_agent
         try:
             inner = make_arena_agent(short, **params)
