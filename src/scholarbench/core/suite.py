@@ -80,7 +80,7 @@ def plan(args: argparse.Namespace, models: Models) -> Plan:
     if ":" in args.agent:               # a module that does not import fails here, in one line
         import_object(args.agent)
     replay = out.replay = _replay_file(args.agent, params)
-    with_data = []
+    with_data, needs_model = [], False
     for name in sorted(listed or names, key=lambda n: (getattr(benchmark_class(n), "order", 100), n)):
         cls = benchmark_class(name)
         options = default_options(cls, overrides.get(name, {}))
@@ -101,8 +101,9 @@ def plan(args: argparse.Namespace, models: Models) -> Plan:
                 fitting.append(subtask)
                 continue
             try:
-                resolve_agent(bench, args.agent, dict(params), subtask)
+                agent = resolve_agent(bench, args.agent, dict(params), subtask)
                 fitting.append(subtask)
+                needs_model = needs_model or agent.needs.llm
             except ScholarbenchError as exc:
                 reasons.append(str(exc))
         if listed is not None and not fitting and replay is None:
@@ -121,6 +122,8 @@ def plan(args: argparse.Namespace, models: Models) -> Plan:
                                     "\"benchmark\" and \"subtask\" (docs/agents.md)")
     if not out.pairs:
         raise ScholarbenchError(f"agent {args.agent!r} fits no benchmark")
+    if needs_model:         # a missing key (an unset --api-key-env) fails here, in one line
+        models.bind(agent=True)
     return out
 
 

@@ -93,6 +93,16 @@ class ResearchArena(Benchmark):
         parser.add_argument("--measures", help="ir_measures names scored besides the paper's "
                             "nine, e.g. \"P@20 R@1000\" (discovery, selection)")
 
+    def available_subtasks(self) -> list[str]:
+        """Every sub-task, unless the tasks come from the data dir's corpus and it has none
+        nor a source to build it from (an empty data dir)."""
+        if (not self.discover_data or self.options.get("corpus")
+                or (self.options.get("tasks_from") or "corpus") != "corpus"):
+            return list(self.subtasks)
+        from scholarbench.corpus.build import has_corpus
+        from scholarbench.paths import data_dir
+        return list(self.subtasks) if has_corpus(data_dir(self.options.get("data"))) else []
+
     # -- samples -----------------------------------------------------------------------------
     def _measures(self) -> list[str]:
         from scholarbench.benchmarks.researcharena.measures.ranking import parse_measures
