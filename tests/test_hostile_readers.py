@@ -79,7 +79,8 @@ def test_the_generic_replay_agent(probe, probes, capsys, tmp_path):
     if probe == "empty":
         assert "in the file (it is empty)" in err
         return
-    assert "expected JSON lines, one object per line" in err and SAYS[probe] in err, err
+    says = "one JSON array" if probe == "list" else SAYS[probe]
+    assert "expected JSON lines, one object per line" in err and says in err, err
     mixed = tmp_path / "mixed.jsonl"
     mixed.write_bytes(json.dumps({"id": 1, "taxonomy": {"name": "x"}}).encode() + b"\n"
                       + PROBES[probe])

@@ -9,7 +9,7 @@ whichever run the file is given to — with the tags removed (`ReplayFile.select
 with the same id in one run the first is kept and the other named in a warning.
 
 A line that is not one JSON object, or whose tags are not strings, is named in a warning and
-ignored; a file with no JSON object at all (a CSV, one JSON array, an empty file) is refused
+ignored; a file with no JSON object at all (a CSV, an empty file) or one JSON array is refused
 before anything runs. A sample with no line is `missing` (scored as an empty answer and
 counted); a line that does not fit the schema is `malformed`.
 """
@@ -100,6 +100,9 @@ class ReplayFile:
                     continue
                 first[value] = ln.lineno
             out.lines.append((ln.lineno, body))   # a line without an id: its reader says so
+        if not out.lines:
+            out.problems.append(f"{self.path}: no line for {where} (the lines are tagged for "
+                                "other runs): every sample is missing")
         return out
 
 
@@ -117,6 +120,9 @@ def read_replay_file(path: str | Path) -> ReplayFile:
     key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
     if key in _CACHE:
         return _CACHE[key]
+    if _first_char(path) == "[":
+        raise DataError("not an answers file: one JSON array; expected JSON lines, one object "
+                        "per line (jq -c '.[]' converts it)", file=str(path))
     lines, bad = [], []
     for lineno, obj, problem in iter_jsonl_lines(path):
         if problem is None:
@@ -138,6 +144,15 @@ def read_replay_file(path: str | Path) -> ReplayFile:
                         f"(line {n}: {why})", file=str(path))
     _CACHE[key] = found = ReplayFile(path, lines, bad)
     return found
+
+
+def _first_char(path: Path) -> str:
+    """The file's first non-blank character ('' for a blank file)."""
+    with path.open("rb") as handle:
+        for raw in handle:
+            if raw.strip():
+                return raw.lstrip()[:1].decode("latin-1")
+    return ""
 
 
 def select_lines(path: str | Path, benchmark: str | None, subtask: str | None,

@@ -259,8 +259,12 @@ class ResearchArena(Benchmark):
                             extra={"arena": arena})
 
     def tool_corpus(self, subtask: str) -> tuple[Any, Any]:
-        if self._corpus is None:           # `load` opens it
-            raise RuntimeError("ResearchArena's corpus is opened by load()")
+        if self._corpus is None:           # `load` opens it; `tools serve` without a task here
+            from scholarbench.benchmarks.researcharena import loading
+            inputs = loading.resolve_inputs(self.options, subtask, needs_corpus=True,
+                                            discover=self.discover_data)
+            self._corpus_dir = inputs.corpus_dir
+            self._corpus = loading.open_corpus(inputs.corpus_dir)
         return self._corpus, self._corpus_dir
 
     def tool_rules(self, sample: Sample) -> Any:
