@@ -130,10 +130,8 @@ def plan(args: argparse.Namespace, models: Models) -> Plan:
 def _replay_file(agent: str, params: dict[str, Any]) -> Any:
     """The suite's answers file of `--agent replay` (read once; a file that is not JSON lines
     of objects is refused here), else None."""
-    if agent != "replay":
-        return None
-    if not params.get("path"):
-        raise ScholarbenchError("replay needs --agent-arg path=FILE")
+    if agent != "replay" or not params.get("path"):    # no file: DeepSynth replays its tasks'
+        return None                                    # own reports; the others do not fit
     from scholarbench.core.replay import read_replay_file
     return read_replay_file(params["path"])
 

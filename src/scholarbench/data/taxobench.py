@@ -145,8 +145,8 @@ def load_predictions(path: str | Path, limits: Any = None,
             pred.error = f"oversized: {too_big}"
             out.oversized.add(pred.id)
         if pred.id in out.by_id:
-            out.problems.append(f"{path}: duplicate id {pred.id!r}: first kept (line "
-                                f"{first[pred.id]}), line {lineno} ignored")
+            out.problems.append(f"{path}, line {lineno}: duplicate id {pred.id!r}: first "
+                                f"kept (line {first[pred.id]}), this line ignored")
             continue
         out.by_id[pred.id] = pred
         first[pred.id] = lineno
