@@ -252,7 +252,7 @@ def test_a_dead_judge_stops_the_run_and_a_rerun_resumes(fake, tasks_path, corpus
     assert kinds(fake, n) == ["judge"] * 6 and summary["reports"]["ok"] == 2
 
 
-def test_replay_files_are_judged_without_a_writer(fake, tasks_path, tmp_path):
+def test_replay_files_are_judged_without_a_writer(fake, tasks_path, tmp_path, capsys):
     replay = tmp_path / "reports.jsonl"
     replay.write_text("\n".join(json.dumps(x) for x in [
         {"task_id": 7, "report": "Widget transformers and gadget pooling."},
@@ -275,10 +275,12 @@ def test_replay_files_are_judged_without_a_writer(fake, tasks_path, tmp_path):
     twice = tmp_path / "twice.jsonl"
     twice.write_text(json.dumps({"task_id": 7, "report": "a"}) + "\n" +
                      json.dumps({"task_id": 7, "report": "b"}) + "\n")
-    from scholarbench.errors import DataError
-    with pytest.raises(DataError, match="twice"):
-        run_deepsynth(config(tasks_path, tmp_path / "twice", agent="replay", replay=twice),
-                      roles)
+    run_deepsynth(config(tasks_path, tmp_path / "twice", agent="replay", replay=twice), roles)
+    gen = [json.loads(x) for x in (tmp_path / "twice" / "generate.jsonl").read_text()
+           .splitlines()]                               # one id twice: the first line is kept
+    assert [(g["task_id"], g["report"]) for g in gen if g["task_id"] in (7, "7")] == [(7, "a")]
+    assert "duplicate id '7' in deepsynth/report: first kept (line 1), line 2 ignored" in \
+        capsys.readouterr().err
 
 
 def test_replay_of_the_tasks_own_survey_result(fake, tmp_path):

@@ -67,17 +67,30 @@ def test_score_researcharena_trec_files(probe, which, probes, capsys, tmp_path):
 
 @pytest.mark.parametrize("probe", sorted(PROBES))
 def test_the_generic_replay_agent(probe, probes, capsys, tmp_path):
+    """A file whose every line is unusable is refused before anything runs (exit 2, one line
+    naming the file and what was expected); the same line among good ones is a warning that
+    names it, and its sample is counted as missing."""
     gold = shared_path("data", "taxobench", "taxobench_5_instances.jsonl")
     assert main(["data", "import", "taxobench", str(gold)]) == 0
     code, out, err = _no_traceback(["run", "taxobench", "--mode", "bottom-up", "--agent",
                                     "replay", "--agent-arg", f"path={probes[probe]}", "--out",
                                     tmp_path / "run", "--quiet"], capsys)
+    assert code == 2 and str(probes[probe]) in err and not (tmp_path / "run").exists(), err
     if probe == "empty":
-        assert code == 2 and "in the file (it is empty)" in err and str(probes[probe]) in err
+        assert "in the file (it is empty)" in err
         return
+    says = "one JSON array" if probe == "list" else SAYS[probe]
+    assert "expected JSON lines, one object per line" in err and says in err, err
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_bytes(json.dumps({"id": 1, "taxonomy": {"name": "x"}}).encode() + b"\n"
+                      + PROBES[probe])
+    code, out, err = _no_traceback(["run", "taxobench", "--mode", "bottom-up", "--agent",
+                                    "replay", "--agent-arg", f"path={mixed}", "--out",
+                                    tmp_path / "run2", "--quiet"], capsys)
     assert code == 0, err
-    assert f"{probes[probe]}, {SAYS[probe]}" in err or f"{probes[probe]}, line 1" in err, err
-    assert "5 samples" in out and "5 missing" in out
+    assert f"{mixed}, {SAYS[probe].replace('line 1', 'line 2')}" in err, err
+    assert "line ignored" in err
+    assert "5 samples" in out and "4 missing" in out
 
 
 @pytest.mark.parametrize("probe", sorted(PROBES))

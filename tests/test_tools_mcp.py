@@ -184,3 +184,63 @@ def test_tools_list_prints_every_schema(capsys):
     assert {t["name"] for t in listed} == TOOLS
     search = next(t for t in listed if t["name"] == "search")["input_schema"]
     assert search["required"] == ["query"] and search["additionalProperties"] is False
+
+
+# -- every benchmark's tools, served standalone ------------------------------------------------
+
+# the MCP SDK's stdio client gives the server a minimal environment (HOME, PATH, SHELL, TERM:
+# no SCHOLARBENCH_DATA, no PYTHONPATH), so the server is started as a user's client starts it,
+# importing this checkout's code without the environment and finding the data by `--data` only
+BOOT = f"import sys; sys.path.insert(0, {str(SRC)!r}); from scholarbench.cli import main; " \
+       "sys.exit(main())"
+SPELLINGS = {"taxobench": ["--corpus", "{c}"], "researcharena": ["--corpus={c}"],
+             "deepsynth": ["--option", "corpus={c}"], "reportbench": ["--corpus", "{c}"],
+             "scinet": ["--corpus", "{c}"]}
+
+
+@pytest.fixture(scope="module")
+def imported_data(tmp_path_factory):
+    """Each benchmark's shared data imported into one data directory (as a user does)."""
+    from conftest import shared_path
+    from scholarbench.cli import main
+    data = tmp_path_factory.mktemp("serve-data")
+    for name, parts in {"taxobench": ("taxobench", "taxobench_5_instances.jsonl"),
+                        "reportbench": ("reportbench",),
+                        "arxiv2023": ("arxiv2023_citation_graph",),
+                        "unarxive": ("unarxive_sample",),
+                        "deepsynth": ("deepsynth", "example_gen_result.jsonl")}.items():
+        assert main(["data", "--data", str(data), "import", name,
+                     str(shared_path("data", *parts))]) == 0
+    return data
+
+
+@pytest.mark.parametrize("bench_name", sorted(SPELLINGS))
+def test_every_benchmark_serves_its_tools_standalone(bench_name, imported_data, corpus_dir,
+                                                     tmp_path):
+    from mcp import Client, StdioServerParameters
+    spelling = [a.format(c=corpus_dir) for a in SPELLINGS[bench_name]]
+    params = StdioServerParameters(      # env=None: the SDK's own minimal environment
+        command=sys.executable, cwd=str(tmp_path),
+        args=["-c", BOOT, "tools", "serve", "--benchmark", bench_name, "--data",
+              str(imported_data), *spelling])
+
+    async def main():
+        async with Client(params, read_timeout_seconds=120) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            found = await client.call_tool("get_paper", {"paper": IDS["A"]})
+            return names, found
+    names, found = asyncio.run(main())
+    assert names == TOOLS
+    assert not found.is_error and found.structured_content["id"] == IDS["A"]  # the --corpus
+
+
+def test_reportbench_serves_a_task_with_its_rules_from_the_data_dir(imported_data, corpus_dir,
+                                                                    capsys):
+    """`--task` loads the benchmark's tasks from `--data` and binds the task's rules."""
+    from scholarbench.tools import commands
+    from scholarbench.cli import build_parser
+    args = build_parser().parse_args(["tools", "serve", "--benchmark", "reportbench", "--task",
+                                      "2312.04861", "--data", str(imported_data), "--corpus",
+                                      str(corpus_dir)])
+    session = commands._session(args)
+    assert session.sample_id == "2312.04861" and session.rules.before is not None

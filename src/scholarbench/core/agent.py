@@ -122,10 +122,17 @@ def import_object(spec: str) -> Any:
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
         raise ScholarbenchError(f"--agent {spec!r}: expected package.module:attr")
+    _cwd_on_path()
     try:
         obj: Any = importlib.import_module(module_name)
     except ImportError as exc:
-        raise ScholarbenchError(f"--agent {spec!r}: cannot import {module_name} ({exc})") from None
+        hint = ""
+        if isinstance(exc, ModuleNotFoundError) and exc.name == module_name.split(".")[0]:
+            import os
+            hint = (f"; run from the folder that holds it (not {os.getcwd()}) or add that "
+                    "folder to PYTHONPATH")
+        raise ScholarbenchError(f"--agent {spec!r}: cannot import {module_name} "
+                                f"({exc}){hint}") from None
     except Exception as exc:     # the user's module fails to compile or to run at import
         where = f", line {exc.lineno}" if isinstance(exc, SyntaxError) and exc.lineno else ""
         raise ScholarbenchError(f"--agent {spec!r}: importing {module_name} raised "
@@ -136,6 +143,16 @@ def import_object(spec: str) -> Any:
         except AttributeError:
             raise ScholarbenchError(f"--agent {spec!r}: {module_name} has no {attr!r}") from None
     return obj
+
+
+def _cwd_on_path() -> None:
+    """The current directory first on sys.path, as `python -m` puts it: an agent module in the
+    folder the command runs from imports without setting PYTHONPATH."""
+    import os
+    import sys
+    cwd = os.getcwd()
+    if not any(p in ("", ".", cwd) for p in sys.path):
+        sys.path.insert(0, cwd)
 
 
 def agent_from_object(obj: Any, name: str, params: dict[str, Any]) -> Agent:

@@ -139,7 +139,10 @@ def resolve_agent(bench: Benchmark, spec: str, params: dict[str, Any], subtask: 
         agent = bench.agent(spec, params, subtask)
         if agent is None and spec == "replay":
             from scholarbench.core.replay import ReplayAgent
-            agent = ReplayAgent(**params)
+            try:
+                agent = ReplayAgent(**{**params, "benchmark": bench.name, "subtask": subtask})
+            except TypeError as exc:
+                raise ScholarbenchError(f"replay takes --agent-arg path=FILE ({exc})") from None
         if agent is None:
             obj = REGISTRY.find("agent", spec)
             if obj is not None and REGISTRY.meta("agent", spec).get("external"):
@@ -209,8 +212,8 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
     limits = bench.output_limits            # a bad --max-output fails before anything runs
     bench.check(subtask)
     agent = resolve_agent(bench, agent_spec, dict(params or {}), subtask)
-    for problem in getattr(agent, "problems", None) or ():
-        print(f"warning: {problem}; its sample is counted as missing", file=sys.stderr)
+    for problem in getattr(agent, "problems", None) or ():     # each says what was done
+        print(f"warning: {problem}", file=sys.stderr)
     loaded = bench.load(subtask, limit)
     ctx = bench.context(agent, subtask, models)
     if agent.needs.tools and ray is None:

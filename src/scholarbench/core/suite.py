@@ -16,15 +16,22 @@ eval.json is built from each run directory's own files, read under that director
 (waiting for another process that holds it), never from this process's memory: two `eval`s on
 one `--out` each skip the runs the other holds (`RunLocked`), and whichever writes eval.json
 last still lists every run as its directory records it.
+
+`--agent replay` takes one answers file for the whole suite (`core.replay`): every (benchmark,
+sub-task) the file has lines for runs; one it has none for is not run, said in one line, and
+listed in eval.json as `no answers` with its samples counted as `missing`. A file that is not
+JSON lines of objects stops the suite before anything runs.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scholarbench.core.agent import import_object
 from scholarbench.core.benchmark import Benchmark
 from scholarbench.core.engine import (EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, Models,
                                       benchmark_class, engine_benchmarks, resolve_agent,
@@ -62,7 +69,15 @@ def _parse_overrides(pairs: list[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def plan(args: argparse.Namespace, models: Models) -> list[tuple[Benchmark, str]]:
+@dataclass
+class Plan:
+    pairs: list[tuple[Benchmark, str]]               # to run
+    unanswered: list[tuple[Benchmark, str]] = field(default_factory=list)   # replay: no lines
+    order: list[tuple[Benchmark, str]] = field(default_factory=list)        # both, as listed
+    replay: Any = None                               # --agent replay: its `ReplayFile`
+
+
+def plan(args: argparse.Namespace, models: Models) -> Plan:
     from scholarbench.core.commands import run_params
     names = engine_benchmarks()
     listed = None if args.benchmarks in ("all", None) else \
@@ -77,8 +92,12 @@ def plan(args: argparse.Namespace, models: Models) -> list[tuple[Benchmark, str]
     for name in overrides:
         if name not in names:
             raise ScholarbenchError(f"--option for unknown benchmark {name!r}")
-    pairs: list[tuple[Benchmark, str]] = []
+    out = Plan([])
     params = run_params(args)
+    if ":" in args.agent:               # a module that does not import fails here, in one line
+        import_object(args.agent)
+    replay = out.replay = _replay_file(args.agent, params)
+    with_data, needs_model = [], False
     for name in sorted(listed or names, key=lambda n: (getattr(benchmark_class(n), "order", 100), n)):
         cls = benchmark_class(name)
         options = default_options(cls, overrides.get(name, {}))
@@ -87,21 +106,68 @@ def plan(args: argparse.Namespace, models: Models) -> list[tuple[Benchmark, str]
             options["max_output"] = list(args.max_output)
         bench = cls(options)
         fitting, reasons = [], []
-        for subtask in bench.available_subtasks():
-            try:
+        subtasks = bench.available_subtasks()
+        with_data += subtasks
+        for subtask in subtasks:
+            out.order.append((bench, subtask))
+            if replay is not None:      # the pairs the file answers; an unreadable line stops
+                if not replay.applies(name, subtask):
+                    out.unanswered.append((bench, subtask))
+                    continue
                 resolve_agent(bench, args.agent, dict(params), subtask)
                 fitting.append(subtask)
+                continue
+            try:
+                agent = resolve_agent(bench, args.agent, dict(params), subtask)
+                fitting.append(subtask)
+                needs_model = needs_model or agent.needs.llm
             except ScholarbenchError as exc:
                 reasons.append(str(exc))
-        if listed is not None and not fitting:
+        if listed is not None and not fitting and replay is None:
             raise ScholarbenchError(f"agent {args.agent!r} fits no sub-task of {name}: "
                                     + (reasons[0] if reasons else "no sub-task has data"))
         for subtask in fitting:
             extra = bench.eval_options(subtask, overrides.get(name, {}))
-            pairs.append((cls({**bench.options, **extra}) if extra else bench, subtask))
-    if not pairs:
+            out.pairs.append((cls({**bench.options, **extra}) if extra else bench, subtask))
+    if not with_data:
+        from scholarbench.paths import data_dir
+        raise ScholarbenchError(f"no benchmark data in {data_dir(args.data)}: import some "
+                                "(scholarbench data import NAME PATH) or run scholarbench demo")
+    if replay is not None:
+        _warn_unknown_tags(replay)
+        if not out.pairs:
+            raise ScholarbenchError(f"{replay.path} has no answers for "
+                                    f"{', '.join(listed or names)}: tag lines with "
+                                    "\"benchmark\" and \"subtask\" (docs/agents.md)")
+    if not out.pairs:
         raise ScholarbenchError(f"agent {args.agent!r} fits no benchmark")
-    return pairs
+    if needs_model:         # a missing key (an unset --api-key-env) fails here, in one line
+        models.bind(agent=True)
+    return out
+
+
+def _replay_file(agent: str, params: dict[str, Any]) -> Any:
+    """The suite's answers file of `--agent replay` (read once; a file that is not JSON lines
+    of objects is refused here), else None."""
+    if agent != "replay" or not params.get("path"):    # no file: DeepSynth replays its tasks'
+        return None                                    # own reports; the others do not fit
+    from scholarbench.core.replay import read_replay_file
+    return read_replay_file(params["path"])
+
+
+def _warn_unknown_tags(replay: Any) -> None:
+    known = {(n, s) for n in engine_benchmarks() for s in benchmark_class(n).subtasks}
+    for (bench, subtask), n in sorted(replay.tagged().items(), key=str):
+        if not any((bench in (None, b)) and (subtask in (None, s)) for b, s in known):
+            print(f"warning: {replay.path}: {n} line(s) tagged {bench or '*'}/{subtask or '*'}, "
+                  "which is no benchmark's sub-task: ignored", file=sys.stderr)
+
+
+def _count_samples(bench: Benchmark, subtask: str, limit: int | None) -> int | None:
+    try:
+        return len(bench.load(subtask, limit).samples)
+    except ScholarbenchError:
+        return None
 
 
 def run_suite(args: argparse.Namespace, models: Models) -> int:
@@ -110,9 +176,24 @@ def run_suite(args: argparse.Namespace, models: Models) -> int:
     out = Path(args.out or f"runs/eval-{_slug(args.agent + ('-tools' if args.tools else ''))}")
     check_max_samples(args.max_samples)
     ray = ray_options(args)
-    pairs = plan(args, models)
+    planned = plan(args, models)
+    runnable = {(b.name, s): b for b, s in planned.pairs}
+    unanswered = {(b.name, s) for b, s in planned.unanswered}
+    listed: dict[tuple[str, str], dict[str, Any]] = {}
     failures: dict[Path, ScholarbenchError] = {}
-    for bench, subtask in pairs:
+    for bench, subtask in planned.order:
+        key = (bench.name, subtask)
+        if key in unanswered:    # --agent replay: the file has no line
+            n = _count_samples(bench, subtask, args.limit)
+            print(f"no answers for {bench.name}/{subtask} in {planned.replay.path}: its "
+                  f"{'' if n is None else f'{n} '}samples are missing (not run)",
+                  file=sys.stderr)
+            listed[key] = {"benchmark": bench.name, "subtask": subtask, "status": "no answers",
+                           "reason": "no line in the answers file", "samples": n, "missing": n}
+            continue
+        if key not in runnable:
+            continue
+        bench = runnable[key]
         run_dir = out / f"{bench.name}-{subtask}"
         print(f"== {bench.name} {subtask} → {run_dir}")
         try:
@@ -129,9 +210,10 @@ def run_suite(args: argparse.Namespace, models: Models) -> int:
     from filelock import FileLock
     out.mkdir(parents=True, exist_ok=True)
     with FileLock(str(out / EVAL_LOCK)):       # one eval.json writer at a time
-        entries = [run_entry(bench, subtask, out / f"{bench.name}-{subtask}",
-                             failures.get(out / f"{bench.name}-{subtask}"))
-                   for bench, subtask in pairs]
+        entries = [listed[(b.name, s)] if (b.name, s) in listed else
+                   run_entry(runnable[(b.name, s)], s, out / f"{b.name}-{s}",
+                             failures.get(out / f"{b.name}-{s}"))
+                   for b, s in planned.order if (b.name, s) in listed or (b.name, s) in runnable]
         atomic_write_json(out / "eval.json", {"agent": args.agent, "runs": entries})
     print()
     print(format_table(entries))

@@ -25,6 +25,7 @@ from scholarbench.corpus.merge import merge_records
 from scholarbench.corpus.schema import FORMAT_VERSION, PAPERS
 from scholarbench.corpus.survey import is_survey_text
 from scholarbench.corpus.write import write_manifest, write_tables
+from scholarbench.errors import ScholarbenchError
 from scholarbench.data.sources import SOURCES
 from scholarbench.data.sources.extra import read_extra
 from scholarbench.data.sources.records import EdgeRecord, PaperRecord, ParagraphRecord, Record
@@ -161,6 +162,17 @@ def build_corpus(out_dir: str | Path, taxobench_files: list[Path],
     return build(out_dir, streams, inputs)
 
 
+class NoCorpusSource(ScholarbenchError, FileNotFoundError):
+    """A data directory with nothing to build the default corpus from (one line, exit 2)."""
+
+
+def has_corpus(data_root: str | Path) -> bool:
+    """Whether `data_root` has a default corpus, or a source to build it from."""
+    root = Path(data_root)
+    return ((root / "corpus" / "default" / "manifest.json").exists()
+            or any(source.locate(root) is not None for source in SOURCES))
+
+
 def build_default_corpus(out_dir: str | Path, data_root: str | Path) -> CorpusInfo:
     """Build from every source found under `data_root` (see the module docstring)."""
     root = Path(data_root)
@@ -175,8 +187,10 @@ def build_default_corpus(out_dir: str | Path, data_root: str | Path) -> CorpusIn
         streams.append((source.name, source.read(folder)))
         inputs[source.name] = str(folder.resolve())
     if not streams:
-        raise FileNotFoundError(f"no corpus source under {root} (looked for "
-                                f"{', '.join(s.folders[0] for s in SOURCES)})")
+        raise NoCorpusSource(f"no corpus source under {root} (looked for "
+                             f"{', '.join(s.folders[0] for s in SOURCES)}): import data "
+                             "first (scholarbench data import NAME PATH) or run "
+                             "scholarbench demo")
     return build(out_dir, streams, inputs, absent)
 
 

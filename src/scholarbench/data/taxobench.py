@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from scholarbench.data.jsonl import iter_jsonl
 from scholarbench.data.trees import TreeError, parse_tree
@@ -117,32 +117,39 @@ class PredictionFile:
     oversized: set[str] = field(default_factory=set)   # ids whose answer broke a size limit
 
 
-def load_predictions(path: str | Path, limits: Any = None) -> PredictionFile:
+def load_predictions(path: str | Path, limits: Any = None,
+                     lines: Iterable[tuple[int, dict]] | None = None) -> PredictionFile:
     """Agent outputs: bad lines are reported in `problems` (file and line), never raised; an
     output over `limits` (`core.limits.OutputLimits`) is kept as an empty prediction whose
-    error names the limit, its id in `oversized`."""
+    error names the limit, its id in `oversized`. `lines` (line number, object): the lines
+    already read and chosen (a replay file's lines for one run), else the whole file."""
     from scholarbench.data.jsonl import iter_jsonl_lines
     out = PredictionFile()
     path = Path(path)
     n_lines = 0
-    for lineno, obj, problem in iter_jsonl_lines(path):
+    first: dict[str, int] = {}
+    source = iter_jsonl_lines(path) if lines is None else \
+        ((n, obj, None) for n, obj in lines)
+    for lineno, obj, problem in source:
         n_lines += 1
         if problem is not None:
-            out.problems.append(f"{path}, line {lineno}: {problem}")
+            out.problems.append(f"{path}, line {lineno}: {problem}; line ignored")
             continue
         too_big = limits.violation("taxonomy", obj) if limits is not None else None
         try:
             pred = parse_prediction({"id": obj.get("id")} if too_big else obj)
         except ValueError as exc:
-            out.problems.append(f"{path}, line {lineno}: {exc}")
+            out.problems.append(f"{path}, line {lineno}: {exc}; line ignored")
             continue
         if too_big:
             pred.error = f"oversized: {too_big}"
             out.oversized.add(pred.id)
         if pred.id in out.by_id:
-            out.problems.append(f"{path}, line {lineno}: duplicate id {pred.id!r}; first kept")
+            out.problems.append(f"{path}, line {lineno}: duplicate id {pred.id!r}: first "
+                                f"kept (line {first[pred.id]}), this line ignored")
             continue
         out.by_id[pred.id] = pred
-    if n_lines == 0:
+        first[pred.id] = lineno
+    if n_lines == 0 and lines is None:
         raise DataError("no predictions in the file (it is empty)", file=str(path))
     return out

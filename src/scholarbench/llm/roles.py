@@ -5,6 +5,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
+from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.cache import ReplyCache
 from scholarbench.llm.client import ChatClient
 from scholarbench.llm.config import ModelConfig, resolve_role
@@ -62,9 +63,27 @@ def bind_roles(*, agent_flags: Mapping[str, Any] | None = None,
     cache = None if no_cache else ReplyCache(cache_path or default_cache_path())
     roles = LLMRoles(cache=cache)
     if need_agent:
-        roles.agent = open_client(resolve_role("agent", agent_flags, config_file=config_file),
+        roles.agent = open_client(_key_checked(resolve_role("agent", agent_flags,
+                                                            config_file=config_file)),
                                   cache=cache)
     if need_judge:
-        roles.judge = open_client(resolve_role("judge", judge_flags, config_file=config_file),
+        roles.judge = open_client(_key_checked(resolve_role("judge", judge_flags,
+                                                            config_file=config_file)),
                                   cache=cache)
     return roles
+
+
+def _key_checked(config: Any) -> Any:
+    """A role whose key is missing fails here, in one line, before any sample runs — not as a
+    refused call on every sample: a remote endpoint without its key (`ModelConfig.api_key`),
+    or a variable the user named (`--api-key-env VAR`, the environment, the config file) that
+    is not set, even for a loopback server."""
+    import os
+    config.api_key()
+    if (not config.is_local and "api_key_env" in config.source
+            and not os.environ.get(config.api_key_env)):
+        flag = "--judge-api-key-env" if config.role == "judge" else "--api-key-env"
+        raise ScholarbenchError(f"the {config.role} model {config.model!r} needs an API key in "
+                                f"${config.api_key_env} ({flag}), which is not set; keys are "
+                                "read from the environment only")
+    return config

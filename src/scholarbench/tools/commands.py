@@ -94,12 +94,13 @@ def _session(args: argparse.Namespace) -> Any:
         raise ScholarbenchError("tools serve needs --benchmark B (and --task ID for a task's "
                                 "rules)")
     bench, subtask = _benchmark(args)
-    samples = {s.id: s for s in bench.load(subtask, None if args.task else 0).samples}
-    corpus, _ = bench.tool_corpus(subtask)
-    if args.task is None:
+    if args.task is None:               # no sample: the benchmark's tasks are not loaded
+        corpus, _ = bench.tool_corpus(subtask)
         print("warning: no --task: the whole corpus is served, with no task's leakage rules",
               file=sys.stderr)
         return ToolSession(corpus, AccessRules(), embedder_factory=_embedder, on_call=log)
+    samples = {s.id: s for s in bench.load(subtask, None).samples}
+    corpus, _ = bench.tool_corpus(subtask)
     sample = samples.get(args.task)
     if sample is None:
         some = ", ".join(list(samples)[:5])
@@ -115,10 +116,10 @@ def _benchmark(args: argparse.Namespace) -> tuple[Any, str]:
     from scholarbench.core.suite import default_options
     cls = benchmark_class(args.benchmark)
     overrides = {k.replace("-", "_"): v for k, v in agent_params(args.option).items()}
-    if args.corpus:
-        overrides["corpus"] = args.corpus
+    corpus = args.corpus or overrides.pop("corpus", None)
     options = default_options(cls, overrides)
-    options["data"] = args.data
+    # every benchmark's tools read `corpus` (a run option of some, not of others)
+    options.update(data=args.data, **({"corpus": str(corpus)} if corpus else {}))
     bench = cls(options)
     subtask = args.subtask or next(iter(cls.subtasks))
     if subtask not in cls.subtasks:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from scholarbench.core.agent import AgentContext, AgentError, Needs, Task
 from scholarbench.errors import DataError, ScholarbenchError
@@ -116,13 +116,19 @@ class DeepSynthReplay:
     name = "replay"
     needs = Needs()
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, *, benchmark: str | None = None,
+                 subtask: str | None = None) -> None:
+        from scholarbench.core.replay import select_lines
         self.path = Path(path) if path else None
         self.answers: dict[str, dict[str, Any]] = {}
+        self.problems: list[str] = []
         if self.path is not None:
             if not self.path.is_file():
                 raise ScholarbenchError(f"replay: {self.path} is not a file")
-            self.answers = read_replay(self.path)
+            # this run's lines of a suite's file: tags removed, first of each id
+            selected = select_lines(self.path, benchmark, subtask, ("task_id", "id"))
+            self.problems = selected.problems
+            self.answers = read_replay(self.path, selected.lines)
 
     def fits(self, benchmark: str, subtask: str | None, family: str) -> bool:
         return family == "report"
@@ -148,12 +154,14 @@ class DeepSynthReplay:
         return dict(self.answers[task.id])
 
 
-def read_replay(path: Path) -> dict[str, dict[str, Any]]:
-    """Answers by task id (the line's answer part; a wrong one is left for the schema check)."""
+def read_replay(path: Path, lines: Iterable[tuple[int, dict[str, Any]]] | None = None
+                ) -> dict[str, dict[str, Any]]:
+    """Answers by task id (the line's answer part; a wrong one is left for the schema check);
+    `lines`: (line number, object) already read, else the whole file."""
     from scholarbench.data.jsonl import iter_jsonl
     out: dict[str, dict[str, Any]] = {}
     first: dict[str, int] = {}
-    for lineno, obj in iter_jsonl(path):
+    for lineno, obj in (iter_jsonl(path) if lines is None else lines):
         key_name = "task_id" if "task_id" in obj else "id"
         value = obj.get(key_name)
         if value is None or isinstance(value, (bool, dict, list)):

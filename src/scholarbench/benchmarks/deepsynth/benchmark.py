@@ -205,7 +205,7 @@ class DeepSynthBenchmark(Benchmark):
             if unknown:
                 raise ScholarbenchError(f"replay takes --agent-arg path=FILE only, not "
                                         f"{', '.join(unknown)}")
-            return DeepSynthReplay(**params)
+            return DeepSynthReplay(**params, benchmark=self.name, subtask=subtask)
         found = writer_agent(name, params)
         return found if found is not None else super().agent(name, params, subtask)
 

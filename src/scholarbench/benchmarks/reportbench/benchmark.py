@@ -157,7 +157,7 @@ class ReportBench(Benchmark):
     def agent(self, name: str, params: dict[str, Any], subtask: str) -> Any:
         if name == "replay":
             from scholarbench.benchmarks.reportbench.replay import ReplayReports
-            return ReplayReports(**params)
+            return ReplayReports(**params, benchmark=self.name, subtask=subtask)
         found = super().agent(name, params, subtask)
         if found is not None:
             return found
@@ -171,8 +171,12 @@ class ReportBench(Benchmark):
         return ["replay"] + writer_names() + super().agent_names(subtask)
 
     def tool_corpus(self, subtask: str) -> tuple[Any, Any]:
-        if self._corpus is None:
-            raise ScholarbenchError("ReportBench's tools need a corpus: pass --corpus DIR")
+        if self._corpus is None:        # `tools serve`: no run's context opened it
+            from scholarbench.benchmarks.reportbench.scoring import open_corpus
+            from scholarbench.corpus.build import default_corpus
+            self._corpus_dir = Path(self.options.get("corpus")
+                                    or default_corpus(self._data_root()))
+            self._corpus = open_corpus(self._corpus_dir)
         return self._corpus, self._corpus_dir
 
     def tool_rules(self, sample: Sample) -> Any:

@@ -23,7 +23,7 @@ from typing import Any
 from scholarbench.agents.writers.base import WriterContext, WritingRequest, WrittenReport
 from scholarbench.core.agent import Needs
 from scholarbench.core.families import Malformed, parse_answer
-from scholarbench.data.jsonl import iter_jsonl_lines
+from scholarbench.core.replay import read_replay_file, select_lines
 from scholarbench.data.sources.keys import id_key
 from scholarbench.errors import DataError, ScholarbenchError
 
@@ -46,7 +46,8 @@ class ReplayReports:
     uses_llm = False
     needs = Needs()
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, *, benchmark: str | None = None,
+                 subtask: str | None = None) -> None:
         if path is None:
             raise ReplaySetupError("replay needs the reports file: --agent-arg "
                                    "path=REPORTS.jsonl (lines {\"arxiv_id\", \"report\"} or "
@@ -58,15 +59,26 @@ class ReplayReports:
         self.malformed: list[dict[str, Any]] = []
         self.duplicates: list[dict[str, Any]] = []
         first_line: dict[str, int] = {}
-        for lineno, obj, problem in iter_jsonl_lines(self.path):
-            why = problem or self._problem(obj)
+        # this run's lines of a suite's file (`core.replay`): tags removed, first of each id
+        selected = select_lines(self.path, benchmark, subtask, ("arxiv_id", "id"))
+        self.problems = selected.problems
+        self.malformed = [{"line": n, "reason": why}
+                          for n, why in read_replay_file(self.path).bad]
+        self.duplicates = [{"line": n, "arxiv_id": survey_id(key) or key, "first_line": kept}
+                           for key, kept, n in selected.duplicates]
+        for lineno, obj in selected.lines:
+            why = self._problem(obj)
             if why:
                 self.malformed.append({"line": lineno, "reason": why})
+                self.problems.append(f"{self.path}, line {lineno}: {why}; line ignored")
                 continue
             sid = survey_id(obj.get("arxiv_id", obj.get("id")))
             if sid in self.reports:
                 self.duplicates.append({"line": lineno, "arxiv_id": sid,
                                         "first_line": first_line[sid]})
+                self.problems.append(f"{self.path}: duplicate id {sid!r} in {benchmark}/"
+                                     f"{subtask}: first kept (line {first_line[sid]}), line "
+                                     f"{lineno} ignored")
                 continue
             self.reports[sid] = (obj["report"] if "arxiv_id" in obj  # type: ignore[index]
                                  else {k: v for k, v in obj.items() if k != "id"})

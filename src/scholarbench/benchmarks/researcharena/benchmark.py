@@ -114,6 +114,16 @@ class ResearchArena(Benchmark):
                     "tasks from them) or pass --option researcharena.tasks_from=taxobench")
         return "no task has searchable gold references (see --qrels all)"
 
+    def available_subtasks(self) -> list[str]:
+        """Every sub-task, unless the tasks come from the data dir's corpus and it has none
+        nor a source to build it from (an empty data dir)."""
+        if (not self.discover_data or self.options.get("corpus")
+                or (self.options.get("tasks_from") or "corpus") != "corpus"):
+            return list(self.subtasks)
+        from scholarbench.corpus.build import has_corpus
+        from scholarbench.paths import data_dir
+        return list(self.subtasks) if has_corpus(data_dir(self.options.get("data"))) else []
+
     # -- samples -----------------------------------------------------------------------------
     def _measures(self) -> list[str]:
         from scholarbench.benchmarks.researcharena.measures.ranking import parse_measures
@@ -226,6 +236,8 @@ class ResearchArena(Benchmark):
             return None
         params = dict(params)
         on_failure = params.pop("on_model_failure", "error")
+        if short == "replay":       # reads this run's lines of the file (core.replay)
+            params.update(benchmark=self.name, subtask=subtask)
         from scholarbench.benchmarks.researcharena.agents.base import make_arena_agent
         try:
             inner = make_arena_agent(short, **params)
@@ -268,8 +280,12 @@ class ResearchArena(Benchmark):
                             extra={"arena": arena})
 
     def tool_corpus(self, subtask: str) -> tuple[Any, Any]:
-        if self._corpus is None:           # `load` opens it
-            raise RuntimeError("ResearchArena's corpus is opened by load()")
+        if self._corpus is None:           # `load` opens it; `tools serve` without a task here
+            from scholarbench.benchmarks.researcharena import loading
+            inputs = loading.resolve_inputs(self.options, subtask, needs_corpus=True,
+                                            discover=self.discover_data)
+            self._corpus_dir = inputs.corpus_dir
+            self._corpus = loading.open_corpus(inputs.corpus_dir)
         return self._corpus, self._corpus_dir
 
     def tool_rules(self, sample: Sample) -> Any:

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from scholarbench.core.families import answer_info, parse_answer
 from scholarbench.data.jsonl import iter_jsonl
@@ -86,12 +86,14 @@ def record_fields(subtask: str, answer: Any, env: Any) -> dict[str, Any]:
     return {"papers": papers, "info": info}
 
 
-def read_answer_file(path: str | Path) -> dict[str, dict[str, Any]]:
-    """{task id: the answer (the family schema's body)} of an answers file, in file order."""
+def read_answer_file(path: str | Path, lines: Iterable[tuple[int, dict[str, Any]]] | None = None
+                     ) -> dict[str, dict[str, Any]]:
+    """{task id: the answer (the family schema's body)} of an answers file, in file order;
+    `lines`: (line number, object) already read (a replay file's lines for one run)."""
     path = Path(path)
     out: dict[str, dict[str, Any]] = {}
     first: dict[str, int] = {}
-    for line, obj in iter_jsonl(path):
+    for line, obj in (iter_jsonl(path) if lines is None else lines):
         key = "task_id" if "task_id" in obj else "id" if "id" in obj else "task_id"
         tid = obj.get(key)
         if not isinstance(tid, str) or not tid:

@@ -191,7 +191,7 @@ class SciNet(Benchmark):
         from scholarbench.core.registry import REGISTRY
         if name == "replay":
             from scholarbench.benchmarks.scinet.replay import SciNetReplay
-            return SciNetReplay(**params)
+            return SciNetReplay(**params, benchmark=self.name, subtask=subtask)
         short = name.removeprefix("scinet/")
         obj = REGISTRY.find("agent", f"scinet/{short}")
         if obj is None and self.name in (REGISTRY.meta("agent", name).get("benchmarks") or ()):

@@ -9,23 +9,24 @@ from pathlib import Path
 from typing import Any
 
 from scholarbench.core.agent import AgentContext, Needs, Task
-from scholarbench.errors import DataError, ScholarbenchError
+from scholarbench.errors import ScholarbenchError
 
 
 class SciNetReplay:
     name = "replay"
     needs = Needs()
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, *, benchmark: str | None = None,
+                 subtask: str | None = None) -> None:
         from scholarbench.benchmarks.scinet.answers import read_answer_file
+        from scholarbench.core.replay import select_lines
         if not path:
             raise ScholarbenchError("replay needs --agent-arg path=FILE")
         self.path = Path(path)
-        if not self.path.is_file():
-            raise ScholarbenchError(f"replay: {self.path} is not a file")
-        self.answers = read_answer_file(self.path)
-        if not self.answers:
-            raise DataError("no answers in the file", file=str(self.path))
+        # this run's lines of a suite's file: tags removed, first of each id
+        selected = select_lines(self.path, benchmark, subtask, ("task_id", "id"))
+        self.problems = selected.problems
+        self.answers = read_answer_file(self.path, selected.lines)
 
     def fits(self, benchmark: str, subtask: str | None, family: str) -> bool:
         return True

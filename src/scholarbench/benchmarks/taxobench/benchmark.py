@@ -169,6 +169,8 @@ class TaxoBench(Benchmark):
             return None
         from scholarbench.benchmarks.taxobench.agents import NativeAgent
         factory = REGISTRY.get("agent", name)
+        if name == "replay":        # reads this run's lines of the file (core.replay)
+            params = {**params, "benchmark": self.name, "subtask": subtask}
         try:
             return NativeAgent(factory(**params), name)
         except (TypeError, ValueError) as exc:

@@ -45,6 +45,11 @@ class ArenaAgentAdapter:
                            tools=bool(getattr(inner, "uses_tools", False)))
 
     @property
+    def problems(self) -> list[str]:
+        """Lines of an input file (the replay agent's) the engine warns about."""
+        return list(getattr(self.inner, "problems", ()))
+
+    @property
     def tasks(self) -> tuple[str, ...]:
         return tuple(getattr(self.inner, "tasks", ()))
 

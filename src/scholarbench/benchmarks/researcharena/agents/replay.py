@@ -27,8 +27,7 @@ from scholarbench.benchmarks.researcharena.agents.base import (ArenaContext, Are
                                                                ArenaQuery, arena_agent)
 from scholarbench.benchmarks.researcharena.records import mindmap_from_json
 from scholarbench.core.families import Malformed
-from scholarbench.core.replay import Missing
-from scholarbench.data.jsonl import iter_jsonl
+from scholarbench.core.replay import Missing, select_lines
 from scholarbench.data.trec import read_run, trec_eval_order
 from scholarbench.data.typology import parse_typology
 from scholarbench.errors import DataError
@@ -53,7 +52,8 @@ class ArenaReplay:
     needs_corpus = False
     needs_embedder = False
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, *, benchmark: str | None = None,
+                 subtask: str | None = None) -> None:
         if path is None:
             raise ValueError("replay needs a file: --agent-arg path=run.trec (discovery, "
                              "selection) or path=mindmaps.jsonl (organisation)")
@@ -64,8 +64,11 @@ class ArenaReplay:
         self.jsonl = _is_jsonl(self.path)
         self._run = None if self.jsonl else read_run(self.path)
         self._lines: dict[str, tuple[int, dict[str, Any]]] = {}
-        if self.jsonl:
-            for line, obj in iter_jsonl(self.path):
+        self.problems: list[str] = []
+        if self.jsonl:      # this run's lines of a suite's file: tags removed, first of each id
+            selected = select_lines(self.path, benchmark, subtask)
+            self.problems = selected.problems
+            for line, obj in selected.lines:
                 if "id" not in obj:
                     raise DataError("missing id", file=str(self.path), line=line, field="id")
                 self._lines[str(obj["id"])] = (line, obj)

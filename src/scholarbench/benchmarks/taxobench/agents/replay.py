@@ -9,8 +9,7 @@ from typing import Any
 
 from scholarbench.benchmarks.taxobench.agents import register_taxo_agent
 from scholarbench.benchmarks.taxobench.agents.base import AgentContext
-from scholarbench.core.replay import Missing
-from scholarbench.data.jsonl import iter_jsonl_lines
+from scholarbench.core.replay import Missing, select_lines
 from scholarbench.data.taxobench import load_predictions, normalise_id
 from scholarbench.records import TaxoPrediction, TaxoTask
 
@@ -20,17 +19,24 @@ class ReplayAgent:
     name = "replay"
     modes = ("bottom-up", "deep-research")
 
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, *, benchmark: str | None = None,
+                 subtask: str | None = None) -> None:
         if path is None:
             raise ValueError("replay needs the prediction file: --agent-arg path=PRED.jsonl")
         self.path = Path(path)
+        # this run's lines of a suite's file (`core.replay`): tags removed, first of each id
+        selected = select_lines(self.path, benchmark, subtask)
         self._family: dict[str, dict[str, Any]] = {}
-        for _, obj, _problem in iter_jsonl_lines(self.path):
-            if obj is not None and "taxonomy" in obj and normalise_id(obj.get("id")):
-                self._family[normalise_id(obj["id"])] = {k: v for k, v in obj.items()
-                                                         if k != "id"}
-        self._loaded = load_predictions(self.path)
-        for key in self._family:          # read above; upstream parsing calls them unknown
+        upstream = []
+        for lineno, obj in selected.lines:
+            if "taxonomy" in obj and normalise_id(obj.get("id")):
+                self._family.setdefault(normalise_id(obj["id"]),
+                                        {k: v for k, v in obj.items() if k != "id"})
+            else:
+                upstream.append((lineno, obj))
+        self._loaded = load_predictions(self.path, lines=upstream)
+        self._loaded.problems[:0] = selected.problems
+        for key in self._family:          # an upstream line for an id answered above
             self._loaded.by_id.pop(key, None)
 
     @property
