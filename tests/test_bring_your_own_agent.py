@@ -15,6 +15,7 @@ import pytest
 
 from conftest import shared_path
 from fake_openai import FakeOpenAI, Step
+from one_story import assert_one_status_per_sample, assert_summary_rebuilt_from_scores
 
 pytestmark = pytest.mark.slow
 
@@ -121,6 +122,29 @@ def test_a_plain_function_runs_on_every_benchmark(suite):
     manifest = json.loads((root / org["run_dir"] / "manifest.json").read_text())
     assert manifest["data"]["tasks_from"] == "taxobench"
     assert "benchmark" in done.stdout and "headline" in done.stdout
+    for r in runs:
+        assert_one_status_per_sample(r, root)
+        assert_summary_rebuilt_from_scores(root / r["run_dir"], root, env)
+
+
+def test_an_empty_answer_has_one_status_in_every_file_on_every_subtask(suite):
+    """The `{}` agent: generate file, scores.jsonl, summary.json, eval.json and the eval table
+    say the same of every sample, and the summary is rebuilt from the scores alone."""
+    root, env, judge = suite
+    (root / "user" / "empty_agent.py").write_text("def solve(task):\n    return {}\n")
+    done = _cli(["eval", "--agent", "empty_agent:solve", "--benchmarks", "all", "--limit", "2",
+                 "--out", "runs/empty", "--quiet", *judge], root, env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    runs = _eval_json(root, "runs/empty")["runs"]
+    assert {r["benchmark"] for r in runs} == set(_engine_benchmarks())
+    for r in runs:
+        if r["status"] == "skipped":
+            continue
+        assert r["counts"]["scored"] == 0, r          # `{}` is nobody's answer
+        assert r["counts"]["malformed"] + r["counts"]["missing"] + \
+            r["counts"]["unscorable"] == r["samples"], r
+        assert_one_status_per_sample(r, root)
+        assert_summary_rebuilt_from_scores(root / r["run_dir"], root, env)
 
 
 def test_an_agent_that_raises_fails_the_suite_and_only_its_samples_are_retried(suite):

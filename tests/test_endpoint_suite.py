@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from fake_openai import FakeOpenAI, Step
+from one_story import assert_one_status_per_sample, assert_summary_rebuilt_from_scores
 from test_bring_your_own_agent import _cli, _eval_json, _imports
 from test_deepsynth_oracle import kind_of
 
@@ -219,6 +220,10 @@ def test_an_endpoint_answering_every_prompt_as_asked_scores_on_every_subtask(sui
             continue                                       # checked on every task above
         assert value is not None and value > 0, (where, r["headline"])
     assert ("taxobench", "bottom-up") in seen and ("researcharena", "organisation") in seen
+    for r in runs:
+        assert_one_status_per_sample(r, root)
+        assert_summary_rebuilt_from_scores(root / r["run_dir"], root, env)
+    assert_summary_rebuilt_from_scores(root / "runs/organisation", root, env)
     prompts = [m["content"] for b in fake.requests for m in b["messages"] if m["role"] == "user"]
     assert any('"papers": [<actual paper numbers>]' in m["content"]
                for b in fake.requests for m in b["messages"]) or \

@@ -128,6 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from scholarbench.core.commands import add_engine_parsers
     add_engine_parsers(sub)
+    from scholarbench.core.aggregate import add_aggregate_parser
+    add_aggregate_parser(sub)
 
     report = sub.add_parser("report", help="leaderboard of finished runs beside the paper's rows")
     report.add_argument("run_dirs", nargs="+")

@@ -168,9 +168,17 @@ class Benchmark:
               manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
         raise NotImplementedError
 
+    def measures(self, subtask: str | None) -> tuple[Any, ...]:
+        """The `core.measure.Measure`s this benchmark reports for `subtask`: their aggregators
+        give the summary's confidence intervals (`core.summarise`); a summary key not declared
+        gets the interval of a plain mean only where that is what it is."""
+        return ()
+
     def aggregate(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                   ) -> dict[str, Any]:
-        """{"metrics": {key: {"mean", "n", "n_null"}}, …}; default: plain means of `measures`."""
+        """{"metrics": {key: {"mean", "n", "n_null"}}, …} from the score rows and the manifest
+        alone (no state kept from `score`, no data read: `scholarbench aggregate` rebuilds the
+        summary from scores.jsonl with this); default: plain means of the headline keys."""
         keys = self.headline.get(manifest.get("mode") or "", ())
         return {"metrics": mean_metrics(rows, keys)}
 

@@ -300,8 +300,28 @@ def cmd_list(args: argparse.Namespace) -> int:
         width = max(len(a) for a, _ in rows)
         print(f"{'agent':<{width}}  fits (benchmark: sub-tasks)")
         print("\n".join(f"{a:<{width}}  {text}" for a, text in rows))
+    elif args.kind in ("measure", "metric"):
+        print(measure_listing(REGISTRY.items("measure")))
     else:
         print("\n".join(REGISTRY.names(args.kind)))
     for problem in REGISTRY.load_problems:
         print(f"warning: {problem}", file=sys.stderr)
     return 0
+
+
+def measure_listing(items: Sequence[tuple[str, Any]]) -> str:
+    """`list measure`: every benchmark's measures, grouped under the benchmark, each with its
+    direction, provenance and description (`core.measure.Measure`)."""
+    from scholarbench.core.measure import Measure
+    groups: dict[str, list[str]] = {}
+    for name, obj in items:
+        if isinstance(obj, Measure):
+            arrow = {"higher": "↑", "lower": "↓"}.get(obj.direction, " ")
+            judge = " [LLM judge]" if obj.judge else ""
+            where = f" ({obj.provenance})" if obj.provenance else ""
+            text = f"  {obj.key:<26} {arrow} {obj.description}{judge}{where}"
+            groups.setdefault(obj.benchmark, []).append(text)
+        else:
+            bench, _, key = name.rpartition("/")
+            groups.setdefault(bench or "(shared)", []).append(f"  {key}")
+    return "\n".join(f"{bench}\n" + "\n".join(lines) for bench, lines in sorted(groups.items()))

@@ -34,16 +34,17 @@ from scholarbench.core import refs
 from scholarbench.core.families import Malformed
 from scholarbench.core.limits import Oversized, scored_as_missing
 from scholarbench.core.models import Models  # noqa: F401  (re-exported: callers import it from here)
-from scholarbench.core.records import Manifest, Summary
+from scholarbench.core.records import Manifest
 from scholarbench.core.registry import REGISTRY
 from scholarbench.core.rundir import RunDir
 from scholarbench.core.writing import SampleWriter, write_record
-from scholarbench.core.status import count_samples, sample_status
+from scholarbench.core.status import reason_of, sample_status
+from scholarbench.core.summarise import summarise
 from scholarbench.core.usage import (  # noqa: F401  (re-exported: the stages' accounting)
     _usage, add_stage_usage, add_usage_delta, model_identity, usage_delta)
 from scholarbench.errors import ScholarbenchError
 from scholarbench.injection.detect import flag_injections
-from scholarbench.injection.unflagged import flagged_note, without_flagged
+from scholarbench.injection.unflagged import flagged_note
 from scholarbench.llm.secrets import redact
 from scholarbench.llm.usage import sample_scope
 from scholarbench.procs import stop_requested, watch_stops
@@ -374,20 +375,11 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
         if row["status"] == "error":
             reason = str(row.get("error") or "error").split(":")[0][:80]
             errors[reason] = errors.get(reason, 0) + 1
-    n_flagged = flag_injections(rows, generated, bench.id_key)
+        if (why := reason_of(row["status"], row, rec)) is not None:
+            row["reason"] = why       # scores.jsonl explains itself (core.summarise)
+    flag_injections(rows, generated, bench.id_key)
     run.write_jsonl(SCORES, rows)
-    manifest = run.read_manifest()
-    counts = count_samples(rows, generated, bench.id_key)
-    status = counts.status_dict()
-    summary = Summary(benchmark=bench.name, mode=manifest.get("mode"), agent=manifest["agent"],
-                      run_name=manifest.get("run_name"), n_samples=len(rows), status=status,
-                      complete=not errors).model_dump(mode="json")
-    summary.update(bench.aggregate(rows, manifest))
-    summary.update(refs.summarise(rows, " ".join(filter(None, (bench.name,
-                                                              manifest.get("mode"))))))
-    summary["n_suspected_injection"] = n_flagged
-    if (unflagged := without_flagged(bench, rows, manifest, summary)) is not None:
-        summary["without_flagged"] = unflagged
+    summary = summarise(bench, rows, run.read_manifest())
     run.write_json(SUMMARY, summary)
     return RunOutcome(run.path, summary, sum(errors.values()), errors)
 

@@ -53,9 +53,15 @@ class SampleRecord(_Open):
 
 
 class ScoreRecord(_Open):
-    """One line of scores.jsonl: the sample's status and its measures (extra keys)."""
-    id: str
-    status: ScoreStatus = "scored"
+    """One line of scores.jsonl, checked on read (`core.aggregate`): the sample's one status,
+    the reason for any status but `scored`, its counts; its id (under the benchmark's
+    `id_key`), measure values and the benchmark's fields ride along. A scored sample may keep a
+    benchmark's sub-status (ReportBench's `no_references`), counted as `scored`."""
+    status: Literal["scored", "malformed", "error", "missing", "unscored", "oversized",
+                    "unscorable", "no_references"] = "scored"
+    reason: str | None = None
+    unresolved: int | None = Field(default=None, ge=0)
+    n_refs: int | None = Field(default=None, ge=0)
 
 
 class MeasureSummary(BaseModel):

@@ -152,6 +152,13 @@ def register_measure(name: str):
     return REGISTRY.register("measure", name)
 
 
+def add_measures(measures: Any) -> None:
+    """Register `core.measure.Measure`s under their qualified names (`benchmark/key`), so two
+    benchmarks may both have an `f1`."""
+    for measure in measures:
+        REGISTRY.add("measure", measure.qualified, measure)
+
+
 register_metric = register_measure
 
 

@@ -47,15 +47,23 @@ def sample_status(row: dict[str, Any], record: dict[str, Any] | None = None) -> 
     return status
 
 
-def _reason_of(status: str, row: dict[str, Any], rec: dict[str, Any] | None) -> str | None:
+def reason_of(status: str, row: dict[str, Any], rec: dict[str, Any] | None) -> str | None:
+    """Why a sample has `status` (None for a plain `scored`), in the words of its record:
+    the engine writes it into the score row as `reason`, so scores.jsonl explains itself."""
     if status == "scored":
         return "no references in the answer" if row.get("status") == "no_references" else None
     if status == "unscorable":
-        return str(row.get("unscorable") or row.get("error") or "no gold for this sample")
-    text = (rec or {}).get("error") or row.get("error")
+        return str(row.get("unscorable") or row.get("error") or row.get("reason")
+                   or "no gold for this sample")
+    text = (rec or {}).get("error") or row.get("error") or row.get("reason")
     if not text and status == "missing":
         text = "no answer"
-    return _general(str(text)) if text else None
+    return str(text) if text else None
+
+
+def _reason_of(status: str, row: dict[str, Any], rec: dict[str, Any] | None) -> str | None:
+    text = reason_of(status, row, rec)
+    return text if status in ("scored", "unscorable") or text is None else _general(text)
 
 
 def _general(text: str) -> str:
@@ -176,5 +184,5 @@ def run_counts(run_dir: Path, benchmark: str | None = None) -> StatusCounts:
     return count_samples(_jsonl(run_dir / "scores.jsonl"), generated, id_key, summary)
 
 
-__all__ = ["COLUMNS", "LABELS", "StatusCounts", "count_samples", "run_counts",
+__all__ = ["COLUMNS", "LABELS", "StatusCounts", "count_samples", "reason_of", "run_counts",
            "sample_status"]

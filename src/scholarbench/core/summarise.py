@@ -1,0 +1,93 @@
+"""A run's summary from its score rows alone — the one aggregation of `run`, `score` and
+`aggregate`.
+
+The rows are what scores.jsonl holds: each carries its sample's one status, the reason for any
+status but `scored`, its measure values and counts (`unresolved`, `n_refs`,
+`suspected_injection`). From them and the manifest (what the run was: benchmark, sub-task,
+agent, options) this module computes the status counts, the benchmark's measures
+(`Benchmark.aggregate`, which must read nothing but the rows and the manifest), each measure's
+95% confidence interval (`core.measure`), the unresolved-reference counts and the means without
+the rows flagged for text aimed at a judge. No agent, judge, data directory or corpus is read,
+so `scholarbench aggregate RUN_DIR` rebuilds summary.json byte for byte.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from scholarbench.core import refs
+from scholarbench.core.benchmark import Benchmark
+from scholarbench.core.measure import CI_METHOD, Measure, interval
+from scholarbench.core.records import Summary
+from scholarbench.core.status import count_samples
+from scholarbench.injection.unflagged import without_flagged
+
+SUMMARY_VERSION = 2
+
+
+def summarise(bench: Benchmark, rows: Sequence[dict[str, Any]], manifest: dict[str, Any],
+              *, warn: bool = True) -> dict[str, Any]:
+    """summary.json of a run whose scores.jsonl holds `rows` (statuses already decided)."""
+    counts = count_samples(rows, {}, bench.id_key)
+    errors = counts.get("error") or 0
+    summary = Summary(benchmark=bench.name, mode=manifest.get("mode"), agent=manifest["agent"],
+                      run_name=manifest.get("run_name"), n_samples=len(rows),
+                      status=counts.status_dict(), complete=not errors).model_dump(mode="json")
+    summary.update(bench.aggregate(rows, manifest))
+    name = " ".join(filter(None, (bench.name, manifest.get("mode"))))
+    summary.update(refs.summarise(rows, name) if warn else _quiet_refs(rows, name))
+    summary["n_suspected_injection"] = sum(1 for r in rows if r.get("suspected_injection"))
+    add_intervals(bench, summary, rows, manifest)
+    if (unflagged := without_flagged(bench, rows, manifest, summary)) is not None:
+        summary["without_flagged"] = unflagged
+    summary["summary_version"] = SUMMARY_VERSION
+    return summary
+
+
+def _quiet_refs(rows: Sequence[dict[str, Any]], name: str) -> dict[str, int]:
+    import io
+    return refs.summarise(rows, name, stream=io.StringIO())
+
+
+def measures_by_key(bench: Benchmark, subtask: str | None) -> dict[str, Measure]:
+    return {m.key: m for m in bench.measures(subtask)}
+
+
+def add_intervals(bench: Benchmark, summary: dict[str, Any], rows: Sequence[dict[str, Any]],
+                  manifest: dict[str, Any]) -> None:
+    """Each summary measure's `ci95` ([low, high] or None) and the method, in place.
+
+    A measure the benchmark declares is resampled with its own aggregator. A summary key it
+    does not declare gets the bootstrap of the plain mean only when that mean is the summary's
+    value (else the key is not a per-sample mean and gets no interval rather than a wrong one).
+    """
+    declared = measures_by_key(bench, manifest.get("mode"))
+    metrics = summary.get("metrics")
+    if not isinstance(metrics, dict):
+        return
+    for key, entry in metrics.items():
+        if not isinstance(entry, dict):
+            continue
+        measure = declared.get(key) or Measure(bench.name, key) if _parses(key) else None
+        ci = None
+        if measure is not None and entry.get("mean") is not None:
+            if key in declared or _same(measure.value(rows), entry.get("mean")):
+                ci = interval(measure, rows)
+        entry["ci95"] = ci
+    summary["ci_method"] = CI_METHOD
+
+
+def _parses(key: str) -> bool:
+    try:
+        Measure("x", key)
+    except ValueError:
+        return False
+    return True
+
+
+def _same(a: Any, b: Any) -> bool:
+    return isinstance(a, (int, float)) and isinstance(b, (int, float)) and \
+        math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
+
+
+__all__ = ["SUMMARY_VERSION", "add_intervals", "measures_by_key", "summarise"]

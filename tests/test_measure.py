@@ -1,0 +1,118 @@
+"""Measure objects (core.measure), their intervals, and the summary rebuilt from scores alone
+(core.summarise, `scholarbench aggregate`)."""
+from __future__ import annotations
+
+import json
+import statistics
+
+import pytest
+
+from scholarbench.core.aggregate import differences, read_scores
+from scholarbench.core.benchmark import Benchmark
+from scholarbench.core.measure import Measure, interval
+from scholarbench.core.registry import Registry
+from scholarbench.core.summarise import add_intervals
+from scholarbench.errors import ScholarbenchError
+
+
+def rows_of(key, values, status="scored"):
+    return [{"id": str(i), "status": status, key: v} for i, v in enumerate(values)]
+
+
+def test_a_measure_is_its_qualified_name_and_parses_back():
+    m = Measure("taxobench", "sem_path(lambda=0.5)", description="x")
+    assert m.qualified == "taxobench/sem_path(lambda=0.5)" == str(m)
+    assert str(m.name) == "sem_path(lambda=0.5)"
+    assert Measure.split(str(m)) == ("taxobench", "sem_path(lambda=0.5)")
+    assert m == Measure("taxobench", "sem_path(lambda=0.5)", description="other text")
+    assert m != Measure("reportbench", "sem_path(lambda=0.5)")
+    with pytest.raises(ValueError):
+        Measure("taxobench", "not a name!")
+    with pytest.raises(ValueError):
+        Measure("a/b", "f1")
+
+
+def test_two_benchmarks_may_both_name_a_measure_f1():
+    reg = Registry()
+    reg._benchmarks_loaded = reg._loaded = True          # no package scan in this test
+    for bench in ("alpha", "beta"):
+        m = Measure(bench, "f1")
+        reg.add("measure", m.qualified, m)
+    assert reg.names("measure") == ["alpha/f1", "beta/f1"]
+
+
+def test_plain_mean_excludes_undefined_errors_and_unscorable():
+    m = Measure("b", "x")
+    rows = rows_of("x", [0.0, 1.0, None, 0.5]) + [
+        {"id": "e", "status": "error", "x": 100.0}, {"id": "u", "status": "unscorable"}]
+    assert m.value(rows) == pytest.approx(0.5)
+
+
+def test_interval_brackets_the_mean_and_is_reproducible():
+    values = [0.1, 0.9, 0.4, 0.6, 0.2, 0.8, 0.5, 0.3]
+    rows = rows_of("x", values)
+    ci = interval(Measure("b", "x"), rows)
+    assert ci is not None and ci == interval(Measure("b", "x"), rows)
+    low, high = ci
+    assert min(values) <= low < statistics.mean(values) < high <= max(values)
+    # more samples of the same spread: a narrower interval
+    wide = high - low
+    low2, high2 = interval(Measure("b", "x"), rows_of("x", values * 8))
+    assert high2 - low2 < wide
+
+
+def test_interval_degenerate_cases():
+    assert interval(Measure("b", "x"), rows_of("x", [0.7])) is None
+    assert interval(Measure("b", "x"), rows_of("x", [None, None])) is None
+    assert interval(Measure("b", "x"), rows_of("x", [0.25, 0.25, 0.25])) == [0.25, 0.25]
+
+
+def test_a_pooled_aggregator_is_resampled_as_itself():
+    def pooled(rows):
+        total = sum(r["n"] for r in rows)
+        return sum(r["hits"] for r in rows) / total if total else None
+    m = Measure("b", "micro", aggregator=pooled)
+    rows = [{"id": str(i), "status": "scored", "hits": h, "n": n}
+            for i, (h, n) in enumerate([(1, 10), (9, 10), (5, 10), (0, 1), (3, 4)])]
+    assert m.value(rows) == pytest.approx(18 / 35)
+    low, high = interval(m, rows)
+    assert low <= 18 / 35 <= high and 0 <= low and high <= 1
+
+
+class _Toy(Benchmark):
+    name = "toy"
+
+    def measures(self, subtask):
+        return (Measure("toy", "x"),)
+
+
+def test_undeclared_key_that_is_not_a_plain_mean_gets_no_interval():
+    rows = rows_of("x", [0.0, 1.0, 0.5]) + [{"id": "9", "status": "scored", "y": 1.0}]
+    summary = {"metrics": {"x": {"mean": 0.5, "n": 3, "n_null": 1},
+                           "y": {"mean": 0.25, "n": 1, "n_null": 3},      # not the mean of y
+                           "z": {"mean": None, "n": 0, "n_null": 4}}}
+    add_intervals(_Toy(), summary, rows, {"mode": None})
+    assert summary["metrics"]["x"]["ci95"] is not None
+    assert summary["metrics"]["y"]["ci95"] is None
+    assert summary["metrics"]["z"]["ci95"] is None
+    assert "bootstrap" in summary["ci_method"]
+
+
+def test_read_scores_names_file_line_and_field(tmp_path):
+    path = tmp_path / "scores.jsonl"
+    path.write_text(json.dumps({"id": "1", "status": "scored"}) + "\n"
+                    + json.dumps({"id": "2", "status": "fine"}) + "\n")
+    with pytest.raises(ScholarbenchError, match=r"scores.jsonl:2: field 'status'"):
+        read_scores(path, "id")
+    path.write_text(json.dumps({"status": "scored"}) + "\n")
+    with pytest.raises(ScholarbenchError, match=r"scores.jsonl:1: field 'id': missing"):
+        read_scores(path, "id")
+    path.write_text(json.dumps({"id": "1", "unresolved": -2}) + "\n")
+    with pytest.raises(ScholarbenchError, match=r"scores.jsonl:1: field 'unresolved'"):
+        read_scores(path, "id")
+
+
+def test_differences_names_the_keys():
+    assert differences({"a": {"b": 1, "c": 2}}, {"a": {"b": 1, "c": 3}, "d": 0}) == \
+        ["a.c", "d"]
+    assert differences({"a": [1]}, {"a": [1]}) == []
