@@ -54,7 +54,7 @@ class SciNet(Benchmark):
     subtask_flag = "--task"
     id_key = "task_id"
     order = 50
-    measures = METRICS + LLM_METRICS
+    measure_keys = METRICS + LLM_METRICS
     judge_scored = LLM_METRICS
     judges_files = True              # `score scinet … --with-judge` judges an answers file
 
