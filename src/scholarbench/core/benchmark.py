@@ -178,7 +178,11 @@ class Benchmark:
                   ) -> dict[str, Any]:
         """{"metrics": {key: {"mean", "n", "n_null"}}, …} from the score rows and the manifest
         alone (no state kept from `score`, no data read: `scholarbench aggregate` rebuilds the
-        summary from scores.jsonl with this); default: plain means of the headline keys."""
+        summary from scores.jsonl with this); default: each declared measure (`measures`)
+        by its own aggregator, else plain means of the headline keys."""
+        declared = self.measures(manifest.get("mode"))
+        if declared:
+            return {"metrics": {m.key: measure_entry(m, rows) for m in declared}}
         keys = self.headline.get(manifest.get("mode") or "", ())
         return {"metrics": mean_metrics(rows, keys)}
 
@@ -200,6 +204,20 @@ def mean_metrics(rows: Sequence[dict[str, Any]], keys: Sequence[str]) -> dict[st
         out[key] = {"mean": sum(values) / len(values) if values else None, "n": len(values),
                     "n_null": len(counted) - len(values)}
     return out
+
+
+def measure_entry(measure: Any, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """{"mean", "n", "n_null"} of a `core.measure.Measure` over the rows that count (not
+    errored, not unscorable): a per-sample mean counts its defined values; a pooled aggregate
+    counts every row it pooled (n_null: rows left out by the aggregator's own rule: none)."""
+    from scholarbench.core.measure import NOT_COUNTED, defined
+    counted = [r for r in rows if r.get("status") not in NOT_COUNTED]
+    mean = measure.value(rows)
+    if measure.aggregator is None:
+        n = len(defined(counted, measure.key))
+    else:
+        n = len(counted) if mean is not None else 0
+    return {"mean": mean, "n": n, "n_null": len(counted) - n}
 
 
 def summary_line(summary: dict[str, Any]) -> str:
