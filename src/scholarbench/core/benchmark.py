@@ -42,6 +42,14 @@ class Loaded:
     manifest: dict[str, Any] = field(default_factory=dict)   # more manifest fields (corpus, …)
 
 
+@dataclass
+class ScoreContext:
+    """What `Benchmark.score_sample` sees besides its sample and answer: the run's manifest and
+    the records of the benchmark's stages (file name → sample id → record)."""
+    manifest: dict[str, Any]
+    stage_records: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+
+
 class Benchmark:
     name: ClassVar[str]
     title: ClassVar[str] = ""
@@ -164,9 +172,36 @@ class Benchmark:
         raise NotImplementedError
 
     # -- scoring -----------------------------------------------------------------------------
+    def stages(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
+               run_dir: Any) -> tuple[str, ...]:
+        """Cross-sample stages that come between the answers and the scores (an LLM judge):
+        each writes its own file in the run directory (`engine.run_stage`); returns the
+        file names, whose records `score_sample` then reads from its `ScoreContext`."""
+        return ()
+
+    def score_sample(self, sample: Sample, record: dict[str, Any] | None,
+                     ctx: "ScoreContext") -> Any:
+        """One sample's score row (a `core.records.ScoreRecord` or its dict): its measure
+        values, and a status and reason where the benchmark decides them (`unscored`,
+        `unscorable`); `record` is its generate line (None: no answer)."""
+        raise NotImplementedError
+
     def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
               manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
-        raise NotImplementedError
+        """Every sample's score row. Default: the `stages`, then `score_sample` one sample at
+        a time (a benchmark that scores a run as a whole overrides this instead)."""
+        files = self.stages(samples, generated, run_dir)
+        ctx = ScoreContext(manifest, {f: run_dir.stage(f, self.id_key).records for f in files})
+        rows = []
+        for sample in samples:
+            row = self.score_sample(sample, generated.get(sample.id), ctx)
+            row = row.model_dump(mode="json") if hasattr(row, "model_dump") else dict(row)
+            for key in ("reason", "unresolved", "n_refs"):    # unset: the engine fills them
+                if row.get(key) is None:
+                    row.pop(key, None)
+            row.setdefault(self.id_key, sample.id)
+            rows.append(row)
+        return rows
 
     def measures(self, subtask: str | None) -> tuple[Any, ...]:
         """The `core.measure.Measure`s this benchmark reports for `subtask`: their aggregators

@@ -20,7 +20,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from scholarbench.core import Benchmark, Loaded, Sample, Task, parse_answer, register_agent
+from scholarbench.core import (Benchmark, Loaded, Sample, ScoreContext, ScoreRecord, Task,
+                              parse_answer, register_agent)
 from scholarbench.core.engine import run_stage
 from scholarbench.core.measure import Measure
 from scholarbench.core.registry import add_measures, register_benchmark, register_section
@@ -57,30 +58,31 @@ class ToyBench(Benchmark):
     def measures(self, subtask: str | None) -> tuple[Measure, ...]:
         return MEASURES
 
-    def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
-              manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
-        answers = {s.id: self._refs(generated.get(s.id)) for s in samples}
-        run_stage(run_dir, "judge.jsonl", [s for s in samples if answers[s.id]],
-                  lambda s: toy_judge(s, answers[s.id]), stage="judge", progress=False)
-        verdicts = run_dir.stage("judge.jsonl").records
-        rows = []
-        for s in samples:
-            rec, refs = generated.get(s.id), answers[s.id]
-            row: dict[str, Any] = {"id": s.id}
-            if rec is None:
-                row["status"] = "missing"
-            elif rec.get("status") in ("malformed", "error"):
-                row["status"] = rec["status"]
-            hits = len(set(refs[:3]) & set(s.gold))
-            row.update({"hit@3": hits / len(s.gold), "hits": hits, "n_gold": len(s.gold),
-                        "n_answer": len(refs[:3]), "f1": _f1(hits, len(s.gold), len(refs[:3]))})
-            verdict = (verdicts.get(s.id) or {}).get("verdict") if refs else None
-            row["judged"] = verdict
-            if refs and verdict is None and row.get("status") is None:
-                row["status"] = "unscored"
-                row["reason"] = "the toy judge's reply had no verdict"
-            rows.append(row)
-        return rows
+    def stages(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
+               run_dir: Any) -> tuple[str, ...]:
+        answered = [s for s in samples if self._refs(generated.get(s.id))]
+        run_stage(run_dir, "judge.jsonl", answered,
+                  lambda s: toy_judge(s, self._refs(generated.get(s.id))), stage="judge",
+                  progress=False)
+        return ("judge.jsonl",)
+
+    def score_sample(self, sample: Sample, rec: dict[str, Any] | None,
+                     ctx: ScoreContext) -> ScoreRecord:
+        refs = self._refs(rec)
+        hits = len(set(refs[:3]) & set(sample.gold))
+        row = ScoreRecord(id=sample.id, **{"hit@3": hits / len(sample.gold)}, hits=hits,
+                          n_gold=len(sample.gold), n_answer=len(refs[:3]),
+                          f1=_f1(hits, len(sample.gold), len(refs[:3])))
+        if rec is None:
+            row.status = "missing"
+        elif rec.get("status") in ("malformed", "error"):
+            row.status = rec["status"]
+        verdict = (ctx.stage_records["judge.jsonl"].get(sample.id) or {}).get("verdict") \
+            if refs else None
+        row.judged = verdict
+        if refs and verdict is None and rec.get("status", "ok") == "ok":
+            row.status, row.reason = "unscored", "the toy judge's reply had no verdict"
+        return row
 
     @staticmethod
     def _refs(rec: dict[str, Any] | None) -> list[str]:
