@@ -150,6 +150,17 @@ class Benchmark:
         """The `tools.rules.AccessRules` of one sample: what its paper hides from agents."""
         raise NotImplementedError
 
+    def tool_sample(self, subtask: str, task_id: str) -> Sample | None:
+        """The sample `task_id` of `subtask` with what `tool_rules` reads of it, or None when
+        there is no such task: all `tools serve --task` needs before it may answer its client.
+        Default: `load` every sample and pick. A benchmark whose `load` builds gold overrides
+        it to read only that task's rule inputs (the sample's gold and prompt may be empty)."""
+        return next((s for s in self.load(subtask, None).samples if s.id == task_id), None)
+
+    def tool_task_hint(self, subtask: str) -> str:
+        """Which task ids `subtask` has, for the one-line error naming an unknown one."""
+        return ids_hint([s.id for s in self.load(subtask, None).samples])
+
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         """The generate.jsonl fields of an answer; raise `families.Malformed` if it is wrong."""
         from scholarbench.core.families import parse_answer
@@ -228,6 +239,11 @@ class Benchmark:
             null = f"  ({m['n_null']} undefined, excluded)" if m.get("n_null") else ""
             lines.append(f"  {key:<24} {value:>8}{null}")
         return "\n".join(lines)
+
+
+def ids_hint(ids: Sequence[str], n: int = 5) -> str:
+    """"101 tasks, e.g. a, b, c, d, e"."""
+    return f"{len(ids)} tasks, e.g. {', '.join(ids[:n])}"
 
 
 def mean_metrics(rows: Sequence[dict[str, Any]], keys: Sequence[str]) -> dict[str, Any]:

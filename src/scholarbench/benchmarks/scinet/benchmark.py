@@ -232,6 +232,34 @@ class SciNet(Benchmark):
         from scholarbench.tools.rules import AccessRules
         return AccessRules(why="SciNet: the whole citation network (no measures)")
 
+    def tool_sample(self, subtask: str, task_id: str) -> Sample | None:
+        """Every SciNet task has the same rules (`tool_rules`) and listing the built tasks
+        means building their gold (the graph measures: seconds), so a built task's id is
+        checked by its form (`tasks.has_built_id_form`) and the graph is not opened; a task
+        file's (`--tasks`) is looked up in it."""
+        from scholarbench.benchmarks.scinet.answers import FAMILY
+        from scholarbench.core.agent import Task
+        if self.options.get("tasks"):
+            from scholarbench.benchmarks.scinet.records import read_tasks
+            known = any(t.family == subtask and t.task_id == task_id
+                        for t in read_tasks(self.options["tasks"]))
+        else:
+            from scholarbench.benchmarks.scinet.tasks import has_built_id_form
+            known = has_built_id_form(subtask, task_id)
+        if not known:
+            return None
+        return Sample(task_id, Task(id=task_id, benchmark=self.name, subtask=subtask,
+                                    family=FAMILY[subtask], prompt=""))
+
+    def tool_task_hint(self, subtask: str) -> str:
+        from scholarbench.benchmarks.scinet.tasks import ID_FORMS
+        if self.options.get("tasks"):
+            from scholarbench.benchmarks.scinet.records import read_tasks
+            from scholarbench.core.benchmark import ids_hint
+            return ids_hint([t.task_id for t in read_tasks(self.options["tasks"])
+                             if t.family == subtask])
+        return f"built task ids are {ID_FORMS[subtask]}"
+
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         from scholarbench.benchmarks.scinet.answers import record_fields
         return {**record_fields(sample.task.subtask or "", answer, self.env()), "error": None}
