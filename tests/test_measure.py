@@ -141,3 +141,19 @@ def test_the_report_cell_carries_the_interval_in_its_unit():
     assert _with_interval("0.5000 ±0.1000") == \
         '0.5000<span class="ci" title="± half the 95% bootstrap interval"> ±0.1000</span>'
     assert _with_interval("a<b") == "a&lt;b"
+
+
+def test_a_pooled_measure_defined_on_few_samples_keeps_its_interval():
+    """Resampling every row would draw resamples with no defined sample (the aggregator gives
+    None); `defined_on` restricts the resampling to the rows the aggregate draws on."""
+    def pooled(rows):
+        rows = [r for r in rows if r.get("n")]
+        return sum(r["hits"] for r in rows) / sum(r["n"] for r in rows) if rows else None
+    rows = [{"id": str(i), "status": "scored"} for i in range(60)] + [
+        {"id": "a", "status": "scored", "hits": 1, "n": 2},
+        {"id": "b", "status": "scored", "hits": 2, "n": 2}]
+    bare = Measure("b", "m", aggregator=pooled)
+    assert interval(bare, rows) is None
+    named = Measure("b", "m", aggregator=pooled, defined_on=lambda r: bool(r.get("n")))
+    low, high = interval(named, rows)
+    assert low <= 3 / 4 <= high
