@@ -261,6 +261,7 @@ class SciNet(Benchmark):
         rows = scoring.score_rows(tasks, answers, generated, env, self.variant)
         if self.with_judge:
             self._judge_rows(run_dir, tasks, rows, answers)
+        scoring.variant_columns(rows, self.variant)
         for row in rows:                  # what the summary's `agent_llm` sums
             if (agent_llm := scoring.agent_llm_fields(generated.get(row["task_id"]))):
                 row["agent_llm"] = agent_llm

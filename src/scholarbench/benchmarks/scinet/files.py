@@ -78,6 +78,7 @@ def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, 
                                              "model_id": client.model_id}},
                         "llm_usage": {"judge": usage},
                         "judge": {**scorer.identity(), "asked_last_scoring": scorer.asked}}
+    scoring.variant_columns(rows, bench.variant)
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", encoding="utf-8") as handle:
         for row in rows:

@@ -76,6 +76,18 @@ def judge_rows(judge: Any, tasks: Sequence[Any], rows: list[dict[str, Any]],
             row.update(judge.score(task, answers.get(task.task_id, (None, ""))[0], env))
 
 
+def variant_columns(rows: list[dict[str, Any]], variant: str) -> None:
+    """Under upstream's rules each metric's value is also written under its measure's key
+    (`cite_acc(upstream=1)`, the summary's), so every measure reads its own column; the bare
+    columns stay (the report's drill-down and older readers use them)."""
+    if variant != "upstream":
+        return
+    for row in rows:
+        for key in FAMILY_METRICS.get(row.get("family"), ()):
+            if key in row:
+                row[metric_key(key, variant)] = row[key]
+
+
 def agent_llm_fields(record: dict[str, Any] | None) -> dict[str, Any] | None:
     """A score row's `agent_llm`: the agent model's calls, failed and unscored replies
     (when the agent used a model), its fallback and stop reason, from the task's generate
