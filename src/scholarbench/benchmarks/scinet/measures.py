@@ -36,7 +36,8 @@ class Spec:
     micro: bool = False      # precision-type: also pooled over the tasks (`<key>_micro`)
 
 
-_SOS, _RATE, _JUDGE = "SoS 0–10", "fraction", "judge score 0–10"
+UNIT_RATE = "fraction"
+_SOS, _RATE, _JUDGE = "SoS 0–10", UNIT_RATE, "judge score 0–10"
 SPECS: tuple[Spec, ...] = (
     Spec("novelty_sos", "ego", "Novelty SoS", _SOS, "mean percentile (/10) of the returned "
          "papers' novelty in the graph", "paper §3, Novelty-SoS (Table 1)",
