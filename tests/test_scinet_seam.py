@@ -198,3 +198,25 @@ def test_an_llm_agents_counts_come_from_the_rows(env, fake, tmp_path, capsys,  #
     own = assert_rebuilt(tmp_path / "r", no_data, capsys)
     assert own["agent_llm"] == {"calls": 2 * n, "failed": 0, "unscored": n,
                                 "fallback_tasks": n, "stopped": {"llm_failure": n}}
+
+
+# ---- `score scinet` on files: the same rows, the same summary -----------------------------------
+def test_score_files_summary_is_the_runs(tiny, tmp_path, capsys):  # noqa: F811
+    """An answers file scored on its own gets the run's summary function: its means and
+    intervals equal those of the run whose answers it holds."""
+    graph, unarxive, _ = tiny
+    run = tmp_path / "run"
+    assert main(run_args(tiny, "pair", "relation-aware", run)) == 0
+    out = tmp_path / "s.jsonl"
+    assert main(["score", "scinet", "--tasks", str(run / "tasks.jsonl"), "--answers",
+                 str(run / "generate.jsonl"), "--out", str(out), "--graph", str(graph),
+                 "--unarxive", str(unarxive)]) == 0
+    own = json.loads((run / "summary.json").read_text())
+    scored = json.loads(out.with_suffix(".summary.json").read_text())
+    assert scored["metrics"] == own["metrics"]            # means, counts and ci95
+    assert any(m["ci95"] for m in scored["metrics"].values())
+    for key in ("status", "families", "variant", "n_unresolved", "n_refs", "ci_method",
+                "summary_version", "n_suspected_injection", "complete"):
+        assert scored[key] == own[key], key
+    assert scored["agent"] is None and scored["run_name"] == "generate.jsonl"
+    assert scored["unanswered_tasks"] == 0 and scored["malformed_answers"] == 0
