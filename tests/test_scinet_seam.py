@@ -108,11 +108,13 @@ def test_every_summary_key_is_a_declared_measure_of_its_variant():
             for m in measures:
                 assert m.benchmark == "scinet" and m.label and m.description and m.unit
                 assert m.judge == m.key.split("(")[0].endswith("_llm")
+                source = m.provenance.removeprefix("scholarbench: the micro average of ")
+                assert (source != m.provenance) == ("_micro" in m.key)
                 if variant == "upstream":
                     assert m.key.endswith("(upstream=1)")
-                    assert m.provenance.startswith("upstream variant: SciNet Evaluation/")
+                    assert source.startswith("upstream variant: SciNet Evaluation/")
                 else:
-                    assert "(" not in m.key and m.provenance.startswith("paper §")
+                    assert "(" not in m.key and source.startswith("paper §")
         assert {m.key for m in bench.measures(None)} == {
             m.key for f in ("ego", "pair", "path") for m in bench.measures(f)}
 

@@ -130,7 +130,9 @@ def _measures(spec: Spec, variant: str) -> tuple[Measure, ...]:
                            label=f"{spec.label} (micro)", unit=spec.unit,
                            aggregator=partial(micro_value, metric=spec.key),
                            aggregate_note=f"Σ hits / Σ {den} over the tasks where it is "
-                           "defined (micro average)", **common))
+                           "defined (micro average)",
+                           **{**common, "provenance": "scholarbench: the micro average of "
+                              + common["provenance"]}))
     return tuple(out)
 
 
