@@ -10,7 +10,11 @@
   and MiniLM when the agent needs them.
 - `record`: the answer's references resolved offline (`answers.py`).
 - `score` (`scoring.py`): SciNet's deterministic metrics; with `--with-judge` the LLM-judged ones
-  (`judge.py`) through the judge role, judgements kept in judge.jsonl and reused.
+  (`judge.py`) through the judge role, judgements kept in judge.jsonl and reused. Each row
+  carries what the summary needs (hit counts, judge counts, the agent model's `agent_llm`).
+- `aggregate`: the summary from the score rows and the recorded options alone (nothing kept
+  from `score`, nothing read), so `scholarbench aggregate RUN` rebuilds it; `measures`: the
+  sub-task's `Measure`s under the run's variant (`measures.py`).
 - `score_files` (`files.py`): `scholarbench score scinet --tasks T --answers A --out S`.
 
 The judge is not part of the resume identity (`with_judge` is kept out of the recorded
