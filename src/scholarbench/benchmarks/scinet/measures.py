@@ -111,6 +111,11 @@ def micro_value(rows: Sequence[dict[str, Any]], metric: str) -> float | None:
     return num / den if den else None
 
 
+def _defined(row: dict[str, Any], metric: str) -> bool:
+    """The rows a micro average draws on (its interval resamples only these)."""
+    return row.get(metric) is not None
+
+
 def _provenance(spec: Spec, variant: str) -> str:
     if variant == "upstream":
         return f"upstream variant: SciNet Evaluation/{spec.script} @ {UPSTREAM_COMMIT}"
@@ -129,6 +134,7 @@ def _measures(spec: Spec, variant: str) -> tuple[Measure, ...]:
                            description=f"{spec.description}, pooled over the tasks",
                            label=f"{spec.label} (micro)", unit=spec.unit,
                            aggregator=partial(micro_value, metric=spec.key),
+                           defined_on=partial(_defined, metric=spec.key),
                            aggregate_note=f"Σ hits / Σ {den} over the tasks where it is "
                            "defined (micro average)",
                            **{**common, "provenance": "scholarbench: the micro average of "
