@@ -167,3 +167,28 @@ def test_a_judged_run_rebuilds_with_the_judge_from_the_manifest(tmp_path, gold, 
         assert entry["n"] == 3 and entry["n_unscored"] == 0
         assert declared[key].value(rows) == entry["mean"]
         assert entry["ci95"] is not None
+
+
+def test_score_files_summary_is_a_runs_summary_of_the_rows_it_wrote(tmp_path, gold):
+    """`score taxobench --gold --pred --out` goes through `core.summarise`: status counts,
+    every measure's interval, and a summary rebuilt from the written rows alone."""
+    from scholarbench.benchmarks.taxobench.scoring import files_manifest, score_files
+    from scholarbench.core.summarise import summarise
+    records = demo_records()
+    pred = tmp_path / "mine.jsonl"
+    pred.write_text(
+        "".join(json.dumps({"id": r["id"], "hierarchy_tree": {"name": r["survey"], "subtopics": [
+            {"name": "All", "papers": [p["title"] for p in r["pdfs"]][: 2 + k]}]}}) + "\n"
+            for k, r in enumerate(records[:2]))
+        + json.dumps({"id": records[2]["id"], "hierarchy_tree": "not a tree"}) + "\n")
+    out = tmp_path / "scores.jsonl"
+    summary = score_files(gold, pred, out, FakeEmbedder(), on_problem=lambda msg: None)
+    rows = _rows(tmp_path)
+    assert summary["status"]["scored"] == 2 and summary["status"]["malformed"] == 1
+    assert summary["n_malformed"] == 1 and summary["n_oversized"] == 0
+    assert [r.get("reason") is not None for r in rows] == [False, False, True]
+    assert all("ci95" in m for m in summary["metrics"].values())
+    assert summary["metrics"]["recall"]["ci95"] is not None
+    again = summarise(TaxoBench(), rows, files_manifest(pred), warn=False)
+    extra = {"n_oversized", "n_unreadable_prediction_lines"}
+    assert differences(again, {k: v for k, v in summary.items() if k not in extra}) == []

@@ -208,8 +208,13 @@ def score_files(gold: Path, pred: Path, out: Path, embedder: Any,
                 on_problem: Callable[[str], None] = print, limits: Any = None
                 ) -> dict[str, Any]:
     """`score taxobench --gold --pred --out`: one line per gold instance, never skipping one;
-    a prediction over `limits` is scored as an empty one with status `oversized`."""
+    a prediction over `limits` is scored as an empty one with status `oversized`. The summary
+    is a run's (`core.summarise`: status counts, every measure's interval), computed from the
+    rows written to `out` and a manifest naming the prediction file."""
+    from scholarbench.benchmarks.taxobench.benchmark import TaxoBench
     from scholarbench.core.rundir import atomic_write_jsonl
+    from scholarbench.core.status import reason_of
+    from scholarbench.core.summarise import summarise
     from scholarbench.data.taxobench import load_instances, load_predictions
     from scholarbench.errors import DataError
     tasks = load_instances(gold)
@@ -228,12 +233,21 @@ def score_files(gold: Path, pred: Path, out: Path, embedder: Any,
             row.update(status="oversized", malformed=False)
         else:
             row["status"] = row_status(row)
+        if (why := reason_of(row["status"], row, None)) is not None:
+            row["reason"] = why           # scores.jsonl explains itself, as a run's does
         rows.append(row)
     atomic_write_jsonl(out, rows)
-    summary = aggregate(rows, {"mode": "files", "agent": pred.stem, "run_name": pred.stem})
+    summary = summarise(TaxoBench(embedder=embedder), rows, files_manifest(pred))
     summary["n_oversized"] = sum(1 for r in rows if r["status"] == "oversized")
     summary["n_unreadable_prediction_lines"] = len(loaded.problems)
     return summary
 
 
-__all__ = ["aggregate", "format_summary", "predictions", "score_files", "score_samples"]
+def files_manifest(pred: Path) -> dict[str, Any]:
+    """What `score taxobench` on files was, as a run's manifest would say it."""
+    return {"benchmark": "taxobench", "mode": "files", "agent": pred.stem,
+            "run_name": pred.stem}
+
+
+__all__ = ["aggregate", "files_manifest", "format_summary", "predictions", "score_files",
+           "score_samples"]
