@@ -96,7 +96,6 @@ def is_number(value: Any) -> bool:
 def interval(measure: Measure, rows: Sequence[Row]) -> list[float] | None:
     """[low, high] of the 95% percentile bootstrap of `measure`'s aggregate over `rows`."""
     import numpy as np
-    from scipy.stats import bootstrap
     counted = [r for r in rows if r.get("status") not in NOT_COUNTED]
     if measure.aggregator is None:
         values = np.array(defined(counted, measure.key))
@@ -120,6 +119,7 @@ def interval(measure: Measure, rows: Sequence[Row]) -> list[float] | None:
             value = measure.aggregator([counted[int(i)] for i in idx])  # type: ignore[misc]
             return np.nan if value is None else float(value)
         vectorized = False
+    from scipy.stats import bootstrap     # ~0.3 s to import: only once an interval is due
     result = bootstrap(data, statistic, n_resamples=CI_RESAMPLES, confidence_level=CI_LEVEL,
                        method="percentile", vectorized=vectorized,
                        rng=np.random.default_rng(CI_SEED))
