@@ -60,6 +60,20 @@ def _tick_label(value: float, percent: bool, step: float) -> str:
     return f"{value:.{decimals}f}"
 
 
+def _step(ticks: Sequence[float]) -> float:
+    return (ticks[1] - ticks[0]) if len(ticks) > 1 else 1.0
+
+
+def _clamp(lo: float, hi: float, clamp: tuple[float | None, float | None]
+           ) -> tuple[float, float]:
+    """(lo, hi) kept inside `clamp` (either end None: that end is free)."""
+    if clamp[0] is not None:
+        lo = max(lo, clamp[0])
+    if clamp[1] is not None:
+        hi = min(hi, clamp[1])
+    return lo, hi
+
+
 @dataclass
 class _Frame:
     """Plot area geometry and linear scales."""
@@ -103,7 +117,7 @@ def _axes(parts: list[str], frame: _Frame, x_ticks: Sequence[float] | None,
           y_percent: bool, grid: bool = True) -> None:
     x0, x1 = frame.left, frame.width - frame.right
     y0, y1 = frame.top, frame.height - frame.bottom
-    y_step = (y_ticks[1] - y_ticks[0]) if len(y_ticks) > 1 else 1.0
+    y_step = _step(y_ticks)
     for tick in y_ticks:
         y = frame.y(tick)
         if grid:
@@ -112,7 +126,7 @@ def _axes(parts: list[str], frame: _Frame, x_ticks: Sequence[float] | None,
         parts.append(f'<text x="{x0 - 6}" y="{y + 3.5:.1f}" text-anchor="end" fill="#444">'
                      f"{_e(_tick_label(tick, y_percent, y_step))}</text>")
     if x_ticks is not None:
-        x_step = (x_ticks[1] - x_ticks[0]) if len(x_ticks) > 1 else 1.0
+        x_step = _step(x_ticks)
         for tick in x_ticks:
             x = frame.x(tick)
             if grid:
@@ -176,6 +190,14 @@ def _legend(parts: list[str], frame: _Frame, entries: Sequence[tuple[str, str, s
         x += width
 
 
+def _finish(parts: list[str], frame: _Frame, legend: Sequence[tuple[str, str, str]] = (),
+            hatch: str = "") -> str:
+    """The chart's SVG text: its marks, then the legend, closed."""
+    _legend(parts, frame, legend, hatch)
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
 def legend_room(entries: Sequence[tuple[str, str, str]], width: int, left: int = 58) -> int:
     """Pixels the legend rows need above the plot area."""
     if not entries:
@@ -214,10 +236,8 @@ def scatter(points: Sequence[Point], *, x_label: str, y_label: str, title: str =
     ys = [p.y for p in points]
     x_lo, x_hi = _range(xs + ([*ys] if diagonal else []), *x_range)
     y_lo, y_hi = _range(ys + ([*xs] if diagonal else []), *y_range)
-    if clamp[0] is not None:
-        x_lo, y_lo = max(x_lo, clamp[0]), max(y_lo, clamp[0])
-    if clamp[1] is not None:
-        x_hi, y_hi = min(x_hi, clamp[1]), min(y_hi, clamp[1])
+    x_lo, x_hi = _clamp(x_lo, x_hi, clamp)
+    y_lo, y_hi = _clamp(y_lo, y_hi, clamp)
     x_ticks, y_ticks = nice_ticks(x_lo, x_hi), nice_ticks(y_lo, y_hi)
     frame = _Frame(width, height, bottom=46 + (14 if note else 0),
                    top=30 + legend_room(legend, width),
@@ -251,9 +271,7 @@ def scatter(points: Sequence[Point], *, x_label: str, y_label: str, title: str =
     if note:
         parts.append(f'<text x="{frame.left}" y="{height - 26}" font-size="10.5" '
                      f'fill="#333">{_e(note)}</text>')
-    _legend(parts, frame, legend)
-    parts.append("</svg>")
-    return "\n".join(parts)
+    return _finish(parts, frame, legend)
 
 
 def _labels(points: Sequence[Point], frame: _Frame) -> list[str]:
@@ -297,11 +315,15 @@ class BarCategory:
     published: bool = False
 
 
-def _hatch(uid: str) -> str:
-    return (f'<defs><pattern id="{uid}" patternUnits="userSpaceOnUse" width="5" height="5" '
-            'patternTransform="rotate(45)"><rect width="5" height="5" fill="#ffffff"/>'
-            '<line x1="0" y1="0" x2="0" y2="5" stroke="#9a9a9a" stroke-width="2"/></pattern>'
-            '</defs>')
+def _hatch(parts: list[str], content: object) -> str:
+    """Adds the grey hatch pattern and returns its id, unique to the chart's `content`: several
+    charts in one page never clash, and the same input gives the same SVG."""
+    uid = "hatch-" + hashlib.sha1(repr(content).encode()).hexdigest()[:10]
+    parts.append(f'<defs><pattern id="{uid}" patternUnits="userSpaceOnUse" width="5" height="5" '
+                 'patternTransform="rotate(45)"><rect width="5" height="5" fill="#ffffff"/>'
+                 '<line x1="0" y1="0" x2="0" y2="5" stroke="#9a9a9a" stroke-width="2"/>'
+                 '</pattern></defs>')
+    return uid
 
 
 def grouped_bars(categories: Sequence[BarCategory], series: Sequence[BarSeries], *,
@@ -325,12 +347,8 @@ def grouped_bars(categories: Sequence[BarCategory], series: Sequence[BarSeries],
     frame = _Frame(width, height, bottom=92, top=30 + legend_room(entries, width),
                    y_lo=y_ticks[0], y_hi=y_ticks[-1])
     parts = _open(width, height, title or y_label, kind)
-    # a pattern id unique to this chart's content: several charts in one page never clash, and
-    # the same input gives the same SVG
-    uid = "hatch-" + hashlib.sha1(repr((title, [c.label for c in categories],
-                                        [(s.name, list(s.values)) for s in series])).encode()
-                                  ).hexdigest()[:10]
-    parts.append(_hatch(uid))
+    uid = _hatch(parts, (title, [c.label for c in categories],
+                         [(s.name, list(s.values)) for s in series]))
     _title(parts, frame, title)
     _axes(parts, frame, None, y_ticks, "", y_label, False, y_percent)
     plot_w = width - frame.left - frame.right
@@ -362,9 +380,7 @@ def grouped_bars(categories: Sequence[BarCategory], series: Sequence[BarSeries],
                      f'text-anchor="end" font-size="10.5" fill="{fill}">{_e(cat.label)}</text>')
     parts.append(f'<line x1="{frame.left}" x2="{width - frame.right}" y1="{zero:.1f}" '
                  f'y2="{zero:.1f}" stroke="#333"/>')
-    _legend(parts, frame, entries, hatch=uid)
-    parts.append("</svg>")
-    return "\n".join(parts)
+    return _finish(parts, frame, entries, hatch=uid)
 
 
 def _quantile(sorted_values: Sequence[float], q: float) -> float:
@@ -396,10 +412,7 @@ def box_strip(groups: Sequence[StripGroup], *, y_label: str = "", title: str = "
     `clamp` keeps the padded axis inside the metric's range (e.g. [0, 1])."""
     values = [v for g in groups for v in g.values]
     y_lo, y_hi = _range(values, *y_range)
-    if clamp[0] is not None:
-        y_lo = max(y_lo, clamp[0])
-    if clamp[1] is not None:
-        y_hi = min(y_hi, clamp[1])
+    y_lo, y_hi = _clamp(y_lo, y_hi, clamp)
     if y_hi <= y_lo:
         y_hi = y_lo + 1.0
     y_ticks = [t for t in nice_ticks(y_lo, y_hi, 4)
@@ -447,8 +460,7 @@ def box_strip(groups: Sequence[StripGroup], *, y_label: str = "", title: str = "
         sub = f"n={len(vals)}" + (f", {g.n_null} undef." if g.n_null else "")
         parts.append(f'<text x="{cx:.1f}" y="{height - frame.bottom + 30}" '
                      f'text-anchor="middle" font-size="9.5" fill="#666">{_e(sub)}</text>')
-    parts.append("</svg>")
-    return "\n".join(parts)
+    return _finish(parts, frame)
 
 
 @dataclass
@@ -497,9 +509,7 @@ def lines(series: Sequence[LineSeries], *, x_label: str, y_label: str, title: st
         parts.append(f'<path class="line" d="{d}" fill="none" stroke="{s.colour}" '
                      f'stroke-width="2" data-series="{_e(s.name)}"><title>{_e(s.name)}</title>'
                      "</path>")
-    _legend(parts, frame, entries)
-    parts.append("</svg>")
-    return "\n".join(parts)
+    return _finish(parts, frame, entries)
 
 
 @dataclass
@@ -531,9 +541,7 @@ def stacked_bars(rows: Sequence[StackRow], segments: Sequence[StackSegment], *,
     height = top + len(rows) * (bar_h + gap) + 40
     frame = _Frame(width, height, left=label_w, right=64, top=top, bottom=40)
     parts = _open(width, height, title or x_label, kind)
-    uid = "hatch-" + hashlib.sha1(repr((title, [(r.label, list(r.counts)) for r in rows])
-                                      ).encode()).hexdigest()[:10]
-    parts.append(_hatch(uid))
+    uid = _hatch(parts, (title, [(r.label, list(r.counts)) for r in rows]))
     _title(parts, frame, title)
     x0, x1 = frame.left, width - frame.right
     for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
@@ -570,6 +578,4 @@ def stacked_bars(rows: Sequence[StackRow], segments: Sequence[StackSegment], *,
             x += w
         parts.append(f'<text x="{x1 + 6}" y="{y + bar_h / 2 + 4:.1f}" fill="#555" '
                      f'font-size="10.5">n={total:,}</text>')
-    _legend(parts, frame, entries, hatch=uid)
-    parts.append("</svg>")
-    return "\n".join(parts)
+    return _finish(parts, frame, entries, hatch=uid)
