@@ -14,7 +14,7 @@ from scholarbench.benchmarks.reportbench import (from_latex, from_markdown, read
                                                  write_gt_jsonl)
 from scholarbench.benchmarks.reportbench.bibliography import read_bbl, read_bibtex, read_csl_json
 from scholarbench.benchmarks.reportbench.latex_cites import latex_citations
-from scholarbench.benchmarks.reportbench.latex_text import strip_comments
+from scholarbench.benchmarks.reportbench.latex_text import braced, group_end, strip_comments
 from scholarbench.benchmarks.reportbench.pandoc_cites import aliases, citations
 from scholarbench.benchmarks.reportbench.survey_gt import persistent_id
 
@@ -262,3 +262,11 @@ def test_deep_review_recovers_the_635_cited_works():
     # 18 keys (web pages whose URL Manubot rewrote: redirects, a dropped ".pdf") find no CSL
     # entry by id; they stay works of the GT (with their url: id) but have no title
     assert len(linked) == 617
+
+
+def test_braced_groups_count_nesting_skip_escapes_and_refuse_an_unclosed_one():
+    text = r"\title{A {nested} \} title} rest"
+    assert braced(text, text.index("{")) == r"A {nested} \} title"
+    assert group_end(text, text.index("{")) == text.index(" rest")
+    assert braced("{never closed", 0) is None
+    assert group_end(r"[opt {]} x]{k}", 0, "[", "]") == len(r"[opt {]} x]")

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from scholarbench.benchmarks.reportbench.latex_cites import find_main_tex
-from scholarbench.benchmarks.reportbench.latex_text import latex_to_text, strip_comments
+from scholarbench.benchmarks.reportbench.latex_text import (braced, latex_to_text,
+                                                                strip_comments)
 from scholarbench.benchmarks.reportbench.pandoc_cites import visible_text
 from scholarbench.benchmarks.reportbench.survey_gt import SurveyGT, from_latex, from_markdown
 from scholarbench.errors import DataError
@@ -109,27 +110,11 @@ def markdown_headings(text: str) -> list[_Heading]:
     return out
 
 
-def _braced(text: str, start: int) -> str | None:
-    """The group whose `{` is at text[start-1] (nested braces counted)."""
-    depth, i = 1, start
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-            continue
-        depth += ch == "{"
-        depth -= ch == "}"
-        if depth == 0:
-            return text[start:i]
-        i += 1
-    return None
-
-
 def latex_headings(text: str) -> list[_Heading]:
     text = strip_comments(text)
     out = []
     for match in _TEX_HEADING.finditer(text):
-        body = _braced(text, match.end())
+        body = braced(text, match.end() - 1)
         if body is not None and body.strip():
             out.append(_Heading(text.count("\n", 0, match.start()) + 1,
                                 LATEX_LEVELS[match.group(1)], latex_to_text(body)))
@@ -238,7 +223,7 @@ def latex_tables(text: str, file: str, first_line: int) -> list[Table]:
     for match in _TEX_TABLE.finditer(text):
         body = match.group(0)
         cap = _TEX_CAPTION.search(body)
-        caption = latex_to_text(_braced(body, cap.end()) or "") if cap else ""
+        caption = latex_to_text(braced(body, cap.end() - 1) or "") if cap else ""
         out.append(Table(caption, body,
                          f"{file}:{first_line + text.count(chr(10), 0, match.start())}"))
     return out
@@ -324,7 +309,7 @@ def _read_latex(main: Path, bibliographies: Sequence[Path]) -> SurveyDoc:
     sections, excluded = _drop_excluded(sections)
     text = strip_comments(main.read_text(encoding="utf-8", errors="replace"))
     match = _TEX_TITLE.search(text)
-    title = latex_to_text(_braced(text, match.end()) or "") if match else main.stem
+    title = latex_to_text(braced(text, match.end() - 1) or "") if match else main.stem
     bibs = (list(bibliographies) or [p for p in found.bib_files if p.is_file()]
             or sorted(main.parent.rglob("*.bib")))
     abstract = _TEX_ABSTRACT.search(text)

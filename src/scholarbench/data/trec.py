@@ -50,10 +50,12 @@ import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Literal, Mapping
+from typing import Any, Callable, Iterable, Iterator, Literal, Mapping, TypeVar
 
 from scholarbench.errors import DataError
 from scholarbench.files import require_regular, temp_beside
+
+T = TypeVar("T")
 
 QRELS_FIELDS = ("qid", "iter", "docid", "rel")
 RUN_FIELDS = ("qid", "iter", "docid", "rank", "score", "tag")
@@ -105,17 +107,12 @@ class Qrels:
     @classmethod
     def from_dict(cls, judgements: Mapping[str, Mapping[str, int]],
                   source: str | None = None) -> "Qrels":
-        out: dict[str, dict[str, int]] = {}
-        for qid, docs in judgements.items():
-            _check_token(qid, "qid", source)
-            for doc, rel in docs.items():
-                _check_token(doc, "docid", source)
-                if isinstance(rel, bool) or not isinstance(rel, int):
-                    raise DataError(f"not an integer: {rel!r} (query {qid}, document {doc})",
-                                    file=source, field="rel")
-            if docs:
-                out[str(qid)] = {str(d): int(r) for d, r in docs.items()}
-        return cls(out, source)
+        def grade(rel: object, qid: object, doc: object) -> int:
+            if isinstance(rel, bool) or not isinstance(rel, int):
+                raise DataError(f"not an integer: {rel!r} (query {qid}, document {doc})",
+                                file=source, field="rel")
+            return int(rel)
+        return cls(_checked_table(judgements, source, grade), source)
 
 
 @dataclass(frozen=True)
@@ -137,20 +134,13 @@ class Run:
     @classmethod
     def from_dict(cls, scores: Mapping[str, Mapping[str, float]],
                   source: str | None = None) -> "Run":
-        out: dict[str, dict[str, float]] = {}
-        for qid, docs in scores.items():
-            _check_token(qid, "qid", source)
-            row: dict[str, float] = {}
-            for doc, score in docs.items():
-                _check_token(doc, "docid", source)
-                if isinstance(score, bool) or not isinstance(score, (int, float)) \
-                        or not math.isfinite(score):
-                    raise DataError(f"not a finite number: {score!r} (query {qid}, document "
-                                    f"{doc})", file=source, field="score")
-                row[str(doc)] = float(score)
-            if row:
-                out[str(qid)] = row
-        return cls(out, source=source)
+        def number(score: object, qid: object, doc: object) -> float:
+            if isinstance(score, bool) or not isinstance(score, (int, float)) \
+                    or not math.isfinite(score):
+                raise DataError(f"not a finite number: {score!r} (query {qid}, document "
+                                f"{doc})", file=source, field="score")
+            return float(score)
+        return cls(_checked_table(scores, source, number), source=source)
 
 
 # ---------------------------------------------------------------- reading
@@ -278,6 +268,23 @@ def as_float32(value: float) -> float:
 def trec_eval_order(scores: Mapping[str, float]) -> list[tuple[str, float]]:
     """(docid, score) pairs in trec_eval's ranking: float32 score desc, then docid desc."""
     return sorted(scores.items(), key=lambda item: (as_float32(item[1]), item[0]), reverse=True)
+
+
+def _checked_table(table: Mapping[str, Mapping[str, Any]], source: str | None,
+                   value: Callable[[object, object, object], T]) -> dict[str, dict[str, T]]:
+    """`table[qid][docid]` with every qid and docid checked (`_check_token`) and every value
+    turned by `value(v, qid, docid)` (a DataError when it is unusable); a query with no document
+    is left out."""
+    out: dict[str, dict[str, T]] = {}
+    for qid, docs in table.items():
+        _check_token(qid, "qid", source)
+        row: dict[str, T] = {}
+        for doc, v in docs.items():
+            _check_token(doc, "docid", source)
+            row[str(doc)] = value(v, qid, doc)
+        if row:
+            out[str(qid)] = row
+    return out
 
 
 def _check_token(value: object, name: str, source: str | None) -> None:

@@ -84,22 +84,17 @@ def parse_typology(value: object, *, file: str | None = None, line: int | None =
         children: list[tuple[object, TaxoNode, str]] = []
         if raw is None:
             pass
-        elif isinstance(raw, str):
-            children.append((None, _heading(raw, path, fail), path))
-        elif isinstance(raw, (_Pairs, dict)):
-            children.extend(_pairs_children(_as_pairs(raw), path, fail))
+        elif (leaves := _children(raw, path, fail)) is not None:
+            children.extend(leaves)
         elif isinstance(raw, list):
             for i, item in enumerate(raw):
                 where = f"{path}[{i}]"
                 if item is None:
                     continue
-                if isinstance(item, str):
-                    children.append((None, _heading(item, where, fail), where))
-                elif isinstance(item, (_Pairs, dict)):
-                    children.extend(_pairs_children(_as_pairs(item), where, fail))
-                else:
+                if (leaves := _children(item, where, fail)) is None:
                     raise fail(f"a list item must be a heading string or an object, "
                                f"got {_kind(item)}", where)
+                children.extend(leaves)
         else:
             raise fail(f"a heading's value must be null, an object, a list or a string, "
                        f"got {_kind(raw)}", path)
@@ -113,6 +108,16 @@ def _as_pairs(value: object) -> object:
     if isinstance(value, dict):
         return _Pairs(value.items())
     return value
+
+
+def _children(raw: object, path: str, fail) -> list[tuple[object, TaxoNode, str]] | None:
+    """The headings a string (one leaf) or an object (one per key) stands for; None for any
+    other value."""
+    if isinstance(raw, str):
+        return [(None, _heading(raw, path, fail), path)]
+    if isinstance(raw, (_Pairs, dict)):
+        return _pairs_children(_as_pairs(raw), path, fail)
+    return None
 
 
 def _pairs_children(pairs: _Pairs, path: str, fail) -> list[tuple[object, TaxoNode, str]]:

@@ -27,9 +27,10 @@ from typing import Iterable, Iterator, Sequence
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from scholarbench.data.sources._io import clean_title, read_json, read_jsonl
+from scholarbench.data.sources._io import clean_title
 from scholarbench.data.sources.dates import parse_year
 from scholarbench.data.sources.keys import id_key
+from scholarbench.data.sources.openalex import work_objects
 from scholarbench.errors import DataError
 from scholarbench.graph.build import build_graph
 from scholarbench.graph.records import CitationGraph
@@ -153,19 +154,8 @@ def input_files(paths: Iterable[str | Path]) -> list[Path]:
 
 def iter_works(path: Path) -> Iterator[tuple[int, OpenAlexWork]]:
     """(record, Work) for each Work of one input file (see the module docstring for `record`)."""
-    if path.name.endswith(".json"):
-        data = read_json(path)
-        if isinstance(data, dict) and "results" in data:
-            results = data["results"]
-            if not isinstance(results, list):
-                raise DataError("need a list of Works", file=str(path), field="results")
-            for i, work in enumerate(results):
-                yield i, parse_work(work, file=path, line=None, field=f"results[{i}]")
-        else:
-            yield 0, parse_work(data, file=path, line=None)
-    else:
-        for line, obj in read_jsonl(path):
-            yield line, parse_work(obj, file=path, line=line)
+    for record, line, field, work in work_objects(path):
+        yield record, parse_work(work, file=path, line=line, field=field)
 
 
 class _PartWriter:

@@ -12,6 +12,7 @@ import contextvars
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partialmethod
 from typing import Iterator
 
 
@@ -45,41 +46,19 @@ class Usage:
             if cost is not None:
                 self.cost_usd = (self.cost_usd or 0.0) + cost
 
-    def add_hit(self) -> None:
+    def _add_one(self, counter: str) -> None:
+        """One more of ``counter``, here and in the active sample scope."""
         if (scope := _SCOPE.get()) is not None and scope is not self:
-            scope.add_hit()
+            scope._add_one(counter)
         with self._lock:
-            self.cache_hits += 1
+            setattr(self, counter, getattr(self, counter) + 1)
 
-    def add_request(self) -> None:
-        if (scope := _SCOPE.get()) is not None and scope is not self:
-            scope.add_request()
-        with self._lock:
-            self.requests += 1
-
-    def add_retry(self) -> None:
-        if (scope := _SCOPE.get()) is not None and scope is not self:
-            scope.add_retry()
-        with self._lock:
-            self.retries += 1
-
-    def add_failure(self) -> None:
-        if (scope := _SCOPE.get()) is not None and scope is not self:
-            scope.add_failure()
-        with self._lock:
-            self.failures += 1
-
-    def add_warning(self) -> None:
-        if (scope := _SCOPE.get()) is not None and scope is not self:
-            scope.add_warning()
-        with self._lock:
-            self.warnings += 1
-
-    def add_recovered(self) -> None:
-        if (scope := _SCOPE.get()) is not None and scope is not self:
-            scope.add_recovered()
-        with self._lock:
-            self.recovered += 1
+    add_hit = partialmethod(_add_one, "cache_hits")
+    add_request = partialmethod(_add_one, "requests")
+    add_retry = partialmethod(_add_one, "retries")
+    add_failure = partialmethod(_add_one, "failures")
+    add_warning = partialmethod(_add_one, "warnings")
+    add_recovered = partialmethod(_add_one, "recovered")
 
     def unrecovered_failures(self) -> int:
         with self._lock:

@@ -3,7 +3,7 @@ run comparisons with confidence intervals, TREC and BibTeX exports (docs/reports
 
 The public functions are loaded on first use, so `scholarbench --help` and commands that do not
 report import none of the metric libraries."""
-import importlib
+from scholarbench.lazy import lazy_getattr
 
 _PUBLIC = {"compare_runs": "compare", "format_comparison": "compare",
            "export_bibtex": "exports", "export_tables": "exports", "export_trec": "exports",
@@ -13,7 +13,4 @@ _PUBLIC = {"compare_runs": "compare", "format_comparison": "compare",
 __all__ = sorted(_PUBLIC)
 
 
-def __getattr__(name: str):
-    if name in _PUBLIC:
-        return getattr(importlib.import_module(f"scholarbench.report.{_PUBLIC[name]}"), name)
-    raise AttributeError(f"module 'scholarbench.report' has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _PUBLIC)

@@ -39,15 +39,14 @@ def add_report_arguments(report_parser: argparse.ArgumentParser) -> argparse.Arg
                                    help="finished run directories (any benchmark), or an "
                                    "eval suite directory (its eval.json: a suite overview "
                                    "first, then its runs)")
+    table_format = {"choices": list(TABLE_FORMATS), "default": None,
+                    "help": "leaderboard table format (default: terminal; from --out's suffix "
+                            ".md/.csv/.tex when given)"}
     if "--format" in options:
-        options["--format"].choices = list(TABLE_FORMATS)
-        options["--format"].default = None
-        options["--format"].help = ("leaderboard table format (default: terminal; from --out's "
-                                    "suffix .md/.csv/.tex when given)")
+        for key, value in table_format.items():
+            setattr(options["--format"], key, value)
     else:
-        report_parser.add_argument("--format", choices=list(TABLE_FORMATS), default=None,
-                                   help="leaderboard table format (default: terminal; from "
-                                   "--out's suffix .md/.csv/.tex when given)")
+        report_parser.add_argument("--format", **table_format)
     if "--no-published" not in options:
         report_parser.add_argument("--no-published", action="store_true",
                                    help="leave out the papers' published rows")

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from scholarbench.llm.tokens import count_message_tokens, count_tokens
 
@@ -80,32 +80,44 @@ class TokenBudget:
                 "overhead": self.overhead}
 
 
+def _shorten(text: str, limit: int, piece: Callable[[list[int], int], str]) -> str:
+    """``text`` when it fits in ``limit`` tokens; else ``piece(tokens, keep)`` for the largest
+    ``keep`` < ``limit`` - 1 whose result fits; "" when none does or ``limit`` <= 0."""
+    if limit <= 0 or not text:
+        return ""
+    tokens = _encoding().encode(text)
+    if len(tokens) <= limit:
+        return text
+    for keep in range(max(0, limit - 2), 0, -1):
+        out = piece(tokens, keep)
+        if count_tokens(out) <= limit:
+            return out
+    return ""
+
+
+def _head(tokens: list[int], keep: int) -> str:
+    head = _encoding().decode_bytes(tokens[:keep]).decode("utf-8", "ignore").rstrip()
+    space = head.rfind(" ")
+    if space >= len(head) - 20 and space > 0:
+        head = head[:space].rstrip()
+    return head + ELLIPSIS if head else ""
+
+
+def _tail(tokens: list[int], keep: int) -> str:
+    tail = _encoding().decode_bytes(tokens[len(tokens) - keep:]).decode("utf-8", "ignore")
+    return "… " + tail.lstrip()
+
+
 def truncate_tokens(text: str, limit: int) -> str:
     """The first ``limit`` tokens of ``text`` (" …" appended when cut; never longer than
     ``limit`` tokens, the ellipsis included); "" for ``limit`` <= 0."""
-    if limit <= 0 or not text:
-        return ""
-    enc = _encoding()
-    tokens = enc.encode(text)
-    if len(tokens) <= limit:
-        return text
-    keep = max(0, limit - 2)
-    while True:
-        head = enc.decode_bytes(tokens[:keep]).decode("utf-8", "ignore").rstrip()
-        space = head.rfind(" ")
-        if space >= len(head) - 20 and space > 0:
-            head = head[:space].rstrip()
-        out = head + ELLIPSIS if head else ""
-        if count_tokens(out) <= limit or keep == 0:
-            return out if count_tokens(out) <= limit else ""
-        keep -= 1
+    return _shorten(text, limit, _head)
 
 
 def tail_tokens(text: str, limit: int) -> str:
     """The last ``limit`` tokens of ``text`` ("… " prepended when cut; never longer than
     ``limit`` tokens); "" for ``limit`` <= 0."""
-    if limit <= 0 or not text:
-        return ""
+    return _shorten(text, limit, _tail)
     enc = _encoding()
     tokens = enc.encode(text)
     if len(tokens) <= limit:

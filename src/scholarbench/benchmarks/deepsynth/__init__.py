@@ -15,12 +15,12 @@ imports it to list benchmarks): the public names below are imported on first use
 """
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from scholarbench.benchmarks.deepsynth.benchmark import DeepSynthBenchmark
 from scholarbench.benchmarks.deepsynth import scores as _scores  # noqa: F401  (registers measures)
 from scholarbench.core.registry import REGISTRY
+from scholarbench.lazy import lazy_getattr
 
 
 def _section() -> Any:
@@ -49,13 +49,7 @@ _EXPORTS = {
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _WHERE)
 
 
 __all__ = ["DeepSynthBenchmark", *sorted(_WHERE)]

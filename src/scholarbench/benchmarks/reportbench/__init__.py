@@ -20,11 +20,11 @@ Modules (docs/reportbench.md):
 """
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from scholarbench.benchmarks.reportbench.benchmark import ReportBench
 from scholarbench.core.registry import REGISTRY
+from scholarbench.lazy import lazy_getattr
 
 
 def _section() -> Any:
@@ -56,10 +56,4 @@ _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 __all__ = ["ReportBench", *sorted(_WHERE)]
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _WHERE)

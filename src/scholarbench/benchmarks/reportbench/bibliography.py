@@ -32,7 +32,7 @@ from scholarbench.data.identifiers import arxiv_id_in_citation, clean_doi
 from scholarbench.data.sources.keys import id_key
 from scholarbench.data.sources.reportbench import reference_ids
 from scholarbench.errors import DataError
-from scholarbench.benchmarks.reportbench.latex_text import latex_to_text
+from scholarbench.benchmarks.reportbench.latex_text import braced, latex_to_text
 
 
 @dataclass(frozen=True)
@@ -127,24 +127,6 @@ _BIBITEM = re.compile(r"\\bibitem\s*(?:\[(?:[^\[\]{}]|\{(?:[^{}]|\{[^{}]*\})*\})
 _URL_CMD = re.compile(r"\\(?:url|href)\{([^}]*)\}")
 
 
-def _group(text: str, start: int) -> tuple[str, int]:
-    """The balanced `{…}` group starting at text[start] == '{': (content, index after it)."""
-    depth, i = 0, start
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start + 1:i], i + 1
-        i += 1
-    return text[start + 1:], len(text)
-
-
 def _line_at(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
@@ -173,8 +155,9 @@ def read_bbl(path: str | Path, *, strict: bool = False) -> Bibliography:
         for fmatch in _BBL_FIELD.finditer(body):
             brace = body.find("{", fmatch.end())
             if brace == fmatch.end():
-                value, _ = _group(body, brace)
-                fields[fmatch.group(1)] = latex_to_text(value)
+                value = braced(body, brace)
+                fields[fmatch.group(1)] = latex_to_text(body[brace + 1:] if value is None
+                                                        else value)
         if fields.get("eprinttype", "").lower() == "arxiv":
             fields["archiveprefix"] = "arXiv"
         line = _line_at(text, match.start())

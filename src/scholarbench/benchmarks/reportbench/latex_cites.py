@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scholarbench.benchmarks.reportbench.latex_text import strip_comments
+from scholarbench.benchmarks.reportbench.latex_text import group_end, strip_comments
 from scholarbench.benchmarks.reportbench.pandoc_cites import Citation
 
 SINGLE = ("cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear",
@@ -60,30 +60,6 @@ def _skip_ws(text: str, i: int) -> int:
     return i
 
 
-def _balanced(text: str, i: int, open_ch: str, close_ch: str) -> int | None:
-    """Index after the group opening at text[i] == open_ch (nesting of both bracket kinds
-    counted for braces; brackets inside braces ignored), None if unclosed."""
-    depth, brace = 0, 0
-    j = i
-    while j < len(text):
-        ch = text[j]
-        if ch == "\\":
-            j += 2
-            continue
-        if open_ch == "[" and ch == "{":
-            brace += 1
-        elif open_ch == "[" and ch == "}":
-            brace -= 1
-        elif ch == open_ch and brace == 0:
-            depth += 1
-        elif ch == close_ch and brace == 0:
-            depth -= 1
-            if depth == 0:
-                return j + 1
-        j += 1
-    return None
-
-
 def _parse_cite(text: str, end: int, multi: bool) -> tuple[list[str], int]:
     """Keys of the command whose name ends at `end`, and the index after its arguments."""
     keys: list[str] = []
@@ -92,7 +68,7 @@ def _parse_cite(text: str, end: int, multi: bool) -> tuple[list[str], int]:
         while True:
             j = _skip_ws(text, i)
             if j < len(text) and text[j] == "(":
-                close = _balanced(text, j, "(", ")")
+                close = group_end(text, j, "(", ")")
                 if close is None:
                     return keys, i
                 i = close
@@ -101,13 +77,13 @@ def _parse_cite(text: str, end: int, multi: bool) -> tuple[list[str], int]:
     while True:
         j = _skip_ws(text, i)
         while j < len(text) and text[j] == "[":
-            close = _balanced(text, j, "[", "]")
+            close = group_end(text, j, "[", "]")
             if close is None:
                 return keys, i
             j = _skip_ws(text, close)
         if j >= len(text) or text[j] != "{":
             return keys, i
-        close = _balanced(text, j, "{", "}")
+        close = group_end(text, j, "{", "}")
         if close is None:
             return keys, i
         keys += [k.strip() for k in text[j + 1:close - 1].split(",") if k.strip()]

@@ -10,6 +10,9 @@ to source lines:
 
 `latex_to_text` turns a title written in LaTeX into plain text with pylatexenc (a dependency of
 bibtexparser): accents to Unicode, `\\emph{x}` to `x`, `--` to an en dash, braces removed.
+
+`group_end` and `braced` find where a `{…}` (or `[…]`, `(…)`) argument closes, for the readers of
+citations, `.bbl` fields and headings.
 """
 from __future__ import annotations
 
@@ -85,3 +88,34 @@ def latex_to_text(text: str) -> str:
     except Exception:  # pylatexenc is lenient; anything it still rejects keeps its letters
         plain = re.sub(r"\\[A-Za-z]+\*?|[{}]", " ", text)
     return " ".join(plain.replace("~", " ").split())
+
+
+def group_end(text: str, i: int, open_ch: str = "{", close_ch: str = "}") -> int | None:
+    """Index after the group opening at text[i] == open_ch (nesting counted, escaped
+    characters skipped; for `[`, brackets inside braces ignored), None if unclosed."""
+    depth, brace = 0, 0
+    j = i
+    while j < len(text):
+        ch = text[j]
+        if ch == "\\":
+            j += 2
+            continue
+        if open_ch == "[" and ch == "{":
+            brace += 1
+        elif open_ch == "[" and ch == "}":
+            brace -= 1
+        elif ch == open_ch and brace == 0:
+            depth += 1
+        elif ch == close_ch and brace == 0:
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    return None
+
+
+def braced(text: str, start: int) -> str | None:
+    """The content of the `{…}` group opening at text[start] (nested and escaped braces
+    counted), None if it never closes."""
+    end = group_end(text, start)
+    return None if end is None else text[start + 1:end - 1]

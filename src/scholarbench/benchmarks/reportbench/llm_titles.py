@@ -189,6 +189,19 @@ class LLMTitleExtractor:
             self.last = record
         return out
 
+    def _ask(self, content: str, record: dict[str, Any], *, validate: Any, schema: dict,
+             name: str) -> Any:
+        """The validated reply to one prompt, None when it stays unscored (attempts and the
+        unscored reason are counted in `record`)."""
+        outcome = ask_json(self.client, [{"role": "user", "content": content}],
+                           validate=validate, schema=schema, name=name,
+                           max_tokens=self.max_tokens)
+        record["calls"] += outcome.attempts
+        if not outcome.ok:
+            record["unscored"].append(outcome.unscored)
+            return None
+        return outcome.value
+
     def _unresolved(self, report: str, unresolved: Sequence[Reference],
                     record: dict[str, Any]) -> list[ExtractedTitle]:
         lines = report.split("\n")
@@ -197,14 +210,11 @@ class LLMTitleExtractor:
         body = report[:self.report_chars] + ("\n[… report cut]" if len(report) >
                                               self.report_chars else "")
         content = load_prompt(UNRESOLVED_PROMPT).fill(references=listing, report=quote(body))
-        outcome = ask_json(self.client, [{"role": "user", "content": content}],
-                           validate=parse_titles, schema=TITLES_SCHEMA, name="titles",
-                           max_tokens=self.max_tokens)
-        record["calls"] += outcome.attempts
-        if not outcome.ok:
-            record["unscored"].append(outcome.unscored)
+        reply = self._ask(content, record, validate=parse_titles, schema=TITLES_SCHEMA,
+                          name="titles")
+        if reply is None:
             return []
-        pairs, dropped = outcome.value
+        pairs, dropped = reply
         out = []
         for n, title in pairs:
             if 1 <= n <= len(unresolved):
@@ -220,14 +230,11 @@ class LLMTitleExtractor:
         seen: set[str] = set()
         for chunk in split_report(report, self.chunk_chars):
             content = load_prompt(REPORT_PROMPT).fill(response=quote(chunk))
-            outcome = ask_json(self.client, [{"role": "user", "content": content}],
-                               validate=parse_papers, schema=PAPERS_SCHEMA, name="papers",
-                               max_tokens=self.max_tokens)
-            record["calls"] += outcome.attempts
-            if not outcome.ok:
-                record["unscored"].append(outcome.unscored)
+            reply = self._ask(content, record, validate=parse_papers, schema=PAPERS_SCHEMA,
+                              name="papers")
+            if reply is None:
                 continue
-            titles, not_academic, dropped = outcome.value
+            titles, not_academic, dropped = reply
             record["not_academic"] += not_academic
             record["dropped"] += dropped
             for title in titles:

@@ -23,13 +23,13 @@ still importable from here (lazily).
 """
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from scholarbench.benchmarks.scinet import builtin as _builtin  # noqa: F401  (agents)
 from scholarbench.benchmarks.scinet import measures as _measures  # noqa: F401  (measures)
 from scholarbench.benchmarks.scinet.benchmark import SciNet
 from scholarbench.core.registry import REGISTRY
+from scholarbench.lazy import lazy_getattr
 
 
 def _section() -> Any:
@@ -50,11 +50,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        module = importlib.import_module(f"{__name__}.{_LAZY[name]}")
-        return getattr(module, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _LAZY)
 
 
 __all__ = ["SciNet", *_LAZY]

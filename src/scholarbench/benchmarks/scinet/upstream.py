@@ -28,7 +28,7 @@ Upstream's answer items are `{"id": ..., "title": ...}` objects (or null); `item
 from __future__ import annotations
 
 from itertools import permutations
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -109,6 +109,16 @@ def _prec(row: dict[str, Any], metric: str, items: Sequence[str | None], gold: s
     row[f"{metric}_hits"], row[f"{metric}_den"] = hits, len(items)
 
 
+def _prec_if_gold(row: dict[str, Any], metric: str, items: Sequence[str | None],
+                  gold: Iterable[str] | None) -> None:
+    """`_prec` against `gold` (an empty answer scores None); None when the task has no such
+    gold."""
+    if gold is None:
+        row[metric] = None
+    else:
+        _prec(row, metric, items, set(gold), None)
+
+
 def score_task_upstream(task: SciNetTask, papers: Sequence[Any] | None, env: SciNetEnv
                         ) -> dict[str, Any]:
     """One row under upstream's rules (same keys as `metrics.score_task`)."""
@@ -146,16 +156,10 @@ def score_task_upstream(task: SciNetTask, papers: Sequence[Any] | None, env: Sci
     elif task.family == "pair":
         if task.kind == "pncites":
             _prec(row, "cite_acc", ids, set(gold["citers"]), 0.0)
-            if gold.get("positive") is None:
-                row["cite_sentiment"] = None
-            else:
-                _prec(row, "cite_sentiment", ids, set(gold["positive"]), None)
+            _prec_if_gold(row, "cite_sentiment", ids, gold.get("positive"))
         else:
             _prec(row, "comention_acc", ids, set(gold["cocited"]), None)
-            if gold.get("comentioned") is None:
-                row["comention_paragraph"] = None
-            else:
-                _prec(row, "comention_paragraph", ids, set(gold["comentioned"]), None)
+            _prec_if_gold(row, "comention_paragraph", ids, gold.get("comentioned"))
     else:
         _prec(row, "path_consistency", ids, set(gold["path"]), None)
         row["path_connectivity"] = float(any_order_connected(env, ids[:TOP]))

@@ -77,25 +77,28 @@ def _arxiv_month(ids: Sequence[str] | None) -> tuple[int, int] | None:
     return None
 
 
-def earliest_date(published: date | None, ids: Sequence[str] | None, year: int | None
-                  ) -> date | None:
-    """The first day a paper may have appeared: `published`; else the first day of its arXiv
-    id's month; else 1 January of `year`; else None."""
+def _bound(published: date | None, ids: Sequence[str] | None, year: int | None, last: bool
+           ) -> date | None:
+    """`earliest_date` (`last` False) or `latest_date` (`last` True)."""
     if published is not None:
         return published
     month = _arxiv_month(ids)
     if month:
-        return date(month[0], month[1], 1)
-    return date(year, 1, 1) if year else None
+        return date(month[0], month[1], calendar.monthrange(*month)[1] if last else 1)
+    if not year:
+        return None
+    return date(year, 12, 31) if last else date(year, 1, 1)
+
+
+def earliest_date(published: date | None, ids: Sequence[str] | None, year: int | None
+                  ) -> date | None:
+    """The first day a paper may have appeared: `published`; else the first day of its arXiv
+    id's month; else 1 January of `year`; else None."""
+    return _bound(published, ids, year, last=False)
 
 
 def latest_date(published: date | None, ids: Sequence[str] | None, year: int | None
                 ) -> date | None:
     """The last day a paper may have appeared: `published`; else the last day of its arXiv
     id's month; else 31 December of `year`; else None."""
-    if published is not None:
-        return published
-    month = _arxiv_month(ids)
-    if month:
-        return date(month[0], month[1], calendar.monthrange(*month)[1])
-    return date(year, 12, 31) if year else None
+    return _bound(published, ids, year, last=True)

@@ -86,16 +86,24 @@ def read_openalex(folder: Path) -> Iterator[Record]:
     if not files:
         raise DataError("no OpenAlex *.json / *.jsonl[.gz] file", file=str(folder))
     for path in files:
-        if path.name.endswith(".json"):
-            data = read_json(path)
-            if isinstance(data, dict) and "results" in data:
-                results = data["results"]
-                if not isinstance(results, list):
-                    raise DataError("need a list of Works", file=str(path), field="results")
-                for i, work in enumerate(results):
-                    yield from work_records(work, file=path, line=None, field=f"results[{i}]")
-            else:
-                yield from work_records(data, file=path, line=None)
+        for _, line, field, work in work_objects(path):
+            yield from work_records(work, file=path, line=line, field=field)
+
+
+def work_objects(path: Path) -> Iterator[tuple[int, int | None, str, object]]:
+    """(record, line, field, Work object) for each Work of one file: a JSON-lines file gives one
+    per line (record = line); an API page `{meta, results}` one per result (record = its 0-based
+    position, field `results[i]`); any other JSON file is one Work (record 0)."""
+    if path.name.endswith(".json"):
+        data = read_json(path)
+        if isinstance(data, dict) and "results" in data:
+            results = data["results"]
+            if not isinstance(results, list):
+                raise DataError("need a list of Works", file=str(path), field="results")
+            for i, work in enumerate(results):
+                yield i, None, f"results[{i}]", work
         else:
-            for line, obj in read_jsonl(path):
-                yield from work_records(obj, file=path, line=line)
+            yield 0, None, "", data
+    else:
+        for line, obj in read_jsonl(path):
+            yield line, line, "", obj

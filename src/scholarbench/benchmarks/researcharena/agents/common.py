@@ -9,7 +9,7 @@ benchmark's prompts is looked up among the shared ones (the deep-research loop's
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Sequence
 
 from scholarbench.agents.llm_common import (FUSIONS, SEARCHES, LLMTrace, Retrieval,  # noqa: F401
                                             bullet_lines, clean_query, fuse, indices, numbered,
@@ -47,6 +47,12 @@ class LLMRankingAgent:
         self.retrieval = Retrieval(search, fields)
         self.needs_embedder = self.retrieval.needs_embedder
         self.max_tokens = positive_int(self.name, "max_tokens", max_tokens)
+
+    def _choice(self, option: str, value: str, choices: Sequence[str]) -> str:
+        """`value` when it is one of `choices`, else ValueError naming the agent and option."""
+        if value not in choices:
+            raise ValueError(f"{self.name}: {option} must be one of {', '.join(choices)}")
+        return value
 
     def _base_config(self, *prompts: str) -> dict[str, Any]:
         return {"k": self.k, **self.retrieval.config(), "max_tokens": self.max_tokens,

@@ -55,9 +55,7 @@ class Decomposer(LLMRankingAgent):
         self._setup(k, search, fields, max_tokens)
         self.depth = positive_int(self.name, "depth", depth)
         self.max_queries = positive_int(self.name, "max_queries", max_queries)
-        if fusion not in FUSIONS:
-            raise ValueError(f"{self.name}: fusion must be one of {', '.join(FUSIONS)}")
-        self.fusion = fusion
+        self.fusion = self._choice("fusion", fusion, FUSIONS)
 
     def config(self) -> dict[str, Any]:
         return {**self._base_config(PROMPT), "depth": self.depth, "fusion": self.fusion,

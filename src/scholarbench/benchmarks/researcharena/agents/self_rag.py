@@ -56,9 +56,7 @@ class SelfRAG(LLMRankingAgent):
         self.depth = positive_int(self.name, "depth", depth)
         self.rounds = positive_int(self.name, "rounds", rounds)
         self.judge_top = positive_int(self.name, "judge_top", judge_top)
-        if ranking not in RANKINGS:
-            raise ValueError(f"{self.name}: ranking must be one of {', '.join(RANKINGS)}")
-        self.ranking = ranking
+        self.ranking = self._choice("ranking", ranking, RANKINGS)
 
     def config(self) -> dict[str, Any]:
         return {**self._base_config(QUERY_PROMPT, JUDGE_PROMPT), "depth": self.depth,

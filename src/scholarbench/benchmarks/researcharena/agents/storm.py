@@ -70,9 +70,7 @@ class Storm(LLMRankingAgent):
         self.perspectives = positive_int(self.name, "perspectives", perspectives, minimum=0)
         self.turns = positive_int(self.name, "turns", turns)
         self.questions = positive_int(self.name, "questions", questions)
-        if fusion not in FUSIONS:
-            raise ValueError(f"{self.name}: fusion must be one of {', '.join(FUSIONS)}")
-        self.fusion = fusion
+        self.fusion = self._choice("fusion", fusion, FUSIONS)
 
     def config(self) -> dict[str, Any]:
         return {**self._base_config(PERSPECTIVES_PROMPT, QUESTIONS_PROMPT), "depth": self.depth,
