@@ -20,7 +20,8 @@ from typing import Any
 
 from scholarbench.data.trec import write_lines_atomic
 from scholarbench.benchmarks.deepsynth.loader import load_tasks
-from scholarbench.benchmarks.deepsynth.scores import (DSE_PRECISION, METRICS, Variant, aggregate,
+from scholarbench.benchmarks.deepsynth.measures import BASE_KEYS
+from scholarbench.benchmarks.deepsynth.scores import (DSE_PRECISION, Variant, aggregate,
                                                       metric_key, score_task)
 
 
@@ -50,10 +51,10 @@ def format_summary(summary: dict[str, Any]) -> str:
     lines = [f"deepsynth ({rules}): {summary['n_tasks']} tasks, "
              f"{summary['n_groups']} groups ({summary['n_groups_undefined']} without a scored "
              f"item), {summary['n_empty_sub_groups']} empty sub-groups"]
-    for info in METRICS:
-        key = metric_key(info.key, variant)
+    for base in BASE_KEYS:
+        key = metric_key(base, variant)
         value = summary["means"][key]
-        if info.key == DSE_PRECISION:
+        if base == DSE_PRECISION:
             note = (f"  ({summary['n_correct']} correct / "
                     f"{summary['n_correct'] + summary['n_incorrect']} mentioned, micro)")
         else:
