@@ -1,7 +1,8 @@
 """DeepSynth-Eval's summary from its score rows and manifest alone: `scholarbench aggregate RUN
 --check` with nothing else left in the run directory and an empty data dir, a fresh benchmark
 instance's `aggregate`, both scoring variants, an errored task, the judge's cache counts, the
-declared measures and the pooled-precision aggregator (against hand-computed rows)."""
+declared measures and the pooled-precision aggregator (against hand-computed rows), and
+`score deepsynth --judged` summarised as a run."""
 from __future__ import annotations
 
 import json
@@ -13,7 +14,7 @@ from fake_openai import Step
 from test_deepsynth_oracle import judge_labels, kind_of, router
 from test_deepsynth_run import Roles, config, corpus_dir, fake, lines, tasks_path  # noqa: F401
 from scholarbench import cli
-from scholarbench.benchmarks.deepsynth import DeepSynthBenchmark
+from scholarbench.benchmarks.deepsynth import DeepSynthBenchmark, score_deepsynth_judged
 from scholarbench.benchmarks.deepsynth.api import run_deepsynth, score_run
 from scholarbench.benchmarks.deepsynth.measures import measures_for, pooled_precision
 from scholarbench.core.aggregate import differences, rebuild
@@ -77,6 +78,15 @@ def test_the_summary_is_rebuilt_from_scores_alone(fake, tasks_path, corpus_dir, 
     for key, entry in summary["metrics"].items():
         assert entry["ci95"] is not None, key                     # two tasks: an interval
     assert summary["ci_method"].startswith("percentile bootstrap")
+    # `score deepsynth --judged` on the run's judged file: the run's summary path, same numbers
+    again = score_deepsynth_judged(tmp_path / "aside" / "judged.jsonl", tmp_path / "s.jsonl")
+    assert again["metrics"] == summary["metrics"] and again["status"] == summary["status"]
+    assert again["agent"] == "judged-file" and "reports" not in again
+    capsys.readouterr()
+    assert cli.main(["score", "deepsynth", "--judged", str(tmp_path / "aside" / "judged.jsonl"),
+                     "--out", str(tmp_path / "s2.jsonl")]) == 0
+    low, high = summary["metrics"]["dse_precision"]["ci95"]
+    assert f"[95% CI {100 * low:.2f}%, {100 * high:.2f}%]" in capsys.readouterr().out
 
 
 def test_an_errored_task_and_the_upstream_rescore_rebuild_too(fake, tasks_path, corpus_dir,

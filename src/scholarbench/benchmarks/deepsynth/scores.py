@@ -151,6 +151,12 @@ class TaskScore:
                 "n_correct": self.tally.correct, "n_incorrect": self.tally.incorrect,
                 "n_not_mentioned": self.tally.not_mentioned, "n_unscored": self.tally.unscored}
 
+    @property
+    def status(self) -> str:
+        """``unscored`` when no item of the task could be scored (its scores null), else
+        ``scored`` (a run's row may say ``missing`` / ``malformed`` of the report instead)."""
+        return "unscored" if self.dse_overall is None and self.tally.unscored else "scored"
+
     def counts(self) -> dict[str, Any]:
         """What `aggregate_rows` needs beside `row()`: the task's groups (all, without a
         scored item) and empty sub-groups, and why its unscored items are unscored."""

@@ -82,12 +82,8 @@ def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[
         row = {**score.row(), "report_status": line["report_status"],
                "n_requirements": s.gold.n_requirements, "n_judge_calls": line.get("calls", 0),
                **score.counts(), **extra}
-        if line["report_status"] in ("missing", "malformed"):
-            row["status"] = line["report_status"]
-        elif score.dse_overall is None and score.tally.unscored:
-            row["status"] = "unscored"
-        else:
-            row["status"] = "scored"
+        row["status"] = (line["report_status"] if line["report_status"] in
+                         ("missing", "malformed") else score.status)
         rows.append(row)
     return rows
 
@@ -166,7 +162,8 @@ def aggregate_rows(bench: Any, rows: Sequence[dict[str, Any]], manifest: dict[st
             n = len(counted) - summary["n_undefined"][key]
         metrics[key] = {"mean": mean, "n": n, "n_null": len(counted) - n}
     summary["metrics"] = metrics
-    summary.update(run_counts(manifest, rows))
+    if not manifest.get("judged"):     # a judged file (`score deepsynth --judged`) is no run
+        summary.update(run_counts(manifest, rows))
     return summary
 
 
