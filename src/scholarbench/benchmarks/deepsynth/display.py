@@ -5,7 +5,7 @@ from __future__ import annotations
 from scholarbench.benchmarks.deepsynth.measures import BASE_KEYS, LABELS, TASK_KEYS
 from scholarbench.report.sections.base import MetricDisplay
 
-KEYS = BASE_KEYS
+KEYS = BASE_KEYS                 # the measures' columns (measures.py); TASK_KEYS: per task
 COUNT_KEYS = ("n_correct", "n_not_mentioned", "n_incorrect", "n_unscored")
 STATUS_NAMES = ("correct", "not mentioned", "incorrect", "unscored")
 STATUS_COLOURS = ("#009E73", "#bdbdbd", "#D55E00", "#8a8a8a")
