@@ -18,7 +18,7 @@ from scholarbench.benchmarks.deepsynth import DeepSynthBenchmark, score_deepsynt
 from scholarbench.benchmarks.deepsynth.api import run_deepsynth, score_run
 from scholarbench.benchmarks.deepsynth.measures import measures_for, pooled_precision
 from scholarbench.core.aggregate import differences, rebuild
-from scholarbench.core.measure import interval
+from scholarbench.core.measure import defined, interval
 from scholarbench.core.registry import REGISTRY
 
 KEPT = ("manifest.json", "scores.jsonl", "summary.json")
@@ -55,6 +55,12 @@ def check(run, capsys) -> None:
     rebuilt, _ = rebuild(run)
     own = json.loads((run / "summary.json").read_text())
     assert differences(json.loads(json.dumps(rebuilt)), own) == []
+    rows = lines(run / "scores.jsonl")
+    counted = [r for r in rows if r["status"] != "error"]
+    for key, entry in own["metrics"].items():       # n / n_null are the measure's own counts
+        n = len(defined(counted, key)) if "precision" not in key else \
+            (len(counted) if entry["mean"] is not None else 0)
+        assert (entry["n"], entry["n_null"]) == (n, len(counted) - n), key
 
 
 def test_the_summary_is_rebuilt_from_scores_alone(fake, tasks_path, corpus_dir, tmp_path,
