@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from scholarbench.benchmarks.deepsynth.benchmark import DeepSynthBenchmark
-from scholarbench.benchmarks.deepsynth import scores as _scores  # noqa: F401  (registers measures)
+from scholarbench.benchmarks.deepsynth import measures as _measures
 from scholarbench.core.registry import REGISTRY
 from scholarbench.lazy import lazy_getattr
 
@@ -30,6 +30,7 @@ def _section() -> Any:
 
 
 REGISTRY.add("section", "deepsynth", _section)
+_measures.register()            # deepsynth/dse_overall, … (both scoring variants)
 
 _EXPORTS = {
     "judge": ("DEFAULT_PROMPT", "STATUS_RESPONSE_FORMAT", "ChatFn", "Verdicts", "build_prompt",
@@ -41,7 +42,8 @@ _EXPORTS = {
                "read_reference_lists"),
     "records": ("STATUSES", "Group", "Requirement", "Status", "SubGroup", "Task",
                 "task_to_json"),
-    "scores": ("METRICS", "VARIANTS", "GroupScore", "TaskScore", "aggregate", "metric_key",
+    "measures": ("all_measures", "measures_for"),
+    "scores": ("VARIANTS", "GroupScore", "TaskScore", "aggregate", "metric_key",
                "read_label", "score_group", "score_task"),
     "api": ("DeepSynthRunConfig", "format_run_summary", "judge_run", "run_deepsynth",
             "score_run"),

@@ -18,6 +18,8 @@ retries of errored samples and usage per stage; this class says what each stage 
 - `score`: the judge stage (judge.jsonl, judged.jsonl; during a run, and on ``score RUN_DIR
   --with-judge`` with the judge given there), then the scores of the paper (or upstream:
   ``--variant``), one row per task; ``error`` rows carry no numbers and are left out.
+- `aggregate`: the summary from the score rows and the manifest alone (each row carries its
+  task's counts: `scoring`); `measures`: `measures.all_measures()`.
 """
 from __future__ import annotations
 
@@ -29,10 +31,10 @@ from typing import Any, Sequence
 from scholarbench.core.agent import Agent, AgentContext
 from scholarbench.core.benchmark import Benchmark, Loaded, Sample
 from scholarbench.core.registry import register_benchmark
+from scholarbench.benchmarks.deepsynth.measures import BASE_KEYS, all_measures
 from scholarbench.errors import ScholarbenchError
 
 SUBTASK = "report"
-BASE_KEYS = ("dse_overall", "dse_general", "dse_constraint", "dse_precision")
 ORACLE_MODES = ("summary", "abstract", "none")
 ORACLE_ROLES = ("judge", "agent")
 JUDGE_PROMPTS = ("checklist_judge_v1", "checklist_judge_upstream")
@@ -58,7 +60,6 @@ class DeepSynthBenchmark(Benchmark):
         self._judge: Any = None
         self._oracle: dict[str, Any] | None = None    # builder, client, role, config
         self._agent: Any = None
-        self._state: dict[str, Any] = {}
 
     # -- command line ------------------------------------------------------------------------
     @classmethod
@@ -357,7 +358,7 @@ class DeepSynthBenchmark(Benchmark):
     # -- answers -----------------------------------------------------------------------------
     judge_reads = "the whole report (the probe is appended)"
     judge_measure = "dse_overall"
-    judge_scored = BASE_KEYS      # every DeepSynth measure comes from the checklist judge
+    judge_scored = tuple(k for k, m in zip(BASE_KEYS, all_measures()) if m.judge)  # all four
 
     def judge_with_probe(self, sample: Sample, record: dict[str, Any],
                          probe: str | None) -> float | None:
@@ -378,9 +379,7 @@ class DeepSynthBenchmark(Benchmark):
     def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
               manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
         from scholarbench.benchmarks.deepsynth.scoring import score_samples
-        rows, state = score_samples(self, samples, generated, manifest, run_dir)
-        self._state = state
-        return rows
+        return score_samples(self, samples, generated, manifest, run_dir)
 
     def judge_client(self) -> Any:
         """The judge for this invocation: bound during a run, or asked for by `score RUN_DIR
@@ -396,8 +395,14 @@ class DeepSynthBenchmark(Benchmark):
 
     def aggregate(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                   ) -> dict[str, Any]:
+        """From the rows and the manifest alone (`scoring.aggregate_rows`)."""
         from scholarbench.benchmarks.deepsynth.scoring import aggregate_rows
-        return aggregate_rows(self, rows, manifest, self._state)
+        return aggregate_rows(self, rows, manifest)
+
+    def measures(self, subtask: str | None) -> tuple[Any, ...]:
+        """Both scoring variants' measures (a re-score may change the variant; the keys
+        differ, so the summary's keys find theirs)."""
+        return all_measures()
 
     def format_summary(self, summary: dict[str, Any]) -> str:
         from scholarbench.benchmarks.deepsynth.summary import format_run_summary

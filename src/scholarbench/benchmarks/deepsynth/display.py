@@ -2,24 +2,20 @@
 report (shared by the section and its drill-down)."""
 from __future__ import annotations
 
+from scholarbench.benchmarks.deepsynth.measures import BASE_KEYS, LABELS, TASK_KEYS
 from scholarbench.report.sections.base import MetricDisplay
 
-KEYS = ("dse_overall", "dse_general", "dse_constraint", "dse_precision")
-TASK_KEYS = KEYS[:3]
+KEYS = BASE_KEYS                 # the measures' columns (measures.py); TASK_KEYS: per task
 COUNT_KEYS = ("n_correct", "n_not_mentioned", "n_incorrect", "n_unscored")
 STATUS_NAMES = ("correct", "not mentioned", "incorrect", "unscored")
 STATUS_COLOURS = ("#009E73", "#bdbdbd", "#D55E00", "#8a8a8a")
 LABEL_STATUS = {"mentioned_correct": "correct", "not_mentioned": "not mentioned",
                 "mentioned_incorrect": "incorrect"}
+# the measures (`measures.BASES`): a group score has no lower clip (down to -1/clip_factor)
 DISPLAY: dict[str, MetricDisplay] = {
-    "dse_overall": MetricDisplay("dse_overall", "Overall", percent=True, decimals=1, sign="",
-                                 bounds=(None, 1.0)),
-    "dse_general": MetricDisplay("dse_general", "General", percent=True, decimals=1, sign="",
-                                 bounds=(None, 1.0)),
-    "dse_constraint": MetricDisplay("dse_constraint", "Constraint", percent=True, decimals=1,
-                                    sign="", bounds=(None, 1.0)),
-    "dse_precision": MetricDisplay("dse_precision", "Precision", percent=True, decimals=1,
-                                   sign=""),
+    **{k: MetricDisplay(k, LABELS[k], percent=True, decimals=1, sign="",
+                        bounds=(None, 1.0) if k in TASK_KEYS else (0.0, 1.0))
+       for k in KEYS},
     # per task only (the drill-down, the distributions): correct / (correct + incorrect)
     "task_precision": MetricDisplay("task_precision", "Precision (task)", percent=True,
                                     decimals=1, sign=""),

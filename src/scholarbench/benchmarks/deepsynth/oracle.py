@@ -316,13 +316,20 @@ def _resolve(corpus: Any, spec: ReferenceSpec) -> str | None:
 
 def oracle_counts(contexts: Sequence[OracleContext]) -> dict[str, int]:
     """Totals over tasks: how many had each source, and the entry counts summed."""
-    out = {f"tasks_{s}": sum(c.source == s for c in contexts) for s in SOURCES}
-    for context in contexts:
-        for key, value in context.counts().items():
-            out[key] = out.get(key, 0) + value
+    return oracle_totals([{"source": c.source, **c.counts()} for c in contexts])
+
+
+def oracle_totals(tasks: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """`oracle_counts` from each task's ``{"source", **OracleContext.counts()}`` (what a
+    score row keeps of its oracle context)."""
+    out = {f"tasks_{s}": sum(t.get("source") == s for t in tasks) for s in SOURCES}
+    for task in tasks:
+        for key, value in task.items():
+            if key != "source":
+                out[key] = out.get(key, 0) + value
     return out
 
 
 __all__ = ["ENTRY_STATUSES", "MODES", "OracleBuilder", "OracleContext", "OracleEntry",
-           "ReferenceSpec", "oracle_counts", "read_reference_lists", "survey_cutoff",
-           "survey_paper_id"]
+           "ReferenceSpec", "oracle_counts", "oracle_totals", "read_reference_lists",
+           "survey_cutoff", "survey_paper_id"]

@@ -46,35 +46,20 @@ from typing import Any, Iterable, Literal, Sequence
 from scholarbench.benchmarks.deepsynth.records import (MENTIONED_CORRECT, MENTIONED_INCORRECT,
                                                        NOT_MENTIONED, STATUSES, Group, Status,
                                                        SubGroup, Task)
-from scholarbench.metrics.info import MetricInfo
+from scholarbench.benchmarks.deepsynth.measures import TASK_KEYS, pooled_precision
 from scholarbench.metrics.names import MetricName
-from scholarbench.core.registry import register_metric
 
 Variant = Literal["paper", "upstream"]
 VARIANTS: tuple[str, ...] = ("paper", "upstream")
 
 DSE_OVERALL, DSE_GENERAL, DSE_CONSTRAINT, DSE_PRECISION = (
     "dse_overall", "dse_general", "dse_constraint", "dse_precision")
-TASK_METRICS = (DSE_OVERALL, DSE_GENERAL, DSE_CONSTRAINT)
+TASK_METRICS = TASK_KEYS                 # the per-task measures (Precision is pooled)
 
 NOT_JUDGED, LENGTH_MISMATCH, UNKNOWN_LABEL, UNSCORED_BY_JUDGE = (
     "not_judged", "length_mismatch", "unknown_label", "unscored_by_judge")
 
 _SIGN = {MENTIONED_CORRECT: 1, NOT_MENTIONED: 0, MENTIONED_INCORRECT: -1}
-
-
-METRICS: tuple[MetricInfo, ...] = (
-    MetricInfo(DSE_OVERALL, "Overall", True, True,
-               "weighted mean of min(1, S_k/θ_k) over all checklist groups, macro over tasks"),
-    MetricInfo(DSE_GENERAL, "General", True, True,
-               "the same over general (non-strict) groups"),
-    MetricInfo(DSE_CONSTRAINT, "Constraint", True, True,
-               "the same over constraint (strict) groups"),
-    MetricInfo(DSE_PRECISION, "Precision", True, True,
-               "correct / (correct + incorrect) judge labels, micro over tasks"),
-)
-for _info in METRICS:
-    register_metric(_info.key)(_info)
 
 
 def metric_key(base: str, variant: str = "paper") -> str:
@@ -166,6 +151,20 @@ class TaskScore:
                 "n_correct": self.tally.correct, "n_incorrect": self.tally.incorrect,
                 "n_not_mentioned": self.tally.not_mentioned, "n_unscored": self.tally.unscored}
 
+    @property
+    def status(self) -> str:
+        """``unscored`` when no item of the task could be scored (its scores null), else
+        ``scored`` (a run's row may say ``missing`` / ``malformed`` of the report instead)."""
+        return "unscored" if self.dse_overall is None and self.tally.unscored else "scored"
+
+    def counts(self) -> dict[str, Any]:
+        """What `aggregate_rows` needs beside `row()`: the task's groups (all, without a
+        scored item) and empty sub-groups, and why its unscored items are unscored."""
+        return {"n_groups": len(self.groups),
+                "n_groups_undefined": sum(g.score is None for g in self.groups),
+                "n_empty_sub_groups": sum(g.n_empty_sub_groups for g in self.groups),
+                "unscored_reasons": dict(sorted(self.tally.reasons.items()))}
+
 
 def _check_variant(variant: str) -> None:
     if variant not in VARIANTS:
@@ -254,47 +253,53 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def _count(rows: Sequence[dict[str, Any]], key: str) -> int:
+    return sum(int(r.get(key) or 0) for r in rows)
+
+
 def aggregate(scores: Sequence[TaskScore], variant: Variant = "paper") -> dict[str, Any]:
-    """Macro means of the task metrics (undefined values excluded, counted and listed), micro
-    precision, label counts and unscored reasons."""
+    """`aggregate_rows` over the tasks' rows (`TaskScore.row()` with its `counts()`)."""
+    return aggregate_rows([{**s.row(), **s.counts()} for s in scores], variant)
+
+
+def aggregate_rows(rows: Sequence[dict[str, Any]], variant: Variant = "paper"
+                   ) -> dict[str, Any]:
+    """Macro means of the task metrics (undefined values excluded, counted and listed), pooled
+    precision, label counts and unscored reasons — from one row per task, each holding
+    `TaskScore.row()` and `TaskScore.counts()` (scores.jsonl's rows do)."""
     _check_variant(variant)
-    tally = Tally()
-    for s in scores:
-        tally.add(s.tally)
     means: dict[str, float | None] = {}
     n_undefined: dict[str, int] = {}
     undefined_ids: dict[str, list] = {}
     for base in TASK_METRICS:
         key = metric_key(base, variant)
-        values = [getattr(s, base) for s in scores]
+        values = [r.get(key) for r in rows]
         means[key] = _mean([v for v in values if v is not None])
-        undefined_ids[key] = [s.task_id for s, v in zip(scores, values) if v is None]
+        undefined_ids[key] = [r["task_id"] for r, v in zip(rows, values) if v is None]
         n_undefined[key] = len(undefined_ids[key])
-    denominator = tally.correct + tally.incorrect
-    if denominator:
-        precision: float | None = tally.correct / denominator
-    else:
-        precision = 0.0 if variant == "upstream" else None
-    means[metric_key(DSE_PRECISION, variant)] = precision
-    groups = [g for s in scores for g in s.groups]
+    means[metric_key(DSE_PRECISION, variant)] = pooled_precision(variant)(rows)
+    reasons: Counter = Counter()
+    for r in rows:
+        reasons.update(r.get("unscored_reasons") or {})
     return {
         "benchmark": "deepsynth",
         "variant": variant,
-        "n_tasks": len(scores),
+        "n_tasks": len(rows),
         "means": means,
         "n_undefined": n_undefined,
         "undefined_ids": undefined_ids,
-        "n_correct": tally.correct,
-        "n_incorrect": tally.incorrect,
-        "n_not_mentioned": tally.not_mentioned,
-        "n_unscored": tally.unscored,
-        "unscored_reasons": dict(sorted(tally.reasons.items())),
-        "n_groups": len(groups),
-        "n_groups_undefined": sum(g.score is None for g in groups),
-        "n_empty_sub_groups": sum(g.n_empty_sub_groups for g in groups),
+        "n_correct": _count(rows, "n_correct"),
+        "n_incorrect": _count(rows, "n_incorrect"),
+        "n_not_mentioned": _count(rows, "n_not_mentioned"),
+        "n_unscored": _count(rows, "n_unscored"),
+        "unscored_reasons": dict(sorted(reasons.items())),
+        "n_groups": _count(rows, "n_groups"),
+        "n_groups_undefined": _count(rows, "n_groups_undefined"),
+        "n_empty_sub_groups": _count(rows, "n_empty_sub_groups"),
     }
 
 
-__all__ = ["DSE_CONSTRAINT", "DSE_GENERAL", "DSE_OVERALL", "DSE_PRECISION", "METRICS",
-           "VARIANTS", "GroupScore", "Tally", "TaskScore", "aggregate", "metric_key",
-           "read_label", "score_group", "score_task", "subgroup_statuses", "STATUSES"]
+__all__ = ["DSE_CONSTRAINT", "DSE_GENERAL", "DSE_OVERALL", "DSE_PRECISION",
+           "VARIANTS", "GroupScore", "Tally", "TaskScore", "aggregate", "aggregate_rows",
+           "metric_key", "read_label", "score_group", "score_task", "subgroup_statuses",
+           "STATUSES"]

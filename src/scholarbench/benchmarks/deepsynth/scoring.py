@@ -13,7 +13,17 @@ n_judge_calls and the engine's ``status``:
 - ``error``: the agent failed on the task (not judged, no numbers, left out of every mean and
   count; a resumed run retries it).
 
-The summary's means and counts come from `scores.aggregate` over the tasks that are not
+Each row also carries what the summary needs of its task, so that `aggregate_rows` is a
+function of the rows and the manifest alone (`scholarbench aggregate RUN_DIR` rebuilds
+summary.json from scores.jsonl): ``variant``; `TaskScore.counts` (n_groups,
+n_groups_undefined, n_empty_sub_groups, unscored_reasons; null on ``error`` rows); the judge
+line's n_subgroups_judged and judge_unscored_reasons (its model calls and cache hits go to the
+manifest's ``judge_line_calls``: they depend on the reply cache, not on the judgement);
+``writer_info`` (the integer counts of the generate record's ``info``; null on ``error`` rows)
+and ``oracle_context`` (the task's oracle source and entry counts, ``{"status": "error"}``, or
+null without an oracle record).
+
+The summary's means and counts come from `scores.aggregate_rows` over the rows that are not
 ``error``; `summary.run_counts` adds the rest.
 """
 from __future__ import annotations
@@ -24,8 +34,7 @@ from scholarbench.errors import ScholarbenchError
 
 
 def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
-                  manifest: dict[str, Any], run: Any) -> tuple[list[dict[str, Any]],
-                                                               dict[str, Any]]:
+                  manifest: dict[str, Any], run: Any) -> list[dict[str, Any]]:
     from scholarbench.benchmarks.deepsynth.loader import parse_task
     from scholarbench.benchmarks.deepsynth.scores import TASK_METRICS, metric_key, score_task
     from scholarbench.benchmarks.deepsynth.stages import (ORACLE, JudgeStage, current_lines,
@@ -51,59 +60,112 @@ def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[
             f"with `scholarbench score {run.path} --with-judge --judge MODEL`")
     judged = {str(obj["task_id"]): parse_task(obj, require_prompts=False)
               for obj in write_judged(run, samples, lines, generated)}
-    rows, scored = [], {}
+    record_judge_calls(run, lines)
+    oracle = run.stage(ORACLE, "task_id").records if run.file(ORACLE).exists() else {}
+    rows = []
     for s in samples:
-        n_requirements = s.gold.n_requirements
-        if s.id not in lines:                       # the agent errored: no numbers
+        line = lines.get(s.id)
+        extra = {"variant": variant, **judge_counts(line),
+                 "writer_info": writer_counts(generated.get(s.id)),
+                 "oracle_context": oracle_task_counts(oracle.get(s.id))}
+        if line is None:                            # the agent errored: no numbers
             row: dict[str, Any] = {"task_id": s.gold.task_id}
             row.update({metric_key(k, variant): None for k in TASK_METRICS})
             row.update(n_correct=None, n_incorrect=None, n_not_mentioned=None,
                        n_unscored=None, report_status=statuses[s.id],
-                       n_requirements=n_requirements, n_judge_calls=0, status="error")
+                       n_requirements=s.gold.n_requirements, n_judge_calls=0,
+                       n_groups=None, n_groups_undefined=None, n_empty_sub_groups=None,
+                       unscored_reasons=None, **extra, status="error")
             rows.append(row)
             continue
         score = score_task(judged[s.id], variant)  # type: ignore[arg-type]
-        scored[s.id] = score
-        line = lines[s.id]
         row = {**score.row(), "report_status": line["report_status"],
-               "n_requirements": n_requirements, "n_judge_calls": line.get("calls", 0)}
-        if line["report_status"] in ("missing", "malformed"):
-            row["status"] = line["report_status"]
-        elif score.dse_overall is None and score.tally.unscored:
-            row["status"] = "unscored"
-        else:
-            row["status"] = "scored"
+               "n_requirements": s.gold.n_requirements, "n_judge_calls": line.get("calls", 0),
+               **score.counts(), **extra}
+        row["status"] = (line["report_status"] if line["report_status"] in
+                         ("missing", "malformed") else score.status)
         rows.append(row)
-    oracle = run.stage(ORACLE, "task_id").records if run.file(ORACLE).exists() else None
-    state = {"ids": [s.id for s in samples], "statuses": statuses, "scored": scored,
-             "lines": lines, "generated": generated, "oracle": oracle}
-    return rows, state
+    return rows
 
 
-def aggregate_rows(bench: Any, rows: Sequence[dict[str, Any]], manifest: dict[str, Any],
-                   state: dict[str, Any]) -> dict[str, Any]:
-    from scholarbench.benchmarks.deepsynth.benchmark import BASE_KEYS
-    from scholarbench.benchmarks.deepsynth.scores import aggregate, metric_key
+def judge_counts(line: dict[str, Any] | None) -> dict[str, Any]:
+    """A task's judge line, counted (zeros for a task not judged)."""
+    line = line or {}
+    reasons: dict[str, int] = {}
+    subgroups = line.get("subgroups") or []
+    for sub in subgroups:
+        for reason in sub.get("reasons") or []:
+            if reason:
+                reasons[reason] = reasons.get(reason, 0) + 1
+    return {"n_subgroups_judged": len(subgroups),
+            "judge_unscored_reasons": dict(sorted(reasons.items()))}
+
+
+def record_judge_calls(run: Any, lines: dict[str, dict[str, Any]]) -> None:
+    """``judge_line_calls`` in the manifest: of the judge requests behind the current
+    judgements, how many reached the model and how many the reply cache served. Kept out of
+    the score rows: the same judgements score the same whichever cache served them."""
+    manifest = run.read_manifest()
+    manifest["judge_line_calls"] = {
+        "model_calls": sum(int(x.get("model_calls", 0)) for x in lines.values()),
+        "cache_hits": sum(int(x.get("cache_hits", 0)) for x in lines.values())}
+    run.write_manifest(manifest)
+
+
+def writer_counts(record: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The integer counts of a generate record's ``info`` (None for an errored record)."""
+    from scholarbench.benchmarks.deepsynth.summary import sum_ints
+    record = record or {}
+    if record.get("status") == "error":
+        return None
+    total: dict[str, Any] = {}
+    sum_ints(total, record.get("info") or {})
+    return total
+
+
+def oracle_task_counts(record: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A task's oracle record as counts: its source and entry counts, or its error."""
+    from scholarbench.benchmarks.deepsynth.oracle import OracleContext
+    if record is None:
+        return None
+    if record.get("status") == "error":
+        return {"status": "error"}
+    context = OracleContext.from_json(record)
+    return {"source": context.source, **context.counts()}
+
+
+def row_variant(bench: Any, rows: Sequence[dict[str, Any]]) -> str:
+    """The variant the rows were scored under (a re-score may change it: `api.score_run`),
+    else the options'."""
+    recorded = {r.get("variant") for r in rows} - {None}
+    if len(recorded) > 1:
+        raise ScholarbenchError(f"score rows of two scoring variants: {sorted(recorded)}")
+    return recorded.pop() if recorded else bench._variant()
+
+
+def aggregate_rows(bench: Any, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
+                   ) -> dict[str, Any]:
+    """The summary of `rows` (scores.jsonl) and `manifest`: nothing else is read."""
+    from scholarbench.benchmarks.deepsynth.measures import BASE_KEYS
+    from scholarbench.benchmarks.deepsynth.scores import aggregate_rows as aggregate, metric_key
     from scholarbench.benchmarks.deepsynth.summary import run_counts
-    if not state:
-        raise ScholarbenchError("aggregate() follows score() in the same run")
-    variant = bench._variant()
-    counted = [str(r["task_id"]) for r in rows if r.get("status") != "error"]
-    scores = [state["scored"][i] for i in counted if i in state["scored"]]
-    summary = aggregate(scores, variant)  # type: ignore[arg-type]
+    variant = row_variant(bench, rows)
+    counted = [r for r in rows if r.get("status") != "error"]
+    summary = aggregate(counted, variant)  # type: ignore[arg-type]
     metrics = {}
     for base in BASE_KEYS:
         key = metric_key(base, variant)
         mean = summary["means"][key]
         if base == "dse_precision":      # pooled over the run's labels: defined as a whole
-            n = len(scores) if mean is not None else 0
+            n = len(counted) if mean is not None else 0
         else:
-            n = len(scores) - summary["n_undefined"][key]
-        metrics[key] = {"mean": mean, "n": n, "n_null": len(scores) - n}
+            n = len(counted) - summary["n_undefined"][key]
+        metrics[key] = {"mean": mean, "n": n, "n_null": len(counted) - n}
     summary["metrics"] = metrics
-    summary.update(run_counts(manifest, state["ids"], state["statuses"], state["lines"],
-                              state["generated"], state["oracle"]))
+    if not manifest.get("judged"):     # a judged file (`score deepsynth --judged`) is no run
+        summary.update(run_counts(manifest, rows))
     return summary
 
 
-__all__ = ["aggregate_rows", "score_samples"]
+__all__ = ["aggregate_rows", "judge_counts", "oracle_task_counts", "record_judge_calls",
+           "row_variant", "score_samples", "writer_counts"]

@@ -308,7 +308,7 @@ class DeepSynthSection(DeepSynthDrilldown, ReportSection):
                               clamp=(None, 1.0), kind="general-constraint", width=440,
                               height=360)
         panels = []
-        for key in ("dse_overall", "dse_general", "dse_constraint", "task_precision"):
+        for key in (*TASK_KEYS, "task_precision"):
             d = DISPLAY[key]
             groups = []
             for r in runs:

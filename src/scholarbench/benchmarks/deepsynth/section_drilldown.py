@@ -9,7 +9,7 @@ from typing import Any, Sequence
 
 from scholarbench.benchmarks.deepsynth.display import (COUNT_DISPLAY, COUNT_KEYS, DISPLAY,
                                                        EXCERPT_CHARS, LABEL_STATUS,
-                                                       STATUS_NAMES)
+                                                       STATUS_NAMES, TASK_KEYS)
 from scholarbench.report.htmlkit import Page, drilldown_ids, e, sample_metric_table
 from scholarbench.report.sections.base import ReportRun
 from scholarbench.report.trajectory import trajectories_html
@@ -40,8 +40,7 @@ class DeepSynthDrilldown:
         judged = {r.run_dir: self._judged(r, page) for r in runs}
         lines = {r.run_dir: self._read(r, "judge.jsonl") for r in runs}
         generated = {r.run_dir: self._read(r, "generate.jsonl") for r in runs}
-        metrics = ([DISPLAY[k] for k in ("dse_overall", "dse_general", "dse_constraint",
-                                          "task_precision")]
+        metrics = ([DISPLAY[k] for k in (*TASK_KEYS, "task_precision")]
                    + [COUNT_DISPLAY[k] for k in COUNT_KEYS])
         for i, sid in enumerate(ids):
             task = next((judged[r.run_dir][sid][0] for r in runs if sid in judged[r.run_dir]),

@@ -1,13 +1,14 @@
 """What summary.json says about a DeepSynth-Eval run beside its scores, and the terminal text.
 
 summary.json = the engine's keys (benchmark, mode = the sub-task, agent, run_name, n_samples,
-status counts, complete, metrics {key: mean, n, n_null}) + `scores.aggregate` over the tasks
-that are not ``error`` (macro means, micro precision, label counts, unscored reasons) + the
-counts here: ``setting`` (oracle-summary | oracle-abstract | search | prompt-only | replay),
-``reports`` (per report status, every task), ``judge`` (identity, calls, cache hits, the
-judge's unscored reasons, whether it is the agent's own model), ``writer_info`` (the agent's
-``info`` counts summed), ``oracle`` (sources and reference statuses, when there is an oracle)
-and ``replay_unknown_ids``.
+status counts, complete, metrics {key: mean, n, n_null, ci95}) + `scores.aggregate_rows`
+over the tasks that are not ``error`` (macro means, pooled precision, label counts, unscored
+reasons) + the counts here, from the score rows (`scoring`) and the manifest alone:
+``setting`` (oracle-summary | oracle-abstract | search | prompt-only | replay), ``reports``
+(per report status, every task), ``judge`` (identity, calls, cache hits — the last two from
+the manifest's ``judge_line_calls`` —, the judge's unscored reasons, whether it is the
+agent's own model), ``writer_info`` (the agent's ``info`` counts summed), ``oracle`` (sources
+and reference statuses, when there is an oracle) and ``replay_unknown_ids``.
 """
 from __future__ import annotations
 
@@ -17,53 +18,52 @@ from scholarbench.benchmarks.deepsynth.judged import format_summary as format_sc
 from scholarbench.benchmarks.deepsynth.stages import REPORT_STATUSES
 
 
-def _sum_ints(total: dict[str, Any], info: dict[str, Any]) -> None:
+def sum_ints(total: dict[str, Any], info: dict[str, Any]) -> None:
+    """Add the integer leaves of `info` (nested dicts kept) into `total`, in place."""
     for key, value in info.items():
         if isinstance(value, bool):
             continue
         if isinstance(value, int):
             total[key] = total.get(key, 0) + value
         elif isinstance(value, dict):
-            _sum_ints(total.setdefault(key, {}), value)
+            sum_ints(total.setdefault(key, {}), value)
 
 
-def run_counts(manifest: dict[str, Any], ids: Sequence[str], statuses: dict[str, str],
-               lines: dict[str, dict[str, Any]], generated: dict[str, dict[str, Any]],
-               oracle: dict[str, dict[str, Any]] | None) -> dict[str, Any]:
-    """The counts of the module docstring; `statuses` = report status per task id."""
-    from scholarbench.benchmarks.deepsynth.oracle import OracleContext, oracle_counts
-    reports = [statuses.get(i, "missing") for i in ids]
+def run_counts(manifest: dict[str, Any], rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The counts of the module docstring, from every score row (errored tasks included: their
+    report status and oracle context count) and the manifest."""
+    from scholarbench.benchmarks.deepsynth.oracle import oracle_totals
+    reports = [r.get("report_status") or "missing" for r in rows]
     reasons: dict[str, int] = {}
-    calls = model_calls = hits = subgroups = 0
-    for i in ids:
-        line = lines.get(i, {})
-        calls += line.get("calls", 0)
-        model_calls += line.get("model_calls", 0)
-        hits += line.get("cache_hits", 0)
-        for sub in line.get("subgroups", []):
-            subgroups += 1
-            for reason in sub.get("reasons", []):
-                if reason:
-                    reasons[reason] = reasons.get(reason, 0) + 1
+    for r in rows:
+        for reason, n in (r.get("judge_unscored_reasons") or {}).items():
+            reasons[reason] = reasons.get(reason, 0) + n
     writer_info: dict[str, Any] = {}
-    for i in ids:
-        record = generated.get(i) or {}
-        if record.get("status") != "error":
-            _sum_ints(writer_info, record.get("info") or {})
+    for r in rows:
+        if r.get("writer_info") is not None:
+            sum_ints(writer_info, r["writer_info"])
     agent_id = ((manifest.get("models") or {}).get("agent") or {}).get("model_id")
     judge = dict(manifest.get("judge") or {})
-    judge.update(n_subgroups_judged=subgroups, calls=calls, model_calls=model_calls,
-                 cache_hits=hits, unscored_reasons=dict(sorted(reasons.items())),
+    line_calls = manifest.get("judge_line_calls") or {}
+    judge.update(n_subgroups_judged=_total(rows, "n_subgroups_judged"),
+                 calls=_total(rows, "n_judge_calls"),
+                 model_calls=line_calls.get("model_calls", 0),
+                 cache_hits=line_calls.get("cache_hits", 0),
+                 unscored_reasons=dict(sorted(reasons.items())),
                  same_model_as_agent=agent_id is not None and agent_id == judge.get("model_id"))
     out: dict[str, Any] = {"setting": manifest.get("setting"),
                            "reports": {s: reports.count(s) for s in REPORT_STATUSES},
                            "judge": judge, "writer_info": writer_info}
-    if oracle:
-        out["oracle"] = oracle_counts([OracleContext.from_json(oracle[i]) for i in ids
-                                       if i in oracle and oracle[i].get("status") != "error"])
+    contexts = [r["oracle_context"] for r in rows if r.get("oracle_context") is not None]
+    if contexts:
+        out["oracle"] = oracle_totals([c for c in contexts if c.get("status") != "error"])
     if manifest.get("replay_unknown_ids"):
         out["replay_unknown_ids"] = manifest["replay_unknown_ids"]
     return out
+
+
+def _total(rows: Sequence[dict[str, Any]], key: str) -> int:
+    return sum(int(r.get(key) or 0) for r in rows)
 
 
 def format_run_summary(summary: dict[str, Any]) -> str:
@@ -100,4 +100,4 @@ def format_run_summary(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["format_run_summary", "run_counts"]
+__all__ = ["format_run_summary", "run_counts", "sum_ints"]

@@ -1,0 +1,90 @@
+"""DeepSynth-Eval's measures as `core.measure.Measure` objects — the one list of them.
+
+Four measures, each in both scoring variants (`scores.VARIANTS`; upstream's keys carry
+``(upstream=1)``), registered as ``deepsynth/<key>``. Every one is scored by the checklist
+judge. Overall, General and Constraint are per-task values averaged over the tasks where they
+are defined (macro: the engine's default aggregate). Precision is pooled over the run's labels
+— Σ correct / Σ (correct + incorrect) over every task — so its measure carries that aggregator,
+computed from each score row's ``n_correct`` and ``n_incorrect``; the confidence interval then
+resamples tasks and pools again. Everything else that lists the measures (the benchmark's
+headline and judge-scored keys, the terminal summary, the report section's columns) reads
+`BASES` / `measures_for`.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from scholarbench.core.measure import Measure
+from scholarbench.core.registry import add_measures
+
+BENCHMARK = "deepsynth"
+_PRECISION_NOTE = ("pooled: Σ n_correct / Σ (n_correct + n_incorrect) over the run's tasks "
+                   "(micro), not a mean of per-task values")
+
+
+def pooled_precision(variant: str) -> Callable[[Sequence[dict[str, Any]]], float | None]:
+    """Σ correct / Σ (correct + incorrect) over `rows`; at 0/0 null under the paper's rules,
+    0 under upstream's (as `scores.aggregate`)."""
+    def aggregate(rows: Sequence[dict[str, Any]]) -> float | None:
+        correct = sum(int(r.get("n_correct") or 0) for r in rows)
+        incorrect = sum(int(r.get("n_incorrect") or 0) for r in rows)
+        if correct + incorrect:
+            return correct / (correct + incorrect)
+        return 0.0 if variant == "upstream" else None
+    return aggregate
+
+
+# base name, label, description, provenance (the paper's §3.5 equations; precision: Table 1)
+BASES: tuple[tuple[str, str, str, str], ...] = (
+    ("dse_overall", "Overall",
+     "weighted mean of min(1, S_k/θ_k) over all checklist groups, macro over tasks",
+     "paper §3.5 eq. 4 (S_all)"),
+    ("dse_general", "General", "the same over general (non-strict) groups",
+     "paper §3.5 eq. 2 (S_gen)"),
+    ("dse_constraint", "Constraint", "the same over constraint (strict) groups",
+     "paper §3.5 eq. 3 (S_con)"),
+    ("dse_precision", "Precision",
+     "correct / (correct + incorrect) judge labels, pooled over the run's tasks",
+     "paper Table 1 Precision; upstream score.py"),
+)
+BASE_KEYS: tuple[str, ...] = tuple(b[0] for b in BASES)
+TASK_KEYS: tuple[str, ...] = tuple(k for k in BASE_KEYS if k != "dse_precision")
+LABELS: dict[str, str] = {b[0]: b[1] for b in BASES}
+
+
+def _build(variant: str) -> tuple[Measure, ...]:
+    from scholarbench.benchmarks.deepsynth.scores import metric_key
+    upstream = " (upstream score.py rules)" if variant == "upstream" else ""
+    out = []
+    for base, label, description, provenance in BASES:
+        pooled = base == "dse_precision"
+        out.append(Measure(
+            BENCHMARK, metric_key(base, variant), description=description + upstream,
+            label=label, direction="higher", unit="fraction", judge=True,
+            provenance=provenance + (", upstream variant" if upstream else ""),
+            aggregator=pooled_precision(variant) if pooled else None,
+            **({"aggregate_note": _PRECISION_NOTE} if pooled else {})))
+    return tuple(out)
+
+
+_BY_VARIANT: dict[str, tuple[Measure, ...]] = {}
+
+
+def measures_for(variant: str) -> tuple[Measure, ...]:
+    """The four measures of one scoring variant, in the paper's column order."""
+    if variant not in _BY_VARIANT:
+        _BY_VARIANT[variant] = _build(variant)
+    return _BY_VARIANT[variant]
+
+
+def all_measures() -> tuple[Measure, ...]:
+    from scholarbench.benchmarks.deepsynth.scores import VARIANTS
+    return tuple(m for v in VARIANTS for m in measures_for(v))
+
+
+def register() -> None:
+    add_measures(all_measures())
+
+
+__all__ = ["BASES", "BASE_KEYS", "LABELS", "TASK_KEYS", "all_measures", "measures_for",
+           "pooled_precision", "register"]
