@@ -74,3 +74,16 @@ def test_a_run_from_a_newer_version_is_one_error_line(old_runs, capsys):
     assert main(["aggregate", str(path.parent)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "scholarbench-run/99" in err[0] and "upgrade" in err[0]
+
+
+def test_a_rescore_records_the_options_it_used(old_runs):
+    """`aggregate` builds the benchmark from the manifest's options: a re-score with other
+    options records them, and objects handed in from Python are not recorded."""
+    from scholarbench.core.engine import score_run
+    run = old_runs / "bottom-up-cluster"
+    score_run(run, options={"variant_note": "re-scored", "embedder": object()},
+              progress=False)
+    options = json.loads((run / "manifest.json").read_text())["options"]
+    assert options["variant_note"] == "re-scored" and "embedder" not in options
+    assert options["gold"].endswith("demo_instances.jsonl")        # earlier options kept
+    assert main(["aggregate", str(run), "--check"]) == 0

@@ -352,6 +352,11 @@ def score_run(run_dir: Path, *, options: dict[str, Any] | None = None,
     bench.models = models or Models()
     bench.progress = progress
     with run.lock():
+        recorded = _plain(options or {})
+        if recorded:       # what this scoring used: `aggregate` rebuilds with the same
+            manifest = run.read_manifest()
+            manifest["options"] = {**(manifest.get("options") or {}), **recorded}
+            run.write_manifest(manifest)
         loaded = bench.load_for_rescore(run, manifest)
         return _score_locked(bench, run, loaded.samples, bench.models, progress)
 
@@ -428,6 +433,20 @@ def _argv() -> list[str]:
 def _versions() -> dict[str, str]:
     from scholarbench.core.manifest import package_versions
     return package_versions()
+
+
+def _plain(options: dict[str, Any]) -> dict[str, Any]:
+    """The options that are plain JSON values (objects handed in from Python are not
+    recorded)."""
+    import json
+    out = {}
+    for key, value in options.items():
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            continue
+        out[key] = value
+    return out
 
 
 def _jsonable(options: dict[str, Any]) -> dict[str, Any]:
