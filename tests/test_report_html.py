@@ -215,7 +215,14 @@ def test_leaderboard_numbers_equal_the_summary(taxo_runs, tmp_path):
                 if cell["key"] is None:
                     continue
                 mean = summary["metrics"][cell["key"]]["mean"]
-                assert cell["text"].strip() == format_value(cell["key"], mean)
+                shown, _, half = cell["text"].strip().partition(" ±")
+                assert shown == format_value(cell["key"], mean)
+                ci = summary["metrics"][cell["key"]].get("ci95")
+                if ci and mean is not None:       # ± half the 95% interval, same unit
+                    scale = 100 if shown.endswith("%") else 1
+                    assert half == f"{(ci[1] - ci[0]) / 2 * scale:.2f}"
+                else:
+                    assert half == ""
                 assert (cell["value"] == "") if mean is None else float(cell["value"]) == mean
                 seen.add(cell["key"])
         mode_keys = {"bottom-up": {"ari", "homogeneity", "completeness", "v_measure", "us_ted",

@@ -161,7 +161,8 @@ class DeepSynthSection(DeepSynthDrilldown, ReportSection):
     def _table(self, runs: Sequence[ReportRun], published: bool) -> Table:
         header = ("System", "Samples") + tuple(DISPLAY[k].label for k in KEYS)
         rows = [Row("ours", (r.name, f"n={r.summary.n_samples}")
-                    + tuple(DISPLAY[k].format(r.summary.metrics[k].mean) for k in KEYS),
+                    + tuple(DISPLAY[k].format_with_interval(r.summary.metrics[k].mean,
+                                                           r.interval(k)) for k in KEYS),
                     tuple(r.summary.metrics[k].mean for k in KEYS), str(r.run_dir))
                 for r in runs]
         group: object = object()

@@ -261,8 +261,17 @@ def _our_row(run: RunSummary, keys: Sequence[str]) -> Row:
     """A run's row; a metric the run lacks (a judge column of an unjudged run) shows "—"."""
     values = tuple(run.metrics[k].mean if k in run.metrics else None for k in keys)
     return Row("ours", (run.name, f"n={run.n_samples}")
-               + tuple(format_value(k, v) for k, v in zip(keys, values)), values,
-               str(run.run_dir))
+               + tuple(_with_interval(k, v, run.metrics.get(k)) for k, v in zip(keys, values)),
+               values, str(run.run_dir))
+
+
+def _with_interval(key: str, value: float | None, summary: Any) -> str:
+    """The value as the paper prints it, then ± half its 95% interval (same unit)."""
+    text = format_value(key, value)
+    half = getattr(summary, "half_width", None)
+    if value is None or half is None:
+        return text
+    return f"{text} ±{half * 100:.2f}" if _INFO[key].percent else f"{text} ±{half:.2f}"
 
 
 
