@@ -10,8 +10,10 @@ papers. Written as the SciNet task file `run scinet --tasks FILE --graph DIR` re
   (most-cited first, at most `n_pair`) gets a pncites and a cooccur task; the gold is the
   graph's (all its citers, its co-cited papers), as for built tasks. A paper two surveys cite is
   one task (`info.surveys` lists both).
-- Path-wise (SciNet §5): classic = the survey's most-cited resolved papers, recent = its
-  most-cited papers of the last `recent_years` of its resolved papers' years; a pair is kept
+- Path-wise (SciNet §5): recent = the survey's `n_recent` most-cited resolved papers of the
+  last `recent_years` of their years, classic = its `n_classic` most-cited among the others
+  (built tasks take classic first; a bibliography of fewer than 50 graph papers would then
+  have no recent one left); a pair is kept
   when the graph has a 3..`max_papers` citation path from classic to recent; the gold is the
   graph's maximum-citation path (its inner papers need not be cited by the survey: listed for
   review, as SciNet's experts checked each path's coherence). Field = the survey's title. Ids
@@ -74,9 +76,12 @@ def survey_tasks(env: Any, doc: SurveyDoc, survey_id: str, papers: Sequence[str]
     tasks = [pncites_task(env, p, s) for p in picked] + [cooccur_task(env, p) for p in picked]
     years = [y for p in papers if (y := env.year(p)) is not None]
     if years:
+        by_cites = sorted(papers, key=lambda p: (-env.n_citations(p), p))
+        recent = [p for p in by_cites
+                  if (env.year(p) or -1) > max(years) - s.recent_years][: s.n_recent]
+        classic = [p for p in by_cites if p not in recent][: s.n_classic]
         rng = np.random.default_rng([s.seed, 4, _seed(survey_id)])
-        tasks += path_tasks(env, list(papers), max(years), s, rng, f"path/{survey_id}",
-                            doc.title, None)
+        tasks += path_tasks(env, classic, recent, s, rng, f"path/{survey_id}", doc.title, None)
     return tasks, picked
 
 

@@ -181,23 +181,23 @@ def build_path(env: SciNetEnv, s: BuildSettings) -> list[SciNetTask]:
         ids = env.category_ids(category)
         if len(ids) < s.min_papers or last is None:
             continue
+        by_cites = sorted(ids, key=lambda i: (-env.n_citations(i), i))
+        classic = by_cites[: s.n_classic]
+        recent = [i for i in by_cites if (env.year(i) or -1) > last - s.recent_years
+                  and i not in classic][: s.n_recent]
         rng = np.random.default_rng([s.seed, 3, g.venues.index(category)])
-        tasks += path_tasks(env, ids, last, s, rng, f"path/{category}", field_name(category),
-                            category)
+        tasks += path_tasks(env, classic, recent, s, rng, f"path/{category}",
+                            field_name(category), category)
     return tasks
 
 
-def path_tasks(env: SciNetEnv, ids: list[str], last: int, s: BuildSettings,
+def path_tasks(env: SciNetEnv, classic: list[str], recent: list[str], s: BuildSettings,
                rng: np.random.Generator, prefix: str, field: str, category: str | None
                ) -> list[SciNetTask]:
-    """Path tasks among `ids` (graph ids): classic = their `n_classic` most-cited, recent =
-    their `n_recent` most-cited of the `recent_years` up to `last`; pairs in `rng`'s order, kept
-    when a path of 3..`max_papers` papers leads from classic to recent (gold: the graph's
-    maximum-citation path); at most `per_category`, ids `<prefix>/<nnn>`."""
-    by_cites = sorted(ids, key=lambda i: (-env.n_citations(i), i))
-    classic = by_cites[: s.n_classic]
-    recent = [i for i in by_cites
-              if (env.year(i) or -1) > last - s.recent_years and i not in classic][: s.n_recent]
+    """Path tasks from `classic` to `recent` papers (graph ids): the pairs in `rng`'s order,
+    kept when a path of 3..`max_papers` papers leads from classic to recent (gold: the graph's
+    maximum-citation path); at most `per_category` (`max_tries` pairs tried), ids
+    `<prefix>/<nnn>`."""
     pairs = [(a, b) for a in classic for b in recent]
     tasks: list[SciNetTask] = []
     for j in rng.permutation(len(pairs))[: s.max_tries]:
