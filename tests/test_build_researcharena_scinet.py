@@ -150,8 +150,7 @@ def test_researcharena_needs_a_corpus(sources, tmp_path, capsys):
 
 def test_scinet_run_and_score_complete(built, graph, tmp_path, capsys):
     tasks = built / "scinet" / "tasks.jsonl"
-    for subtask, agent in (("pair", "relation-aware"), ("path", "relation-aware"),
-                           ("path", "bm25")):
+    for subtask, agent in (("pair", "relation-aware"), ("path", "bm25")):
         run = tmp_path / f"{subtask}-{agent}"
         assert main(["run", "scinet", "--task", subtask, "--tasks", str(tasks), "--graph",
                      str(graph[0]), "--unarxive", str(graph[1]), "--agent", agent,
