@@ -86,8 +86,9 @@ def add_build_parser(sub: argparse._SubParsersAction) -> None:
                    help="reportbench (required), researcharena (finds the survey in the "
                    "corpus): the survey's arXiv id, one per SOURCE in order")
     p.add_argument("--survey-date", action="append", metavar="YYYY-MM-DD",
-                   help="reportbench, researcharena (the leakage cut-off): the date of the survey's latest version (the prompt's "
-                   "cut-off month), one per SOURCE in order")
+                   help="the date of the survey's latest version, one per SOURCE in order: "
+                   "reportbench (required; the prompt's cut-off month), researcharena "
+                   "(optional; the leakage cut-off)")
     from scholarbench.benchmarks.reportbench.construct import GRANULARITIES
     p.add_argument("--granularity", choices=GRANULARITIES, default="sentence",
                    help="reportbench: the constructed prompt's granularity (paper §2.1.2)")

@@ -316,9 +316,10 @@ def tasks_from_upstream(surveys: Sequence[UpstreamSurvey], corpus: Corpus | None
     """Upstream surveys as tasks (the same record `build_tasks` makes), sorted by id.
 
     With a corpus: the survey and each reference are looked up by S2 corpus id
-    (`CorpusId:<id>`; an id that is not digits as written, `corpus_key`); an id naming no corpus paper is unresolved (counted); two ids naming one
-    paper are a duplicate; the leakage rule classifies the resolved ones exactly as for
-    corpus-built tasks. The cut-off is `publicationDate`, else the survey's earliest corpus date.
+    (`CorpusId:<id>`; an id that is not digits as written, `corpus_key`); an id naming no
+    corpus paper is unresolved (counted); two ids naming one paper are a duplicate; the
+    leakage rule classifies the resolved ones exactly as for corpus-built tasks. The cut-off
+    is `publicationDate`, else the survey's earliest corpus date.
     Without a corpus: references keep their upstream ids as docids (so upstream run files score
     as upstream scores them), nothing is resolved or classified (`searchability_checked` False,
     `unresolved` None) and the gold is every reference, as in upstream's qrels.
