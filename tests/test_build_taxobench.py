@@ -288,9 +288,9 @@ def test_build_bad_input_is_one_line(tmp_path, capsys):
                  "--out", str(tmp_path / "o"), "--no-corpus"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "nope" in err and "no such file" in err
-    assert main(["build", str(tmp_path), "--benchmarks", "scinet", "--out",
+    assert main(["build", str(tmp_path), "--benchmarks", "nosuch", "--out",
                  str(tmp_path / "o"), "--no-corpus"]) == 2
-    assert "unknown scinet" in capsys.readouterr().err
+    assert "unknown nosuch" in capsys.readouterr().err
 
 
 def test_a_survey_with_no_placeable_paper_writes_no_instance(tmp_path, capsys):

@@ -168,6 +168,18 @@ def test_upstream_loader_makes_the_same_task_record(tmp_path, corpus, tasks):
     assert type(s) is type(tasks[S]) is ArenaTask
 
 
+def test_upstream_ids_that_are_not_digits_are_corpus_ids_as_written(tmp_path, corpus, tasks):
+    """`scholarbench build` writes corpus paper_ids (docs/build.md): looked up as written, while
+    digits stay S2 corpus ids (`CorpusId:1` is A)."""
+    path = _survey_jsonl(tmp_path / "survey.jsonl", [
+        {"id": S, "title": "Graph learning: a survey", "publicationDate": None,
+         "references": {"influential": [], "relevant": [A, B, "1", "doi:10.9/none"]}}])
+    (task,) = load_survey_jsonl(path, corpus)
+    assert task.survey_id == S and task.cutoff == CUTOFF_S
+    assert task.references == {A: 1, B: 1}
+    assert (task.counts.unresolved, task.counts.duplicates) == (1, 1)   # "1" names A again
+
+
 def test_upstream_loader_without_a_corpus_keeps_upstream_ids(tmp_path):
     path = _survey_jsonl(tmp_path / "survey.jsonl", UPSTREAM)
     s = {t.id: t for t in load_survey_jsonl(path)}["100"]

@@ -5,6 +5,10 @@
 - `deepsynth/…`: DeepSynth-Eval tasks (`builder.deepsynth`, needs an LLM client);
 - `reportbench/…`: ReportBench GT and constructed prompts (`builder.reportbench`: the
   existing `reportbench.survey_gt` and `reportbench.construct`, needs an LLM client);
+- `researcharena/survey.jsonl`: one upstream-format survey line per source, its references the
+  corpus papers the survey cites (`builder.researcharena`, needs a corpus);
+- `scinet/tasks.jsonl`: SciNet pair and path tasks about the survey's papers in a citation
+  graph (`builder.scinet`: the existing `scinet.tasks` constructions, needs the graph);
 - `review.md`: what a person must check before the tasks are used, per benchmark and survey;
 - `manifest.json`: the sources and their sha256, the corpus, models, prompt versions and
   usage per stage (`builder.manifest`).
@@ -21,7 +25,7 @@ from scholarbench.builder.manifest import BuildManifest
 from scholarbench.builder.source import SurveyDoc, read_source
 from scholarbench.errors import ScholarbenchError
 
-BENCHMARKS = ("taxobench", "deepsynth", "reportbench")
+BENCHMARKS = ("taxobench", "deepsynth", "reportbench", "researcharena", "scinet")
 
 
 @dataclass
@@ -56,10 +60,11 @@ def _unique_ids(docs: Sequence[SurveyDoc]) -> list[str]:
 def build(sources: Sequence[str | Path], benchmarks: Sequence[str], out: str | Path,
           corpus: Any = None, client: Any = None, bibliographies: Sequence[str | Path] = (),
           arxiv_ids: Sequence[str] = (), survey_dates: Sequence[str] = (),
-          granularity: str = "sentence") -> BuildResult:
+          granularity: str = "sentence", graph: Any = None) -> BuildResult:
     """Read every source, then write each asked benchmark's tasks, the review file and the
     manifest. `corpus`: an open `Corpus` (papers resolved for abstracts and the oracle
-    context) or None; `client`: the LLM client for DeepSynth's generation steps."""
+    context) or None; `client`: the LLM client for DeepSynth's generation steps; `graph`: a
+    `SciNetEnv` (SciNet's citation graph) or a callable returning one."""
     names = check_benchmarks(benchmarks)
     if not sources:
         raise ScholarbenchError("build: give at least one survey SOURCE")
@@ -67,6 +72,9 @@ def build(sources: Sequence[str | Path], benchmarks: Sequence[str], out: str | P
     if "reportbench" in names:
         from scholarbench.builder.reportbench import check_ids
         rb_keys = check_ids(arxiv_ids, survey_dates, len(sources))
+    if "researcharena" in names:
+        from scholarbench.builder.researcharena import check_dates
+        ra_dates, ra_arxiv = check_dates(survey_dates, arxiv_ids, len(sources))
     docs = [read_source(s, bibliographies) for s in sources]
     ids = _unique_ids(docs)
     manifest = BuildManifest.start(sources, docs, corpus)
@@ -107,6 +115,22 @@ def build(sources: Sequence[str | Path], benchmarks: Sequence[str], out: str | P
         review += rb.review
         result.files["reportbench"] = folder
         result.written["reportbench"] = rb.tasks
+    if "researcharena" in names:
+        from scholarbench.builder.researcharena import build_researcharena
+        folder = out / "researcharena"
+        ra = build_researcharena(docs, ids, sources, folder, corpus, manifest, ra_dates,
+                                 ra_arxiv)
+        review += ra.review
+        result.files["researcharena"] = folder / "survey.jsonl"
+        result.written["researcharena"] = ra.tasks
+    if "scinet" in names:
+        from scholarbench.builder.scinet import build_scinet
+        folder = out / "scinet"
+        sn = build_scinet(docs, ids, sources, folder, graph() if callable(graph) else graph,
+                          manifest)
+        review += sn.review
+        result.files["scinet"] = folder / "tasks.jsonl"
+        result.written["scinet"] = sn.tasks
     (out / "review.md").write_text("\n".join(review), encoding="utf-8")
     result.manifest = manifest.write(out / "manifest.json")
     return result

@@ -1,4 +1,4 @@
-"""`scholarbench build SOURCE… --benchmarks taxobench,deepsynth --out DIR`."""
+"""`scholarbench build SOURCE… --benchmarks taxobench,deepsynth,… --out DIR`."""
 from __future__ import annotations
 
 import argparse
@@ -20,13 +20,14 @@ def cmd_build(args: argparse.Namespace) -> int:
     if "deepsynth" in names or "reportbench" in names:
         from scholarbench.llm.commands import roles_from_args
         client = roles_from_args(args, need_agent=False, need_judge=True).judge
+    graph = _graph_loader(args) if "scinet" in names else None
     result = build(args.sources, names, Path(args.out), corpus=corpus, client=client,
                    bibliographies=args.bib or (), arxiv_ids=args.arxiv_id or (),
-                   survey_dates=args.survey_date or (), granularity=args.granularity)
+                   survey_dates=args.survey_date or (), granularity=args.granularity,
+                   graph=graph)
     for name, path in result.files.items():
         folder = path.parent if path.is_file() else path
-        print(f"{name}: {result.written[name]} task(s) in {path}  (import with `scholarbench "
-              f"data import {name} {folder}`)")
+        print(f"{name}: {result.written[name]} task(s) in {path}  ({_use(name, path, folder)})")
     print(f"review: {Path(args.out) / 'review.md'}; manifest: {Path(args.out) / 'manifest.json'}"
           f"{'' if corpus else '; no corpus: abstracts from the bibliographies only'}")
     empty = [name for name, n in result.written.items() if n == 0]
@@ -42,25 +43,59 @@ def cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _use(name: str, path: Path, folder: Path) -> str:
+    if name == "researcharena":
+        return f"run with `scholarbench run researcharena --tasks-from {path} --corpus …`"
+    if name == "scinet":
+        return f"run with `scholarbench run scinet --task pair|path --tasks {path} --graph …`"
+    return f"import with `scholarbench data import {name} {folder}`"
+
+
+def _graph_loader(args: argparse.Namespace):
+    """SciNet's citation graph as `run scinet` opens it: --graph, else the imported arxiv2023;
+    contexts from --unarxive, else the imported unarxive when present. Opened when needed."""
+    from scholarbench.errors import ScholarbenchError
+    from scholarbench.paths import data_dir
+    data = data_dir(args.data)
+    graph = Path(args.graph) if args.graph else data / "arxiv2023"
+    unarxive = Path(args.unarxive) if args.unarxive else data / "unarxive"
+    if not graph.exists():
+        raise ScholarbenchError(f"scinet: no citation graph at {graph}: scholarbench data "
+                                "import arxiv2023 PATH, or pass --graph DIR")
+
+    def load():
+        from scholarbench.benchmarks.scinet.env import SciNetEnv
+        return SciNetEnv.from_arxiv2023(graph, unarxive if unarxive.exists() else None)
+    return load
+
+
 def add_build_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("build", help="build benchmark tasks (TaxoBench, DeepSynth-Eval) from "
-                       "survey sources (Manubot/Pandoc Markdown, LaTeX + .bib)")
+    p = sub.add_parser("build", help="build benchmark tasks (TaxoBench, DeepSynth-Eval, "
+                       "ReportBench, ResearchArena, SciNet) from survey sources "
+                       "(Manubot/Pandoc Markdown, LaTeX + .bib)")
     p.add_argument("sources", nargs="+", metavar="SOURCE",
                    help="a Manubot folder (content/*.md), a .md file, a .tex file or a LaTeX "
                    "folder")
     p.add_argument("--benchmarks", required=True,
-                   help="comma-separated: taxobench, deepsynth, reportbench")
+                   help="comma-separated: taxobench, deepsynth, reportbench, "
+                   "researcharena, scinet")
     p.add_argument("--out", required=True, help="output folder")
     p.add_argument("--bib", action="append", metavar="FILE",
                    help="bibliography (.bib, .bbl, CSL .json) for the sources; repeatable")
     p.add_argument("--arxiv-id", action="append", metavar="ID",
-                   help="reportbench: the survey's arXiv id, one per SOURCE in order")
+                   help="reportbench (required), researcharena (finds the survey in the "
+                   "corpus): the survey's arXiv id, one per SOURCE in order")
     p.add_argument("--survey-date", action="append", metavar="YYYY-MM-DD",
-                   help="reportbench: the date of the survey's latest version (the prompt's "
-                   "cut-off month), one per SOURCE in order")
+                   help="the date of the survey's latest version, one per SOURCE in order: "
+                   "reportbench (required; the prompt's cut-off month), researcharena "
+                   "(optional; the leakage cut-off)")
     from scholarbench.benchmarks.reportbench.construct import GRANULARITIES
     p.add_argument("--granularity", choices=GRANULARITIES, default="sentence",
                    help="reportbench: the constructed prompt's granularity (paper §2.1.2)")
+    p.add_argument("--graph", help="scinet: the citation graph folder (arxiv2023 format; "
+                   "default: the imported arxiv2023), as `run scinet --graph`")
+    p.add_argument("--unarxive", help="scinet: unArXive folder for citation contexts (default: "
+                   "the imported unarxive, when present)")
     p.add_argument("--corpus", help="corpus folder (default: the data dir's default corpus "
                    "when it exists)")
     p.add_argument("--no-corpus", action="store_true", help="resolve nothing in a corpus")

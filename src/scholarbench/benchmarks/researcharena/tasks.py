@@ -304,14 +304,22 @@ def _upstream_grades(survey: UpstreamSurvey) -> tuple[dict[str, int], int]:
     return grades, repeats
 
 
+def corpus_key(upstream_id: str) -> str:
+    """How an id of a survey.jsonl is looked up in the corpus: upstream's ids are S2 corpus ids
+    (digits: `CorpusId:<id>`); any other id is looked up as written (a corpus paper_id such as
+    `doi:10.1098/…` or `arxiv:1706.03762`, as `scholarbench build` writes them)."""
+    return f"CorpusId:{upstream_id}" if upstream_id.isdigit() else upstream_id
+
+
 def tasks_from_upstream(surveys: Sequence[UpstreamSurvey], corpus: Corpus | None = None, *,
                         space: SearchSpace | None = None) -> list[ArenaTask]:
     """Upstream surveys as tasks (the same record `build_tasks` makes), sorted by id.
 
     With a corpus: the survey and each reference are looked up by S2 corpus id
-    (`CorpusId:<id>`); an id naming no corpus paper is unresolved (counted); two ids naming one
-    paper are a duplicate; the leakage rule classifies the resolved ones exactly as for
-    corpus-built tasks. The cut-off is `publicationDate`, else the survey's earliest corpus date.
+    (`CorpusId:<id>`; an id that is not digits as written, `corpus_key`); an id naming no
+    corpus paper is unresolved (counted); two ids naming one paper are a duplicate; the
+    leakage rule classifies the resolved ones exactly as for corpus-built tasks. The cut-off
+    is `publicationDate`, else the survey's earliest corpus date.
     Without a corpus: references keep their upstream ids as docids (so upstream run files score
     as upstream scores them), nothing is resolved or classified (`searchability_checked` False,
     `unresolved` None) and the gold is every reference, as in upstream's qrels.
@@ -333,12 +341,12 @@ def tasks_from_upstream(surveys: Sequence[UpstreamSurvey], corpus: Corpus | None
                                    searchability_checked=False))
             continue
         assert space is not None
-        survey_id = corpus.resolve(f"CorpusId:{survey.id}")
+        survey_id = corpus.resolve(corpus_key(survey.id))
         cutoff = survey.publication_date or (space.cutoff(survey_id) if survey_id else None)
         refs: dict[str, int] = {}
         unresolved, duplicates = 0, repeats
         for rid, grade in grades.items():
-            pid = corpus.resolve(f"CorpusId:{rid}")
+            pid = corpus.resolve(corpus_key(rid))
             if pid is None:
                 unresolved += 1
             elif pid in refs:
@@ -438,5 +446,5 @@ def count_totals(tasks: Sequence[ArenaTask]) -> dict:
 
 __all__ = ["REFERENCE_LIST_SOURCES", "TASK_SETS", "GRADING_NOTE", "SearchSpace",
            "earliest_date", "survey_ids", "build_tasks", "reference_lists_from_sources",
-           "tasks_from_upstream", "load_survey_jsonl", "attach_taxobench_mindmaps",
+           "corpus_key", "tasks_from_upstream", "load_survey_jsonl", "attach_taxobench_mindmaps",
            "tasks_from_taxobench", "count_totals"]

@@ -136,33 +136,41 @@ def build_pair(env: SciNetEnv, s: BuildSettings) -> list[SciNetTask]:
     picked = with_ctx[: s.n_pair]
     rest = [c for c in cand if c not in set(picked)]
     picked += [rest[i] for i in sorted(rng.permutation(len(rest))[: s.n_pair - len(picked)])]
-    for paper in picked:
-        positive, known = positive_citers(env, paper, s.sentiment_window)
-        tasks.append(SciNetTask(
-            f"pair/pncites/{paper}", "pair", "pncites", pair_query("pncites", env.title(paper)),
-            source=paper,
-            gold={"citers": sorted(env.citers(paper)), "positive": positive,
-                  "context_citers": known, "cocited": [], "comentioned": None},
-            info={"sentiment_rule": RULES_VERSION,
-                  **({"sentiment_window": s.sentiment_window}
-                     if s.sentiment_window != "sentence" else {})}))
+    tasks += [pncites_task(env, paper, s) for paper in picked]
     # cooccur
     para = sorted(p for p in {q for par in env.contexts.paragraphs for q in par.cited}
                   if env.contexts.comentioned(p))
     picked = para[: s.n_pair]
     rest = [c for c in cand if c not in set(picked)]
     picked += [rest[i] for i in sorted(rng.permutation(len(rest))[: s.n_pair - len(picked)])]
-    for paper in picked:
-        co = env.cocited(paper)
-        cm = env.contexts.comentioned(paper) if env.contexts.has_paragraphs(paper) else None
-        tasks.append(SciNetTask(
-            f"pair/cooccur/{paper}", "pair", "cooccur", pair_query("cooccur", env.title(paper)),
-            source=paper,
-            gold={"citers": [], "cocited": sorted(co, key=lambda k: (-co[k], k)),
-                  "cocited_counts": {k: co[k] for k in sorted(co)},
-                  "comentioned": sorted(cm) if cm is not None else None},
-            info={}))
+    tasks += [cooccur_task(env, paper) for paper in picked]
     return tasks
+
+
+def pncites_task(env: SciNetEnv, paper: str, s: BuildSettings) -> SciNetTask:
+    """The pncites task about `paper` (a graph id): gold = its citers, the positive ones."""
+    positive, known = positive_citers(env, paper, s.sentiment_window)
+    return SciNetTask(
+        f"pair/pncites/{paper}", "pair", "pncites", pair_query("pncites", env.title(paper)),
+        source=paper,
+        gold={"citers": sorted(env.citers(paper)), "positive": positive,
+              "context_citers": known, "cocited": [], "comentioned": None},
+        info={"sentiment_rule": RULES_VERSION,
+              **({"sentiment_window": s.sentiment_window}
+                 if s.sentiment_window != "sentence" else {})})
+
+
+def cooccur_task(env: SciNetEnv, paper: str) -> SciNetTask:
+    """The cooccur task about `paper`: gold = its co-cited papers, its paragraph co-mentions."""
+    co = env.cocited(paper)
+    cm = env.contexts.comentioned(paper) if env.contexts.has_paragraphs(paper) else None
+    return SciNetTask(
+        f"pair/cooccur/{paper}", "pair", "cooccur", pair_query("cooccur", env.title(paper)),
+        source=paper,
+        gold={"citers": [], "cocited": sorted(co, key=lambda k: (-co[k], k)),
+              "cocited_counts": {k: co[k] for k in sorted(co)},
+              "comentioned": sorted(cm) if cm is not None else None},
+        info={})
 
 
 def build_path(env: SciNetEnv, s: BuildSettings) -> list[SciNetTask]:
@@ -175,28 +183,38 @@ def build_path(env: SciNetEnv, s: BuildSettings) -> list[SciNetTask]:
             continue
         by_cites = sorted(ids, key=lambda i: (-env.n_citations(i), i))
         classic = by_cites[: s.n_classic]
-        recent = [i for i in by_cites
-                  if (env.year(i) or -1) > last - s.recent_years and i not in classic][: s.n_recent]
-        pairs = [(a, b) for a in classic for b in recent]
+        recent = [i for i in by_cites if (env.year(i) or -1) > last - s.recent_years
+                  and i not in classic][: s.n_recent]
         rng = np.random.default_rng([s.seed, 3, g.venues.index(category)])
-        made = 0
-        for j in rng.permutation(len(pairs))[: s.max_tries]:
-            a, b = pairs[int(j)]
-            try:
-                found = env.path_finder.find(a, b, max_papers=s.max_papers)
-            except PathError:
-                continue
-            if len(found.path) < 3:
-                continue
-            field = field_name(category)
-            tasks.append(SciNetTask(
-                f"path/{category}/{made:03d}", "path", "path",
-                path_query(env.title(a), env.title(b), field), field=field, category=category,
-                classic=a, recent=b, gold={"path": list(found.path), "score": found.score},
-                info={"max_papers": s.max_papers}))
-            made += 1
-            if made >= s.per_category:
-                break
+        tasks += path_tasks(env, classic, recent, s, rng, f"path/{category}",
+                            field_name(category), category)
+    return tasks
+
+
+def path_tasks(env: SciNetEnv, classic: list[str], recent: list[str], s: BuildSettings,
+               rng: np.random.Generator, prefix: str, field: str, category: str | None
+               ) -> list[SciNetTask]:
+    """Path tasks from `classic` to `recent` papers (graph ids): the pairs in `rng`'s order,
+    kept when a path of 3..`max_papers` papers leads from classic to recent (gold: the graph's
+    maximum-citation path); at most `per_category` (`max_tries` pairs tried), ids
+    `<prefix>/<nnn>`."""
+    pairs = [(a, b) for a in classic for b in recent]
+    tasks: list[SciNetTask] = []
+    for j in rng.permutation(len(pairs))[: s.max_tries]:
+        a, b = pairs[int(j)]
+        try:
+            found = env.path_finder.find(a, b, max_papers=s.max_papers)
+        except PathError:
+            continue
+        if len(found.path) < 3:
+            continue
+        tasks.append(SciNetTask(
+            f"{prefix}/{len(tasks):03d}", "path", "path",
+            path_query(env.title(a), env.title(b), field), field=field, category=category,
+            classic=a, recent=b, gold={"path": list(found.path), "score": found.score},
+            info={"max_papers": s.max_papers}))
+        if len(tasks) >= s.per_category:
+            break
     return tasks
 
 
