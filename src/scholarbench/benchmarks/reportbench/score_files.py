@@ -49,12 +49,13 @@ from scholarbench.benchmarks.reportbench.pred_lines import as_record, read_predi
 from scholarbench.benchmarks.reportbench.refscore import (HiddenSurvey, references_for,
                                                           score_references)
 from scholarbench.benchmarks.reportbench.resolve import TitleExtractor
+from scholarbench.benchmarks.reportbench.scoring import REF_KEYS
 from scholarbench.benchmarks.reportbench.statements import (aggregate_statement_rows,
                                                             format_statement_summary,
                                                             not_judged_row, statement_row)
 from scholarbench.data.trec import write_lines_atomic
 
-METRICS = ("ref_precision", "ref_recall", "ref_count")
+METRICS = REF_KEYS          # the per-survey reference measures (`measures.MEASURES`)
 
 
 def _open_corpus(corpus: Any):
@@ -79,7 +80,7 @@ def _hidden_surveys(gt_dir: Path) -> dict[str, HiddenSurvey]:
 
 
 def _zero_row(survey: str, n_gt: int, status: str) -> dict:
-    return {"arxiv_id": survey, "ref_precision": 0.0, "ref_recall": 0.0, "ref_count": 0,
+    return {"arxiv_id": survey, **{k: 0 if k == "ref_count" else 0.0 for k in METRICS},
             "n_gt": n_gt, "status": status, "n_matched": 0, "n_found": 0, "n_resolved": 0,
             "n_titled": 0, "n_unresolved": 0, "n_unresolved_with_id": 0,
             "unresolved_reasons": {}, "pred_line": None, "input": None}
