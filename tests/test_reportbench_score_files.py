@@ -79,6 +79,13 @@ def test_both_forms_and_every_count(tmp_path):
     assert summary["means"]["ref_precision"] == pytest.approx((2 / 3 + 1.0 + 0) / 3)
     assert summary["means_scored"]["ref_recall"] == pytest.approx((2 / 3 + 0.5) / 2)
     assert summary["micro"] == {"ref_precision": 3 / 4, "ref_recall": 3 / 6}
+    # the run's measures, aggregated as a run aggregates them, each with its interval
+    metrics = summary["metrics"]
+    assert metrics["ref_precision"]["mean"] == summary["means"]["ref_precision"]
+    assert metrics["ref_precision_micro"]["mean"] == 3 / 4      # (2 + 1 + 0) / (3 + 1 + 0)
+    assert metrics["ref_recall_micro"]["mean"] == 3 / 6         # (2 + 1 + 0) / (3 + 2 + 1)
+    assert all(m["ci95"] is not None for m in metrics.values())
+    assert rows["2101.00001"]["n_gt_matched"] == 2 and rows["2101.00003"]["n_gt_matched"] == 0
     text = format_summary(summary)
     assert "3 surveys, 2 with a prediction" in text and "6 malformed" in text
     assert "1 duplicate" in text and "malformed line 3: not valid JSON" in text

@@ -34,6 +34,8 @@ noncited_accuracy_upstream and their counts); the others say why they were not j
 Means are over every GT survey (missing and malformed ones as 0) in `means`; `means_scored`
 is over the surveys with a valid line; `micro` pools matches and counts over all surveys
 (upstream prints both a macro and this micro figure, over the surveys it did not drop).
+`metrics` holds every declared measure (`measures.MEASURES`) aggregated as a run's summary
+aggregates them, each with its bootstrap `ci95` (`core.summarise.add_intervals`).
 """
 from __future__ import annotations
 
@@ -44,6 +46,7 @@ from typing import Any
 
 from scholarbench.benchmarks.reportbench.extract import ExtractedReferences, references_from_items
 from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
+from scholarbench.benchmarks.reportbench.measures import BY_KEY, counted, micro_key
 from scholarbench.benchmarks.reportbench.metrics import Match, Unresolved, reference_scores
 from scholarbench.benchmarks.reportbench.pred_lines import as_record, read_predictions
 from scholarbench.benchmarks.reportbench.refscore import (HiddenSurvey, references_for,
@@ -81,8 +84,8 @@ def _hidden_surveys(gt_dir: Path) -> dict[str, HiddenSurvey]:
 
 def _zero_row(survey: str, n_gt: int, status: str) -> dict:
     return {"arxiv_id": survey, **{k: 0 if k == "ref_count" else 0.0 for k in METRICS},
-            "n_gt": n_gt, "status": status, "n_matched": 0, "n_found": 0, "n_resolved": 0,
-            "n_titled": 0, "n_unresolved": 0, "n_unresolved_with_id": 0,
+            "n_gt": n_gt, "status": status, "n_matched": 0, "n_gt_matched": 0, "n_found": 0,
+            "n_resolved": 0, "n_titled": 0, "n_unresolved": 0, "n_unresolved_with_id": 0,
             "unresolved_reasons": {}, "pred_line": None, "input": None}
 
 
@@ -157,7 +160,8 @@ def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path:
         counts = found.counts()
         row = {"arxiv_id": survey, **{k: scores.as_dict()[k] for k in METRICS}, "n_gt": n_gt,
                "status": "scored" if scores.ref_count else "no_references",
-               "n_matched": scores.n_matched, **{k: counts[k] for k in (
+               "n_matched": scores.n_matched, "n_gt_matched": scores.n_gt_matched,
+               **{k: counts[k] for k in (
                    "n_found", "n_resolved", "n_titled", "n_unresolved", "n_unresolved_with_id",
                    "unresolved_reasons")},
                "pred_line": lineno,
@@ -178,11 +182,6 @@ def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path:
         pooled["not_academic"] += counts["n_not_academic"]
         for why, n in counts["unresolved_reasons"].items():
             pooled["reasons"][why] = pooled["reasons"].get(why, 0) + n
-        row["_gt_matched"] = scores.n_gt_matched
-    micro_matched = sum(r["n_matched"] for r in rows)
-    micro_count = sum(r["ref_count"] for r in rows)
-    micro_gt_matched = sum(r.pop("_gt_matched", 0) for r in rows)
-    micro_gt = sum(r["n_gt"] for r in rows)
     write_lines_atomic(out_path, (json.dumps(r, ensure_ascii=False) for r in rows))
     scored = [r for r in rows if r["pred_line"] is not None]
 
@@ -207,13 +206,26 @@ def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path:
         "n_unknown_lines": len(unknown), "unknown": unknown,
         "means": {k: mean(rows, k) for k in METRICS},
         "means_scored": {k: mean(scored, k) for k in METRICS},
-        "micro": {"ref_precision": micro_matched / micro_count if micro_count else 0.0,
-                  "ref_recall": micro_gt_matched / micro_gt if micro_gt else 0.0},
+        "micro": {k: BY_KEY[micro_key(k)].measure.value(rows) for k in METRICS
+                  if micro_key(k) in BY_KEY},
         "references": pooled,
     }
     if statement_judge is not None:
         summary["statements"] = aggregate_statement_rows(rows)
+    summary["metrics"] = measure_entries(rows, statement_judge is not None,
+                                         summary.get("statements", {}).get("n_judged", 0))
     return summary
+
+
+def measure_entries(rows: list[dict], judged: bool, n_judged: int) -> dict[str, Any]:
+    """`metrics` as a run's summary has them: every declared measure (the run's own
+    aggregation, `summary.metric_entries`) with its bootstrap `ci95`."""
+    from scholarbench.benchmarks.reportbench.benchmark import ReportBench
+    from scholarbench.benchmarks.reportbench.summary import metric_entries
+    from scholarbench.core.summarise import add_intervals
+    block = {"metrics": metric_entries(rows, counted(rows), judged, n_judged)}
+    add_intervals(ReportBench({}), block, rows, {"mode": "shipped"})
+    return block["metrics"]
 
 
 def _judge_statements(statement_judge: Any, report: str | None,

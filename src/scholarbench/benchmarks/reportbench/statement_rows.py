@@ -97,7 +97,7 @@ def format_statement_summary(stats: dict[str, Any]) -> list[str]:
 
     c = stats["counts"]
     lines = [f"  {key:<28} {f(stats[key]['mean']):>8}   (n={stats[key]['n']}, undefined "
-             f"{stats[key]['n_undefined']}; micro {f(stats['micro'][key])})"
+             f"{stats[key]['n_undefined']}; micro {f(stats['micro'].get(key))})"
              for key in STATEMENT_RATES]
     reasons = ", ".join(f"{n} {why}" for why, n in sorted(
         stats["cited_unreachable_reasons"].items(), key=lambda kv: -kv[1])) or "none"
