@@ -89,23 +89,25 @@ _UPSTREAM = "upstream metrics_calculator.py @ 1826140"
 
 MEASURES: tuple[Shown, ...] = (
     _declare("ref_precision", "Precision", "matched references / distinct references with a "
-             "title", "paper §2.2.1 (Table 1 Precision)", family="reference", headline=True,
-             decimals=3),
+             "title", "paper §2.2 content quality, §3.2 (Table 1 Precision)",
+             family="reference", headline=True, decimals=3),
     _declare("ref_recall", "Recall", "ground-truth titles matched / distinct ground-truth "
-             "titles", "paper §2.2.1 (Table 1 Recall)", family="reference", headline=True,
-             decimals=3),
+             "titles", "paper §2.2 content quality, §3.2 (Table 1 Recall)",
+             family="reference", headline=True, decimals=3),
     _declare("ref_count", "Ref Num", "distinct references in the precision denominator",
-             "paper Table 1 Ref Num", family="reference", direction="none",
+             "paper §3.2 (Table 1 Ref Num)", family="reference", direction="none",
              unit="references", headline=True, decimals=2, bounds=(0.0, None)),
     _declare("cited_match_rate", "Match Rate", "cited statements matched by their source / "
-             "(checked + unreachable pairs)", "paper §2.2.2 (Table 1 Match Rate)",
-             family="statement", percent=True, decimals=2),
+             "(checked + unreachable pairs)",
+             "paper §2.2 cited statements, §3.2 (Table 1 Match Rate)", family="statement",
+             percent=True, decimals=2),
     _declare("cited_match_rate_checkable", "Match Rate (checkable)", "matched / checked "
              "pairs (unreachable sources left out)", f"{_UPSTREAM} alignment_rate",
              family="statement", percent=True, decimals=2),
     _declare("noncited_accuracy", "Factual Acc", "non-cited statements voted correct / "
-             "(correct + incorrect)", "paper §2.2.3 (Table 1 Factual Acc)",
-             family="statement", percent=True, decimals=2),
+             "(correct + incorrect)",
+             "paper §2.2 non-cited statements, §3.2 (Table 1 Factual Acc)", family="statement",
+             percent=True, decimals=2),
     _declare("noncited_accuracy_upstream", "Factual Acc (ties wrong)", "correct / (correct "
              "+ incorrect + tie)", f"{_UPSTREAM} (ties in the denominator)",
              family="statement", percent=True, decimals=2),
@@ -116,7 +118,8 @@ MEASURES: tuple[Shown, ...] = (
              "upstream's micro figure (related_work_evaluator.py)", family="reference",
              aggregator=_ratio("n_gt_matched", "n_gt"), aggregate_note=_MICRO, decimals=3),
     _declare("cited_match_rate_micro", "Match Rate (micro)", "Σ matched / Σ (checked + "
-             "unreachable) pairs", "paper §2.2.2, pooled over pairs", family="statement",
+             "unreachable) pairs", "paper §2.2 cited statements, pooled over pairs",
+             family="statement",
              aggregator=_pooled_statement("cited_match_rate"), aggregate_note=_MICRO_ST,
              percent=True, decimals=2),
     _declare("cited_match_rate_checkable_micro", "Match Rate (checkable, micro)",
@@ -124,7 +127,7 @@ MEASURES: tuple[Shown, ...] = (
              family="statement", aggregator=_pooled_statement("cited_match_rate_checkable"),
              aggregate_note=_MICRO_ST, percent=True, decimals=2),
     _declare("noncited_accuracy_micro", "Factual Acc (micro)", "Σ correct / Σ (correct + "
-             "incorrect) statements", "paper §2.2.3, pooled over statements",
+             "incorrect) statements", "paper §2.2 non-cited statements, pooled over statements",
              family="statement", aggregator=_pooled_statement("noncited_accuracy"),
              aggregate_note=_MICRO_ST, percent=True, decimals=2),
     _declare("noncited_accuracy_upstream_micro", "Factual Acc (ties wrong, micro)",

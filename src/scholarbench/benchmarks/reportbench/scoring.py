@@ -31,7 +31,7 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from scholarbench.benchmarks.reportbench.measures import NOT_COUNTED, keys
+from scholarbench.benchmarks.reportbench.measures import keys
 from scholarbench.benchmarks.reportbench.refscore import (HiddenSurvey, references_for,
                                                           score_references)
 
@@ -140,7 +140,7 @@ def _has_unscored(record: dict[str, Any]) -> bool:
 
 
 def zero_row(row: dict[str, Any], n_gt: int, status: str, error: str | None) -> dict[str, Any]:
-    row.update({k: 0.0 for k in REF_KEYS if k != "ref_count"}, ref_count=0, n_gt=n_gt, status=status,
+    row.update({k: 0 if k == "ref_count" else 0.0 for k in REF_KEYS}, n_gt=n_gt, status=status,
                n_matched=0, n_gt_matched=0, n_found=0, n_resolved=0, n_titled=0,
                n_unresolved=0, n_unresolved_with_id=0, unresolved_reasons={},
                error=error or "not generated")
