@@ -154,3 +154,20 @@ def test_a_constructed_prompt_run_is_rebuilt_from_its_scores(
     own = _check_rebuilt(out, monkeypatch, tmp_path)
     assert own["granularity"] == granularity and own["prompts"]["n"] == 2
     assert set(own["metrics"]) == set(keys("reference", pooled=None))
+
+
+def test_the_key_lists_are_the_declared_measures():
+    """One declaration: the row keys, rates, headline, report columns and `score reportbench`
+    means all follow `measures.MEASURES` (a measure added there shows up in each)."""
+    from scholarbench.benchmarks.reportbench import score_files, scoring, section
+    from scholarbench.benchmarks.reportbench.benchmark import REF_HEADLINE
+    from scholarbench.benchmarks.reportbench.statement_rows import STATEMENT_RATES
+    per_survey = [s for s in MEASURES if not s.pooled]
+    assert scoring.REF_KEYS == score_files.METRICS == section.REF_KEYS == tuple(
+        s.key for s in per_survey if s.family == "reference") == REF_HEADLINE
+    assert STATEMENT_RATES == section.RATES == tuple(
+        s.key for s in per_survey if s.family == "statement")
+    for s in MEASURES:
+        shown = section.DISPLAY[s.key]
+        assert (shown.label, shown.decimals, shown.percent) == (s.measure.label, s.decimals,
+                                                                s.percent)
