@@ -249,3 +249,50 @@ def test_list_agent_names_the_benchmarks_each_agent_fits_and_the_generic_ones(ca
     assert rows["e2e-writer"].startswith("deepsynth: report; reportbench: shipped")
     assert rows["endpoint"].startswith("every benchmark and sub-task")
     assert "replay" in rows and "package.module:attr" in rows
+
+
+def test_a_plugin_brings_its_measures_judge_stage_and_report_section(env):
+    """toybench declares `hit@3`, a pooled `f1` (TaxoBench has an `f1` too) and a judge-scored
+    measure, runs a judge stage into its own file and registers its own report section: the
+    summary has every measure with its interval, is rebuilt from scores.jsonl alone, and an
+    answer the judge cannot read is `unscored` in every file."""
+    site, user, tmp = env
+    (user / "judgeme.py").write_text(
+        "def solve(task):\n"
+        "    if task['topic'] == 'retrieval':\n"
+        "        return {'papers': ['unjudgeable', 'BM25']}\n"
+        "    return {'papers': {'graph neural networks': ['GCN', 'x', 'y'],\n"
+        "                       'transformers': ['z', 'Attention Is All You Need']}"
+        "[task['topic']]}\n")
+    run = _cli(["run", "toybench", "--task", "rank", "--agent", "judgeme:solve", "--out",
+                "runs/judged", "--quiet"], site, tmp, user)
+    assert run.returncode == 0, run.stderr
+    judge = [json.loads(x) for x in (tmp / "runs/judged/judge.jsonl").read_text().splitlines()]
+    assert {j["id"]: j.get("verdict") for j in judge} == {"t1": 1.0, "t2": 0.0, "t3": None}
+    summary = json.loads((tmp / "runs/judged/summary.json").read_text())
+    assert summary["status"] == {"scored": 2, "unscored": 1}
+    m = summary["metrics"]
+    # hit@3: t1 1/2, t2 1/1 (t3 unscored: its row still has its value, 1/3)
+    assert m["hit@3"]["mean"] == pytest.approx((0.5 + 1 + 1 / 3) / 3)
+    # pooled f1: hits 1+1+1 = 3, gold 2+1+3 = 6, answers 3+2+2 = 7 → 6/13
+    assert m["f1"]["mean"] == pytest.approx(6 / 13)
+    assert m["judged"]["mean"] == pytest.approx(0.5) and m["judged"]["n_null"] == 1
+    assert all("ci95" in v for v in m.values())
+    low, high = m["f1"]["ci95"]
+    assert low <= 6 / 13 <= high
+    check = _cli(["aggregate", "runs/judged", "--check"], site, tmp)
+    assert check.returncode == 0, check.stderr
+    rows = [json.loads(x) for x in (tmp / "runs/judged/scores.jsonl").read_text().splitlines()]
+    assert [r["status"] for r in rows] == ["scored", "scored", "unscored"]
+    assert rows[2]["reason"] == "the toy judge's reply had no verdict"
+
+    listed = _cli(["list", "measure"], site, tmp)
+    assert listed.returncode == 0, listed.stderr
+    text = listed.stdout
+    assert "toybench\n" in text and "  f1 " in text.split("toybench\n", 1)[1]
+    assert "pooled over the run" in text and "[LLM judge]" in text
+    report = _cli(["report", "runs/judged", "--format", "markdown", "--no-published"], site, tmp)
+    assert report.returncode == 0, report.stderr
+    assert "Toy benchmark (plug-in section)" in report.stdout
+    assert "2 samples judged" in report.stdout
+    assert "F1↑" in report.stdout and "46.15% ±" in report.stdout     # declared label, unit

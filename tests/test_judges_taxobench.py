@@ -172,7 +172,8 @@ def test_run_with_judge_counts_unscored_missing_and_malformed(tmp_path, fake):
                             progress=False, judge=make_client(fake, cache)), FakeEmbedder())
     assert summary["n_samples"] == 4 and summary["n_missing"] == 1 and summary["n_malformed"] == 1
     m = summary["metrics"]
-    assert m["judge_coverage"] == {"mean": 4.0, "n": 1, "n_null": 3, "n_unscored": 1}
+    assert m["judge_coverage"] == {"mean": 4.0, "n": 1, "n_null": 3, "n_unscored": 1,
+                                   "ci95": None}
     assert m["judge_avg"]["mean"] == 3.0
     assert len(fake.requests) == 3              # 1 good + 2 attempts; nothing for the others
     rows = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]

@@ -275,7 +275,8 @@ def test_full_run_records_models_and_usage_and_a_second_run_makes_no_call(tmp_pa
     assert calls == 1 + 2 + 2
     assert summary["n_missing"] == summary["n_malformed"] == 0
     assert summary["metrics"]["recall"]["mean"] == 1.0
-    assert summary["metrics"]["judge_avg"] == {"mean": 3.0, "n": 2, "n_null": 0, "n_unscored": 0}
+    assert summary["metrics"]["judge_avg"] == {"mean": 3.0, "n": 2, "n_null": 0, "n_unscored": 0,
+                                                  "ci95": [3.0, 3.0]}
     assert summary["agent_info"]["placed"] == 8 and summary["agent_info"]["dropped"] == 0
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["models"]["agent"]["model_id"].endswith("|fake-agent")

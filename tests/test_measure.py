@@ -116,3 +116,44 @@ def test_differences_names_the_keys():
     assert differences({"a": {"b": 1, "c": 2}}, {"a": {"b": 1, "c": 3}, "d": 0}) == \
         ["a.c", "d"]
     assert differences({"a": [1]}, {"a": [1]}) == []
+
+
+def test_the_eval_table_shows_half_the_interval_beside_the_mean():
+    from scholarbench.core.status import COLUMNS
+    from scholarbench.core.suite import format_table
+    counts = {c: 0 for c in COLUMNS}
+    counts["scored"] = 4
+    entry = {"benchmark": "toy", "subtask": "a", "status": "complete", "samples": 4,
+             "counts": counts, "reasons": {}, "headline": {"x": 0.5, "y": 0.25, "z": None},
+             "headline_ci95": {"x": [0.4, 0.6], "y": None}}
+    table = format_table([entry])
+    assert "x 0.5000 ±0.1000" in table and "y 0.2500  " in table + "  " and "z —" in table
+    assert "±half its 95% bootstrap interval" in table
+
+
+def test_the_report_cell_carries_the_interval_in_its_unit():
+    from scholarbench.report.htmlkit import _with_interval
+    from scholarbench.report.sections.base import MetricDisplay
+    percent = MetricDisplay("r", "Recall", percent=True, decimals=2)
+    assert percent.format_with_interval(0.5, (0.4, 0.6)) == "50.00% ±10.00"
+    assert percent.format_with_interval(0.5, None) == "50.00%"
+    assert percent.format_with_interval(None, (0.4, 0.6)) == "—"
+    assert _with_interval("0.5000 ±0.1000") == \
+        '0.5000<span class="ci" title="± half the 95% bootstrap interval"> ±0.1000</span>'
+    assert _with_interval("a<b") == "a&lt;b"
+
+
+def test_a_pooled_measure_defined_on_few_samples_keeps_its_interval():
+    """Resampling every row would draw resamples with no defined sample (the aggregator gives
+    None); `defined_on` restricts the resampling to the rows the aggregate draws on."""
+    def pooled(rows):
+        rows = [r for r in rows if r.get("n")]
+        return sum(r["hits"] for r in rows) / sum(r["n"] for r in rows) if rows else None
+    rows = [{"id": str(i), "status": "scored"} for i in range(60)] + [
+        {"id": "a", "status": "scored", "hits": 1, "n": 2},
+        {"id": "b", "status": "scored", "hits": 2, "n": 2}]
+    bare = Measure("b", "m", aggregator=pooled)
+    assert interval(bare, rows) is None
+    named = Measure("b", "m", aggregator=pooled, defined_on=lambda r: bool(r.get("n")))
+    low, high = interval(named, rows)
+    assert low <= 3 / 4 <= high

@@ -258,10 +258,10 @@ def test_agents_never_see_gold(env, tmp_path):
 
 def test_registered_names():
     from scholarbench.core.registry import REGISTRY
-    names = REGISTRY.names("metric")
+    names = REGISTRY.names("metric")          # namespaced: scinet/<key> (core.measure)
     for m in ("novelty_sos", "disruption_recall@50", "cite_acc", "comention_paragraph",
               "path_connectivity", "path_rationality_llm"):
-        assert m in names
+        assert f"scinet/{m}" in names and f"scinet/{m}(upstream=1)" in names
     assert "scinet" in REGISTRY.names("benchmark")
     assert {"scinet/embedding", "scinet/bm25", "scinet/relation-aware"} <= set(
         REGISTRY.names("agent"))

@@ -7,19 +7,24 @@
     replay     answers from a file
     benchmark  what a benchmark defines
     records    typed, versioned records of a run directory
+    measure    a measure as an object: namespaced name, aggregator, 95% interval
+    summarise  the one aggregation: a summary from score rows alone (`aggregate` command)
     rundir     lock, atomic rewrites, append-only stage files
     engine     generate → score → aggregate, resume, re-score, usage per stage, exit status
     suite      `eval`: one agent on every benchmark it fits
 """
 from scholarbench.core.agent import (Agent, AgentContext, AgentError, FunctionAgent, Needs,
                                      Task)
-from scholarbench.core.benchmark import Benchmark, Loaded, Sample, mean_metrics
+from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext, mean_metrics
+from scholarbench.core.measure import Measure
+from scholarbench.core.records import ScoreRecord
 from scholarbench.core.families import (FAMILIES, Malformed, PathAnswer, RankingAnswer,
                                         ReportAnswer, TaxonomyAnswer, TreeNode, parse_answer)
-from scholarbench.core.registry import (REGISTRY, register_agent, register_benchmark,
-                                        register_measure)
+from scholarbench.core.registry import (REGISTRY, add_measures, register_agent,
+                                        register_benchmark, register_measure)
 
 __all__ = ["Agent", "AgentContext", "AgentError", "FunctionAgent", "Needs", "Task", "Benchmark",
-           "Loaded", "Sample", "mean_metrics", "FAMILIES", "Malformed", "PathAnswer",
+           "Loaded", "Measure", "Sample", "ScoreContext", "ScoreRecord", "add_measures",
+           "mean_metrics", "FAMILIES", "Malformed", "PathAnswer",
            "RankingAnswer", "ReportAnswer", "TaxonomyAnswer", "TreeNode", "parse_answer",
            "REGISTRY", "register_agent", "register_benchmark", "register_measure"]

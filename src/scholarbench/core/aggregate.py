@@ -53,12 +53,17 @@ def read_scores(path: Path, id_key: str) -> list[dict[str, Any]]:
 def rebuild(run_dir: Path) -> tuple[dict[str, Any], Any]:
     """(the rebuilt summary, the benchmark) of a finished run directory."""
     from scholarbench.core.engine import SCORES, benchmark_class
+    from scholarbench.core.records import RUN_FORMAT
     from scholarbench.core.rundir import RunDir
     from scholarbench.core.summarise import summarise
+    from scholarbench.core.migrate import check_format, upgrade_rows
     run = RunDir(run_dir)
     manifest = run.read_manifest()
     bench = benchmark_class(str(manifest.get("benchmark")))(manifest.get("options") or {})
     rows = read_scores(run.file(SCORES), bench.id_key)
+    if check_format(manifest, run.manifest_path) != RUN_FORMAT:
+        generated = run.stage(bench.generate_file, bench.id_key).records
+        rows = upgrade_rows(rows, manifest, generated, bench.id_key)
     return summarise(bench, rows, manifest, warn=False), bench
 
 

@@ -42,6 +42,14 @@ class Loaded:
     manifest: dict[str, Any] = field(default_factory=dict)   # more manifest fields (corpus, …)
 
 
+@dataclass
+class ScoreContext:
+    """What `Benchmark.score_sample` sees besides its sample and answer: the run's manifest and
+    the records of the benchmark's stages (file name → sample id → record)."""
+    manifest: dict[str, Any]
+    stage_records: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+
+
 class Benchmark:
     name: ClassVar[str]
     title: ClassVar[str] = ""
@@ -142,6 +150,17 @@ class Benchmark:
         """The `tools.rules.AccessRules` of one sample: what its paper hides from agents."""
         raise NotImplementedError
 
+    def tool_sample(self, subtask: str, task_id: str) -> Sample | None:
+        """The sample `task_id` of `subtask` with what `tool_rules` reads of it, or None when
+        there is no such task: all `tools serve --task` needs before it may answer its client.
+        Default: `load` every sample and pick. A benchmark whose `load` builds gold overrides
+        it to read only that task's rule inputs (the sample's gold and prompt may be empty)."""
+        return next((s for s in self.load(subtask, None).samples if s.id == task_id), None)
+
+    def tool_task_hint(self, subtask: str) -> str:
+        """Which task ids `subtask` has, for the one-line error naming an unknown one."""
+        return ids_hint([s.id for s in self.load(subtask, None).samples])
+
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         """The generate.jsonl fields of an answer; raise `families.Malformed` if it is wrong."""
         from scholarbench.core.families import parse_answer
@@ -164,9 +183,36 @@ class Benchmark:
         raise NotImplementedError
 
     # -- scoring -----------------------------------------------------------------------------
+    def stages(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
+               run_dir: Any) -> tuple[str, ...]:
+        """Cross-sample stages that come between the answers and the scores (an LLM judge):
+        each writes its own file in the run directory (`engine.run_stage`); returns the
+        file names, whose records `score_sample` then reads from its `ScoreContext`."""
+        return ()
+
+    def score_sample(self, sample: Sample, record: dict[str, Any] | None,
+                     ctx: "ScoreContext") -> Any:
+        """One sample's score row (a `core.records.ScoreRecord` or its dict): its measure
+        values, and a status and reason where the benchmark decides them (`unscored`,
+        `unscorable`); `record` is its generate line (None: no answer)."""
+        raise NotImplementedError
+
     def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
               manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
-        raise NotImplementedError
+        """Every sample's score row. Default: the `stages`, then `score_sample` one sample at
+        a time (a benchmark that scores a run as a whole overrides this instead)."""
+        files = self.stages(samples, generated, run_dir)
+        ctx = ScoreContext(manifest, {f: run_dir.stage(f, self.id_key).records for f in files})
+        rows = []
+        for sample in samples:
+            row = self.score_sample(sample, generated.get(sample.id), ctx)
+            row = row.model_dump(mode="json") if hasattr(row, "model_dump") else dict(row)
+            for key in ("reason", "unresolved", "n_refs"):    # unset: the engine fills them
+                if row.get(key) is None:
+                    row.pop(key, None)
+            row.setdefault(self.id_key, sample.id)
+            rows.append(row)
+        return rows
 
     def measures(self, subtask: str | None) -> tuple[Any, ...]:
         """The `core.measure.Measure`s this benchmark reports for `subtask`: their aggregators
@@ -178,7 +224,11 @@ class Benchmark:
                   ) -> dict[str, Any]:
         """{"metrics": {key: {"mean", "n", "n_null"}}, …} from the score rows and the manifest
         alone (no state kept from `score`, no data read: `scholarbench aggregate` rebuilds the
-        summary from scores.jsonl with this); default: plain means of the headline keys."""
+        summary from scores.jsonl with this); default: each declared measure (`measures`)
+        by its own aggregator, else plain means of the headline keys."""
+        declared = self.measures(manifest.get("mode"))
+        if declared:
+            return {"metrics": {m.key: measure_entry(m, rows) for m in declared}}
         keys = self.headline.get(manifest.get("mode") or "", ())
         return {"metrics": mean_metrics(rows, keys)}
 
@@ -191,6 +241,11 @@ class Benchmark:
         return "\n".join(lines)
 
 
+def ids_hint(ids: Sequence[str], n: int = 5) -> str:
+    """"101 tasks, e.g. a, b, c, d, e"."""
+    return f"{len(ids)} tasks, e.g. {', '.join(ids[:n])}"
+
+
 def mean_metrics(rows: Sequence[dict[str, Any]], keys: Sequence[str]) -> dict[str, Any]:
     """Means over the rows that are not unscorable; null values excluded and counted."""
     counted = [r for r in rows if r.get("status") not in ("unscorable", "error")]
@@ -200,6 +255,20 @@ def mean_metrics(rows: Sequence[dict[str, Any]], keys: Sequence[str]) -> dict[st
         out[key] = {"mean": sum(values) / len(values) if values else None, "n": len(values),
                     "n_null": len(counted) - len(values)}
     return out
+
+
+def measure_entry(measure: Any, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """{"mean", "n", "n_null"} of a `core.measure.Measure` over the rows that count (not
+    errored, not unscorable): a per-sample mean counts its defined values; a pooled aggregate
+    counts every row it pooled (n_null: rows left out by the aggregator's own rule: none)."""
+    from scholarbench.core.measure import NOT_COUNTED, defined
+    counted = [r for r in rows if r.get("status") not in NOT_COUNTED]
+    mean = measure.value(rows)
+    if measure.aggregator is None:
+        n = len(defined(counted, measure.key))
+    else:
+        n = len(counted) if mean is not None else 0
+    return {"mean": mean, "n": n, "n_null": len(counted) - n}
 
 
 def summary_line(summary: dict[str, Any]) -> str:

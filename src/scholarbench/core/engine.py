@@ -34,7 +34,7 @@ from scholarbench.core import refs
 from scholarbench.core.families import Malformed
 from scholarbench.core.limits import Oversized, scored_as_missing
 from scholarbench.core.models import Models  # noqa: F401  (re-exported: callers import it from here)
-from scholarbench.core.records import Manifest
+from scholarbench.core.records import RUN_FORMAT, Manifest
 from scholarbench.core.registry import REGISTRY
 from scholarbench.core.rundir import RunDir
 from scholarbench.core.writing import SampleWriter, write_record
@@ -379,7 +379,11 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
             row["reason"] = why       # scores.jsonl explains itself (core.summarise)
     flag_injections(rows, generated, bench.id_key)
     run.write_jsonl(SCORES, rows)
-    summary = summarise(bench, rows, run.read_manifest())
+    manifest = run.read_manifest()
+    if manifest.get("format") != RUN_FORMAT:       # rows and summary now of this format
+        manifest["format"] = RUN_FORMAT
+        run.write_manifest(manifest)
+    summary = summarise(bench, rows, manifest)
     run.write_json(SUMMARY, summary)
     return RunOutcome(run.path, summary, sum(errors.values()), errors)
 

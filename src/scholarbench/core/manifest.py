@@ -27,7 +27,8 @@ def package_versions() -> dict[str, str]:
 
 
 def new_manifest(**fields: Any) -> dict[str, Any]:
-    return {"format": "scholarbench-run/1", "created": datetime.now(timezone.utc).isoformat(),
+    from scholarbench.core.records import RUN_FORMAT
+    return {"format": RUN_FORMAT, "created": datetime.now(timezone.utc).isoformat(),
             "command": recorded_argv(), "versions": package_versions(), **fields}
 
 

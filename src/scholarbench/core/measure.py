@@ -47,6 +47,9 @@ class Measure:
     provenance: str = field(default="", compare=False)    # "paper eq. 4", "upstream variant …"
     judge: bool = field(default=False, compare=False)     # scored by an LLM judge
     aggregator: Aggregator | None = field(default=None, compare=False, repr=False)
+    # with an aggregator: the rows it draws on (resampled for the interval); default: all
+    # counted rows. A pooled measure defined on few samples names them, so no resample is empty.
+    defined_on: Callable[[Row], bool] | None = field(default=None, compare=False, repr=False)
     aggregate_note: str = field(default="mean over samples with a defined value",
                                 compare=False)
 
@@ -107,6 +110,8 @@ def interval(measure: Measure, rows: Sequence[Row]) -> list[float] | None:
             return np.mean(x, axis=axis)
         vectorized = True
     else:
+        if measure.defined_on is not None:
+            counted = [r for r in counted if measure.defined_on(r)]
         if sum(1 for r in counted if any(is_number(v) for v in r.values())) < 2:
             return None
         data = (np.arange(len(counted)),)

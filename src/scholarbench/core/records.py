@@ -29,8 +29,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-RUN_FORMAT = "scholarbench-run/2"
-READABLE_FORMATS = ("scholarbench-run/1", RUN_FORMAT)
+RUN_FORMAT = "scholarbench-run/3"      # core.migrate: what changed, how older runs are read
+READABLE_FORMATS = ("scholarbench-run/1", "scholarbench-run/2", RUN_FORMAT)
 
 StageStatus = Literal["ok", "malformed", "error", "oversized"]
 ScoreStatus = Literal["scored", "malformed", "error", "missing", "unscored", "oversized",

@@ -205,6 +205,8 @@ class RunDir:
             raise ScholarbenchError(f"{self.manifest_path}: JSON nested too deeply") from None
         if not isinstance(obj, dict):
             raise ScholarbenchError(f"{self.manifest_path}: expected a JSON object")
+        from scholarbench.core.migrate import check_format
+        check_format(obj, self.manifest_path)
         return obj
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:

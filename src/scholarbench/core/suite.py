@@ -260,7 +260,8 @@ def run_entry(bench: Benchmark, subtask: str, run_dir: Path,
                  counts=c, reasons=counts.reasons,
                  scored=c["scored"], errors=c["error"], malformed=c["malformed"],
                  oversized=c["oversized"],
-                 headline={k: metrics[k]["mean"] for k in headline if k in metrics})
+                 headline={k: metrics[k]["mean"] for k in headline if k in metrics},
+                 headline_ci95={k: metrics[k].get("ci95") for k in headline if k in metrics})
     if summary.get("without_flagged"):
         entry["without_flagged"] = summary["without_flagged"]
     return entry
@@ -281,7 +282,7 @@ def format_table(entries: list[dict[str, Any]]) -> str:
             lines.append(f"{e['benchmark']:<14} {e['subtask']:<14} {e['status']:<11} "
                          f"{e.get('reason', '')}")
             continue
-        hl = "  ".join(f"{k} {'—' if v is None else f'{v:.4f}'}"
+        hl = "  ".join(f"{k} {_mean_cell(v, (e.get('headline_ci95') or {}).get(k))}"
                        for k, v in e["headline"].items())
         nums = "".join(f" {_cell(e['counts'].get(c)):>{max(4, len(_SHORT[c]))}}"
                        for c in COLUMNS)
@@ -293,7 +294,8 @@ def format_table(entries: list[dict[str, Any]]) -> str:
         if why:
             lines.append(f"{'':<30}{why}")
     lines.append("columns: " + ", ".join(f"{_SHORT[c]} = {LABELS.get(c, c)}" for c in COLUMNS
-                                         if _SHORT[c] != c))
+                                         if _SHORT[c] != c)
+                 + "; headline: mean ±half its 95% bootstrap interval")
     return "\n".join(lines + flagged_lines(entries))
 
 
@@ -303,6 +305,15 @@ def flagged_lines(entries: list[dict[str, Any]]) -> list[str]:
     from scholarbench.injection.unflagged import flagged_note
     return [f"  {e['benchmark']} {e['subtask']}: {note}" for e in entries
             if (note := flagged_note(e))]
+
+
+def _mean_cell(mean: float | None, ci95: list[float] | None) -> str:
+    """'0.4000 ±0.0500': the mean and half its 95% interval's width (core.measure)."""
+    if mean is None:
+        return "—"
+    if not ci95:
+        return f"{mean:.4f}"
+    return f"{mean:.4f} ±{(ci95[1] - ci95[0]) / 2:.4f}"
 
 
 def _cell(value: int | None) -> str:

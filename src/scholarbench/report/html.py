@@ -54,6 +54,7 @@ table.lb tr.ours th { font-weight: 600; }
 table.lb tr.published { color: #6b6b6b; font-style: italic; }
 table.lb tr.sep td { text-align: left; font-size: 12px; color: var(--muted); font-style: italic;
   border-top: 1px solid #bbb; padding-top: 5px; }
+.ci { font-size: 0.8em; color: var(--muted); white-space: nowrap; }
 .badge { font: 10px/1 "Helvetica Neue", Arial, sans-serif; font-style: normal; color: #555;
   border: 1px solid #bbb; border-radius: 3px; padding: 1px 4px; vertical-align: 1px; }
 ul.notes { font-size: 12.5px; color: #444; margin: 2px 0 10px; padding-left: 18px;

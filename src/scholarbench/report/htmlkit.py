@@ -112,9 +112,9 @@ def table_html(table: Table, heading: str = "",
                 raw = "" if value is None else repr(value)
                 attrs = f' data-key="{e(keys[k])}" data-value="{raw}"'
                 if row.kind == "ours" and k in best and value == best[k]:
-                    cells.append(f'<td{attrs}><b>{e(cell)}</b></td>')
+                    cells.append(f'<td{attrs}><b>{_with_interval(cell)}</b></td>')
                     continue
-            cells.append(f"<td{attrs}>{e(cell)}</td>")
+            cells.append(f"<td{attrs}>{_with_interval(cell)}</td>")
         source = f' data-run="{e(row.source)}"' if row.source else ""
         out.append(f'<tr class="{row.kind}"{source}>' + "".join(cells) + "</tr>")
     out.append("</tbody></table></div>")
@@ -284,3 +284,12 @@ def sample_metric_table(rows: Sequence[tuple[str, dict[str, Any]]],
                    f"{e('; '.join(flags))}</td></tr>")
     out.append("</tbody></table>")
     return "".join(out)
+
+
+def _with_interval(cell: str) -> str:
+    """A cell's text, its ' ±h' (half the 95% interval's width) in a quieter span."""
+    mean, sep, half = cell.partition(" ±")
+    if not sep:
+        return e(cell)
+    return (f"{e(mean)}<span class=\"ci\" title=\"± half the 95% bootstrap interval\">"
+            f" ±{e(half)}</span>")

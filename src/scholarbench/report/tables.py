@@ -24,6 +24,12 @@ class MetricSummary:
     n: int               # samples with a value
     n_null: int          # samples where it is undefined (excluded from the mean)
     n_unscored: int = 0  # judge metrics: of n_null, the samples the judge failed on
+    ci95: tuple[float, float] | None = None   # 95% bootstrap interval (core.measure)
+
+    @property
+    def half_width(self) -> float | None:
+        """Half the interval's width (the ± of the tables), None without an interval."""
+        return None if self.ci95 is None else (self.ci95[1] - self.ci95[0]) / 2
 
 
 @dataclass(frozen=True)
@@ -133,7 +139,20 @@ def _metric(summary: dict[str, Any], key: str, n_samples: int, path: Path) -> Me
     if n_unscored > n_null:
         raise DataError(f"n_unscored ({n_unscored}) exceeds n_null ({n_null}); unscored samples "
                         "are among those without a value", file=str(path), field=field)
-    return MetricSummary(None if mean is None else float(mean), n, n_null, n_unscored)
+    return MetricSummary(None if mean is None else float(mean), n, n_null, n_unscored,
+                         read_interval(entry.get("ci95"), path, field + ".ci95"))
+
+
+def read_interval(value: Any, path: Path, field: str) -> tuple[float, float] | None:
+    """A summary's `ci95` ([low, high] or null; absent in runs before intervals)."""
+    if value is None:
+        return None
+    if not (isinstance(value, list) and len(value) == 2 and all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+            for x in value) and value[0] <= value[1]):
+        raise DataError(f"expected [low, high] with low <= high, or null, got {value!r}",
+                        file=str(path), field=field)
+    return float(value[0]), float(value[1])
 
 
 def _first_text(*values: object) -> str | None:

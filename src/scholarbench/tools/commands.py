@@ -99,13 +99,11 @@ def _session(args: argparse.Namespace) -> Any:
         print("warning: no --task: the whole corpus is served, with no task's leakage rules",
               file=sys.stderr)
         return ToolSession(corpus, AccessRules(), embedder_factory=_embedder, on_call=log)
-    samples = {s.id: s for s in bench.load(subtask, None).samples}
-    corpus, _ = bench.tool_corpus(subtask)
-    sample = samples.get(args.task)
+    sample = bench.tool_sample(subtask, args.task)      # its rules' inputs, never its gold
     if sample is None:
-        some = ", ".join(list(samples)[:5])
         raise ScholarbenchError(f"{bench.name} {subtask} has no task {args.task!r} "
-                                f"({len(samples)} tasks, e.g. {some})")
+                                f"({bench.tool_task_hint(subtask)})")
+    corpus, _ = bench.tool_corpus(subtask)
     return ToolSession(corpus, bench.tool_rules(sample), embedder_factory=_embedder,
                        sample_id=sample.id, on_call=log)
 

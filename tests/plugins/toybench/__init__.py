@@ -4,15 +4,28 @@ Tests install it by writing a dist-info with an entry point (group `scholarbench
 beside this folder's parent on sys.path, so the registry finds it the way it finds any
 installed plug-in. Sub-task `rank` (ranking family): name the papers on a topic; scored by
 hit@3 = |gold ∩ first three answers| / |gold|, answers matched by lower-cased title.
+
+It brings everything a benchmark can bring, through its own objects only:
+- measures (`Measure`): `hit@3` (per-sample mean), `f1` (pooled over the run's answers — the same
+  name as TaxoBench's `f1`, told apart by namespace) and `judged` (an LLM-judge-style measure);
+- a judge stage: `judge.jsonl`, one verdict per answered sample written by `run_stage` (an answer
+  the toy judge cannot read gives a line with no verdict: the sample is `unscored`); the score
+  rows carry the verdicts, so the summary is rebuilt from scores.jsonl alone;
+- a report section (`@register_section`) titled by the toy, listing the judge's verdict count.
 """
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from scholarbench.core import Benchmark, Loaded, Sample, Task, parse_answer, register_agent
-from scholarbench.core.registry import register_benchmark
+from scholarbench.core import (Benchmark, Loaded, Sample, ScoreContext, ScoreRecord, Task,
+                              parse_answer, register_agent)
+from scholarbench.core.engine import run_stage
+from scholarbench.core.measure import Measure
+from scholarbench.core.registry import add_measures, register_benchmark, register_section
+from scholarbench.report.sections.generic import GenericSection
 
 ITEMS = [
     {"id": "t1", "topic": "graph neural networks", "gold": ["GCN", "GAT"]},
@@ -27,7 +40,7 @@ class ToyBench(Benchmark):
     title = "Toy benchmark"
     subtasks = {"rank": "ranking"}
     subtask_flag = "--task"
-    headline = {"rank": ("hit@3",)}
+    headline = {"rank": ("hit@3", "f1", "judged")}
 
     @classmethod
     def add_options(cls, parser: Any, command: str) -> None:
@@ -42,22 +55,87 @@ class ToyBench(Benchmark):
                           gold=[g.lower() for g in i["gold"]]) for i in items]
         return Loaded(samples[:limit] if limit is not None else samples, {"n_items": len(items)})
 
-    def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
-              manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
-        rows = []
-        for s in samples:
-            rec = generated.get(s.id)
-            row: dict[str, Any] = {"id": s.id}
-            refs: list[str] = []
-            if rec is None:
-                row["status"] = "missing"
-            elif rec.get("status") in ("malformed", "error"):
-                row["status"] = rec["status"]
-            else:
-                refs = [r.lower() for r in parse_answer("ranking", rec["answer"]).refs()]
-            row["hit@3"] = len(set(refs[:3]) & set(s.gold)) / len(s.gold)
-            rows.append(row)
-        return rows
+    def measures(self, subtask: str | None) -> tuple[Measure, ...]:
+        return MEASURES
+
+    def stages(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
+               run_dir: Any) -> tuple[str, ...]:
+        answered = [s for s in samples if self._refs(generated.get(s.id))]
+        run_stage(run_dir, "judge.jsonl", answered,
+                  lambda s: toy_judge(s, self._refs(generated.get(s.id))), stage="judge",
+                  progress=False)
+        return ("judge.jsonl",)
+
+    def score_sample(self, sample: Sample, rec: dict[str, Any] | None,
+                     ctx: ScoreContext) -> ScoreRecord:
+        refs = self._refs(rec)
+        hits = len(set(refs[:3]) & set(sample.gold))
+        row = ScoreRecord(id=sample.id, **{"hit@3": hits / len(sample.gold)}, hits=hits,
+                          n_gold=len(sample.gold), n_answer=len(refs[:3]),
+                          f1=_f1(hits, len(sample.gold), len(refs[:3])))
+        if rec is None:
+            row.status = "missing"
+        elif rec.get("status") in ("malformed", "error"):
+            row.status = rec["status"]
+        verdict = (ctx.stage_records["judge.jsonl"].get(sample.id) or {}).get("verdict") \
+            if refs else None
+        row.judged = verdict
+        if refs and verdict is None and rec.get("status", "ok") == "ok":
+            row.status, row.reason = "unscored", "the toy judge's reply had no verdict"
+        return row
+
+    @staticmethod
+    def _refs(rec: dict[str, Any] | None) -> list[str]:
+        if rec is None or rec.get("status") in ("malformed", "error"):
+            return []
+        return [r.lower() for r in parse_answer("ranking", rec["answer"]).refs()]
+
+
+def toy_judge(sample: Sample, refs: list[str]) -> dict[str, Any]:
+    """A deterministic stand-in for an LLM judge: 1.0 when the first answer is gold; no verdict
+    (an unusable reply) when the first answer says 'unjudgeable'."""
+    if "unjudgeable" in refs[0]:
+        return {"verdict": None, "reply": "I cannot judge this."}
+    return {"verdict": 1.0 if refs[0] in sample.gold else 0.0}
+
+
+def _f1(hits: int, n_gold: int, n_answer: int) -> float:
+    return 2 * hits / (n_gold + n_answer) if n_gold + n_answer else 0.0
+
+
+def _pooled_f1(rows: Sequence[dict[str, Any]]) -> float | None:
+    """F1 over the run's answers pooled (micro), as a paper might define it."""
+    if not rows:
+        return None
+    return _f1(sum(r["hits"] for r in rows), sum(r["n_gold"] for r in rows),
+               sum(r["n_answer"] for r in rows))
+
+
+MEASURES = (
+    Measure("toybench", "hit@3", "gold papers among the first three answers / gold papers",
+            "Hit@3", unit="fraction", provenance="toy paper eq. 1"),
+    Measure("toybench", "f1", "F1 of the first three answers against the gold, pooled over the "
+            "run", "F1", unit="percent", provenance="toy paper eq. 2",
+            aggregator=_pooled_f1, aggregate_note="pooled over the run's answers (micro)"),
+    Measure("toybench", "judged", "the toy judge's verdict on the first answer", "Judge",
+            unit="fraction", judge=True, provenance="toy judge prompt v1"),
+)
+add_measures(MEASURES)
+
+
+@register_section("toybench")
+class ToySection(GenericSection):
+    """The toy's own report section: the generic leaderboard under the toy's title, with the
+    judge's verdict count as a note."""
+
+    def __init__(self) -> None:
+        super().__init__("toybench", "Toy benchmark (plug-in section)")
+
+    def groups(self, runs: Sequence[Any], published: bool = True) -> list[Any]:
+        notes = tuple(f"{r.name}: {sum(1 for x in r.scores if x.get('judged') is not None)} "
+                      "samples judged" for r in runs)
+        return [replace(g, tables=tuple(replace(t, notes=t.notes + notes) for t in g.tables))
+                for g in super().groups(runs, published)]
 
 
 @register_agent("toy-oracle", benchmarks=("toybench",))

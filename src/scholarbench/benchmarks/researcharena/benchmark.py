@@ -292,6 +292,39 @@ class ResearchArena(Benchmark):
         from scholarbench.benchmarks.researcharena.agents.base import access_rules
         return access_rules(sample.task.native)
 
+    def tool_sample(self, subtask: str, task_id: str) -> Sample | None:
+        """A corpus-built task (the default `--tasks-from corpus`) as its rule reads it: the
+        survey's id, title and cut-off — not its reference list, whose building (re-reading
+        the bibliography sources, classifying every reference) is most of `load`. Other task
+        sources: `load`."""
+        from scholarbench.benchmarks.researcharena.agents.base import ArenaQuery
+        from scholarbench.benchmarks.researcharena.tasks import SearchSpace
+        from scholarbench.core.agent import Task
+        if (self.options.get("tasks_from") or "corpus") != "corpus":
+            return super().tool_sample(subtask, task_id)
+        if task_id not in self._survey_ids(subtask):
+            return None
+        corpus = self._corpus
+        cutoff = SearchSpace.of(corpus, only=[task_id]).cutoff(task_id)
+        topic = corpus.get_rows([task_id])[0]["title"]
+        query = ArenaQuery(task_id, topic, cutoff, task_id, None)
+        return Sample(task_id, Task(id=task_id, benchmark=self.name, subtask=subtask,
+                                    family=self.subtasks[subtask], prompt="", native=query))
+
+    def tool_task_hint(self, subtask: str) -> str:
+        from scholarbench.core.benchmark import ids_hint
+        if (self.options.get("tasks_from") or "corpus") != "corpus":
+            return super().tool_task_hint(subtask)
+        return ids_hint(self._survey_ids(subtask))
+
+    def _survey_ids(self, subtask: str) -> list[str]:
+        """The ids of the corpus-built task set (`tasks.build_tasks` makes one per survey)."""
+        from scholarbench.benchmarks.researcharena import loading
+        from scholarbench.benchmarks.researcharena.tasks import TASK_SETS, survey_ids
+        loading.check_options(self.options)
+        corpus, _ = self.tool_corpus(subtask)
+        return survey_ids(corpus, TASK_SETS[self.options.get("task_set") or "reference-lists"])
+
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         from scholarbench.benchmarks.researcharena.answers import record_answer
         from scholarbench.benchmarks.researcharena.refs import RefResolver

@@ -100,7 +100,8 @@ class SearchSpace:
         self._facts = dict(facts)
 
     @classmethod
-    def of(cls, corpus: Corpus) -> "SearchSpace":
+    def of(cls, corpus: Corpus, only: Sequence[str] | None = None) -> "SearchSpace":
+        """`only`: the facts of these papers alone (a task's cut-off without the whole rule)."""
         path = corpus.directory / PAPERS
         con = duckdb.connect()
         try:
@@ -110,7 +111,11 @@ class SearchSpace:
                 s="is_survey" if "is_survey" in cols else "false",
                 p="published" if "published" in cols else "NULL::DATE",
                 i="ids" if "ids" in cols else "NULL::VARCHAR[]")
-            rows = con.execute(sql, [str(path)]).fetchall()
+            params: list = [str(path)]
+            if only is not None:
+                sql += " WHERE paper_id = ANY(?::VARCHAR[])"
+                params.append(list(only))
+            rows = con.execute(sql, params).fetchall()
         finally:
             con.close()
         return cls({pid: _Facts(bool(s), earliest_date(p, i, y), latest_date(p, i, y))

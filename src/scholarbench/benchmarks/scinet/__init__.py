@@ -14,7 +14,7 @@ the engine (docs/scinet.md).
     upstream    SciNet's released scoring rules (`--variant upstream`) and answer items
     metrics     deterministic metrics; judge: LLM-judged metrics; sentiment: the cue rule
     agents      the built-in agents (embedding, bm25, relation-aware, deep-research)
-    measures    measure names (registered)
+    measures    the measures as objects (one Spec each; registered as scinet/<key>)
     report      the report section (report_display: what it shows; drilldown: per task)
 
 Importing this package registers the benchmark, its agents, measures and report section and

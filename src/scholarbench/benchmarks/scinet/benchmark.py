@@ -10,7 +10,11 @@
   and MiniLM when the agent needs them.
 - `record`: the answer's references resolved offline (`answers.py`).
 - `score` (`scoring.py`): SciNet's deterministic metrics; with `--with-judge` the LLM-judged ones
-  (`judge.py`) through the judge role, judgements kept in judge.jsonl and reused.
+  (`judge.py`) through the judge role, judgements kept in judge.jsonl and reused. Each row
+  carries what the summary needs (hit counts, judge counts, the agent model's `agent_llm`).
+- `aggregate`: the summary from the score rows and the recorded options alone (nothing kept
+  from `score`, nothing read), so `scholarbench aggregate RUN` rebuilds it; `measures`: the
+  sub-task's `Measure`s under the run's variant (`measures.py`).
 - `score_files` (`files.py`): `scholarbench score scinet --tasks T --answers A --out S`.
 
 The judge is not part of the resume identity (`with_judge` is kept out of the recorded
@@ -69,7 +73,6 @@ class SciNet(Benchmark):
         self._tasks: list[Any] = []
         self._source = "built"
         self._embedder_id: str | None = None
-        self._agent_llm: dict[str, Any] | None = None
 
     @property
     def variant(self) -> str:
@@ -79,7 +82,7 @@ class SciNet(Benchmark):
 
     @property
     def headline(self) -> dict[str, tuple[str, ...]]:   # type: ignore[override]
-        from scholarbench.benchmarks.scinet.scoring import metric_key
+        from scholarbench.benchmarks.scinet.measures import metric_key
         v = self.variant
         return {fam: tuple(metric_key(k, v) for k in keys) for fam, keys in
                 (("ego", EGO_METRICS), ("pair", PAIR_METRICS), ("path", PATH_METRICS))}
@@ -232,6 +235,34 @@ class SciNet(Benchmark):
         from scholarbench.tools.rules import AccessRules
         return AccessRules(why="SciNet: the whole citation network (no measures)")
 
+    def tool_sample(self, subtask: str, task_id: str) -> Sample | None:
+        """Every SciNet task has the same rules (`tool_rules`) and listing the built tasks
+        means building their gold (the graph measures: seconds), so a built task's id is
+        checked by its form (`tasks.has_built_id_form`) and the graph is not opened; a task
+        file's (`--tasks`) is looked up in it."""
+        from scholarbench.benchmarks.scinet.answers import FAMILY
+        from scholarbench.core.agent import Task
+        if self.options.get("tasks"):
+            from scholarbench.benchmarks.scinet.records import read_tasks
+            known = any(t.family == subtask and t.task_id == task_id
+                        for t in read_tasks(self.options["tasks"]))
+        else:
+            from scholarbench.benchmarks.scinet.tasks import has_built_id_form
+            known = has_built_id_form(subtask, task_id)
+        if not known:
+            return None
+        return Sample(task_id, Task(id=task_id, benchmark=self.name, subtask=subtask,
+                                    family=FAMILY[subtask], prompt=""))
+
+    def tool_task_hint(self, subtask: str) -> str:
+        from scholarbench.benchmarks.scinet.tasks import ID_FORMS
+        if self.options.get("tasks"):
+            from scholarbench.benchmarks.scinet.records import read_tasks
+            from scholarbench.core.benchmark import ids_hint
+            return ids_hint([t.task_id for t in read_tasks(self.options["tasks"])
+                             if t.family == subtask])
+        return f"built task ids are {ID_FORMS[subtask]}"
+
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         from scholarbench.benchmarks.scinet.answers import record_fields
         return {**record_fields(sample.task.subtask or "", answer, self.env()), "error": None}
@@ -262,10 +293,10 @@ class SciNet(Benchmark):
         rows = scoring.score_rows(tasks, answers, generated, env, self.variant)
         if self.with_judge:
             self._judge_rows(run_dir, tasks, rows, answers)
-        ids = {s.id for s in samples}
-        records = [r for r in generated.values() if r.get("task_id") in ids]
-        self._agent_llm = (scoring.agent_llm_counts(records, ids)
-                           if scoring.uses_agent_model(records) else None)
+        scoring.variant_columns(rows, self.variant)
+        for row in rows:                  # what the summary's `agent_llm` sums
+            if (agent_llm := scoring.agent_llm_fields(generated.get(row["task_id"]))):
+                row["agent_llm"] = agent_llm
         return rows
 
     def _judge_rows(self, run: Any, tasks: list[Any], rows: list[dict[str, Any]],
@@ -288,11 +319,15 @@ class SciNet(Benchmark):
 
     def aggregate(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                   ) -> dict[str, Any]:
+        """The summary from the score rows alone (`scoring.summarise`); the variant is the
+        run's recorded option."""
         from scholarbench.benchmarks.scinet.scoring import summarise
-        out = summarise(rows, self.variant)
-        if self._agent_llm is not None:
-            out["agent_llm"] = self._agent_llm
-        return out
+        return summarise(rows, self.variant)
+
+    def measures(self, subtask: str | None) -> tuple[Any, ...]:
+        """The sub-task's measures under the run's scoring rules (None: every family's)."""
+        from scholarbench.benchmarks.scinet.measures import measures_of
+        return measures_of(subtask, self.variant)
 
     def format_summary(self, summary: dict[str, Any]) -> str:
         from scholarbench.benchmarks.scinet.scoring import format_summary

@@ -1,10 +1,12 @@
 """`scholarbench score scinet --tasks T --answers A --out S [--with-judge]`: score an answers
 file against a task file, without a run directory.
 
-Writes `S` (one row per task of T, never skipped; `status` scored / malformed / missing /
-oversized — over `--max-output`, scored as missing) and
-`<S stem>.summary.json`: the summary of a run (`families`, `metrics`, `status`) plus
-`malformed_answers`, `unknown_task_ids` (answered tasks not in T) and `unanswered_tasks`. With a
+Writes `S` (one row per task of T, never skipped, by the run's scorer; `status` scored /
+malformed / missing / oversized — over `--max-output`, scored as missing — with its `reason`
+and `suspected_injection` flag as a run's rows) and `<S stem>.summary.json`: the summary of a
+run, from the same function (`core.summarise`: `status`, `metrics` with `ci95`, `families`,
+reference counts; `agent` null) plus `malformed_answers`, `unknown_task_ids` (answered tasks not
+in T) and `unanswered_tasks`. With a
 judge, the judgements go to `<S stem>.judge.jsonl` (reused when scored again with the same judge
 model and prompts) and the judge's model, prompts and usage to the summary's `judge_manifest`.
 The answers file is read as `answers.read_answer_file` says (SciNet's lines or the family
@@ -78,22 +80,36 @@ def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, 
                                              "model_id": client.model_id}},
                         "llm_usage": {"judge": usage},
                         "judge": {**scorer.identity(), "asked_last_scoring": scorer.asked}}
+    scoring.variant_columns(rows, bench.variant)
+    from scholarbench.core.status import reason_of
+    from scholarbench.injection.detect import flag_injections
+    for row in rows:                      # as the engine leaves a run's rows
+        if (why := reason_of(row["status"], row, records.get(row["task_id"]))) is not None:
+            row["reason"] = why
+    flag_injections(rows, seen, "task_id")
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", encoding="utf-8") as handle:
         for row in rows:
             handle.write(json.dumps(row) + "\n")
-    status: dict[str, int] = {}
-    for row in rows:
-        status[row["status"]] = status.get(row["status"], 0) + 1
-    known = {t.task_id for t in task_list}
-    summary: dict[str, Any] = {"benchmark": "scinet", "agent": None,
-                               "run_name": Path(answers).name, "n_samples": len(rows),
-                               "status": status, **scoring.summarise(rows, bench.variant)}
+    summary = file_summary(bench, rows, Path(answers).name)
     if judge_record is not None:
         summary["judge_manifest"] = judge_record
-    summary["malformed_answers"] = status.get("malformed", 0)
+    known = {t.task_id for t in task_list}
+    summary["malformed_answers"] = summary["status"].get("malformed", 0)
     summary["unknown_task_ids"] = sorted(set(given) - known)
     summary["unanswered_tasks"] = sum(1 for t in task_list if t.task_id not in given)
     out.with_suffix(".summary.json").write_text(json.dumps(summary, indent=2) + "\n",
                                                 encoding="utf-8")
+    return summary
+
+
+def file_summary(bench: Any, rows: list[dict[str, Any]], name: str) -> dict[str, Any]:
+    """The summary of the rows of an answers file: a run's (`core.summarise`, the one
+    aggregation of `run`, `score` and `aggregate`), every task family at once (no sub-task),
+    the answers file as the run's name and no agent."""
+    from scholarbench.core.summarise import summarise
+    manifest = {"benchmark": bench.name, "mode": None, "agent": "answers file",
+                "run_name": name, "options": dict(bench.options)}
+    summary = summarise(bench, rows, manifest)
+    summary["agent"] = None               # an answers file has no agent
     return summary

@@ -1,33 +1,153 @@
-"""SciNet's measure names, per task family, registered in the one registry (light: no numpy).
+"""SciNet's measures as objects (`core.measure.Measure`), per task family and scoring variant,
+registered as `scinet/<key>` (light: no numpy).
 
-The definitions are in `metrics.py` (deterministic) and `judge.py` (LLM-judged); docs/scinet.md
-has the table."""
+One entry of `SPECS` is one measure: its key, family, label, unit, what it is and where it comes
+from. Everything else is derived from it: the key tuples below, each precision-type measure's
+micro twin `<key>_micro` (`MICRO`; its aggregator `micro_value` pools hits over the tasks, the
+summary's own code), the keys under SciNet's released scripts (`--variant upstream`:
+`<key>(upstream=1)`, provenance the variant), the report's columns and labels
+(`report_display.py`). The definitions are in `metrics.py` / `upstream.py` (deterministic) and
+`judge.py` (LLM-judged); docs/scinet.md has the table.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
+from typing import Any, Sequence
 
-from scholarbench.core.registry import register_measure
+from scholarbench.core.measure import Measure
+from scholarbench.core.registry import add_measures
 
 K = 50                       # only the first K answer items count, for every measure
-EGO_METRICS = ("novelty_sos", "novelty_recall@50", "disruption_sos", "disruption_recall@50")
-PAIR_METRICS = ("cite_acc", "cite_sentiment", "comention_acc", "comention_paragraph")
-PATH_METRICS = ("path_consistency", "path_connectivity")
-LLM_METRICS = ("novelty_llm", "disruption_llm", "path_rationality_llm")
-METRICS = EGO_METRICS + PAIR_METRICS + PATH_METRICS
-MICRO = ("cite_acc", "cite_sentiment", "comention_acc", "comention_paragraph",
-         "path_consistency")
-# the measures of each sub-task (SciNet's task family), deterministic first
-FAMILY_METRICS = {"ego": EGO_METRICS + LLM_METRICS[:2], "pair": PAIR_METRICS,
-                  "path": PATH_METRICS + LLM_METRICS[2:]}
+UPSTREAM_COMMIT = "ed5c76f"  # tsinghua-fib-lab/SciNet Evaluation/ scripts of `--variant upstream`
+VARIANTS = ("paper", "upstream")
 
 
 @dataclass(frozen=True)
-class MetricInfo:
-    key: str
-    family: str          # ego | pair | path
-    llm: bool = False
+class Spec:
+    key: str                 # the score rows' column and the summary's key (paper variant)
+    family: str              # ego | pair | path
+    label: str               # the paper's column header
+    unit: str
+    description: str
+    paper: str               # where the paper defines it
+    script: str              # upstream's script (Evaluation/ @ UPSTREAM_COMMIT)
+    judge: bool = False
+    micro: bool = False      # precision-type: also pooled over the tasks (`<key>_micro`)
 
 
-for _name in METRICS + LLM_METRICS:
-    _fam = next(f for f, keys in FAMILY_METRICS.items() if _name in keys)
-    register_measure(_name)(MetricInfo(_name, _fam, _name in LLM_METRICS))
+UNIT_RATE = "fraction"
+_SOS, _RATE, _JUDGE = "SoS 0–10", UNIT_RATE, "judge score 0–10"
+SPECS: tuple[Spec, ...] = (
+    Spec("novelty_sos", "ego", "Novelty SoS", _SOS, "mean percentile (/10) of the returned "
+         "papers' novelty in the graph", "paper §3, Novelty-SoS (Table 1)",
+         "task1-novelty-sos.py + task1-novelty-rank.py"),
+    Spec("novelty_recall@50", "ego", "Novelty Recall@50", _RATE, "share of the field's 50 most "
+         "novel papers returned", "paper §3, Novelty-Recall@50 (Table 1)",
+         "task1-novelty-recall.py"),
+    Spec("disruption_sos", "ego", "Disruption SoS", _SOS, "mean percentile (/10) of the "
+         "returned papers' CD index in the graph", "paper §3, Disruption-SoS (Table 1)",
+         "task1-disruptive-sos.py + task1-disruption-rank.py"),
+    Spec("disruption_recall@50", "ego", "Disruption Recall@50", _RATE, "share of the field's "
+         "50 most disruptive papers returned", "paper §3, Disruption-Recall@50 (Table 1)",
+         "task1-disruptive-recall.py"),
+    Spec("cite_acc", "pair", "Cite Acc", _RATE, "share of the returned papers that cite the "
+         "query paper", "paper §4, Cite-Acc (Table 2)", "task2-sentiment-cite-acc.py",
+         micro=True),
+    Spec("cite_sentiment", "pair", "Cite Sentiment", _RATE, "share of the returned papers that "
+         "cite the query paper positively", "paper §4, Cite-Sentiment (Table 2)",
+         "task2-sentiment-context-acc.py", micro=True),
+    Spec("comention_acc", "pair", "Co-mention Acc", _RATE, "share of the returned papers "
+         "co-cited with the query paper", "paper §4, CoMention-Acc (Table 2)",
+         "task2-comention-acc.py", micro=True),
+    Spec("comention_paragraph", "pair", "Co-mention Paragraph", _RATE, "share of the returned "
+         "papers co-mentioned with the query paper in one paragraph",
+         "paper §4, CoMention-Paragraph (Table 2)", "task2-comention-context-acc.py",
+         micro=True),
+    Spec("path_consistency", "path", "Path Consistency", _RATE, "share of the returned papers "
+         "on the ground-truth path", "paper §5, Consistency (Table 3)",
+         "task3-path-connectivity.py", micro=True),
+    Spec("path_connectivity", "path", "Path Connectivity", _RATE, "1 when the returned papers "
+         "form a citation chain between the endpoints", "paper §5, Connectivity (Table 3)",
+         "task3-path-connectivity.py"),
+    Spec("novelty_llm", "ego", "Novelty (LLM)", _JUDGE, "the judge's mean novelty score of the "
+         "returned papers", "paper §3, Novelty-LLM (Table 1; appendix C prompt)",
+         "task1-novelty-llm.py", judge=True),
+    Spec("disruption_llm", "ego", "Disruption (LLM)", _JUDGE, "the judge's mean disruption "
+         "score of the returned papers", "paper §3, Disruption-LLM (Table 1; appendix C prompt)",
+         "task1-disruptive-llm.py", judge=True),
+    Spec("path_rationality_llm", "path", "Path Rationality (LLM)", _JUDGE, "the judge's score "
+         "of the returned path as an evolution of ideas",
+         "paper §5, Rationality-LLM (Table 3; appendix C prompt)", "task3-path-llm.py",
+         judge=True),
+)
+SPEC = {s.key: s for s in SPECS}
+FAMILIES = ("ego", "pair", "path")
+EGO_METRICS = tuple(s.key for s in SPECS if s.family == "ego" and not s.judge)
+PAIR_METRICS = tuple(s.key for s in SPECS if s.family == "pair" and not s.judge)
+PATH_METRICS = tuple(s.key for s in SPECS if s.family == "path" and not s.judge)
+LLM_METRICS = tuple(s.key for s in SPECS if s.judge)
+METRICS = EGO_METRICS + PAIR_METRICS + PATH_METRICS
+MICRO = tuple(s.key for s in SPECS if s.micro)
+# the measures of each sub-task (SciNet's task family), deterministic first
+FAMILY_METRICS = {f: tuple(s.key for s in SPECS if s.family == f and not s.judge)
+                  + tuple(s.key for s in SPECS if s.family == f and s.judge) for f in FAMILIES}
+
+
+def metric_key(key: str, variant: str = "paper") -> str:
+    """The summary's name of a metric: `cite_acc`, or `cite_acc(upstream=1)` under upstream's
+    rules (so a table never mixes the two)."""
+    return f"{key}(upstream=1)" if variant == "upstream" else key
+
+
+def micro_value(rows: Sequence[dict[str, Any]], metric: str) -> float | None:
+    """Σ hits / Σ denominators over the rows where `metric` is defined: the denominator is the
+    distinct papers returned (the paper's rules; an empty answer adds nothing) or the row's
+    `<metric>_den` (upstream's: every item). None when nothing was returned."""
+    scored = [r for r in rows if r.get(metric) is not None]
+    den = sum(r.get(f"{metric}_den", r.get("distinct", 0)) for r in scored
+              if not r.get("empty"))
+    num = sum(r.get(f"{metric}_hits", 0) for r in scored)
+    return num / den if den else None
+
+
+def _defined(row: dict[str, Any], metric: str) -> bool:
+    """The rows a micro average draws on (its interval resamples only these)."""
+    return row.get(metric) is not None
+
+
+def _provenance(spec: Spec, variant: str) -> str:
+    if variant == "upstream":
+        return f"upstream variant: SciNet Evaluation/{spec.script} @ {UPSTREAM_COMMIT}"
+    return spec.paper
+
+
+def _measures(spec: Spec, variant: str) -> tuple[Measure, ...]:
+    common = {"direction": "higher", "provenance": _provenance(spec, variant),
+              "judge": spec.judge}
+    out = [Measure("scinet", metric_key(spec.key, variant), description=spec.description,
+                   label=spec.label, unit=spec.unit,
+                   aggregate_note="mean over the tasks with a defined value", **common)]
+    if spec.micro:
+        den = "items" if variant == "upstream" else "distinct papers returned"
+        out.append(Measure("scinet", metric_key(f"{spec.key}_micro", variant),
+                           description=f"{spec.description}, pooled over the tasks",
+                           label=f"{spec.label} (micro)", unit=spec.unit,
+                           aggregator=partial(micro_value, metric=spec.key),
+                           defined_on=partial(_defined, metric=spec.key),
+                           aggregate_note=f"Σ hits / Σ {den} over the tasks where it is "
+                           "defined (micro average)",
+                           **{**common, "provenance": "scholarbench: the micro average of "
+                              + common["provenance"]}))
+    return tuple(out)
+
+
+def measures_of(family: str | None, variant: str = "paper") -> tuple[Measure, ...]:
+    """The measures a summary of `family` (None: every family) reports under `variant`, in the
+    summary's order: each metric, then its micro twin."""
+    families = FAMILIES if family is None else (family,)
+    return tuple(m for f in families for key in FAMILY_METRICS.get(f, ())
+                 for m in _measures(SPEC[key], variant))
+
+
+add_measures(m for v in VARIANTS for m in measures_of(None, v))

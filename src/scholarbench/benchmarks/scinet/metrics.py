@@ -19,7 +19,7 @@ import numpy as np
 from scholarbench.benchmarks.scinet.env import SciNetEnv
 from scholarbench.benchmarks.scinet.measures import (EGO_METRICS, K, LLM_METRICS,  # noqa: F401
                                                     METRICS, MICRO, PAIR_METRICS,
-                                                    PATH_METRICS)
+                                                    PATH_METRICS, micro_value)
 from scholarbench.benchmarks.scinet.records import SciNetTask
 
 
@@ -160,10 +160,7 @@ def aggregate(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
                 (isinstance(r[m], float) and math.isnan(r[m]))]
         entry = {"macro": (sum(vals) / len(vals)) if vals else None, "n": len(vals),
                  "n_null": len(present) - len(vals)}
-        if m in MICRO:
-            scored = [r for r in present if r[m] is not None]
-            den = sum(r.get(f"{m}_den", r["distinct"]) for r in scored if not r["empty"])
-            num = sum(r.get(f"{m}_hits", 0) for r in scored)
-            entry["micro"] = num / den if den else None
+        if m in MICRO:                  # the same function as the measure's aggregator
+            entry["micro"] = micro_value(present, m)
         out[m] = entry
     return out

@@ -5,50 +5,29 @@ from __future__ import annotations
 
 from typing import Any
 
+from scholarbench.benchmarks.scinet.measures import (FAMILIES, FAMILY_METRICS, MICRO,  # noqa: F401
+                                                    SPEC, UNIT_RATE, measures_of)
+from scholarbench.core.measure import Measure
 from scholarbench.report.sections.base import MetricDisplay, ReportRun
 
-FAMILIES = ("ego", "pair", "path")
-KEYS: dict[str, tuple[str, ...]] = {
-    "ego": ("novelty_sos", "novelty_recall@50", "disruption_sos", "disruption_recall@50"),
-    "pair": ("cite_acc", "cite_sentiment", "comention_acc", "comention_paragraph"),
-    "path": ("path_consistency", "path_connectivity"),
-}
-LLM_KEYS: dict[str, tuple[str, ...]] = {"ego": ("novelty_llm", "disruption_llm"), "pair": (),
-                                        "path": ("path_rationality_llm",)}
-MICRO = ("cite_acc", "cite_sentiment", "comention_acc", "comention_paragraph",
-         "path_consistency")
+# the metrics per family (deterministic, then LLM-judged) and their display, from the measures
+KEYS: dict[str, tuple[str, ...]] = {f: tuple(k for k in FAMILY_METRICS[f] if not SPEC[k].judge)
+                                    for f in FAMILIES}
+LLM_KEYS: dict[str, tuple[str, ...]] = {f: tuple(k for k in FAMILY_METRICS[f]
+                                                 if SPEC[k].judge) for f in FAMILIES}
 ALL_KEYS = tuple(k for f in FAMILIES for k in KEYS[f] + LLM_KEYS[f])
 COUNT_KEYS = ("returned", "distinct", "in_graph", "not_in_graph")
 
 
-def _sos(key: str, label: str) -> MetricDisplay:
-    return MetricDisplay(key, label, decimals=3, bounds=(0.0, 10.0))
+def _display(measure: Measure) -> MetricDisplay:
+    """SoS and judge scores on 0–10 (the judge's with 2 decimals), fractions with 3."""
+    if measure.unit == UNIT_RATE:
+        return MetricDisplay(measure.key, measure.label, decimals=3)
+    return MetricDisplay(measure.key, measure.label, decimals=2 if measure.judge else 3,
+                         bounds=(0.0, 10.0))
 
 
-def _rate(key: str, label: str) -> MetricDisplay:
-    return MetricDisplay(key, label, decimals=3)
-
-
-DISPLAY: dict[str, MetricDisplay] = {
-    "novelty_sos": _sos("novelty_sos", "Novelty SoS"),
-    "novelty_recall@50": _rate("novelty_recall@50", "Novelty Recall@50"),
-    "disruption_sos": _sos("disruption_sos", "Disruption SoS"),
-    "disruption_recall@50": _rate("disruption_recall@50", "Disruption Recall@50"),
-    "cite_acc": _rate("cite_acc", "Cite Acc"),
-    "cite_sentiment": _rate("cite_sentiment", "Cite Sentiment"),
-    "comention_acc": _rate("comention_acc", "Co-mention Acc"),
-    "comention_paragraph": _rate("comention_paragraph", "Co-mention Paragraph"),
-    "path_consistency": _rate("path_consistency", "Path Consistency"),
-    "path_connectivity": _rate("path_connectivity", "Path Connectivity"),
-    "novelty_llm": MetricDisplay("novelty_llm", "Novelty (LLM)", decimals=2,
-                                 bounds=(0.0, 10.0)),
-    "disruption_llm": MetricDisplay("disruption_llm", "Disruption (LLM)", decimals=2,
-                                    bounds=(0.0, 10.0)),
-    "path_rationality_llm": MetricDisplay("path_rationality_llm", "Path Rationality (LLM)",
-                                          decimals=2, bounds=(0.0, 10.0)),
-}
-for _k in MICRO:
-    DISPLAY[f"{_k}_micro"] = _rate(f"{_k}_micro", f"{DISPLAY[_k].label} (micro)")
+DISPLAY: dict[str, MetricDisplay] = {m.key: _display(m) for m in measures_of(None)}
 COUNT_DISPLAY = {k: MetricDisplay(k, label, decimals=0, bounds=(0.0, None), directional=False)
                  for k, label in zip(COUNT_KEYS, ("Returned", "Distinct", "In graph",
                                                   "Not in graph"))}

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from scholarbench.benchmarks.scinet.measures import FAMILY_METRICS, LLM_METRICS, METRICS
+from scholarbench.benchmarks.scinet.measures import (FAMILY_METRICS, LLM_METRICS,  # noqa: F401
+                                                    METRICS, metric_key)
 
 JUDGE_FILE = "judge.jsonl"
 
@@ -75,37 +76,57 @@ def judge_rows(judge: Any, tasks: Sequence[Any], rows: list[dict[str, Any]],
             row.update(judge.score(task, answers.get(task.task_id, (None, ""))[0], env))
 
 
-def agent_llm_counts(records: Sequence[dict[str, Any]], task_ids: set[str]) -> dict[str, Any]:
-    """The LLM agent's model calls, failures and fallbacks over the run's generate lines."""
-    calls = failed = unscored = fallback_tasks = 0
+def variant_columns(rows: list[dict[str, Any]], variant: str) -> None:
+    """Under upstream's rules each metric's value is also written under its measure's key
+    (`cite_acc(upstream=1)`, the summary's), so every measure reads its own column; the bare
+    columns stay (the report's drill-down and older readers use them)."""
+    if variant != "upstream":
+        return
+    for row in rows:
+        for key in FAMILY_METRICS.get(row.get("family"), ()):
+            if key in row:
+                row[metric_key(key, variant)] = row[key]
+
+
+def agent_llm_fields(record: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A score row's `agent_llm`: the agent model's calls, failed and unscored replies
+    (when the agent used a model), its fallback and stop reason, from the task's generate
+    line; None when the line has none of them."""
+    info = (record or {}).get("info")
+    if not isinstance(info, dict):
+        return None
+    out: dict[str, Any] = {}
+    if "llm" in info:
+        llm = info["llm"] or {}
+        out.update(calls=int(llm.get("calls", 0)), failed=int(llm.get("failed", 0)),
+                   unscored=int(llm.get("unscored", 0)))
+    if info.get("fallback"):
+        out["fallback"] = True
+    if info.get("stopped"):
+        out["stopped"] = info["stopped"]
+    return out or None
+
+
+def agent_llm_counts(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The LLM agent's model calls, failures and fallbacks summed over the score rows'
+    `agent_llm`; None when no task's agent used a model."""
+    parts = [r["agent_llm"] for r in rows if isinstance(r.get("agent_llm"), dict)]
+    if not any("calls" in p for p in parts):
+        return None
     stopped: dict[str, int] = {}
-    for r in records:
-        info = r.get("info")
-        if r.get("task_id") not in task_ids or not isinstance(info, dict):
-            continue
-        llm = info.get("llm") or {}
-        calls += int(llm.get("calls", 0))
-        failed += int(llm.get("failed", 0))
-        unscored += int(llm.get("unscored", 0))
-        fallback_tasks += bool(info.get("fallback"))
-        if info.get("stopped"):
-            stopped[info["stopped"]] = stopped.get(info["stopped"], 0) + 1
-    return {"calls": calls, "failed": failed, "unscored": unscored,
-            "fallback_tasks": fallback_tasks, "stopped": dict(sorted(stopped.items()))}
-
-
-def uses_agent_model(records: Sequence[dict[str, Any]]) -> bool:
-    return any(isinstance(r.get("info"), dict) and "llm" in r["info"] for r in records)
-
-
-def metric_key(key: str, variant: str = "paper") -> str:
-    """The summary's name of a metric: `cite_acc`, or `cite_acc(upstream=1)` under upstream's
-    rules (so a table never mixes the two)."""
-    return f"{key}(upstream=1)" if variant == "upstream" else key
+    for p in parts:
+        if p.get("stopped"):
+            stopped[p["stopped"]] = stopped.get(p["stopped"], 0) + 1
+    return {"calls": sum(p.get("calls", 0) for p in parts),
+            "failed": sum(p.get("failed", 0) for p in parts),
+            "unscored": sum(p.get("unscored", 0) for p in parts),
+            "fallback_tasks": sum(1 for p in parts if p.get("fallback")),
+            "stopped": dict(sorted(stopped.items()))}
 
 
 def summarise(rows: Sequence[dict[str, Any]], variant: str = "paper") -> dict[str, Any]:
-    """{"families": {family: aggregate}, "metrics": {key: {mean, n, n_null}}, "variant"}."""
+    """{"families": {family: aggregate}, "metrics": {key: {mean, n, n_null}}, "variant"[,
+    "agent_llm"]} from the score rows alone."""
     from scholarbench.benchmarks.scinet.judge import judge_counts
     from scholarbench.benchmarks.scinet.metrics import aggregate
     families: dict[str, Any] = {}
@@ -129,7 +150,10 @@ def summarise(rows: Sequence[dict[str, Any]], variant: str = "paper") -> dict[st
                 if "micro" in e:
                     metrics[metric_key(f"{key}_micro", variant)] = {
                         "mean": e["micro"], "n": e["n"], "n_null": e["n_null"]}
-    return {"families": families, "metrics": metrics, "variant": variant}
+    out = {"families": families, "metrics": metrics, "variant": variant}
+    if (agent_llm := agent_llm_counts(rows)) is not None:
+        out["agent_llm"] = agent_llm
+    return out
 
 
 def format_summary(summary: dict[str, Any]) -> str:

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from scholarbench.graph import PathError
-from scholarbench.benchmarks.scinet.env import SciNetEnv, field_name
+from scholarbench.benchmarks.scinet.env import CATEGORY_NAMES, SciNetEnv, field_name
 from scholarbench.benchmarks.scinet.queries import ego_query, pair_query, path_query
 from scholarbench.benchmarks.scinet.records import SciNetTask
 from scholarbench.benchmarks.scinet.sentiment import RULES_VERSION, classify_sentiment
@@ -212,3 +212,22 @@ def build_tasks(env: SciNetEnv, family: str | None = None,
                                "env": env.describe()})
                 out.append(t)
     return out
+
+
+ID_FORMS = {"ego": "ego/novel|disruptive/<arXiv category>, e.g. ego/novel/cs.AI",
+            "pair": "pair/pncites|cooccur/<paper id>, e.g. pair/pncites/arxiv:2301.00001",
+            "path": "path/<arXiv category>/<nnn>, e.g. path/cs.AI/000"}
+
+
+def has_built_id_form(family: str, task_id: str) -> bool:
+    """Whether `task_id` has the form of an id `build_tasks` makes for `family` (ID_FORMS).
+    Whether the graph yields that task is known only by building the tasks' gold."""
+    parts = task_id.split("/", 2)
+    if len(parts) != 3 or parts[0] != family:
+        return False
+    _, a, b = parts
+    if family == "ego":
+        return a in ("novel", "disruptive") and b in CATEGORY_NAMES
+    if family == "pair":
+        return a in ("pncites", "cooccur") and bool(b.strip())
+    return a in CATEGORY_NAMES and len(b) >= 3 and b.isdigit()

@@ -33,10 +33,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from scholarbench.benchmarks.scinet.env import SciNetEnv
+from scholarbench.benchmarks.scinet.measures import UPSTREAM_COMMIT as COMMIT  # noqa: F401
+from scholarbench.benchmarks.scinet.measures import VARIANTS
 from scholarbench.benchmarks.scinet.records import SciNetTask
 
-VARIANTS = ("paper", "upstream")
-COMMIT = "ed5c76f"
 TOP = 5                  # upstream's `papers[:5]` (SoS, LLM, connectivity)
 RECALL_K = 50            # upstream's `--k` default (Recall@K divides by K)
 ITEM_KEYS = {"id", "title"}

@@ -8,8 +8,10 @@ Run-directory files (beside the engine's manifest.json and summary.json):
                     ("malformed": the answer does not fit; "error": the agent failed — retried
                     on resume, never scored as a result)
     scores.jsonl    one line per gold instance: the measure keys (`measures.METRIC_KEYS`),
-                    `missing` / `malformed` flags, `status`; with a judge also judge_coverage …
-                    judge_avg and judge_unscored
+                    `missing` / `malformed` flags, `status`, the agent's whole-number counts
+                    (`agent_info`); with a judge also judge_coverage … judge_avg and
+                    judge_unscored. summary.json is built from these rows and the manifest
+                    alone (`scholarbench aggregate`)
     judge.jsonl     with a judge: per instance its scores, reasoning, attempts, prompt version
 
 The task a user's agent sees (`Task`): `prompt` is the paper's Bottom-Up taxonomy prompt
@@ -251,18 +253,16 @@ class TaxoBench(Benchmark):
     def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
               manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
         from scholarbench.benchmarks.taxobench.scoring import score_samples
-        rows, self._agent_info, self._judge_info = score_samples(
-            self, samples, generated, run_dir)
-        return rows
+        return score_samples(self, samples, generated, run_dir)
+
+    def measures(self, subtask: str | None) -> tuple[Any, ...]:
+        from scholarbench.benchmarks.taxobench.measures import JUDGE_MEASURES, MEASURES
+        return MEASURES + JUDGE_MEASURES
 
     def aggregate(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                   ) -> dict[str, Any]:
         from scholarbench.benchmarks.taxobench.scoring import aggregate
-        out = aggregate(list(rows), manifest)
-        out["agent_info"] = getattr(self, "_agent_info", {})
-        if getattr(self, "_judge_info", None) is not None:
-            out["judge"] = self._judge_info
-        return out
+        return aggregate(rows, manifest)
 
     def format_summary(self, summary: dict[str, Any]) -> str:
         from scholarbench.benchmarks.taxobench.scoring import format_summary

@@ -35,7 +35,6 @@ from importlib import resources
 from typing import Any
 
 from scholarbench.llm.structured import ask_json
-from scholarbench.metrics.info import MetricInfo
 from scholarbench.records import TaxoNode
 
 DEFAULT_PROMPT = "taxobench_judge_v1"
@@ -56,9 +55,7 @@ DIMENSIONS: tuple[tuple[str, str, str, str], ...] = (
 )
 SCORE_KEYS = tuple(d[1] for d in DIMENSIONS)
 JUDGE_KEYS = SCORE_KEYS + ("judge_avg",)
-JUDGE_METRICS: tuple[MetricInfo, ...] = tuple(
-    MetricInfo(key, label, True, False, description) for _, key, label, description in DIMENSIONS
-) + (MetricInfo("judge_avg", "Avg.", True, False, "mean of the four LLM-judge scores (1-5)"),)
+# their `core.measure.Measure`s: measures.JUDGE_MEASURES
 
 LOCAL_REASONING_CHARS = 240
 
@@ -281,8 +278,8 @@ def format_judge_summary(summary: dict[str, Any]) -> str:
         return ""
     judge = summary.get("judge") or {}
     lines = [f"  LLM judge ({judge.get('prompt', '?')}, {judge.get('model_id', '?')}):"]
-    for info in JUDGE_METRICS:
-        m = metrics[info.key]
+    for key in JUDGE_KEYS:
+        m = metrics[key]
         value = "—" if m["mean"] is None else f"{m['mean']:.2f}"
         notes = []
         if m["n_unscored"]:
@@ -291,11 +288,11 @@ def format_judge_summary(summary: dict[str, Any]) -> str:
         if other:
             notes.append(f"{other} without a prediction to judge")
         note = f"  (n={m['n']}; {', '.join(notes)}, excluded)" if notes else f"  (n={m['n']})"
-        lines.append(f"  {info.key:<18} {value:>6}{note}")
+        lines.append(f"  {key:<18} {value:>6}{note}")
     return "\n".join(lines)
 
 
-__all__ = ["DEFAULT_PROMPT", "DIMENSIONS", "JUDGE_KEYS", "JUDGE_METRICS", "JudgePrompt",
+__all__ = ["DEFAULT_PROMPT", "DIMENSIONS", "JUDGE_KEYS", "JudgePrompt",
            "JudgeResult", "NOT_JUDGED", "PROMPT_NAMES", "REPLY_SCHEMA",
            "reply_schema", "SCORE_KEYS",
            "TaxoBenchJudge", "aggregate_judge", "as_judge", "build_messages", "clean_label",

@@ -1,4 +1,8 @@
-"""All TaxoBench metrics for one instance, and the metric catalogue (names, direction, display).
+"""All TaxoBench metrics for one instance, and the measure catalogue: every measure a summary
+reports as a `core.measure.Measure` (label, direction, unit, the paper's equation), registered
+as `taxobench/<key>`; `METRICS` is the tables' view of them. Adding a measure is one
+`Measure` here plus its value in `score_instance` (and its column in `published.py` if the
+paper prints one).
 
 Choices the paper leaves open (also in docs/metrics.md):
 - Paper category of a title under several categories (leaf level): its first category in
@@ -26,7 +30,9 @@ from scholarbench.metrics.sem_path import sem_path_score
 from scholarbench.metrics.soft_cardinality import soft_scores
 from scholarbench.metrics.tree_edit import FlatTree, us_nted, us_ted
 from scholarbench.records import TaxoNode, TaxoPrediction
-from scholarbench.core.registry import register_measure
+from scholarbench.core.measure import Direction, Measure
+from scholarbench.core.registry import add_measures
+from scholarbench.benchmarks.taxobench.judge import DIMENSIONS
 from scholarbench.text.align import align_titles
 from scholarbench.text.normalize import normalize_title
 
@@ -34,31 +40,77 @@ UNRETRIEVED = "⊥"
 
 
 
-METRICS: tuple[MetricInfo, ...] = (
-    MetricInfo("recall", "Recall", True, True, "expert papers retrieved / expert papers"),
-    MetricInfo("precision", "Precision", True, True, "retrieved expert papers / retrieved papers"),
-    MetricInfo("f1", "F1", True, True, "harmonic mean of precision and recall"),
-    MetricInfo("ari", "ARI", True, True, "adjusted Rand index on expert papers, ⊥ for missing"),
-    MetricInfo("homogeneity", "Hom.", True, True, "homogeneity on expert papers, ⊥ for missing"),
-    MetricInfo("completeness", "Comp.", True, True, "completeness on expert papers, ⊥ for missing"),
-    MetricInfo("v_measure", "V-Meas.", True, True, "V-measure on expert papers, ⊥ for missing"),
-    MetricInfo("ari_cap", "ARI∩", True, True, "ARI on aligned papers only"),
-    MetricInfo("v_measure_cap", "V-Meas.∩", True, True, "V-measure on aligned papers only"),
-    MetricInfo("us_ted", "US-TED", False, False, "unordered semantic tree edit distance"),
-    MetricInfo("us_nted", "US-NTED", False, True, "US-TED / (|T*| + |T̂|)"),
-    MetricInfo("sem_path", "Sem-Path", True, True, "mean 1/(1+J) over aligned papers, λ=1"),
-    MetricInfo("nsr", "NSR", True, False, "node soft recall (diagnostic)"),
-    MetricInfo("nsp", "NSP", True, False, "node soft precision (diagnostic)"),
-    MetricInfo("soft_f1", "Soft F1", True, False, "soft F1 of NSR and NSP (diagnostic)"),
-)
-METRIC_KEYS = tuple(m.key for m in METRICS)
-for _info in METRICS:
-    register_measure(_info.key)(_info)
+# The paper's λ of SEM-PATH (eq. 12): what runs and `score taxobench` compute and report.
+SEM_PATH_LAMBDA = 1.0
+PERCENT = "percent"        # `Measure.unit`: stored as a fraction, shown ×100 as the paper does
+PAPER = "paper"            # Zhang et al. 2026 (TaxoBench); docs/metrics.md
 
 
-def sem_path_key(lam: float = 1.0) -> str:
+def _measure(key: str, label: str, direction: Direction, unit: str, provenance: str,
+             description: str, judge: bool = False) -> Measure:
+    return Measure("taxobench", key, description=description, label=label, direction=direction,
+                   unit=unit, provenance=f"{PAPER} {provenance}", judge=judge)
+
+
+def sem_path_measure(lam: float = SEM_PATH_LAMBDA) -> Measure:
+    """SEM-PATH with gap cost λ; its key is what `score_instance(..., lam)` reports."""
+    return _measure(sem_path_key(lam), "Sem-Path", "higher", PERCENT,
+                    "eq. 12–13, A.4, Alg. 1", f"mean 1/(1+J) over aligned papers, λ={lam:g}")
+
+
+def sem_path_key(lam: float = SEM_PATH_LAMBDA) -> str:
     """`sem_path` for the paper's λ = 1, else e.g. `sem_path(lambda=0.5)`."""
     return str(MetricName.parse(f"sem_path(lambda={lam})", defaults={"lambda": 1.0}))
+
+
+# Every TaxoBench measure a summary reports, in the order tables and the terminal print them;
+# all are means over the samples with a defined value (no aggregator: macro averages, eq. 1–13).
+MEASURES: tuple[Measure, ...] = (
+    _measure("recall", "Recall", "higher", PERCENT, "eq. 1, A.5",
+             "expert papers retrieved / expert papers"),
+    _measure("precision", "Precision", "higher", PERCENT, "eq. 1, A.5",
+             "retrieved expert papers / retrieved papers"),
+    _measure("f1", "F1", "higher", PERCENT, "eq. 2", "harmonic mean of precision and recall"),
+    _measure("ari", "ARI", "higher", PERCENT, "eq. 3, 6",
+             "adjusted Rand index on expert papers, ⊥ for missing"),
+    _measure("homogeneity", "Hom.", "higher", PERCENT, "eq. 4, 6",
+             "homogeneity on expert papers, ⊥ for missing"),
+    _measure("completeness", "Comp.", "higher", PERCENT, "eq. 4, 6",
+             "completeness on expert papers, ⊥ for missing"),
+    _measure("v_measure", "V-Meas.", "higher", PERCENT, "eq. 5, 6",
+             "V-measure on expert papers, ⊥ for missing"),
+    _measure("ari_cap", "ARI∩", "higher", PERCENT, "§3.3.1 (A), eq. 3",
+             "ARI on aligned papers only"),
+    _measure("v_measure_cap", "V-Meas.∩", "higher", PERCENT, "§3.3.1 (A), eq. 5",
+             "V-measure on aligned papers only"),
+    _measure("us_ted", "US-TED", "lower", "edit cost", "eq. 9–10, A.3, Alg. 2",
+             "unordered semantic tree edit distance"),
+    _measure("us_nted", "US-NTED", "lower", PERCENT, "eq. 11", "US-TED / (|T*| + |T̂|)"),
+    sem_path_measure(),
+    _measure("nsr", "NSR", "higher", "ratio", "eq. 34–35, A.6", "node soft recall (diagnostic)"),
+    _measure("nsp", "NSP", "higher", "ratio", "eq. 34, 36, A.6",
+             "node soft precision (diagnostic)"),
+    _measure("soft_f1", "Soft F1", "higher", "ratio", "eq. 37, A.6",
+             "soft F1 of NSR and NSP (diagnostic)"),
+)
+# The LLM judge's (§3.4, Table 7, rubric in appendix E.3): in summaries of judged runs only.
+JUDGE_MEASURES: tuple[Measure, ...] = tuple(
+    _measure(key, label, "higher", "1–5", "§3.4, Table 7, rubric E.3", description,
+             judge=True) for _, key, label, description in DIMENSIONS
+) + (_measure("judge_avg", "Avg.", "higher", "1–5", "§3.4, Table 7 (Avg.)",
+              "mean of the four LLM-judge scores (1-5)", judge=True),)
+add_measures(MEASURES + JUDGE_MEASURES)
+
+
+def metric_info(measure: Measure) -> MetricInfo:
+    """What the results tables read (label, direction, ×100) — a view of the measure."""
+    return MetricInfo(measure.key, measure.label, measure.direction == "higher",
+                      measure.unit == PERCENT, measure.description)
+
+
+METRICS: tuple[MetricInfo, ...] = tuple(metric_info(m) for m in MEASURES)
+JUDGE_METRICS: tuple[MetricInfo, ...] = tuple(metric_info(m) for m in JUDGE_MEASURES)
+METRIC_KEYS = tuple(m.key for m in MEASURES)
 
 
 def _papers_by_category(tree: TaxoNode) -> tuple[dict[str, tuple[int, ...]], dict[str, list[tuple[str, ...]]]]:
@@ -82,7 +134,7 @@ def _labels(tree: TaxoNode | None) -> list[str]:
 
 
 def score_instance(gold: TaxoNode, prediction: TaxoPrediction | None, embedder: Embedder,
-                   lam: float = 1.0) -> dict[str, Any]:
+                   lam: float = SEM_PATH_LAMBDA) -> dict[str, Any]:
     """Every TaxoBench metric for one instance; `prediction=None` means the agent gave nothing."""
     missing = prediction is None
     taxonomy = None if prediction is None else prediction.taxonomy

@@ -23,8 +23,8 @@ import math
 from pathlib import Path
 from typing import Any, Sequence
 
-from scholarbench.benchmarks.taxobench.judge import DIMENSIONS, JUDGE_KEYS, JUDGE_METRICS
-from scholarbench.benchmarks.taxobench.measures import METRICS
+from scholarbench.benchmarks.taxobench.judge import DIMENSIONS, JUDGE_KEYS
+from scholarbench.benchmarks.taxobench.measures import JUDGE_METRICS, METRICS
 from scholarbench.report import svg
 from scholarbench.report.trajectory import trajectories_html
 from scholarbench.report.htmlkit import (Page, drilldown_ids, e, metadata_html,

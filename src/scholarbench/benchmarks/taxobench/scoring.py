@@ -36,8 +36,9 @@ def predictions(generated: dict[str, dict[str, Any]]) -> dict[str, TaxoPredictio
 
 
 def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
-                  run: Any) -> tuple[list[dict[str, Any]], dict[str, int], dict | None]:
-    """Rows, the agents' summed counts, and the judge's description (None without a judge).
+                  run: Any) -> list[dict[str, Any]]:
+    """One row per sample: every measure, the agent's whole-number counts (`agent_info`) and,
+    judged, the judge keys; the judge's description goes into the manifest (`judge`).
 
     With `--with-judge` the judge role (a ChatClient or a `TaxoBenchJudge`) adds the judge keys
     to each row; a missing or malformed prediction is not sent to it. Judge calls run
@@ -60,6 +61,8 @@ def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[
                 judged.append(_judge_record(sample.id, result))
             if pred is None and record.get("error"):
                 row["error"] = record["error"]
+            if counts := info_counts(record):
+                row["agent_info"] = counts       # summed into the summary's agent_info
             if record.get("missing"):
                 row["missing"] = True
             elif record.get("status") == "malformed":    # an answer that did not parse: not
@@ -80,8 +83,7 @@ def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[
         manifest = run.read_manifest()
         manifest["embedding_cache"] = stats.as_dict()
         run.write_manifest(manifest)
-    ids = {s.id for s in samples}
-    return rows, _sum_info(generated.values(), ids), judge.info() if judge is not None else None
+    return rows
 
 
 def row_status(row: dict[str, Any]) -> str:
@@ -145,21 +147,27 @@ def _forget_judge(run: Any) -> None:
         run.write_manifest(manifest)
 
 
-def _sum_info(records: Any, ids: set[str]) -> dict[str, int]:
-    """Agents' per-sample counts (generate.jsonl "info"), summed over the scored samples."""
+def info_counts(record: dict[str, Any]) -> dict[str, int]:
+    """An agent's whole-number counts of one sample (generate.jsonl "info")."""
+    info = record.get("info")
+    if not isinstance(info, dict):
+        return {}
+    return {k: v for k, v in info.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+
+def sum_info(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """The rows' `agent_info` counts, summed over every sample."""
     total: dict[str, int] = {}
-    for record in records:
-        info = record.get("info")
-        if str(record.get("id")) in ids and isinstance(info, dict):
-            for key, value in info.items():
-                if isinstance(value, int) and not isinstance(value, bool):
-                    total[key] = total.get(key, 0) + value
+    for row in rows:
+        for key, value in (row.get("agent_info") or {}).items():
+            total[key] = total.get(key, 0) + value
     return total
 
 
-def aggregate(rows: list[dict[str, Any]], manifest: dict[str, Any]) -> dict[str, Any]:
+def aggregate(rows: Sequence[dict[str, Any]], manifest: dict[str, Any]) -> dict[str, Any]:
     """Means over the samples (errored ones are no result: left out), nulls excluded and
-    counted; missing and malformed counts."""
+    counted; missing and malformed counts; the agents' summed counts; the judge's description
+    as the manifest records it. A function of the rows and the manifest alone."""
     counted = [r for r in rows if r.get("status") != "error"]
     metrics = {}
     for key in METRIC_KEYS:
@@ -172,7 +180,8 @@ def aggregate(rows: list[dict[str, Any]], manifest: dict[str, Any]) -> dict[str,
             "run_name": manifest.get("run_name"), "n_samples": len(rows),
             "n_missing": sum(1 for r in rows if r.get("missing")),
             "n_malformed": sum(1 for r in rows if r.get("malformed")),
-            "metrics": metrics}
+            "metrics": metrics, "agent_info": sum_info(rows),
+            **({"judge": manifest["judge"]} if manifest.get("judge") is not None else {})}
 
 
 def format_summary(summary: dict[str, Any]) -> str:
@@ -199,8 +208,13 @@ def score_files(gold: Path, pred: Path, out: Path, embedder: Any,
                 on_problem: Callable[[str], None] = print, limits: Any = None
                 ) -> dict[str, Any]:
     """`score taxobench --gold --pred --out`: one line per gold instance, never skipping one;
-    a prediction over `limits` is scored as an empty one with status `oversized`."""
+    a prediction over `limits` is scored as an empty one with status `oversized`. The summary
+    is a run's (`core.summarise`: status counts, every measure's interval), computed from the
+    rows written to `out` and a manifest naming the prediction file."""
+    from scholarbench.benchmarks.taxobench.benchmark import TaxoBench
     from scholarbench.core.rundir import atomic_write_jsonl
+    from scholarbench.core.status import reason_of
+    from scholarbench.core.summarise import summarise
     from scholarbench.data.taxobench import load_instances, load_predictions
     from scholarbench.errors import DataError
     tasks = load_instances(gold)
@@ -219,12 +233,21 @@ def score_files(gold: Path, pred: Path, out: Path, embedder: Any,
             row.update(status="oversized", malformed=False)
         else:
             row["status"] = row_status(row)
+        if (why := reason_of(row["status"], row, None)) is not None:
+            row["reason"] = why           # scores.jsonl explains itself, as a run's does
         rows.append(row)
     atomic_write_jsonl(out, rows)
-    summary = aggregate(rows, {"mode": "files", "agent": pred.stem, "run_name": pred.stem})
+    summary = summarise(TaxoBench(embedder=embedder), rows, files_manifest(pred))
     summary["n_oversized"] = sum(1 for r in rows if r["status"] == "oversized")
     summary["n_unreadable_prediction_lines"] = len(loaded.problems)
     return summary
 
 
-__all__ = ["aggregate", "format_summary", "predictions", "score_files", "score_samples"]
+def files_manifest(pred: Path) -> dict[str, Any]:
+    """What `score taxobench` on files was, as a run's manifest would say it."""
+    return {"benchmark": "taxobench", "mode": "files", "agent": pred.stem,
+            "run_name": pred.stem}
+
+
+__all__ = ["aggregate", "files_manifest", "format_summary", "predictions", "score_files",
+           "score_samples"]

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scholarbench.benchmarks.taxobench.judge import JUDGE_KEYS, JUDGE_METRICS
-from scholarbench.benchmarks.taxobench.measures import METRIC_KEYS, METRICS, MetricInfo
+from scholarbench.benchmarks.taxobench.judge import JUDGE_KEYS
+from scholarbench.benchmarks.taxobench.measures import (JUDGE_METRICS, METRIC_KEYS, METRICS,
+                                                       MetricInfo)
 from scholarbench.benchmarks.taxobench.published import (BOTTOM_UP, DEEP_RESEARCH,
                                                          PAPER_CITATION, PAPER_JUDGE,
                                                          PAPER_N_SURVEYS, TABLE_KEYS,

@@ -18,7 +18,7 @@ from scholarbench.data.jsonl import read_jsonl_tolerant
 from scholarbench.errors import DataError, ScholarbenchError
 from scholarbench.report import svg
 from scholarbench.report.tables import (MetricSummary, Row, RunSummary, TableGroup,
-                                         read_json_object)
+                                         read_interval, read_json_object)
 
 if TYPE_CHECKING:  # pragma: no cover
     from scholarbench.report.htmlkit import Page
@@ -40,8 +40,9 @@ def metric_rows(runs: Sequence["ReportRun"], keys: Sequence[str],
     for r in runs:
         values = tuple(r.summary.metrics[k].mean if k in r.summary.metrics else None
                        for k in keys)
-        rows.append(Row("ours", (r.name, f"n={r.summary.n_samples}")
-                        + tuple(display[k].format(v) for k, v in zip(keys, values)),
+        cells = tuple(display[k].format_with_interval(v, r.interval(k))
+                      for k, v in zip(keys, values))
+        rows.append(Row("ours", (r.name, f"n={r.summary.n_samples}") + cells,
                         values, str(r.run_dir)))
     return rows
 
@@ -93,6 +94,18 @@ class MetricDisplay:
             text = text[1:]
         return text
 
+    def format_with_interval(self, value: float | None,
+                             ci95: tuple[float, float] | None) -> str:
+        """The mean as `format` prints it, then ± half its 95% interval's width (in the same
+        unit) when the run has one."""
+        text = self.format(value)
+        half = None if ci95 is None else (ci95[1] - ci95[0]) / 2
+        if value is None or half is None:
+            return text
+        width = (f"{half * 100:.{self.decimals}f}" if self.percent
+                 else f"{half:.{self.decimals}f}")
+        return f"{text} ±{width}"
+
     def header(self) -> str:
         if not self.directional:
             return self.label
@@ -114,6 +127,19 @@ class ReportRun:
     @property
     def name(self) -> str:
         return self.summary.name
+
+    def interval(self, key: str) -> tuple[float, float] | None:
+        """The 95% interval of measure `key`: the section's own reading, else summary.json's
+        `metrics.<key>.ci95` (None in runs from before intervals, or where the summary's value
+        is not one the engine could resample)."""
+        own = self.summary.metrics.get(key)
+        if own is not None and own.ci95 is not None:
+            return own.ci95
+        entry = (self.raw_summary.get("metrics") or {}).get(key)
+        if not isinstance(entry, dict):
+            return None
+        return read_interval(entry.get("ci95"), self.run_dir / "summary.json",
+                             f"metrics.{key}.ci95")
 
     @cached_property
     def scores(self) -> list[dict[str, Any]]:

@@ -35,7 +35,31 @@ class GenericSection(ReportSection):
         return ReportRun(run_dir, self.benchmark, mode, summary, manifest, raw)
 
     def metrics(self, mode: str) -> list[MetricDisplay]:
-        return [MetricDisplay(k, k, bounds=(None, None)) for k in self._keys.get(mode, [])]
+        """The run summaries' measures, named and directed as the benchmark declares them
+        (`Benchmark.measures`: label, direction, a "percent" unit), else by their keys."""
+        declared = self._declared(mode)
+        out = []
+        for key in self._keys.get(mode, []):
+            m = declared.get(key)
+            if m is None:
+                out.append(MetricDisplay(key, key, bounds=(None, None), directional=False))
+                continue
+            percent = m.unit == "percent"
+            out.append(MetricDisplay(key, m.label or key, m.direction != "lower", percent,
+                                     2 if percent else 4,
+                                     (0.0, 1.0) if m.unit in ("percent", "fraction")
+                                     else (None, None), directional=m.direction != "none"))
+        return out
+
+    def _declared(self, mode: str) -> dict[str, Any]:
+        from scholarbench.core.registry import REGISTRY
+        cls = REGISTRY.find("benchmark", self.benchmark)
+        if cls is None:
+            return {}
+        try:
+            return {m.key: m for m in cls({}).measures(mode or None)}
+        except Exception:       # a plug-in whose measures need options: keys as they are
+            return {}
 
     def _modes(self, runs: Sequence[ReportRun]) -> list[str]:
         return list(dict.fromkeys(r.mode for r in runs))
@@ -48,7 +72,8 @@ class GenericSection(ReportSection):
             display = {m.key: m for m in self.metrics(mode)}
             notes = tuple(f"{r.name}: incomplete ({r.raw_summary.get('status', {}).get('error', 0)}"
                           " errored samples)" for r in mine if r.raw_summary.get("complete") is False)
-            table = Table(self.mode_title(mode), ("system", "samples", *keys),
+            table = Table(self.mode_title(mode),
+                          ("system", "samples", *(display[k].header() for k in keys)),
                           tuple(metric_rows(mine, keys, display)), notes, tuple(keys))
             out.append(TableGroup(self.mode_title(mode), (table,), self.benchmark, mode))
         return out
