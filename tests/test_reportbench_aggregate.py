@@ -73,12 +73,18 @@ def test_the_summary_reports_every_measure_with_the_measures_own_value_and_an_in
     assert list(metrics) == [s.key for s in MEASURES]
     for key, value in HAND.items():
         assert metrics[key]["mean"] == pytest.approx(value, abs=1e-15), key
-    # pooled reference ratios are defined on every resample (0 when nothing to divide); a
-    # statement ratio is not on a resample of reports without statements (only C): no interval
-    # rather than a wrong one (core.measure.interval)
+    # each pooled ratio resamples the surveys it draws on (`defined_on`): the counted ones
+    # (A, B, C) for the reference ratios; for a statement rate the judged reports with an item
+    # in its denominator — A and B for Match Rate (resamples AA 2/4, AB 2/6, BB 0/2), A alone
+    # for Match Rate (checkable) and Factual Acc: one report, no interval
     low, high = metrics["ref_precision_micro"]["ci95"]
     assert 0.0 <= low <= 4 / 5 <= high <= 1.0
     assert metrics["ref_recall_micro"]["ci95"] is not None
+    low, high = metrics["cited_match_rate_micro"]["ci95"]
+    assert 0.0 <= low <= 2 / 6 <= high <= 0.5
+    assert metrics["noncited_accuracy_upstream_micro"]["ci95"] is not None
+    assert metrics["cited_match_rate_checkable_micro"]["ci95"] is None
+    assert metrics["noncited_accuracy_micro"]["ci95"] is None
     # the summary's micro blocks are the same numbers
     assert summary["micro"] == {"ref_precision": metrics["ref_precision_micro"]["mean"],
                                 "ref_recall": metrics["ref_recall_micro"]["mean"]}

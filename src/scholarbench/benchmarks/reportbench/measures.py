@@ -15,7 +15,9 @@ scores 0), the statement rates over the judged reports where the rate is defined
 (pooled) measures sum the per-survey counts every score row carries (`n_matched`, `ref_count`,
 `n_gt_matched`, `n_gt`; the statement counts of `statement_rows.STATEMENT_COUNTS`) and divide
 once: their `aggregator` is what the summary's `micro` blocks hold, so the engine's bootstrap
-interval resamples surveys and recomputes the pooled ratio.
+interval resamples surveys and recomputes the pooled ratio — over the surveys the ratio draws
+on (`defined_on`: the counted surveys; for a statement rate the judged reports with at least
+one item in its denominator), so no resample is left with nothing to divide.
 """
 from __future__ import annotations
 
@@ -61,6 +63,26 @@ def _ratio(numerator: str, denominator: str) -> Callable[[Sequence[Row]], float]
     return aggregate
 
 
+def _is_counted(row: Row) -> bool:
+    return row.get("status") not in NOT_COUNTED
+
+
+# the statement items each pooled rate divides by: a report with none adds nothing to the
+# ratio, so its interval resamples only the reports that have some (`Measure.defined_on`)
+DENOMINATORS = {"cited_match_rate": ("n_cited_checked", "n_cited_unreachable"),
+                "cited_match_rate_checkable": ("n_cited_checked",),
+                "noncited_accuracy": ("n_noncited_correct", "n_noncited_incorrect"),
+                "noncited_accuracy_upstream": ("n_noncited_correct", "n_noncited_incorrect",
+                                               "n_noncited_tie")}
+
+
+def _has_items(key: str) -> Callable[[Row], bool]:
+    def defined_on(row: Row) -> bool:
+        return row.get("statements") == "judged" and \
+            sum(row.get(k, 0) or 0 for k in DENOMINATORS[key]) > 0
+    return defined_on
+
+
 def _pooled_statement(key: str) -> Callable[[Sequence[Row]], float | None]:
     """The statement rate `key` over every judged statement item of the run."""
     def aggregate(rows: Sequence[Row]) -> float | None:
@@ -73,10 +95,11 @@ def _pooled_statement(key: str) -> Callable[[Sequence[Row]], float | None]:
 def _declare(key: str, label: str, description: str, provenance: str, *,
              family: Literal["reference", "statement"], direction: Any = "higher",
              unit: str = "fraction", aggregator: Any = None, aggregate_note: str = "",
-             **shown: Any) -> Shown:
+             defined_on: Any = None, **shown: Any) -> Shown:
     measure = Measure(BENCHMARK, key, description=description, label=label,
                       direction=direction, unit=unit, provenance=provenance,
                       judge=family == "statement", aggregator=aggregator,
+                      defined_on=defined_on or (_is_counted if aggregator else None),
                       aggregate_note=aggregate_note or (
                           "mean over the counted surveys" if family == "reference" else
                           "mean over the judged reports where the rate is defined"))
@@ -120,20 +143,24 @@ MEASURES: tuple[Shown, ...] = (
     _declare("cited_match_rate_micro", "Match Rate (micro)", "Σ matched / Σ (checked + "
              "unreachable) pairs", "paper §2.2 cited statements, pooled over pairs",
              family="statement",
-             aggregator=_pooled_statement("cited_match_rate"), aggregate_note=_MICRO_ST,
+             aggregator=_pooled_statement("cited_match_rate"),
+             defined_on=_has_items("cited_match_rate"), aggregate_note=_MICRO_ST,
              percent=True, decimals=2),
     _declare("cited_match_rate_checkable_micro", "Match Rate (checkable, micro)",
              "Σ matched / Σ checked pairs", f"{_UPSTREAM} alignment_rate, pooled",
              family="statement", aggregator=_pooled_statement("cited_match_rate_checkable"),
+             defined_on=_has_items("cited_match_rate_checkable"),
              aggregate_note=_MICRO_ST, percent=True, decimals=2),
     _declare("noncited_accuracy_micro", "Factual Acc (micro)", "Σ correct / Σ (correct + "
              "incorrect) statements", "paper §2.2 non-cited statements, pooled over statements",
              family="statement", aggregator=_pooled_statement("noncited_accuracy"),
+             defined_on=_has_items("noncited_accuracy"),
              aggregate_note=_MICRO_ST, percent=True, decimals=2),
     _declare("noncited_accuracy_upstream_micro", "Factual Acc (ties wrong, micro)",
              "Σ correct / Σ (correct + incorrect + tie) statements",
              f"{_UPSTREAM}, pooled over statements", family="statement",
              aggregator=_pooled_statement("noncited_accuracy_upstream"),
+             defined_on=_has_items("noncited_accuracy_upstream"),
              aggregate_note=_MICRO_ST, percent=True, decimals=2),
 )
 BY_KEY: dict[str, Shown] = {s.key: s for s in MEASURES}
