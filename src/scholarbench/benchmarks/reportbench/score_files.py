@@ -34,8 +34,12 @@ noncited_accuracy_upstream and their counts); the others say why they were not j
 Means are over every GT survey (missing and malformed ones as 0) in `means`; `means_scored`
 is over the surveys with a valid line; `micro` pools matches and counts over all surveys
 (upstream prints both a macro and this micro figure, over the surveys it did not drop).
-`metrics` holds every declared measure (`measures.MEASURES`) aggregated as a run's summary
-aggregates them, each with its bootstrap `ci95` (`core.summarise.add_intervals`).
+The summary is a run's (`core.summarise.summarise` over the rows written, with a manifest
+naming the prediction file: status counts, `means`, `micro`, `statements`, every declared
+measure in `metrics` with its bootstrap `ci95`) plus what scoring files adds: the line counts,
+`means_scored`, `missing_ids`, the options, and `n_missing` (here: surveys without a line,
+malformed ones apart) and `references` (with `not_academic`). Each line also carries what a
+run's row carries: `reason` (for any status but scored), `unresolved`, `n_refs`.
 """
 from __future__ import annotations
 
@@ -46,19 +50,19 @@ from typing import Any
 
 from scholarbench.benchmarks.reportbench.extract import ExtractedReferences, references_from_items
 from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
-from scholarbench.benchmarks.reportbench.measures import BY_KEY, counted, micro_key
 from scholarbench.benchmarks.reportbench.metrics import Match, Unresolved, reference_scores
 from scholarbench.benchmarks.reportbench.pred_lines import as_record, read_predictions
 from scholarbench.benchmarks.reportbench.refscore import (HiddenSurvey, references_for,
                                                           score_references)
 from scholarbench.benchmarks.reportbench.resolve import TitleExtractor
 from scholarbench.benchmarks.reportbench.scoring import REF_KEYS
-from scholarbench.benchmarks.reportbench.statements import (aggregate_statement_rows,
-                                                            format_statement_summary,
+from scholarbench.benchmarks.reportbench.statements import (format_statement_summary,
                                                             not_judged_row, statement_row)
+from scholarbench.core.status import reason_of
 from scholarbench.data.trec import write_lines_atomic
 
 METRICS = REF_KEYS          # the per-survey reference measures (`measures.MEASURES`)
+_CORE_STATUS = {"no_references": "scored"}      # ReportBench's sub-status of `scored`
 
 
 def _open_corpus(corpus: Any):
@@ -182,20 +186,30 @@ def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path:
         pooled["not_academic"] += counts["n_not_academic"]
         for why, n in counts["unresolved_reasons"].items():
             pooled["reasons"][why] = pooled["reasons"].get(why, 0) + n
+    for row in rows:               # what a run's row also says (core.refs, core.status)
+        row.setdefault("unresolved", row["n_unresolved"])
+        row.setdefault("n_refs", row["n_found"])
+        if (why := reason_of(_CORE_STATUS.get(row["status"], row["status"]), row,
+                             None)) is not None:
+            row["reason"] = why
     write_lines_atomic(out_path, (json.dumps(r, ensure_ascii=False) for r in rows))
     scored = [r for r in rows if r["pred_line"] is not None]
 
     def mean(rs: list[dict], key: str) -> float | None:
         return sum(r[key] for r in rs) / len(rs) if rs else None
 
-    summary = {
+    # a run's summary of these rows (status counts, means, micro, statements, every measure
+    # with its ci95: `core.summarise`), then what scoring files adds to it
+    from scholarbench.benchmarks.reportbench.benchmark import ReportBench
+    from scholarbench.core.summarise import summarise
+    summary = summarise(ReportBench({}), rows, files_manifest(pred_path), warn=False)
+    summary.update({
         "benchmark": "reportbench", "gt_dir": str(gt_dir), "pred": str(pred_path),
         "out": str(out_path),
         "options": {"match": match, "unresolved": unresolved,
                     "corpus": str(getattr(corpus, "directory", "")) or None,
                     "title_extractor": title_extractor is not None},
         "n_surveys": len(rows), "n_predicted": len(scored),
-        "n_no_references": sum(1 for r in rows if r["status"] == "no_references"),
         "n_missing": sum(1 for r in rows if r["status"] == "missing"),
         "missing_ids": [r["arxiv_id"] for r in rows if r["status"] == "missing"],
         "n_malformed_surveys": sum(1 for r in rows if r["status"] == "malformed"),
@@ -204,28 +218,16 @@ def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path:
         "n_duplicate_lines": len(duplicates), "duplicates": duplicates,
         "n_superseded_lines": len(superseded), "superseded": superseded,
         "n_unknown_lines": len(unknown), "unknown": unknown,
-        "means": {k: mean(rows, k) for k in METRICS},
         "means_scored": {k: mean(scored, k) for k in METRICS},
-        "micro": {k: BY_KEY[micro_key(k)].measure.value(rows) for k in METRICS
-                  if micro_key(k) in BY_KEY},
         "references": pooled,
-    }
-    if statement_judge is not None:
-        summary["statements"] = aggregate_statement_rows(rows)
-    summary["metrics"] = measure_entries(rows, statement_judge is not None,
-                                         summary.get("statements", {}).get("n_judged", 0))
+    })
     return summary
 
 
-def measure_entries(rows: list[dict], judged: bool, n_judged: int) -> dict[str, Any]:
-    """`metrics` as a run's summary has them: every declared measure (the run's own
-    aggregation, `summary.metric_entries`) with its bootstrap `ci95`."""
-    from scholarbench.benchmarks.reportbench.benchmark import ReportBench
-    from scholarbench.benchmarks.reportbench.summary import metric_entries
-    from scholarbench.core.summarise import add_intervals
-    block = {"metrics": metric_entries(rows, counted(rows), judged, n_judged)}
-    add_intervals(ReportBench({}), block, rows, {"mode": "shipped"})
-    return block["metrics"]
+def files_manifest(pred: Path) -> dict[str, Any]:
+    """What `score reportbench` on files was, as a run's manifest would say it."""
+    return {"benchmark": "reportbench", "mode": "files", "agent": pred.stem,
+            "run_name": pred.stem}
 
 
 def _judge_statements(statement_judge: Any, report: str | None,
