@@ -79,6 +79,17 @@ def test_both_forms_and_every_count(tmp_path):
     assert summary["means"]["ref_precision"] == pytest.approx((2 / 3 + 1.0 + 0) / 3)
     assert summary["means_scored"]["ref_recall"] == pytest.approx((2 / 3 + 0.5) / 2)
     assert summary["micro"] == {"ref_precision": 3 / 4, "ref_recall": 3 / 6}
+    # the run's measures, aggregated as a run aggregates them, each with its interval
+    metrics = summary["metrics"]
+    assert metrics["ref_precision"]["mean"] == summary["means"]["ref_precision"]
+    assert metrics["ref_precision_micro"]["mean"] == 3 / 4      # (2 + 1 + 0) / (3 + 1 + 0)
+    assert metrics["ref_recall_micro"]["mean"] == 3 / 6         # (2 + 1 + 0) / (3 + 2 + 1)
+    assert all(m["ci95"] is not None for m in metrics.values())
+    assert rows["2101.00001"]["n_gt_matched"] == 2 and rows["2101.00003"]["n_gt_matched"] == 0
+    # it is a run's summary of the rows written (core.summarise), with the files' counts added
+    assert (summary["mode"], summary["agent"], summary["n_samples"]) == ("files", "p", 3)
+    assert summary["status"]["scored"] == 2 and summary["status"]["malformed"] == 1
+    assert summary["n_refs"] == one["n_found"] + two["n_found"] and "ci_method" in summary
     text = format_summary(summary)
     assert "3 surveys, 2 with a prediction" in text and "6 malformed" in text
     assert "1 duplicate" in text and "malformed line 3: not valid JSON" in text
@@ -91,6 +102,9 @@ def test_missing_surveys_score_zero_and_are_listed(tmp_path):
     assert summary["missing_ids"] == ["2101.00001", "2101.00003"]
     assert rows["2101.00002"]["status"] == "no_references"
     assert summary["n_no_references"] == 1
+    assert rows["2101.00001"]["reason"] == "no answer"          # as a run's row says why
+    assert rows["2101.00002"]["reason"] == "no references in the answer"
+    assert summary["status"]["missing"] == 2
     assert summary["means"] == {"ref_precision": 0.0, "ref_recall": 0.0, "ref_count": 0.0}
     assert "2 missing" in format_summary(summary)
 

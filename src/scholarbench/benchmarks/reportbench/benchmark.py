@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Any, ClassVar, Sequence
 
 from scholarbench.core.benchmark import Benchmark, Loaded, Sample
-from scholarbench.core.registry import register_benchmark
+from scholarbench.benchmarks.reportbench.measures import MEASURES, reportbench_measures
+from scholarbench.core.registry import add_measures, register_benchmark
 from scholarbench.errors import ScholarbenchError
 
 SHIPPED = "shipped"
 GRANULARITIES = (SHIPPED, "sentence", "paragraph", "detail")
-REF_HEADLINE = ("ref_precision", "ref_recall", "ref_count")
+REF_HEADLINE = tuple(s.key for s in MEASURES if s.headline)
 
 
 def _default_subtask(parser: argparse.ArgumentParser) -> None:
@@ -31,6 +32,9 @@ def _default_subtask(parser: argparse.ArgumentParser) -> None:
     for action in parser._actions:
         if action.dest == "subtask" and "--granularity" in action.option_strings:
             action.required, action.default = False, SHIPPED
+
+
+add_measures(reportbench_measures())
 
 
 @register_benchmark("reportbench")
@@ -43,12 +47,9 @@ class ReportBench(Benchmark):
     order = 40
     construct_text_chars = 40_000
 
-    @property
-    def judge_scored(self) -> tuple[str, ...]:  # type: ignore[override]
-        """The statement rates (their judges read the report); the reference metrics are not
-        judged."""
-        from scholarbench.benchmarks.reportbench.statement_rows import STATEMENT_RATES
-        return STATEMENT_RATES
+    # the statement rates (their judges read the report); the reference metrics are not judged
+    judge_scored: ClassVar[tuple[str, ...]] = tuple(s.key for s in MEASURES
+                                                    if s.measure.judge)
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         super().__init__(options)
@@ -61,7 +62,6 @@ class ReportBench(Benchmark):
         self._judge: Any = None
         self._data: dict[str, Any] = {}
         self._template = ""
-        self._extra: dict[str, Any] = {}
 
     # -- command line ------------------------------------------------------------------------
     @classmethod
@@ -236,13 +236,16 @@ class ReportBench(Benchmark):
     def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
               manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
         from scholarbench.benchmarks.reportbench.run_scoring import score_run_samples
-        rows, self._extra = score_run_samples(self, samples, generated, manifest, run_dir)
-        return rows
+        return score_run_samples(self, samples, generated, manifest, run_dir)
+
+    def measures(self, subtask: str | None) -> tuple[Any, ...]:
+        return reportbench_measures()
 
     def aggregate(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                   ) -> dict[str, Any]:
+        """A function of the score rows and the manifest only (`summary.summarise`)."""
         from scholarbench.benchmarks.reportbench.summary import summarise
-        return summarise(rows, manifest, self._extra)
+        return summarise(rows, manifest)
 
     def format_summary(self, summary: dict[str, Any]) -> str:
         from scholarbench.benchmarks.reportbench.summary import format_summary

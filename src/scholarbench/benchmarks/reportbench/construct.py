@@ -299,6 +299,21 @@ def compare_prompts(generated: str, shipped: str, title: str = "") -> dict[str, 
             "mentions_title": mentions_title(generated, title) if title else False}
 
 
+COMPARED = ("cutoff_agrees", "content_overlap_f1", "words_generated",
+            "shipped_granularity_guess")
+
+
+def constructed_fields(record: dict[str, Any]) -> dict[str, Any]:
+    """What `summarise_constructed` reads of one prompts.jsonl record: the score row carries
+    it (`prompt_construction`) so the summary is rebuilt from the score rows alone."""
+    comparison = record.get("comparison")
+    return {"prompt": bool(record.get("prompt")), "cutoff_ok": record.get("cutoff_ok"),
+            "mentions_title": record.get("mentions_title"),
+            "granularity": record.get("granularity"),
+            "comparison": {k: comparison.get(k) for k in COMPARED}
+            if isinstance(comparison, dict) and comparison else None}
+
+
 def summarise_constructed(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Counts and means over prompts.jsonl records (unscored ones counted, not averaged)."""
     done = [r for r in records if r.get("prompt")]

@@ -33,8 +33,7 @@ def judge_for(bench: Any, statements: bool, llm_titles: bool) -> Any:
 
 
 def score_run_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
-                      manifest: dict[str, Any], run: Any
-                      ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+                      manifest: dict[str, Any], run: Any) -> list[dict[str, Any]]:
     from scholarbench.benchmarks.reportbench.construct_stage import PROMPTS
     from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
     from scholarbench.core.engine import _usage, add_stage_usage
@@ -99,19 +98,7 @@ def score_run_samples(bench: Any, samples: Sequence[Any], generated: dict[str, d
             if titles is not None and titles.inner is not None:
                 m["title_extractor"] = titles.inner.identity()
             run.write_manifest(m)
-    extra: dict[str, Any] = {}
-    if titles is not None:
-        stats = titles.inner.stats.as_dict() if titles.inner is not None else \
-            {"reports": 0, "calls": 0, "titles": 0, "dropped": 0, "not_academic": 0,
-             "n_unscored": 0, "unscored": []}
-        extra["title_extractor"] = {**stats, "replayed": titles.replayed,
-                                    "not_run": titles.not_run}
-    if prompts:
-        from scholarbench.benchmarks.reportbench.construct import summarise_constructed
-        ids = {s.id for s in samples}
-        extra["prompts"] = summarise_constructed([r for r in prompts.values()
-                                                  if r.get("id") in ids])
-    return rows, extra
+    return rows
 
 
 def statement_judge(bench: Any, judge: Any, corpus: Any, allow_network: bool) -> Any:

@@ -34,6 +34,12 @@ noncited_accuracy_upstream and their counts); the others say why they were not j
 Means are over every GT survey (missing and malformed ones as 0) in `means`; `means_scored`
 is over the surveys with a valid line; `micro` pools matches and counts over all surveys
 (upstream prints both a macro and this micro figure, over the surveys it did not drop).
+The summary is a run's (`core.summarise.summarise` over the rows written, with a manifest
+naming the prediction file: status counts, `means`, `micro`, `statements`, every declared
+measure in `metrics` with its bootstrap `ci95`) plus what scoring files adds: the line counts,
+`means_scored`, `missing_ids`, the options, and `n_missing` (here: surveys without a line,
+malformed ones apart) and `references` (with `not_academic`). Each line also carries what a
+run's row carries: `reason` (for any status but scored), `unresolved`, `n_refs`.
 """
 from __future__ import annotations
 
@@ -49,12 +55,14 @@ from scholarbench.benchmarks.reportbench.pred_lines import as_record, read_predi
 from scholarbench.benchmarks.reportbench.refscore import (HiddenSurvey, references_for,
                                                           score_references)
 from scholarbench.benchmarks.reportbench.resolve import TitleExtractor
-from scholarbench.benchmarks.reportbench.statements import (aggregate_statement_rows,
-                                                            format_statement_summary,
+from scholarbench.benchmarks.reportbench.scoring import REF_KEYS
+from scholarbench.benchmarks.reportbench.statements import (format_statement_summary,
                                                             not_judged_row, statement_row)
+from scholarbench.core.status import reason_of
 from scholarbench.data.trec import write_lines_atomic
 
-METRICS = ("ref_precision", "ref_recall", "ref_count")
+METRICS = REF_KEYS          # the per-survey reference measures (`measures.MEASURES`)
+_CORE_STATUS = {"no_references": "scored"}      # ReportBench's sub-status of `scored`
 
 
 def _open_corpus(corpus: Any):
@@ -79,9 +87,9 @@ def _hidden_surveys(gt_dir: Path) -> dict[str, HiddenSurvey]:
 
 
 def _zero_row(survey: str, n_gt: int, status: str) -> dict:
-    return {"arxiv_id": survey, "ref_precision": 0.0, "ref_recall": 0.0, "ref_count": 0,
-            "n_gt": n_gt, "status": status, "n_matched": 0, "n_found": 0, "n_resolved": 0,
-            "n_titled": 0, "n_unresolved": 0, "n_unresolved_with_id": 0,
+    return {"arxiv_id": survey, **{k: 0 if k == "ref_count" else 0.0 for k in METRICS},
+            "n_gt": n_gt, "status": status, "n_matched": 0, "n_gt_matched": 0, "n_found": 0,
+            "n_resolved": 0, "n_titled": 0, "n_unresolved": 0, "n_unresolved_with_id": 0,
             "unresolved_reasons": {}, "pred_line": None, "input": None}
 
 
@@ -156,7 +164,8 @@ def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path:
         counts = found.counts()
         row = {"arxiv_id": survey, **{k: scores.as_dict()[k] for k in METRICS}, "n_gt": n_gt,
                "status": "scored" if scores.ref_count else "no_references",
-               "n_matched": scores.n_matched, **{k: counts[k] for k in (
+               "n_matched": scores.n_matched, "n_gt_matched": scores.n_gt_matched,
+               **{k: counts[k] for k in (
                    "n_found", "n_resolved", "n_titled", "n_unresolved", "n_unresolved_with_id",
                    "unresolved_reasons")},
                "pred_line": lineno,
@@ -177,25 +186,30 @@ def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path:
         pooled["not_academic"] += counts["n_not_academic"]
         for why, n in counts["unresolved_reasons"].items():
             pooled["reasons"][why] = pooled["reasons"].get(why, 0) + n
-        row["_gt_matched"] = scores.n_gt_matched
-    micro_matched = sum(r["n_matched"] for r in rows)
-    micro_count = sum(r["ref_count"] for r in rows)
-    micro_gt_matched = sum(r.pop("_gt_matched", 0) for r in rows)
-    micro_gt = sum(r["n_gt"] for r in rows)
+    for row in rows:               # what a run's row also says (core.refs, core.status)
+        row.setdefault("unresolved", row["n_unresolved"])
+        row.setdefault("n_refs", row["n_found"])
+        if (why := reason_of(_CORE_STATUS.get(row["status"], row["status"]), row,
+                             None)) is not None:
+            row["reason"] = why
     write_lines_atomic(out_path, (json.dumps(r, ensure_ascii=False) for r in rows))
     scored = [r for r in rows if r["pred_line"] is not None]
 
     def mean(rs: list[dict], key: str) -> float | None:
         return sum(r[key] for r in rs) / len(rs) if rs else None
 
-    summary = {
+    # a run's summary of these rows (status counts, means, micro, statements, every measure
+    # with its ci95: `core.summarise`), then what scoring files adds to it
+    from scholarbench.benchmarks.reportbench.benchmark import ReportBench
+    from scholarbench.core.summarise import summarise
+    summary = summarise(ReportBench({}), rows, files_manifest(pred_path), warn=False)
+    summary.update({
         "benchmark": "reportbench", "gt_dir": str(gt_dir), "pred": str(pred_path),
         "out": str(out_path),
         "options": {"match": match, "unresolved": unresolved,
                     "corpus": str(getattr(corpus, "directory", "")) or None,
                     "title_extractor": title_extractor is not None},
         "n_surveys": len(rows), "n_predicted": len(scored),
-        "n_no_references": sum(1 for r in rows if r["status"] == "no_references"),
         "n_missing": sum(1 for r in rows if r["status"] == "missing"),
         "missing_ids": [r["arxiv_id"] for r in rows if r["status"] == "missing"],
         "n_malformed_surveys": sum(1 for r in rows if r["status"] == "malformed"),
@@ -204,15 +218,16 @@ def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path:
         "n_duplicate_lines": len(duplicates), "duplicates": duplicates,
         "n_superseded_lines": len(superseded), "superseded": superseded,
         "n_unknown_lines": len(unknown), "unknown": unknown,
-        "means": {k: mean(rows, k) for k in METRICS},
         "means_scored": {k: mean(scored, k) for k in METRICS},
-        "micro": {"ref_precision": micro_matched / micro_count if micro_count else 0.0,
-                  "ref_recall": micro_gt_matched / micro_gt if micro_gt else 0.0},
         "references": pooled,
-    }
-    if statement_judge is not None:
-        summary["statements"] = aggregate_statement_rows(rows)
+    })
     return summary
+
+
+def files_manifest(pred: Path) -> dict[str, Any]:
+    """What `score reportbench` on files was, as a run's manifest would say it."""
+    return {"benchmark": "reportbench", "mode": "files", "agent": pred.stem,
+            "run_name": pred.stem}
 
 
 def _judge_statements(statement_judge: Any, report: str | None,

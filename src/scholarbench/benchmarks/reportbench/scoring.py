@@ -31,14 +31,15 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
+from scholarbench.benchmarks.reportbench.measures import keys
 from scholarbench.benchmarks.reportbench.refscore import (HiddenSurvey, references_for,
                                                           score_references)
 
 TITLES, STATEMENTS = "titles.jsonl", "statements.jsonl"
-REF_KEYS = ("ref_precision", "ref_recall", "ref_count")
+REF_KEYS = keys("reference")        # ref_precision, ref_recall, ref_count (`measures`)
+TITLE_COUNTS = ("reports", "calls", "titles", "dropped", "not_academic", "replayed", "not_run")
 COUNT_KEYS = ("n_found", "n_resolved", "n_titled", "n_unresolved", "n_unresolved_with_id",
               "unresolved_reasons")
-NOT_COUNTED = ("error", "unscored", "unscorable")      # left out of the means
 
 
 def sha(text: str) -> str:
@@ -61,6 +62,21 @@ class RecordedTitles:
         self.current: str | None = None
         self.last: dict[str, Any] | None = None
         self.replayed = self.not_run = 0
+
+    def counts(self) -> dict[str, Any]:
+        """The running counts (`TITLE_COUNTS` and the unscored reasons so far)."""
+        stats = self.inner.stats if self.inner is not None else None
+        out: dict[str, Any] = {k: getattr(stats, k, 0) for k in TITLE_COUNTS[:5]}
+        out.update(replayed=self.replayed, not_run=self.not_run,
+                   unscored=list(stats.unscored) if stats is not None else [])
+        return out
+
+    def since(self, before: dict[str, Any]) -> dict[str, Any]:
+        """What one report added to the counts (its row's `title_extraction`)."""
+        now = self.counts()
+        out: dict[str, Any] = {k: now[k] - before[k] for k in TITLE_COUNTS}
+        out["unscored"] = now["unscored"][len(before["unscored"]):]
+        return out
 
     def __call__(self, report: str, unresolved: Sequence[Any]) -> list[Any]:
         from scholarbench.benchmarks.reportbench.resolve import ExtractedTitle
@@ -124,7 +140,7 @@ def _has_unscored(record: dict[str, Any]) -> bool:
 
 
 def zero_row(row: dict[str, Any], n_gt: int, status: str, error: str | None) -> dict[str, Any]:
-    row.update({k: 0.0 for k in REF_KEYS[:2]}, ref_count=0, n_gt=n_gt, status=status,
+    row.update({k: 0 if k == "ref_count" else 0.0 for k in REF_KEYS}, n_gt=n_gt, status=status,
                n_matched=0, n_gt_matched=0, n_found=0, n_resolved=0, n_titled=0,
                n_unresolved=0, n_unresolved_with_id=0, unresolved_reasons={},
                error=error or "not generated")
@@ -154,6 +170,20 @@ class Scorer:
 
     def row(self, sample: Any, record: dict[str, Any] | None,
             prompt_record: dict[str, Any] | None = None) -> dict[str, Any]:
+        """One survey's scores line, with what the summary needs of the run's other stages:
+        `title_extraction` (this report's share of the title extractor's counts, with
+        --llm-titles) and `prompt_construction` (its constructed prompt's fields)."""
+        from scholarbench.benchmarks.reportbench.construct import constructed_fields
+        before = self.titles.counts() if self.titles is not None else None
+        row = self._row(sample, record, prompt_record)
+        if self.titles is not None and before is not None:
+            row["title_extraction"] = self.titles.since(before)
+        if prompt_record is not None:
+            row["prompt_construction"] = constructed_fields(prompt_record)
+        return row
+
+    def _row(self, sample: Any, record: dict[str, Any] | None,
+             prompt_record: dict[str, Any] | None) -> dict[str, Any]:
         from scholarbench.benchmarks.reportbench.metrics import reference_scores
         sid = sample.id
         gt_titles = [r.title for r in self.gt.get(sid, [])]

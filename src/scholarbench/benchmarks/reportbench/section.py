@@ -23,6 +23,7 @@ from typing import Any, Sequence
 from scholarbench.errors import DataError
 from scholarbench.report import svg
 from scholarbench.report.htmlkit import Page, e, metadata_html, table_html, usage_rows
+from scholarbench.benchmarks.reportbench.measures import BY_KEY, MEASURES, keys
 from scholarbench.benchmarks.reportbench.section_drilldown import ReportBenchDrilldown
 from scholarbench.benchmarks.reportbench.published import (KEYS as TABLE_KEYS, PAPER_CITATION,
                                                            PAPER_JUDGES, PAPER_N, published_rows)
@@ -31,27 +32,16 @@ from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportS
                                                read_json_object, strip_group)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
 
-REF_KEYS = ("ref_precision", "ref_recall", "ref_count")
-RATES = ("cited_match_rate", "cited_match_rate_checkable", "noncited_accuracy",
-         "noncited_accuracy_upstream")
-COUNTS = ("n_cited", "n_noncited")
+REF_KEYS = keys("reference")           # the per-survey measures (`measures.MEASURES`)
+RATES = keys("statement")
+COUNTS = ("n_cited", "n_noncited")     # statement counts per judged report (Table 1 "Count")
 DISPLAY: dict[str, MetricDisplay] = {
-    "ref_precision": MetricDisplay("ref_precision", "Precision", decimals=3),
-    "ref_recall": MetricDisplay("ref_recall", "Recall", decimals=3),
-    "ref_count": MetricDisplay("ref_count", "Ref Num", decimals=2, bounds=(0.0, None)),
-    "cited_match_rate": MetricDisplay("cited_match_rate", "Match Rate", percent=True,
-                                      decimals=2),
+    **{s.key: MetricDisplay(s.key, s.measure.label, s.measure.direction != "lower",
+                            percent=s.percent, decimals=s.decimals, bounds=s.bounds)
+       for s in MEASURES},
     "n_cited": MetricDisplay("n_cited", "Count (cited)", decimals=2, bounds=(0.0, None)),
-    "noncited_accuracy": MetricDisplay("noncited_accuracy", "Factual Acc", percent=True,
-                                       decimals=2),
     "n_noncited": MetricDisplay("n_noncited", "Count (non-cited)", decimals=2,
                                 bounds=(0.0, None)),
-    "cited_match_rate_checkable": MetricDisplay("cited_match_rate_checkable",
-                                                "Match Rate (checkable)", percent=True,
-                                                decimals=2),
-    "noncited_accuracy_upstream": MetricDisplay("noncited_accuracy_upstream",
-                                                "Factual Acc (ties wrong)", percent=True,
-                                                decimals=2),
 }
 TITLE = "Table 1 layout — references and statements"
 
@@ -318,8 +308,7 @@ class ReportBenchSection(ReportBenchDrilldown, ReportSection):
                               "survey of each run (small dots; tooltips name the survey) and the "
                               "run's mean (large).")]
         panels = []
-        for key in ("ref_precision", "ref_recall", "ref_count", "cited_match_rate",
-                    "noncited_accuracy"):
+        for key in (k for k in TABLE_KEYS if k in BY_KEY):     # Table 1's measures
             if not any(key in r.summary.metrics for r in runs):
                 continue
             d = DISPLAY[key]

@@ -4,7 +4,8 @@ by the run's scorer and `score reportbench`; the judging itself is `statements`)
 `statement_row(metrics)`: the keys one line carries (the four rates, the counts, the
 unreachable reasons, `statements: "judged"`, or "failed" when judging raised);
 `not_judged_row(why)`: null rates and the reason; `aggregate_statement_rows(rows)`: means over
-the judged reports where each rate is defined (`n`, `n_undefined`), pooled (micro) rates,
+the judged reports where each rate is defined (`n`, `n_undefined`), pooled (micro) rates
+(`micro_rates`, also the `*_micro` measures' aggregator),
 summed counts and reasons, reports not judged and failed; `format_statement_summary`: the
 terminal lines.
 """
@@ -12,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-STATEMENT_RATES = ("cited_match_rate", "cited_match_rate_checkable", "noncited_accuracy",
-                   "noncited_accuracy_upstream")
+from scholarbench.benchmarks.reportbench.measures import keys
+
+STATEMENT_RATES = keys("statement")      # the per-report rates, declared in `measures`
 STATEMENT_COUNTS = ("n_cited", "n_cited_statements", "n_cited_checked", "n_cited_matched",
                     "n_cited_not_found", "n_cited_unreachable", "n_cited_unscored",
                     "n_noncited", "n_noncited_correct", "n_noncited_incorrect",
@@ -39,12 +41,35 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def judged_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in rows if r.get("statements") == "judged"]
+
+
+def totals(judged: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """The statement counts summed over the judged reports."""
+    return {k: sum(r.get(k, 0) or 0 for r in judged) for k in STATEMENT_COUNTS}
+
+
+def micro_rates(summed: dict[str, int]) -> dict[str, float | None]:
+    """The four rates over the pooled statement items (None where a denominator is 0); the
+    aggregators of the `*_micro` measures."""
+    checked, unreachable = summed["n_cited_checked"], summed["n_cited_unreachable"]
+    correct, ties = summed["n_noncited_correct"], summed["n_noncited_tie"]
+    decided = correct + summed["n_noncited_incorrect"]
+    matched = summed["n_cited_matched"]
+    return {
+        "cited_match_rate": matched / (checked + unreachable) if checked + unreachable else None,
+        "cited_match_rate_checkable": matched / checked if checked else None,
+        "noncited_accuracy": correct / decided if decided else None,
+        "noncited_accuracy_upstream": correct / (decided + ties) if decided + ties else None}
+
+
 def aggregate_statement_rows(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Means over the judged reports (a rate undefined for a report — no cited or no decided
     non-cited statement — is left out and counted in `n_undefined`), pooled (micro) rates,
     summed counts and unreachable reasons, and the reports not judged (no report text) or whose
     judging failed."""
-    judged = [r for r in rows if r.get("statements") == "judged"]
+    judged = judged_rows(rows)
     stats: dict[str, Any] = {"n_judged": len(judged),
                              "n_not_judged": sum(1 for r in rows if r.get("statements")
                                                  not in (None, "judged", "failed")),
@@ -53,23 +78,14 @@ def aggregate_statement_rows(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         values = [r[key] for r in judged if r.get(key) is not None]
         stats[key] = {"mean": _mean(values), "n": len(values),
                       "n_undefined": len(judged) - len(values)}
-    totals = {k: sum(r.get(k, 0) or 0 for r in judged) for k in STATEMENT_COUNTS}
-    stats["counts"] = totals
+    summed = totals(judged)
+    stats["counts"] = summed
     reasons: dict[str, int] = {}
     for r in judged:
         for why, n in (r.get("cited_unreachable_reasons") or {}).items():
             reasons[why] = reasons.get(why, 0) + n
     stats["cited_unreachable_reasons"] = dict(sorted(reasons.items()))
-    checked, unreachable = totals["n_cited_checked"], totals["n_cited_unreachable"]
-    decided = totals["n_noncited_correct"] + totals["n_noncited_incorrect"]
-    ties = totals["n_noncited_tie"]
-    stats["micro"] = {
-        "cited_match_rate": (totals["n_cited_matched"] / (checked + unreachable)
-                             if checked + unreachable else None),
-        "cited_match_rate_checkable": totals["n_cited_matched"] / checked if checked else None,
-        "noncited_accuracy": totals["n_noncited_correct"] / decided if decided else None,
-        "noncited_accuracy_upstream": (totals["n_noncited_correct"] / (decided + ties)
-                                       if decided + ties else None)}
+    stats["micro"] = micro_rates(summed)
     stats["mean_cited_per_report"] = _mean([r.get("n_cited", 0) for r in judged])
     stats["mean_noncited_per_report"] = _mean([r.get("n_noncited", 0) for r in judged])
     return stats
@@ -81,7 +97,7 @@ def format_statement_summary(stats: dict[str, Any]) -> list[str]:
 
     c = stats["counts"]
     lines = [f"  {key:<28} {f(stats[key]['mean']):>8}   (n={stats[key]['n']}, undefined "
-             f"{stats[key]['n_undefined']}; micro {f(stats['micro'][key])})"
+             f"{stats[key]['n_undefined']}; micro {f(stats['micro'].get(key))})"
              for key in STATEMENT_RATES]
     reasons = ", ".join(f"{n} {why}" for why, n in sorted(
         stats["cited_unreachable_reasons"].items(), key=lambda kv: -kv[1])) or "none"

@@ -5,18 +5,27 @@
   report (`missing`, `malformed`) scores 0 and stays in, as the paper scores it. `n_counted`
   says over how many.
 - `means_with_report`: over the surveys with a report; `micro`: pooled matches over the counted
-  surveys (upstream prints a micro and a macro figure).
-- `metrics`: the engine's form of the same means (`{mean, n, n_null}`), plus the statement
-  rates over the judged reports where they are defined.
+  surveys (upstream prints a micro and a macro figure) — the `*_micro` measures' values.
+- `metrics`: every measure `measures.MEASURES` declares (`{mean, n, n_null}`, the value the
+  measure's own): the reference means above, their micro forms, and when statements were
+  judged the statement rates (over the judged reports where they are defined) and their
+  pooled (micro) forms.
 - `references`: pooled counts of references found / resolved / titled / unresolved (reasons);
-  `statements` (when judged), `title_extractor` (when used), `prompts` (constructed
-  granularities): as before.
+  `statements` (when judged), `title_extractor` (when used: summed from the rows'
+  `title_extraction`), `prompts` (constructed granularities: from the rows'
+  `prompt_construction`).
+
+Everything here is read from the score rows and the manifest alone, so `scholarbench aggregate
+RUN_DIR` rebuilds it without data, corpus or judge.
 """
 from __future__ import annotations
 
 from typing import Any, Sequence
 
-from scholarbench.benchmarks.reportbench.scoring import NOT_COUNTED, REF_KEYS
+from scholarbench.benchmarks.reportbench.measures import (BY_KEY, MEASURES, NOT_COUNTED,
+                                                          micro_key)
+from scholarbench.benchmarks.reportbench.scoring import REF_KEYS, TITLE_COUNTS
+from scholarbench.core.measure import defined
 
 
 def _mean(values: list[float]) -> float | None:
@@ -36,17 +45,51 @@ def pooled_references(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return pooled
 
 
-def summarise(rows: Sequence[dict[str, Any]], manifest: dict[str, Any],
-              extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    from scholarbench.benchmarks.reportbench.statements import (STATEMENT_RATES,
-                                                                aggregate_statement_rows)
+def title_extractor_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The LLM title extractor's counts, summed over the rows' `title_extraction` (None when
+    the run was scored without --llm-titles)."""
+    parts = [r["title_extraction"] for r in rows if isinstance(r.get("title_extraction"), dict)]
+    if not parts:
+        return None
+    unscored = [why for p in parts for why in p.get("unscored") or []]
+    total = {k: sum(p.get(k, 0) or 0 for p in parts) for k in TITLE_COUNTS}
+    return {**{k: total[k] for k in TITLE_COUNTS[:5]}, "n_unscored": len(unscored),
+            "unscored": unscored[:20], "replayed": total["replayed"],
+            "not_run": total["not_run"]}
+
+
+def prompts_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The constructed prompts' counts from the rows' `prompt_construction` (None for the
+    shipped prompts)."""
+    from scholarbench.benchmarks.reportbench.construct import summarise_constructed
+    records = [r["prompt_construction"] for r in rows
+               if isinstance(r.get("prompt_construction"), dict)]
+    return summarise_constructed(records) if records else None
+
+
+def metric_entries(rows: Sequence[dict[str, Any]], counted: Sequence[dict[str, Any]],
+                   judged: bool, n_judged: int) -> dict[str, dict[str, Any]]:
+    """`metrics`: every declared measure (`measures.MEASURES`; the statement ones when
+    statements were judged) as the engine's `{mean, n, n_null}`, its value the measure's own."""
+    metrics = {}
+    for shown in MEASURES:
+        if shown.family == "statement" and not judged:
+            continue
+        if shown.pooled:
+            n = len(counted) if shown.family == "reference" else n_judged
+        else:
+            n = len(defined(counted, shown.key))
+        metrics[shown.key] = {"mean": shown.measure.value(rows), "n": n,
+                              "n_null": len(counted) - n}
+    return metrics
+
+
+def summarise(rows: Sequence[dict[str, Any]], manifest: dict[str, Any]) -> dict[str, Any]:
+    """The benchmark's part of summary.json: a function of the score rows and the manifest."""
+    from scholarbench.benchmarks.reportbench.statements import aggregate_statement_rows
     counted = [r for r in rows if r.get("status") not in NOT_COUNTED]
     with_report = [r for r in counted if r["status"] in ("scored", "no_references")]
     status = [r.get("status") for r in rows]
-    matched = sum(r.get("n_matched", 0) for r in counted)
-    count = sum(r.get("ref_count", 0) for r in counted)
-    gt_matched = sum(r.get("n_gt_matched", 0) for r in counted)
-    gt = sum(r.get("n_gt", 0) for r in counted)
     summary: dict[str, Any] = {
         "granularity": manifest.get("mode"),
         "n_tasks": len(rows), "n_counted": len(counted), "n_with_report": len(with_report),
@@ -58,20 +101,19 @@ def summarise(rows: Sequence[dict[str, Any]], manifest: dict[str, Any],
                     if r.get("status") in ("missing", "malformed", "error", "unscored")][:50],
         "means": {k: _mean([r[k] for r in counted]) for k in REF_KEYS},
         "means_with_report": {k: _mean([r[k] for r in with_report]) for k in REF_KEYS},
-        "micro": {"ref_precision": matched / count if count else 0.0,
-                  "ref_recall": gt_matched / gt if gt else 0.0},
+        "micro": {k: BY_KEY[micro_key(k)].measure.value(rows) for k in REF_KEYS
+                  if micro_key(k) in BY_KEY},
         "references": pooled_references(rows),
     }
-    metrics = {k: {"mean": summary["means"][k], "n": len(counted), "n_null": 0}
-               for k in REF_KEYS}
-    if any("statements" in r for r in rows):
-        st = aggregate_statement_rows(rows)
-        summary["statements"] = st
-        for key in STATEMENT_RATES:
-            metrics[key] = {"mean": st[key]["mean"], "n": st[key]["n"],
-                            "n_null": len(counted) - st[key]["n"]}
-    summary["metrics"] = metrics
-    summary.update(extra or {})
+    judged = any("statements" in r for r in rows)
+    if judged:
+        summary["statements"] = aggregate_statement_rows(rows)
+    summary["metrics"] = metric_entries(rows, counted, judged,
+                                        summary.get("statements", {}).get("n_judged", 0))
+    if (titles := title_extractor_summary(rows)) is not None:
+        summary["title_extractor"] = titles
+    if (prompts := prompts_summary(rows)) is not None:
+        summary["prompts"] = prompts
     return summary
 
 

@@ -1,0 +1,184 @@
+"""ReportBench's measures, declared once: every key its summaries report under `metrics`.
+
+Each is a `core.measure.Measure` (key, label as the paper's Table 1 prints it, direction,
+unit, provenance, `judge`) with how the report shows it (`Shown`). The key lists of the rest of
+the package are derived from `MEASURES`: the score rows' reference keys (`scoring.REF_KEYS`),
+the statement rates (`statement_rows.STATEMENT_RATES`), the summary's `metrics`
+(`summary.summarise`), the headline and the judge-scored keys (`benchmark`), the report's
+columns (`section.DISPLAY`, `REF_KEYS`, `RATES`) and `score reportbench`'s means
+(`score_files.METRICS`). Adding a measure is one `_declare(...)` here plus the code computing
+its per-survey value (docs/reportbench.md, "Measures").
+
+Per-survey measures (`pooled=False`) aggregate as the plain mean over the surveys where the
+value is defined: the reference metrics over every counted survey (a survey without a report
+scores 0), the statement rates over the judged reports where the rate is defined. The micro
+(pooled) measures sum the per-survey counts every score row carries (`n_matched`, `ref_count`,
+`n_gt_matched`, `n_gt`; the statement counts of `statement_rows.STATEMENT_COUNTS`) and divide
+once: their `aggregator` is what the summary's `micro` blocks hold, so the engine's bootstrap
+interval resamples surveys and recomputes the pooled ratio — over the surveys the ratio draws
+on (`defined_on`: the counted surveys; for a statement rate the judged reports with at least
+one item in its denominator), so no resample is left with nothing to divide.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Literal, Sequence
+
+from scholarbench.core.measure import Measure
+
+BENCHMARK = "reportbench"
+Row = dict[str, Any]
+NOT_COUNTED = ("error", "unscored", "unscorable")      # left out of every mean (scoring.py)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One measure with its family and how the report prints it (`report.sections.base.
+    MetricDisplay`: decimals, percent, plot bounds)."""
+    measure: Measure
+    family: Literal["reference", "statement"]
+    pooled: bool = False            # a micro aggregate over the run, no per-survey value
+    headline: bool = False          # in `Benchmark.headline`
+    decimals: int = 4
+    percent: bool = False
+    bounds: tuple[float | None, float | None] = (0.0, 1.0)
+
+    @property
+    def key(self) -> str:
+        return self.measure.key
+
+
+def counted(rows: Sequence[Row]) -> list[Row]:
+    """The rows in the means: every survey but errored and unscored ones."""
+    return [r for r in rows if r.get("status") not in NOT_COUNTED]
+
+
+def _ratio(numerator: str, denominator: str) -> Callable[[Sequence[Row]], float]:
+    """Pooled numerator / denominator over the counted surveys (0 when nothing to divide,
+    as the per-survey metric)."""
+    def aggregate(rows: Sequence[Row]) -> float:
+        kept = counted(rows)
+        den = sum(r.get(denominator, 0) or 0 for r in kept)
+        return sum(r.get(numerator, 0) or 0 for r in kept) / den if den else 0.0
+    return aggregate
+
+
+def _is_counted(row: Row) -> bool:
+    return row.get("status") not in NOT_COUNTED
+
+
+# the statement items each pooled rate divides by: a report with none adds nothing to the
+# ratio, so its interval resamples only the reports that have some (`Measure.defined_on`)
+DENOMINATORS = {"cited_match_rate": ("n_cited_checked", "n_cited_unreachable"),
+                "cited_match_rate_checkable": ("n_cited_checked",),
+                "noncited_accuracy": ("n_noncited_correct", "n_noncited_incorrect"),
+                "noncited_accuracy_upstream": ("n_noncited_correct", "n_noncited_incorrect",
+                                               "n_noncited_tie")}
+
+
+def _has_items(key: str) -> Callable[[Row], bool]:
+    def defined_on(row: Row) -> bool:
+        return row.get("statements") == "judged" and \
+            sum(row.get(k, 0) or 0 for k in DENOMINATORS[key]) > 0
+    return defined_on
+
+
+def _pooled_statement(key: str) -> Callable[[Sequence[Row]], float | None]:
+    """The statement rate `key` over every judged statement item of the run."""
+    def aggregate(rows: Sequence[Row]) -> float | None:
+        from scholarbench.benchmarks.reportbench.statement_rows import (judged_rows,
+                                                                        micro_rates, totals)
+        return micro_rates(totals(judged_rows(rows)))[key]
+    return aggregate
+
+
+def _declare(key: str, label: str, description: str, provenance: str, *,
+             family: Literal["reference", "statement"], direction: Any = "higher",
+             unit: str = "fraction", aggregator: Any = None, aggregate_note: str = "",
+             defined_on: Any = None, **shown: Any) -> Shown:
+    measure = Measure(BENCHMARK, key, description=description, label=label,
+                      direction=direction, unit=unit, provenance=provenance,
+                      judge=family == "statement", aggregator=aggregator,
+                      defined_on=defined_on or (_is_counted if aggregator else None),
+                      aggregate_note=aggregate_note or (
+                          "mean over the counted surveys" if family == "reference" else
+                          "mean over the judged reports where the rate is defined"))
+    return Shown(measure, family, pooled=aggregator is not None, **shown)
+
+
+_MICRO = "pooled (micro) over the counted surveys: summed counts, one division"
+_MICRO_ST = "pooled (micro) over every judged statement item of the run"
+_UPSTREAM = "upstream metrics_calculator.py @ 1826140"
+
+MEASURES: tuple[Shown, ...] = (
+    _declare("ref_precision", "Precision", "matched references / distinct references with a "
+             "title", "paper §2.2 content quality, §3.2 (Table 1 Precision)",
+             family="reference", headline=True, decimals=3),
+    _declare("ref_recall", "Recall", "ground-truth titles matched / distinct ground-truth "
+             "titles", "paper §2.2 content quality, §3.2 (Table 1 Recall)",
+             family="reference", headline=True, decimals=3),
+    _declare("ref_count", "Ref Num", "distinct references in the precision denominator",
+             "paper §3.2 (Table 1 Ref Num)", family="reference", direction="none",
+             unit="references", headline=True, decimals=2, bounds=(0.0, None)),
+    _declare("cited_match_rate", "Match Rate", "cited statements matched by their source / "
+             "(checked + unreachable pairs)",
+             "paper §2.2 cited statements, §3.2 (Table 1 Match Rate)", family="statement",
+             percent=True, decimals=2),
+    _declare("cited_match_rate_checkable", "Match Rate (checkable)", "matched / checked "
+             "pairs (unreachable sources left out)", f"{_UPSTREAM} alignment_rate",
+             family="statement", percent=True, decimals=2),
+    _declare("noncited_accuracy", "Factual Acc", "non-cited statements voted correct / "
+             "(correct + incorrect)",
+             "paper §2.2 non-cited statements, §3.2 (Table 1 Factual Acc)", family="statement",
+             percent=True, decimals=2),
+    _declare("noncited_accuracy_upstream", "Factual Acc (ties wrong)", "correct / (correct "
+             "+ incorrect + tie)", f"{_UPSTREAM} (ties in the denominator)",
+             family="statement", percent=True, decimals=2),
+    _declare("ref_precision_micro", "Precision (micro)", "Σ matched references / Σ ref_count",
+             "upstream's micro figure (related_work_evaluator.py)", family="reference",
+             aggregator=_ratio("n_matched", "ref_count"), aggregate_note=_MICRO, decimals=3),
+    _declare("ref_recall_micro", "Recall (micro)", "Σ matched ground-truth titles / Σ n_gt",
+             "upstream's micro figure (related_work_evaluator.py)", family="reference",
+             aggregator=_ratio("n_gt_matched", "n_gt"), aggregate_note=_MICRO, decimals=3),
+    _declare("cited_match_rate_micro", "Match Rate (micro)", "Σ matched / Σ (checked + "
+             "unreachable) pairs", "paper §2.2 cited statements, pooled over pairs",
+             family="statement",
+             aggregator=_pooled_statement("cited_match_rate"),
+             defined_on=_has_items("cited_match_rate"), aggregate_note=_MICRO_ST,
+             percent=True, decimals=2),
+    _declare("cited_match_rate_checkable_micro", "Match Rate (checkable, micro)",
+             "Σ matched / Σ checked pairs", f"{_UPSTREAM} alignment_rate, pooled",
+             family="statement", aggregator=_pooled_statement("cited_match_rate_checkable"),
+             defined_on=_has_items("cited_match_rate_checkable"),
+             aggregate_note=_MICRO_ST, percent=True, decimals=2),
+    _declare("noncited_accuracy_micro", "Factual Acc (micro)", "Σ correct / Σ (correct + "
+             "incorrect) statements", "paper §2.2 non-cited statements, pooled over statements",
+             family="statement", aggregator=_pooled_statement("noncited_accuracy"),
+             defined_on=_has_items("noncited_accuracy"),
+             aggregate_note=_MICRO_ST, percent=True, decimals=2),
+    _declare("noncited_accuracy_upstream_micro", "Factual Acc (ties wrong, micro)",
+             "Σ correct / Σ (correct + incorrect + tie) statements",
+             f"{_UPSTREAM}, pooled over statements", family="statement",
+             aggregator=_pooled_statement("noncited_accuracy_upstream"),
+             defined_on=_has_items("noncited_accuracy_upstream"),
+             aggregate_note=_MICRO_ST, percent=True, decimals=2),
+)
+BY_KEY: dict[str, Shown] = {s.key: s for s in MEASURES}
+
+
+def keys(family: str | None = None, *, pooled: bool | None = False) -> tuple[str, ...]:
+    """The keys of `family` (all families by default), per-survey ones unless `pooled`."""
+    return tuple(s.key for s in MEASURES if family in (None, s.family)
+                 and (pooled is None or s.pooled == pooled))
+
+
+def reportbench_measures() -> tuple[Measure, ...]:
+    return tuple(s.measure for s in MEASURES)
+
+
+def micro_key(key: str) -> str:
+    return f"{key}_micro"
+
+
+__all__ = ["BY_KEY", "MEASURES", "Shown", "counted", "keys", "micro_key",
+           "reportbench_measures"]
