@@ -119,10 +119,14 @@ def interval(measure: Measure, rows: Sequence[Row]) -> list[float] | None:
             value = measure.aggregator([counted[int(i)] for i in idx])  # type: ignore[misc]
             return np.nan if value is None else float(value)
         vectorized = False
+    import warnings
     from scipy.stats import bootstrap     # ~0.3 s to import: only once an interval is due
-    result = bootstrap(data, statistic, n_resamples=CI_RESAMPLES, confidence_level=CI_LEVEL,
-                       method="percentile", vectorized=vectorized,
-                       rng=np.random.default_rng(CI_SEED))
+    with warnings.catch_warnings():      # a degenerate resample gives NaN: None below
+        warnings.simplefilter("ignore", RuntimeWarning)
+        warnings.filterwarnings("ignore", message=".*degenerate.*")
+        result = bootstrap(data, statistic, n_resamples=CI_RESAMPLES,
+                           confidence_level=CI_LEVEL, method="percentile",
+                           vectorized=vectorized, rng=np.random.default_rng(CI_SEED))
     low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
     if not (math.isfinite(low) and math.isfinite(high)):
         return None
