@@ -124,3 +124,19 @@ def test_measures_are_registered_and_parameterised():
     assert [m.key for m in bench.measures("discovery")][-2:] == ["P@5", "AP(rel=2)"]
     assert [m.key for m in bench.measures("organisation")] == [
         "heading_soft_recall", "heading_entity_recall", "tree_semantic_distance"]
+
+
+def test_score_files_aggregate_as_the_run_does(tmp_path, corpus_dir, capsys):
+    """`score researcharena --qrels --run` goes through the run path's summarise: a run's
+    qrels.trec + run.trec give its summary's means bit for bit, and intervals beside them."""
+    from scholarbench.benchmarks.researcharena.files import score_researcharena_files
+    out = tmp_path / "run"
+    summary = run(ArenaRunConfig("discovery", "arena_user_agent:solve", out, corpus_dir,
+                                 progress=False))
+    files = score_researcharena_files(out / "qrels.trec", out / "run.trec", tmp_path / "s.jsonl")
+    assert files["means"] == {k: summary["metrics"][k]["mean"] for k in files["means"]}
+    assert files["ci95"] == {k: summary["metrics"][k]["ci95"] for k in files["ci95"]}
+    assert files["ci95"]["R@10"] is not None and files["ci_method"] == summary["ci_method"]
+    asked = score_researcharena_files(out / "qrels.trec", out / "run.trec", tmp_path / "t.jsonl",
+                                      measures=["P@5", "RR"])
+    assert list(asked["means"]) == ["P@5", "RR"] and asked["means"]["RR"] == files["means"]["RR"]

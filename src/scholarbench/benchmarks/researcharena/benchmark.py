@@ -326,7 +326,8 @@ class ResearchArena(Benchmark):
         """The summary's fields from the score rows and the manifest alone (its options give
         the ranking measures): a fresh instance with no data dir gives the same."""
         from scholarbench.benchmarks.researcharena import scoring
-        return scoring.summarise(rows, manifest, self._keys(manifest["mode"]))
+        keys = manifest.get("measures") or self._keys(manifest["mode"])   # files: exactly these
+        return scoring.summarise(rows, manifest, keys)
 
     def measures(self, subtask: str | None) -> tuple[Any, ...]:
         """The declared measures of a sub-task: the organisation three, or the run's ranking

@@ -224,7 +224,7 @@ def summarise(rows: Sequence[dict[str, Any]], manifest: dict[str, Any],
             "n_missing": sum(1 for r in rows if r.get("missing")),
             "n_malformed": sum(1 for r in rows if r.get("malformed")),
             "n_error": sum(1 for r in rows if r.get("status") == "error"),
-            "primary": [k for k in PRIMARY[task_kind] if k in keys], "metrics": metrics,
+            "primary": [k for k in PRIMARY.get(task_kind, ()) if k in keys], "metrics": metrics,
             "qrels": manifest.get("data", {}).get("qrels"),
             "grading": manifest.get("data", {}).get("grading"),
             "references": sum_counts([r["reference_counts"] for r in rows
