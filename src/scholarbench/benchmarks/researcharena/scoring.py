@@ -30,6 +30,10 @@ A missing or malformed mind-map is scored as an empty one (HSR 0, HER 0, TSD = g
 counted.
 
 Row statuses (the engine's words): `scored`, `missing`, `malformed`, `unscorable`, `error`.
+
+Every row also carries its task's `reference_counts` and, when the answer says, its
+`references_answered` (`add_sample_fields`), so that `summarise` reads the rows and the
+manifest only: `scholarbench aggregate RUN` rebuilds the summary with no tasks file or data.
 """
 from __future__ import annotations
 
