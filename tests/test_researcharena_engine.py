@@ -233,7 +233,7 @@ def test_a_dead_endpoint_makes_llm_agent_samples_errors(tmp_path, corpus_dir):
     finally:
         fake.stop()
     assert summary["status"] == {"error": 2, "unscorable": 1} and not summary["complete"]
-    assert summary["metrics"]["R@10"] == {"mean": None, "n": 0, "n_null": 0}
+    assert summary["metrics"]["R@10"] == {"mean": None, "n": 0, "n_null": 0, "ci95": None}
 
 
 # ---- kill mid-generate, resume: the scores of an uninterrupted run --------------------------

@@ -102,7 +102,7 @@ def test_missing_crashed_and_malformed_outputs_are_scored_and_counted(tmp_path, 
     assert rows[S]["missing"] and "boom" in rows[S]["error"] and rows[S]["nDCG@10"] == 0.0
     assert rows[U]["malformed"] and "paper_id" in rows[U]["error"] and rows[U]["RR"] == 0.0
     assert summary["n_missing"] == 1 and summary["n_malformed"] == 1
-    assert summary["metrics"]["nDCG@10"] == {"mean": 0.0, "n": 2, "n_null": 0}
+    assert summary["metrics"]["nDCG@10"] == {"mean": 0.0, "n": 2, "n_null": 0, "ci95": [0.0, 0.0]}
     assert summary["primary"] == ["nDCG@10", "nDCG@30", "nDCG@100", "RR"]
 
 

@@ -19,10 +19,9 @@ from typing import Any, Sequence
 
 from scholarbench.core.benchmark import Benchmark, Loaded, Sample
 from scholarbench.core.registry import register_benchmark
+from scholarbench.benchmarks.researcharena.measures.declared import (
+    DISCOVERY_KEYS as DISCOVERY, ORGANISATION_KEYS as ORGANISATION, SELECTION_KEYS as SELECTION)
 
-DISCOVERY = ("R@10", "R@100", "P@10", "P@100")
-SELECTION = ("nDCG@10", "nDCG@30", "nDCG@100", "RR")
-ORGANISATION = ("heading_soft_recall", "heading_entity_recall", "tree_semantic_distance")
 # Objects the Python API may hand a benchmark through its options (never recorded).
 OBJECT_OPTIONS = ("embedder", "extractor", "progress")
 
@@ -57,8 +56,6 @@ class ResearchArena(Benchmark):
         self._corpus_dir: Any = None
         self._tasks: list[Any] = []
         self._resolver: Any = None
-        self._scored_tasks: list[Any] = []
-        self._records: dict[str, dict[str, Any]] = {}
 
     # -- command line ------------------------------------------------------------------------
     @classmethod
@@ -338,7 +335,6 @@ class ResearchArena(Benchmark):
               manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
         from scholarbench.benchmarks.researcharena import scoring
         tasks = [s.gold for s in samples]
-        self._scored_tasks, self._records = tasks, generated
         if manifest["mode"] == "organisation":
             rows = scoring.score_organisation(tasks, generated, self.get_embedder(),
                                               self.extractor, self.progress)
@@ -347,17 +343,33 @@ class ResearchArena(Benchmark):
                 fresh = run_dir.read_manifest()
                 fresh["embedding_cache"] = stats.as_dict()
                 run_dir.write_manifest(fresh)
-            return rows
-        variant = (manifest.get("data") or {}).get("qrels", "searchable")
-        return scoring.score_ranking(tasks, generated, run_dir.path, variant, self._measures(),
-                                     scoring.run_tag(manifest))
+        else:
+            variant = (manifest.get("data") or {}).get("qrels", "searchable")
+            rows = scoring.score_ranking(tasks, generated, run_dir.path, variant,
+                                         self._measures(), scoring.run_tag(manifest))
+        scoring.add_sample_fields(rows, tasks, generated)
+        return rows
+
+    def _keys(self, subtask: str | None) -> list[str]:
+        from scholarbench.benchmarks.researcharena.scoring import ORGANISATION_KEYS
+        return list(ORGANISATION_KEYS) if subtask == "organisation" else self._measures()
 
     def aggregate(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                   ) -> dict[str, Any]:
+        """The summary's fields from the score rows and the manifest alone (its options give
+        the ranking measures): a fresh instance with no data dir gives the same."""
         from scholarbench.benchmarks.researcharena import scoring
-        keys = scoring.ORGANISATION_KEYS if manifest["mode"] == "organisation" \
-            else self._measures()
-        return scoring.summarise(rows, self._scored_tasks, manifest, self._records, keys)
+        keys = manifest.get("measures") or self._keys(manifest["mode"])   # files: exactly these
+        return scoring.summarise(rows, manifest, keys)
+
+    def measures(self, subtask: str | None) -> tuple[Any, ...]:
+        """The declared measures of a sub-task: the organisation three, or the run's ranking
+        names (the paper's nine and any `--measures`)."""
+        from scholarbench.benchmarks.researcharena.measures.declared import (ORGANISATION,
+                                                                              ranking_measures)
+        if subtask == "organisation":
+            return ORGANISATION
+        return ranking_measures(self._measures())
 
     def format_summary(self, summary: dict[str, Any]) -> str:
         from scholarbench.benchmarks.researcharena.scoring import format_summary

@@ -9,8 +9,11 @@ Keys are ir_measures' printed names. `--measures` takes any names ir_measures pa
 pytrec_eval provider computes, written as ir_measures prints them ("P@20 R@1000 nDCG@20 …",
 spaces or commas between them); the default is the paper's set, R@10 R@100 P@10 P@100 nDCG@10
 nDCG@30 nDCG@100 RR AP. A bad name is one error line (exit status 2) before any file is read.
-The summary returned holds the means over the qrels queries (trec_eval ``-c``) and the counts
-that explain them; the rules are in `measures.ranking` and `scholarbench.data.trec`. The
+The summary returned holds the means over the qrels queries (trec_eval ``-c``) with their 95%
+intervals and the counts that explain them; the rules are in `measures.ranking` and
+`scholarbench.data.trec`. The means come from the run path's one aggregation
+(`core.summarise.summarise`, one score row per query, `summarise_queries`), so a run's
+summary.json and its run.trec + qrels.trec scored here agree. The
 output file is replaced atomically, never appended to: scoring is deterministic and cheap, so a
 rerun rewrites it whole.
 """
@@ -20,12 +23,32 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from scholarbench.benchmarks.researcharena.measures.ranking import (DEFAULT_MEASURES, aggregate,
+from scholarbench.benchmarks.researcharena.measures.ranking import (DEFAULT_MEASURES, ScoreRow,
                                                                     coverage, evaluate,
                                                                     parse_measures,
                                                                     provider_versions)
+from scholarbench.core.measure import CI_METHOD
 from scholarbench.data.trec import OnDuplicate, read_qrels, read_run, write_lines_atomic
 from scholarbench.errors import ScholarbenchError
+
+
+FILES_MODE = "files"      # the summary's `task` for scored files (no sub-task)
+
+
+def summarise_queries(rows: Sequence[ScoreRow], names: Sequence[str], tag: str
+                      ) -> dict[str, Any]:
+    """The summary (`core.summarise.summarise`) of per-query rows: one score row per qrels
+    query, the measures `names` (the in-memory manifest names them), no data read."""
+    from scholarbench.benchmarks.researcharena.benchmark import ResearchArena
+    from scholarbench.core.summarise import summarise
+    by_query: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        by_query.setdefault(row.query_id, {"id": row.query_id, "status": "scored"})[
+            row.measure] = row.value
+    options = {"measures": " ".join(names)}
+    manifest = {"benchmark": "researcharena", "mode": FILES_MODE, "agent": tag,
+                "options": options, "measures": list(names)}
+    return summarise(ResearchArena(options), list(by_query.values()), manifest, warn=False)
 
 
 def score_researcharena_files(qrels_path: str | Path, run_path: str | Path,
@@ -46,6 +69,7 @@ def score_researcharena_files(qrels_path: str | Path, run_path: str | Path,
         raise DataError("no run lines in the file (it is empty)", file=str(run_path))
     rows = evaluate(qrels, run, names)
     cover = coverage(qrels, run)
+    metrics = summarise_queries(rows, names, ",".join(run.tags) or "run")["metrics"]
     out_path = Path(out_path)
     write_lines_atomic(out_path, (json.dumps({"query_id": r.query_id, "measure": r.measure,
                                          "value": r.value}) for r in rows))
@@ -56,7 +80,9 @@ def score_researcharena_files(qrels_path: str | Path, run_path: str | Path,
         "out": str(out_path),
         "run_tags": list(run.tags),
         "measures": names,
-        "means": aggregate(rows),
+        "means": {name: metrics[name]["mean"] for name in names},
+        "ci95": {name: metrics[name]["ci95"] for name in names},
+        "ci_method": CI_METHOD,
         "queries_scored": cover.queries_scored,
         "queries_missing_from_run": len(cover.missing_from_run),
         "run_queries_not_in_qrels": len(cover.not_in_qrels),
@@ -80,7 +106,8 @@ def format_summary(summary: dict[str, Any]) -> str:
         lines.append(f"  note: {summary['queries_without_relevant']} qrels queries have no "
                      "relevant document (they score 0 and count in the means)")
     for name, mean in summary["means"].items():
-        lines.append(f"  {name:<10} {mean:.4f}")
+        ci = (summary.get("ci95") or {}).get(name)
+        lines.append(f"  {name:<10} {mean:.4f}" + (f"  [{ci[0]:.4f}, {ci[1]:.4f}]" if ci else ""))
     return "\n".join(lines)
 
 
@@ -103,4 +130,5 @@ def score_files_command(options: dict[str, Any]) -> int:
     return 0
 
 
-__all__ = ["score_researcharena_files", "format_summary", "score_files_command"]
+__all__ = ["FILES_MODE", "score_researcharena_files", "format_summary", "score_files_command",
+           "summarise_queries"]

@@ -19,6 +19,9 @@ from scholarbench.errors import DataError
 from scholarbench.report import svg
 from scholarbench.report.trajectory import trajectories_html
 from scholarbench.report.htmlkit import Page, drilldown_ids, e, sample_metric_table, table_html
+from scholarbench.benchmarks.researcharena.measures.declared import (
+    ORGANISATION as DECLARED_ORGANISATION, ORGANISATION_KEYS, RANKING as DECLARED_RANKING,
+    RANKING_KEYS)
 from scholarbench.benchmarks.researcharena.published import (PAPER_CITATION, PAPER_N, TABLE_KEYS,
                                                              published_rows)
 from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
@@ -29,17 +32,13 @@ from scholarbench.report.tables import Row, RunSummary, Table, TableGroup
 TASKS = ("discovery", "selection", "organisation")
 TASK_TITLES = {"discovery": "Information discovery", "selection": "Information selection",
                "organisation": "Information organisation"}
-RANKING = ("R@10", "R@100", "P@10", "P@100", "nDCG@10", "nDCG@30", "nDCG@100", "RR", "AP")
-ORGANISATION = ("heading_soft_recall", "heading_entity_recall", "tree_semantic_distance")
-DISPLAY: dict[str, MetricDisplay] = {k: MetricDisplay(k, "MRR" if k == "RR" else k)
-                                     for k in RANKING}
-DISPLAY.update({
-    "heading_soft_recall": MetricDisplay("heading_soft_recall", "Heading Soft Recall"),
-    "heading_entity_recall": MetricDisplay("heading_entity_recall", "Heading Entity Recall"),
-    "tree_semantic_distance": MetricDisplay("tree_semantic_distance", "Tree Semantic Distance",
-                                            higher_is_better=False, decimals=2,
-                                            bounds=(0.0, None)),
-})
+RANKING, ORGANISATION = RANKING_KEYS, ORGANISATION_KEYS
+# label and direction from the declared measures; a distance prints 2 decimals, unbounded above
+DISPLAY: dict[str, MetricDisplay] = {
+    m.key: MetricDisplay(m.key, m.label, higher_is_better=m.direction != "lower",
+                         **({"decimals": 2, "bounds": (0.0, None)}
+                            if m.unit == "edit operations" else {}))
+    for m in (*DECLARED_RANKING, *DECLARED_ORGANISATION)}
 PAPER_TABLE = {"discovery": 1, "selection": 2, "organisation": 3}
 # Published columns measured with another tool than ours: the cell is marked and the table says
 # why (docs/researcharena.md, "Organisation"). The examples are spaCy en_core_web_sm 3.8.0's.
@@ -132,7 +131,8 @@ class ResearchArenaSection(ReportSection):
                published: Sequence[Any]) -> Table:
         header = ("System", "Samples") + tuple(DISPLAY[k].header() for k in keys)
         rows = [Row("ours", (r.name, f"n={r.raw_summary.get('n_scored', r.summary.n_samples)}")
-                    + tuple(DISPLAY[k].format(r.summary.metrics[k].mean) for k in keys),
+                    + tuple(DISPLAY[k].format_with_interval(r.summary.metrics[k].mean,
+                                                           r.interval(k)) for k in keys),
                     tuple(r.summary.metrics[k].mean for k in keys), str(r.run_dir))
                 for r in runs]
         group: object = object()

@@ -30,6 +30,10 @@ A missing or malformed mind-map is scored as an empty one (HSR 0, HER 0, TSD = g
 counted.
 
 Row statuses (the engine's words): `scored`, `missing`, `malformed`, `unscorable`, `error`.
+
+Every row also carries its task's `reference_counts` and, when the answer says, its
+`references_answered` (`add_sample_fields`), so that `summarise` reads the rows and the
+manifest only: `scholarbench aggregate RUN` rebuilds the summary with no tasks file or data.
 """
 from __future__ import annotations
 
@@ -37,6 +41,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from scholarbench.benchmarks.researcharena.answers import parse_ranking
+from scholarbench.benchmarks.researcharena.measures.declared import ORGANISATION_KEYS
 from scholarbench.benchmarks.researcharena.measures.ranking import (DEFAULT_MEASURES,
                                                                     DISCOVERY_MEASURES,
                                                                     SELECTION_MEASURES)
@@ -45,7 +50,6 @@ from scholarbench.benchmarks.researcharena.records import (EMPTY_GOLD, NO_MINDMA
 
 TASKS_FILE, QRELS, GENERATE, RUN, SCORES, SUMMARY = (
     "tasks.jsonl", "qrels.trec", "generate.jsonl", "run.trec", "scores.jsonl", "summary.json")
-ORGANISATION_KEYS = ("heading_soft_recall", "heading_entity_recall", "tree_semantic_distance")
 PRIMARY = {"discovery": DISCOVERY_MEASURES, "selection": SELECTION_MEASURES,
            "organisation": ORGANISATION_KEYS}
 
@@ -168,23 +172,38 @@ def run_tag(manifest: dict[str, Any]) -> str:
     return "".join(c if not c.isspace() else "_" for c in name) or "run"
 
 
-def _reference_answers(records: dict[str, dict[str, Any]], ids: set[str]) -> dict[str, int]:
+def add_sample_fields(rows: Sequence[dict[str, Any]], tasks: Sequence[ArenaTask],
+                      records: dict[str, dict[str, Any]]) -> None:
+    """What the summary needs from a row's task and answer, onto the row, so that the summary
+    is a function of scores.jsonl alone: the task's `reference_counts`, and the references
+    read from the answer (`references_answered`: refs, refs_unresolved) when it says."""
+    from scholarbench.benchmarks.researcharena.tasks import reference_counts
+    for row, task in zip(rows, tasks):
+        row["reference_counts"] = reference_counts(task)
+        info = (records.get(task.id) or {}).get("info")
+        if isinstance(info, dict) and isinstance(info.get("refs"), int):
+            row["references_answered"] = {"refs": info["refs"],
+                                          "refs_unresolved": int(info.get("refs_unresolved")
+                                                                 or 0)}
+
+
+def _reference_answers(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
     """REFs read from the agent's answers and how many did not resolve (summed)."""
     total = unresolved = 0
-    for sid, rec in records.items():
-        info = rec.get("info") if sid in ids else None
-        if isinstance(info, dict) and isinstance(info.get("refs"), int):
-            total += info["refs"]
-            unresolved += int(info.get("refs_unresolved") or 0)
+    for row in rows:
+        answered = row.get("references_answered")
+        if isinstance(answered, dict):
+            total += int(answered.get("refs") or 0)
+            unresolved += int(answered.get("refs_unresolved") or 0)
     return {"refs": total, "refs_unresolved": unresolved}
 
 
-def summarise(rows: Sequence[dict[str, Any]], tasks: Sequence[ArenaTask],
-              manifest: dict[str, Any], records: dict[str, dict[str, Any]],
+def summarise(rows: Sequence[dict[str, Any]], manifest: dict[str, Any],
               keys: Sequence[str]) -> dict[str, Any]:
-    """The summary's ResearchArena fields (the engine adds status counts and `complete`)."""
+    """The summary's ResearchArena fields (the engine adds status counts and `complete`), from
+    the score rows and the manifest alone (`add_sample_fields` put the rest on the rows)."""
     from scholarbench.benchmarks.researcharena.measures.ranking import ScoreRow, aggregate
-    from scholarbench.benchmarks.researcharena.tasks import count_totals
+    from scholarbench.benchmarks.researcharena.tasks import sum_counts
     task_kind = manifest["mode"]
     scored = [r for r in rows if not r.get("unscorable") and r.get("status") != "error"]
     metrics = {}
@@ -209,11 +228,12 @@ def summarise(rows: Sequence[dict[str, Any]], tasks: Sequence[ArenaTask],
             "n_missing": sum(1 for r in rows if r.get("missing")),
             "n_malformed": sum(1 for r in rows if r.get("malformed")),
             "n_error": sum(1 for r in rows if r.get("status") == "error"),
-            "primary": [k for k in PRIMARY[task_kind] if k in keys], "metrics": metrics,
+            "primary": [k for k in PRIMARY.get(task_kind, ()) if k in keys], "metrics": metrics,
             "qrels": manifest.get("data", {}).get("qrels"),
             "grading": manifest.get("data", {}).get("grading"),
-            "references": count_totals(tasks),
-            "references_answered": _reference_answers(records, {r["id"] for r in rows})}
+            "references": sum_counts([r["reference_counts"] for r in rows
+                                      if isinstance(r.get("reference_counts"), dict)]),
+            "references_answered": _reference_answers(rows)}
 
 
 def format_summary(summary: dict[str, Any]) -> str:
@@ -246,4 +266,4 @@ def format_summary(summary: dict[str, Any]) -> str:
 
 __all__ = ["TASKS_FILE", "QRELS", "GENERATE", "RUN", "SCORES", "SUMMARY", "ORGANISATION_KEYS",
            "PRIMARY", "measure_names", "score_ranking", "score_organisation", "run_tag",
-           "summarise", "format_summary"]
+           "add_sample_fields", "summarise", "format_summary"]

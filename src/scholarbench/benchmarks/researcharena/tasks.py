@@ -58,7 +58,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import duckdb
 
@@ -427,24 +427,42 @@ def tasks_from_taxobench(instances: Sequence[TaxoTask], corpus: Corpus, *,
     return sorted(tasks, key=lambda t: t.id)
 
 
+COUNTED_FLAGS = (EMPTY_GOLD, NO_CUTOFF, UNCHECKED, NO_MINDMAP)
+
+
+def reference_counts(task: ArenaTask) -> dict[str, Any]:
+    """One task's reference counts and counted flags, as its score row carries them
+    (`reference_counts`), so a summary's totals are rebuilt from scores.jsonl alone."""
+    counts = task.counts.as_dict()
+    counts["unsearchable"] = dict(sorted(counts["unsearchable"].items()))  # as tasks.jsonl
+    return {**counts, "flags": [f for f in COUNTED_FLAGS if f in task.flags]}
+
+
 def count_totals(tasks: Sequence[ArenaTask]) -> dict:
-    """Reference counts summed over tasks; a part unknown for some task is summed over the
-    others and the number of tasks where it is unknown is reported beside it."""
-    out: dict = {"tasks": len(tasks)}
+    """Reference counts summed over tasks (see `sum_counts`)."""
+    return sum_counts([reference_counts(t) for t in tasks])
+
+
+def sum_counts(per_task: Sequence[dict[str, Any]]) -> dict:
+    """Reference counts summed over tasks (each `reference_counts`); a part unknown for some
+    task is summed over the others and the number of tasks where it is unknown is reported
+    beside it."""
+    out: dict = {"tasks": len(per_task)}
     for key in ("listed", "resolved", "unresolved", "duplicates", "other_sources", "searchable"):
-        values = [getattr(t.counts, key) for t in tasks]
+        values = [c.get(key) for c in per_task]
         known = [v for v in values if v is not None]
         out[key] = sum(known)
         if len(known) < len(values):
             out[f"{key}_unknown_tasks"] = len(values) - len(known)
-    out["unsearchable"] = {r: sum(t.counts.unsearchable.get(r, 0) for t in tasks)
+    out["unsearchable"] = {r: sum((c.get("unsearchable") or {}).get(r, 0) for c in per_task)
                            for r in UNSEARCHABLE_REASONS}
-    out["flags"] = {f: sum(1 for t in tasks if f in t.flags)
-                    for f in (EMPTY_GOLD, NO_CUTOFF, UNCHECKED, NO_MINDMAP)}
+    out["flags"] = {f: sum(1 for c in per_task if f in (c.get("flags") or ()))
+                    for f in COUNTED_FLAGS}
     return out
 
 
 __all__ = ["REFERENCE_LIST_SOURCES", "TASK_SETS", "GRADING_NOTE", "SearchSpace",
            "earliest_date", "survey_ids", "build_tasks", "reference_lists_from_sources",
            "corpus_key", "tasks_from_upstream", "load_survey_jsonl", "attach_taxobench_mindmaps",
-           "tasks_from_taxobench", "count_totals"]
+           "tasks_from_taxobench", "count_totals", "reference_counts", "sum_counts",
+           "COUNTED_FLAGS"]

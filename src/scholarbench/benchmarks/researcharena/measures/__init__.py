@@ -4,7 +4,7 @@
                    RR, AP, and any other measure its pytrec_eval provider computes)
     organisation   mind-maps: heading soft recall, heading entity recall, tree semantic distance
 
-Importing this package registers the organisation measures (the registry imports it when
-measures are first looked up).
+Importing this package registers the measures as `core.measure.Measure` objects
+(`declared`; the registry imports it when measures are first looked up).
 """
-from scholarbench.benchmarks.researcharena.measures import organisation  # noqa: F401  (registers)
+from scholarbench.benchmarks.researcharena.measures import declared  # noqa: F401  (registers)

@@ -37,11 +37,9 @@ from typing import Any, Protocol, Sequence
 
 import numpy as np
 
-from scholarbench.metrics.info import MetricInfo
 from scholarbench.embed.base import Embedder
 from scholarbench.metrics.names import MetricName
 from scholarbench.records import TaxoNode
-from scholarbench.core.registry import register_metric
 
 HEADING_SOFT_RECALL = "heading_soft_recall"
 HEADING_ENTITY_RECALL = "heading_entity_recall"
@@ -58,18 +56,6 @@ NAMED_ENTITY_TYPES = frozenset({"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "P
 # APTED indexes trees recursively (about one Python frame per level, two in its main loop).
 # Deeper trees than this are refused with a clear error rather than risking the interpreter.
 MAX_TREE_DEPTH = 10_000
-
-
-METRICS: tuple[MetricInfo, ...] = (
-    MetricInfo(HEADING_SOFT_RECALL, "Heading Soft Recall", True, False,
-               "soft-cardinality recall of gold headings, MiniLM cosine"),
-    MetricInfo(HEADING_ENTITY_RECALL, "Heading Entity Recall", True, False,
-               "gold heading entities also found in predicted headings (spaCy NER)"),
-    MetricInfo(TREE_SEMANTIC_DISTANCE, "Tree Semantic Distance", False, False,
-               "ordered tree edit distance, relabel free when cos > 0.8"),
-)
-for _info in METRICS:
-    register_metric(_info.key)(_info)
 
 
 def hsr_key(clip: bool = True) -> str:

@@ -52,10 +52,10 @@ from typing import Iterable, Mapping, Sequence
 
 from scholarbench.data.trec import Qrels, Run
 
-DEFAULT_MEASURES: tuple[str, ...] = ("R@10", "R@100", "P@10", "P@100",
-                                     "nDCG@10", "nDCG@30", "nDCG@100", "RR", "AP")
-DISCOVERY_MEASURES: tuple[str, ...] = ("R@10", "R@100", "P@10", "P@100")
-SELECTION_MEASURES: tuple[str, ...] = ("nDCG@10", "nDCG@30", "nDCG@100", "RR")
+from scholarbench.benchmarks.researcharena.measures.declared import (
+    DISCOVERY_KEYS as DISCOVERY_MEASURES, RANKING_KEYS as DEFAULT_MEASURES,
+    SELECTION_KEYS as SELECTION_MEASURES)
+
 PROVIDER = "pytrec_eval"
 MAX_PARAM = 2**31 - 1         # the largest cutoff or relevance level a measure may name
 

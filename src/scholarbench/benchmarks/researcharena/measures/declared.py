@@ -1,0 +1,93 @@
+"""ResearchArena's measures as `core.measure.Measure` objects: the one place their keys,
+labels, directions and provenance are written (benchmark headline, scoring's primary keys,
+report columns and `list measure` read them from here).
+
+Every summary value is the plain mean over the sub-task's counted samples (paper §5 reports
+per-survey means; nothing is pooled), so no measure has its own aggregator:
+
+- discovery / selection: the mean of each ir_measures name over the tasks with gold (trec_eval
+  ``-c``: a missing or malformed answer scores 0 and counts). The summary sums in qid order as
+  trec_eval accumulates, so its value is bit-identical to trec_eval's; the interval is the
+  bootstrap of that same mean.
+- organisation: the mean over the tasks with a ground-truth mind-map whose value is defined
+  (heading entity recall is undefined when the gold headings have no entity).
+
+The ranking measures are parameterised: `ranking_measure(name)` builds the Measure of any
+ir_measures name a run asks for with ``--measures``; the paper's nine are registered.
+"""
+from __future__ import annotations
+
+from scholarbench.core.measure import Measure
+from scholarbench.core.registry import add_measures
+
+BENCHMARK = "researcharena"
+DISCOVERY_KEYS: tuple[str, ...] = ("R@10", "R@100", "P@10", "P@100")
+SELECTION_KEYS: tuple[str, ...] = ("nDCG@10", "nDCG@30", "nDCG@100", "RR")
+RANKING_KEYS: tuple[str, ...] = (*DISCOVERY_KEYS, *SELECTION_KEYS, "AP")
+ORGANISATION_KEYS: tuple[str, ...] = ("heading_soft_recall", "heading_entity_recall",
+                                      "tree_semantic_distance")
+RANKING_NOTE = ("mean over the tasks with gold, summed in qid order as trec_eval -c "
+                "(a missing or malformed answer scores 0)")
+
+_RANKING_TEXT = {
+    "R": "recall at the cutoff: relevant in the top k / relevant (trec_eval)",
+    "P": "precision at the cutoff: relevant in the top k / k (trec_eval)",
+    "nDCG": "nDCG at the cutoff, linear gains (influential 2, other reference 1; trec_eval)",
+    "RR": "reciprocal rank of the first relevant paper; its mean is MRR (trec_eval)",
+    "AP": "average precision (trec_eval)",
+}
+
+
+def ranking_measure(key: str) -> Measure:
+    """The Measure of one ir_measures name (its printed form is the key). ValueError when the
+    name does not parse as a measure key (`metrics.names`)."""
+    base = key.split("@", 1)[0].split("(", 1)[0]
+    if key in DISCOVERY_KEYS:
+        provenance = "paper §5, Information Discovery (Recall, Precision at K = 10, 100)"
+    elif key in SELECTION_KEYS:
+        provenance = "paper §5, Information Selection (nDCG, MRR)"
+    elif key in RANKING_KEYS:
+        provenance = "trec_eval (scored beside the paper's measures)"
+    else:
+        provenance = "ir_measures name asked for with --measures (trec_eval's code)"
+    return Measure(BENCHMARK, key, _RANKING_TEXT.get(base, f"ir_measures {key} (trec_eval)"),
+                   label="MRR" if key == "RR" else key, direction="higher", unit="fraction",
+                   provenance=provenance, aggregate_note=RANKING_NOTE)
+
+
+ORGANISATION: tuple[Measure, ...] = (
+    Measure(BENCHMARK, "heading_soft_recall",
+            "soft-cardinality recall of gold headings, MiniLM cosine",
+            label="Heading Soft Recall", unit="fraction",
+            provenance="paper §5, Information Organization (Heading Soft Recall)"),
+    Measure(BENCHMARK, "heading_entity_recall",
+            "gold heading entities also found in predicted headings (spaCy NER)",
+            label="Heading Entity Recall", unit="fraction",
+            provenance="paper §5, Information Organization (Heading Entity Recall; FLAIR there)"),
+    Measure(BENCHMARK, "tree_semantic_distance",
+            "ordered tree edit distance, relabel free when cos > 0.8",
+            label="Tree Semantic Distance", direction="lower", unit="edit operations",
+            provenance="paper §5, Information Organization (Tree Semantic Distance)"),
+)
+RANKING: tuple[Measure, ...] = tuple(ranking_measure(k) for k in RANKING_KEYS)
+BY_KEY: dict[str, Measure] = {m.key: m for m in (*RANKING, *ORGANISATION)}
+
+
+def ranking_measures(keys: tuple[str, ...] | list[str]) -> tuple[Measure, ...]:
+    """Measures of a run's ranking keys; a name that is no measure key (an ir_measures name
+    with parameters `metrics.names` does not parse) is left undeclared (the engine then gives
+    it the plain mean's interval)."""
+    out = []
+    for key in keys:
+        try:
+            out.append(BY_KEY.get(key) or ranking_measure(key))
+        except ValueError:
+            continue
+    return tuple(out)
+
+
+add_measures((*RANKING, *ORGANISATION))
+
+__all__ = ["BY_KEY", "DISCOVERY_KEYS", "ORGANISATION", "ORGANISATION_KEYS", "RANKING",
+           "RANKING_KEYS", "RANKING_NOTE", "SELECTION_KEYS", "ranking_measure",
+           "ranking_measures"]
