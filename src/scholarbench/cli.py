@@ -98,8 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--data", help=data_help)
     dsub = data.add_subparsers(dest="data_cmd", required=True)
     imp = dsub.add_parser("import", help="validate a dataset and copy it into the data directory")
-    from scholarbench.data.store import DATASETS
-    imp.add_argument("name", choices=DATASETS)
+    from scholarbench.data.store import datasets
+    imp.add_argument("name", choices=datasets())
     imp.add_argument("path")
     dsub.add_parser("list", help="what is in the data directory")
     data.set_defaults(func=cmd_data)

@@ -30,6 +30,7 @@ def _section() -> Any:
 
 
 REGISTRY.add("section", "deepsynth", _section)
+REGISTRY.lazy("dataset", "deepsynth", "scholarbench.benchmarks.deepsynth.data:import_tasks")
 
 _EXPORTS = {
     "judge": ("DEFAULT_PROMPT", "STATUS_RESPONSE_FORMAT", "ChatFn", "Verdicts", "build_prompt",

@@ -34,6 +34,8 @@ def _section() -> Any:
 
 
 REGISTRY.add("section", "reportbench", _section)
+REGISTRY.lazy("dataset", "reportbench",     # `data import reportbench`
+              "scholarbench.benchmarks.reportbench.ground_truth:import_dataset")
 
 _EXPORTS = {
     "construct": ("GRANULARITIES", "ConstructedPrompt", "SurveySource", "compare_prompts",
