@@ -22,14 +22,8 @@ from scholarbench.benchmarks.deepsynth.benchmark import DeepSynthBenchmark
 from scholarbench.benchmarks.deepsynth import scores as _scores  # noqa: F401  (registers measures)
 from scholarbench.core.registry import REGISTRY
 
-
-def _section() -> Any:
-    """The report section, imported when a report first asks for it (the report stack is heavy)."""
-    from scholarbench.benchmarks.deepsynth.section import DeepSynthSection
-    return DeepSynthSection()
-
-
-REGISTRY.add("section", "deepsynth", _section)
+# the report section is imported when a report needs it (the report stack is heavy)
+REGISTRY.lazy("section", "deepsynth", "scholarbench.benchmarks.deepsynth.section:DeepSynthSection")
 REGISTRY.lazy("dataset", "deepsynth", "scholarbench.benchmarks.deepsynth.data:import_tasks")
 
 _EXPORTS = {
