@@ -14,6 +14,8 @@ from typing import Any, Callable, Sequence
 
 from scholarbench.core.concurrency import check_max_samples
 from scholarbench.errors import ScholarbenchError
+from scholarbench.llm.commands import add_model_flags, model_recipe, roles_from_args
+from scholarbench.llm.config import check_base_url
 
 RUN_DIR_TOKEN = "RUN_DIR"
 DATA_HELP = "data directory (default: $SCHOLARBENCH_DATA, then the per-user data dir)"
@@ -107,7 +109,6 @@ def _option_dests(parser: argparse.ArgumentParser, add: Callable[[], None]) -> l
 
 def add_engine_parsers(sub: Any) -> None:
     from scholarbench.core.engine import benchmark_class, engine_benchmarks
-    from scholarbench.llm.commands import add_model_flags
     names = engine_benchmarks()
 
     run = sub.add_parser("run", help="generate → score → aggregate one agent on a benchmark")
@@ -172,7 +173,6 @@ def check_usage(args: argparse.Namespace) -> None:
     the torch thread count."""
     import os
     from scholarbench.embed.threads import check_setting
-    from scholarbench.llm.config import check_base_url
     for dest in ("base_url", "judge_base_url"):
         if getattr(args, dest, None) is not None:
             check_base_url(getattr(args, dest), "--" + dest.replace("_", "-"))
@@ -184,7 +184,6 @@ def check_usage(args: argparse.Namespace) -> None:
 
 def _models(args: argparse.Namespace):
     from scholarbench.core.engine import Models
-    from scholarbench.llm.commands import model_recipe, roles_from_args
     check_usage(args)
     models = Models(lambda need_agent, need_judge: roles_from_args(
         args, need_agent=need_agent, need_judge=need_judge))

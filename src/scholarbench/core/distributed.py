@@ -41,6 +41,8 @@ from typing import Any, Iterator, Sequence
 
 from scholarbench.core.usage import add_into
 from scholarbench.errors import ScholarbenchError
+from scholarbench.llm.secrets import redact
+from scholarbench.paths import data_dir
 
 LOCAL = "local"
 
@@ -167,7 +169,6 @@ class RaySolver:
 
 
 def _reason(exc: BaseException) -> str:
-    from scholarbench.llm.secrets import redact
     text = str(exc).strip().splitlines()
     last = next((line for line in reversed(text) if line.strip()), type(exc).__name__)
     return redact(f"{type(exc).__name__}: {last.strip()}")[:500]
@@ -178,7 +179,6 @@ def ray_solver(bench: Any, subtask: str, agent_spec: str, params: dict[str, Any]
                 ) -> Any:
     """The `RaySolver` of one run: its job as the workers rebuild it (module docstring)."""
     from scholarbench.core.engine import _jsonable
-    from scholarbench.paths import data_dir
     recipe = getattr(models, "recipe", None)
     if recipe is None and agent.needs.llm:
         raise ScholarbenchError("--ray rebuilds the agent's chat model on each worker from the "

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.llm.secrets import redact_argv
 
 PACKAGES = ("scholarbench", "numpy", "scipy", "scikit-learn", "onnxruntime", "tokenizers",
             "rapidfuzz", "duckdb", "bm25s", "pyarrow")
@@ -33,7 +34,6 @@ def new_manifest(**fields: Any) -> dict[str, Any]:
 
 def recorded_argv() -> list[str]:
     """The command line as a manifest records it: secrets masked (`llm.secrets.redact_argv`)."""
-    from scholarbench.llm.secrets import redact_argv
     return redact_argv(sys.argv[1:])
 
 

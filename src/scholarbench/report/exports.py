@@ -44,6 +44,8 @@ from scholarbench.report.sections.base import (ReportRun, by_benchmark, load_rep
 from scholarbench.report.formats import TABLE_FORMATS
 from scholarbench.report.tables import latex_escape, render_groups
 from scholarbench.text.normalize import normalize_title
+from scholarbench.injection.unflagged import report_notes
+from scholarbench.llm.secrets import redact
 
 LATEX_PREAMBLE = ("% scholarbench leaderboard tables; needs \\usepackage{booktabs} "
                   "(and a UTF-8 input encoding)")
@@ -64,7 +66,6 @@ def leaderboard_text(runs: Sequence[ReportRun], fmt: str = "terminal",
                                     + "); run it once per benchmark")
         section, section_runs = grouped[0]
         return section.csv(section_runs)
-    from scholarbench.injection.unflagged import report_notes
     groups, notes = [], []
     for section, section_runs in grouped:
         groups.extend(section.groups(section_runs, published))
@@ -77,7 +78,6 @@ def leaderboard_text(runs: Sequence[ReportRun], fmt: str = "terminal",
 def export_tables(run_dirs: Sequence[Path | str], fmt: str, out_path: Path | str | None = None,
                   published: bool = True) -> str:
     """Load runs and render their tables; also written to `out_path` when given."""
-    from scholarbench.llm.secrets import redact
     text = redact(leaderboard_text(load_report_runs(list(run_dirs)), fmt, published), prose=True)
     if out_path is not None:
         Path(out_path).write_text(text if text.endswith("\n") else text + "\n",

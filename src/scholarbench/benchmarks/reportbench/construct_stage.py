@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from scholarbench.core.benchmark import Sample
+from scholarbench.core.engine import run_stage
 
 PROMPTS = "prompts.jsonl"
 
@@ -48,7 +49,6 @@ def construct_step(client: Any, corpus: Any, granularity: str, text_chars: int):
 def run_prompt_stage(run: Any, samples: Sequence[Sample], client: Any, corpus: Any,
                      granularity: str, text_chars: int, template: str,
                      progress: bool = True) -> int:
-    from scholarbench.core.engine import run_stage
     for sample in samples:               # the stage runs on every sample
         sample.unscorable = None
     try:

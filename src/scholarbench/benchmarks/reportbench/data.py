@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.files import sha256_file
 
 
 def _gt_checksum(files: dict[str, Path]) -> str:
-    from scholarbench.files import sha256_file
     digest = hashlib.sha256()
     for survey, path in sorted(files.items()):
         digest.update(f"{survey}:{sha256_file(path)}\n".encode())
@@ -39,7 +39,6 @@ def load_run_tasks(tasks_path: Path, gt_dir: str | Path | None, limit: int | Non
     directory exists when something is missing."""
     from scholarbench.benchmarks.reportbench.ground_truth import gt_files
     from scholarbench.benchmarks.reportbench.tasks import TASKS_FILE, load_tasks, read_template
-    from scholarbench.files import sha256_file
     if not tasks_path.exists():
         raise ScholarbenchError(f"no ReportBench tasks at {tasks_path}: scholarbench data "
                                 "import reportbench PATH, or pass --tasks")

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from scholarbench.text.normalize import normalize_title
+from scholarbench.data.identifiers import parse_id
 
 HIDDEN_MARK = "cited the hidden survey itself arxiv"
 
@@ -72,7 +73,6 @@ class HiddenSurvey:
 def _ref_of(ref: str, corpus: Any) -> tuple[list[str], list[str], list[str]]:
     """(ids, urls, stated titles) of one REF."""
     from scholarbench.benchmarks.reportbench.identifiers_in_text import ids_in_url
-    from scholarbench.data.identifiers import parse_id
     if corpus is not None and ref in corpus:
         return [ref], [], []
     if ref.lower().startswith(("http://", "https://")):

@@ -20,6 +20,7 @@ from typing import Any, Sequence
 from scholarbench.benchmarks.reportbench.scoring import (RecordedStatements, RecordedTitles,
                                                          Scorer, open_corpus)
 from scholarbench.errors import ScholarbenchError
+from scholarbench.core.engine import _usage, add_stage_usage
 
 
 def judge_for(bench: Any, statements: bool, llm_titles: bool) -> Any:
@@ -37,7 +38,6 @@ def score_run_samples(bench: Any, samples: Sequence[Any], generated: dict[str, d
                       ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     from scholarbench.benchmarks.reportbench.construct_stage import PROMPTS
     from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
-    from scholarbench.core.engine import _usage, add_stage_usage
     opts = bench.options
     statements = bool(opts.get("statements") or (opts.get("with_judge")
                                                  and opts.get("judge_statements", True)))

@@ -53,6 +53,7 @@ from scholarbench.benchmarks.reportbench.statements import (aggregate_statement_
                                                             format_statement_summary,
                                                             not_judged_row, statement_row)
 from scholarbench.data.trec import write_lines_atomic
+from scholarbench.errors import ScholarbenchError
 
 METRICS = ("ref_precision", "ref_recall", "ref_count")
 
@@ -271,7 +272,6 @@ def format_summary(summary: dict[str, Any]) -> str:
 def score_files_command(bench: Any) -> int:
     """`scholarbench score reportbench …` with the benchmark's "score" options; the judge
     role (`bench.models.judge()`) only with --statements or --llm-titles."""
-    from scholarbench.errors import ScholarbenchError
     opts = bench.options
     if not (opts.get("gt_dir") and opts.get("pred") and opts.get("out")):
         raise ScholarbenchError("score reportbench needs --gt-dir D --pred P.jsonl --out S.jsonl")

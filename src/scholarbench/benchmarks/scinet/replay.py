@@ -10,6 +10,7 @@ from typing import Any
 
 from scholarbench.core.agent import AgentContext, Needs, Task
 from scholarbench.errors import ScholarbenchError
+from scholarbench.files import sha256_file
 
 
 class SciNetReplay:
@@ -32,7 +33,6 @@ class SciNetReplay:
         return True
 
     def config(self) -> dict[str, Any]:
-        from scholarbench.files import sha256_file
         return {"path": str(self.path.resolve()), "sha256": sha256_file(self.path)}
 
     def solve(self, task: Task, ctx: AgentContext) -> Any:
