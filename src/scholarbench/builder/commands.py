@@ -8,10 +8,10 @@ from pathlib import Path
 from scholarbench.benchmarks.reportbench.construct import GRANULARITIES
 from scholarbench.llm.commands import add_model_flags
 from scholarbench.paths import data_dir
+from scholarbench.builder.api import build, check_benchmarks
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from scholarbench.builder.api import build, check_benchmarks
     names = check_benchmarks(args.benchmarks.split(","))
     corpus = None
     if not args.no_corpus:

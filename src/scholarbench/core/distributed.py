@@ -43,6 +43,8 @@ from scholarbench.core.usage import add_into
 from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.secrets import redact
 from scholarbench.paths import data_dir
+from scholarbench.core.concurrency import in_flight
+from scholarbench.core.engine import _jsonable, _solve_with_tools, usage_delta
 
 LOCAL = "local"
 
@@ -178,7 +180,6 @@ def ray_solver(bench: Any, subtask: str, agent_spec: str, params: dict[str, Any]
                 limit: int | None, models: Any, agent: Any, at_once: int, options: Any
                 ) -> Any:
     """The `RaySolver` of one run: its job as the workers rebuild it (module docstring)."""
-    from scholarbench.core.engine import _jsonable
     recipe = getattr(models, "recipe", None)
     if recipe is None and agent.needs.llm:
         raise ScholarbenchError("--ray rebuilds the agent's chat model on each worker from the "
@@ -224,8 +225,6 @@ def _worker_state(job: ShardJob) -> Any:
 
 def solve_shard(job: ShardJob) -> ShardResult:
     """Solve one shard on this worker (runs as a Ray task; writes nothing)."""
-    from scholarbench.core.concurrency import in_flight
-    from scholarbench.core.engine import _solve_with_tools, usage_delta
     bench, agent, ctx, scratch = _worker_state(job)
     before = ctx.llm.usage.as_dict() if ctx.llm is not None else None
     exclusive = job.max_samples <= 1

@@ -12,6 +12,7 @@ from typing import Any
 
 from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.secrets import redact_argv
+from scholarbench.core.rundir import atomic_write_json
 
 PACKAGES = ("scholarbench", "numpy", "scipy", "scikit-learn", "onnxruntime", "tokenizers",
             "rapidfuzz", "duckdb", "bm25s", "pyarrow")
@@ -38,7 +39,6 @@ def recorded_argv() -> list[str]:
 
 
 def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
-    from scholarbench.core.rundir import atomic_write_json
     atomic_write_json(run_dir / "manifest.json", manifest)
 
 

@@ -14,6 +14,7 @@ from scholarbench.report.htmlkit import Page, drilldown_ids, e, sample_metric_ta
 from scholarbench.report.sections.base import ReportRun
 from scholarbench.report.trajectory import trajectories_html
 from scholarbench.data.jsonl import read_jsonl_tolerant
+from scholarbench.benchmarks.deepsynth.scores import subgroup_statuses
 
 
 class DeepSynthDrilldown:
@@ -94,7 +95,6 @@ class DeepSynthDrilldown:
 
     @staticmethod
     def _labels(name: str, task: Any, line: dict[str, Any] | None) -> str:
-        from scholarbench.benchmarks.deepsynth.scores import subgroup_statuses
         reasons = {}
         for sub in (line or {}).get("subgroups", []):
             reasons[(sub.get("g"), sub.get("s"))] = sub.get("reasons") or []

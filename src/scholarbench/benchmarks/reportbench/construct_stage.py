@@ -18,6 +18,8 @@ from typing import Any, Sequence
 
 from scholarbench.core.benchmark import Sample
 from scholarbench.core.engine import run_stage
+from scholarbench.benchmarks.reportbench.construct import (compare_prompts, construct_prompt,
+                                                           survey_source)
 
 PROMPTS = "prompts.jsonl"
 
@@ -27,8 +29,6 @@ class ConstructionFailed(RuntimeError):
 
 
 def construct_step(client: Any, corpus: Any, granularity: str, text_chars: int):
-    from scholarbench.benchmarks.reportbench.construct import (compare_prompts, construct_prompt,
-                                                               survey_source)
 
     def step(sample: Sample) -> dict[str, Any]:
         task = sample.task.native.task

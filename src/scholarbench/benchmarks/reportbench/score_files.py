@@ -54,6 +54,7 @@ from scholarbench.benchmarks.reportbench.statements import (aggregate_statement_
                                                             not_judged_row, statement_row)
 from scholarbench.data.trec import write_lines_atomic
 from scholarbench.errors import ScholarbenchError
+from scholarbench.benchmarks.reportbench.tasks import TASKS_FILE, load_tasks
 
 METRICS = ("ref_precision", "ref_recall", "ref_count")
 
@@ -69,7 +70,6 @@ def _open_corpus(corpus: Any):
 def _hidden_surveys(gt_dir: Path) -> dict[str, HiddenSurvey]:
     """The surveys' ids, DOIs and titles from the task file beside the GT folder, if any (else
     each survey is known by its arXiv id alone)."""
-    from scholarbench.benchmarks.reportbench.tasks import TASKS_FILE, load_tasks
     for folder in (gt_dir, gt_dir.parent):
         if (folder / TASKS_FILE).is_file():
             try:
