@@ -46,6 +46,7 @@ from scholarbench.report.tables import latex_escape, render_groups
 from scholarbench.text.normalize import normalize_title
 from scholarbench.injection.unflagged import report_notes
 from scholarbench.llm.secrets import redact
+from scholarbench.data.trec import read_run, write_qrels, write_run
 
 LATEX_PREAMBLE = ("% scholarbench leaderboard tables; needs \\usepackage{booktabs} "
                   "(and a UTF-8 input encoding)")
@@ -157,7 +158,6 @@ class TrecExport:
 def export_trec(run_dir: Path | str, out_path: Path | str,
                 qrels_out: Path | str | None = None) -> TrecExport:
     """Write the run's retrieved papers as a TREC run (see the module docstring)."""
-    from scholarbench.data.trec import read_run, write_qrels, write_run
     run = load_report_run(run_dir)
     out = Path(out_path)
     if run.benchmark == "researcharena" and run.mode != "organisation":

@@ -20,6 +20,7 @@ from scholarbench.core.benchmark import Sample
 from scholarbench.core.engine import run_stage
 from scholarbench.benchmarks.reportbench.construct import (compare_prompts, construct_prompt,
                                                            survey_source)
+from scholarbench.benchmarks.reportbench.samples import set_prompt
 
 PROMPTS = "prompts.jsonl"
 
@@ -63,7 +64,6 @@ def apply_prompts(run: Any, samples: Sequence[Sample], template: str
                   ) -> dict[str, dict[str, Any]]:
     """Give each sample its constructed prompt inside upstream's `template`; a sample without
     one stays unscorable (the agent is not run on it). Returns the records by survey."""
-    from scholarbench.benchmarks.reportbench.samples import set_prompt
     records = run.stage(PROMPTS).records
     for sample in samples:
         record = records.get(sample.id)

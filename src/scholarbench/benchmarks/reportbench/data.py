@@ -21,6 +21,7 @@ from typing import Any
 from scholarbench.errors import ScholarbenchError
 from scholarbench.files import sha256_file
 from scholarbench.benchmarks.reportbench.tasks import TASKS_FILE, load_tasks, read_template
+from scholarbench.benchmarks.reportbench.ground_truth import gt_files
 
 
 def _gt_checksum(files: dict[str, Path]) -> str:
@@ -38,7 +39,6 @@ def load_run_tasks(tasks_path: Path, gt_dir: str | Path | None, limit: int | Non
                    ) -> tuple[list[Any], dict[str, Any], str]:
     """(the selected tasks, the manifest's `data`, the template) — raising before any run
     directory exists when something is missing."""
-    from scholarbench.benchmarks.reportbench.ground_truth import gt_files
     if not tasks_path.exists():
         raise ScholarbenchError(f"no ReportBench tasks at {tasks_path}: scholarbench data "
                                 "import reportbench PATH, or pass --tasks")

@@ -41,6 +41,8 @@ from scholarbench.benchmarks.reportbench.report_refs import Reference
 from scholarbench.benchmarks.reportbench.resolve import ExtractedTitle
 from scholarbench.errors import ScholarbenchError
 from scholarbench.text.normalize import normalize_title
+from scholarbench.benchmarks.reportbench.fetch import fetch_url
+from scholarbench.benchmarks.reportbench.sources import page_text
 
 UNRESOLVED_PROMPT = "title_unresolved_v1"
 REPORT_PROMPT = "title_extraction_v1"
@@ -150,8 +152,6 @@ class LLMTitleExtractor:
 
     # -- describing an unresolved reference --
     def _page_hint(self, url: str) -> str:
-        from scholarbench.benchmarks.reportbench.fetch import fetch_url
-        from scholarbench.benchmarks.reportbench.sources import page_text
         try:
             result = (self.fetch or fetch_url)(url, allow_network=True, max_bytes=1_000_000,
                                                timeout=10.0)

@@ -26,6 +26,7 @@ from typing import Any
 from scholarbench.core.agent import Task
 from scholarbench.core.benchmark import Sample
 from scholarbench.benchmarks.reportbench.tasks import build_eval_prompt, parse_cutoff
+from scholarbench.agents.writers.base import WritingRequest
 
 FAMILY = "report"
 
@@ -43,7 +44,6 @@ class ReportTask:
         return hidden_keys(self.task)
 
     def request(self) -> Any:
-        from scholarbench.agents.writers.base import WritingRequest
         return WritingRequest(task_id=self.task.arxiv_id, prompt=self.prompt, topic=self.topic,
                               cutoff=self.cutoff, exclude_ids=self.exclude_ids)
 

@@ -14,6 +14,8 @@ from scholarbench.report.htmlkit import Page, drilldown_ids, e, sample_metric_ta
 from scholarbench.report.sections.base import ReportRun
 from scholarbench.data.jsonl import read_jsonl_tolerant
 from scholarbench.text.normalize import normalize_title
+from scholarbench.benchmarks.reportbench.extract import extract_references
+from scholarbench.benchmarks.reportbench.metrics import distinct_references
 
 LIST_LIMIT = 40          # titles per list in the drill-down
 EXCERPT_CHARS = 2000
@@ -51,8 +53,6 @@ class ReportBenchDrilldown:
                         ) -> dict[str, list[str]] | None:
         """{"matched": report titles in the GT, "extra": report titles not in it, "missed":
         GT titles no reference matched}, exact normalised-title match; None without the GT."""
-        from scholarbench.benchmarks.reportbench.extract import extract_references
-        from scholarbench.benchmarks.reportbench.metrics import distinct_references
         ctx = self._context(run, page)
         if sid not in ctx["gt"]:
             return None

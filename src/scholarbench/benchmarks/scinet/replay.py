@@ -11,6 +11,7 @@ from typing import Any
 from scholarbench.core.agent import AgentContext, Needs, Task
 from scholarbench.errors import ScholarbenchError
 from scholarbench.files import sha256_file
+from scholarbench.core.replay import Missing, select_lines
 
 
 class SciNetReplay:
@@ -20,7 +21,6 @@ class SciNetReplay:
     def __init__(self, path: str | Path | None = None, *, benchmark: str | None = None,
                  subtask: str | None = None) -> None:
         from scholarbench.benchmarks.scinet.answers import read_answer_file
-        from scholarbench.core.replay import select_lines
         if not path:
             raise ScholarbenchError("replay needs --agent-arg path=FILE")
         self.path = Path(path)
@@ -36,7 +36,6 @@ class SciNetReplay:
         return {"path": str(self.path.resolve()), "sha256": sha256_file(self.path)}
 
     def solve(self, task: Task, ctx: AgentContext) -> Any:
-        from scholarbench.core.replay import Missing
         if task.id not in self.answers:
             raise Missing(f"no line for task {task.id!r} in {self.path}")
         return self.answers[task.id]
