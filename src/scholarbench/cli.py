@@ -74,12 +74,18 @@ def _top_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     return parser, parser.add_subparsers(dest="command", required=True)
 
 
+def _open_benchmark(args: argparse.Namespace) -> tuple[object, str]:
+    # imported here, not at the top: `tools serve` starts without the engine (~0.4 s)
+    from scholarbench.core.tool_benchmark import open_benchmark
+    return open_benchmark(args)
+
+
 def tools_serve_parser() -> argparse.ArgumentParser:
     """The parser with only `tools`: `tools serve` is started by an MCP client that waits for
     it, and the other commands' parsers import most of the package (~0.4 s)."""
     from scholarbench.tools.commands import add_tools_parser
     parser, sub = _top_parser()
-    add_tools_parser(sub)
+    add_tools_parser(sub, _open_benchmark)
     return parser
 
 
@@ -98,8 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--data", help=data_help)
     dsub = data.add_subparsers(dest="data_cmd", required=True)
     imp = dsub.add_parser("import", help="validate a dataset and copy it into the data directory")
-    from scholarbench.data.store import DATASETS
-    imp.add_argument("name", choices=DATASETS)
+    from scholarbench.data.store import datasets
+    imp.add_argument("name", choices=datasets())
     imp.add_argument("path")
     dsub.add_parser("list", help="what is in the data directory")
     data.set_defaults(func=cmd_data)
@@ -141,8 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_llm_parser(sub)
     from scholarbench.tools.commands import add_tools_parser
-    add_tools_parser(sub)
-    from scholarbench.injection.commands import add_judge_check_parser
+    add_tools_parser(sub, _open_benchmark)
+    from scholarbench.core.judge_check import add_judge_check_parser
     add_judge_check_parser(sub)
     from scholarbench.judges.commands import add_judge_parser
     add_judge_parser(sub)

@@ -5,10 +5,13 @@ import argparse
 import sys
 from pathlib import Path
 
+from scholarbench.benchmarks.reportbench.construct import GRANULARITIES
+from scholarbench.llm.commands import add_model_flags
+from scholarbench.paths import data_dir
+from scholarbench.builder.api import build, check_benchmarks
+
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from scholarbench.builder.api import build, check_benchmarks
-    from scholarbench.paths import data_dir
     names = check_benchmarks(args.benchmarks.split(","))
     corpus = None
     if not args.no_corpus:
@@ -89,7 +92,6 @@ def add_build_parser(sub: argparse._SubParsersAction) -> None:
                    help="the date of the survey's latest version, one per SOURCE in order: "
                    "reportbench (required; the prompt's cut-off month), researcharena "
                    "(optional; the leakage cut-off)")
-    from scholarbench.benchmarks.reportbench.construct import GRANULARITIES
     p.add_argument("--granularity", choices=GRANULARITIES, default="sentence",
                    help="reportbench: the constructed prompt's granularity (paper §2.1.2)")
     p.add_argument("--graph", help="scinet: the citation graph folder (arxiv2023 format; "
@@ -101,6 +103,5 @@ def add_build_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-corpus", action="store_true", help="resolve nothing in a corpus")
     p.add_argument("--data", help="data directory (default: $SCHOLARBENCH_DATA, then the "
                    "per-user data dir)")
-    from scholarbench.llm.commands import add_model_flags
     add_model_flags(p, agent=False)          # DeepSynth's generation steps use the judge role
     p.set_defaults(func=cmd_build)

@@ -45,6 +45,9 @@ from scholarbench.builder.works import cited_works
 from scholarbench.llm.prompts import Prompt, load_package_prompt
 from scholarbench.llm.structured import ask_json
 from scholarbench.llm.usage import sample_scope
+from scholarbench.benchmarks.reportbench.llm_common import quote
+from scholarbench.errors import ScholarbenchError
+from scholarbench.llm.client import LLMCallError
 
 PACKAGE = "scholarbench.benchmarks.deepsynth"
 PROMPTS = {"general_request": "build_general_request_v1", "topics": "build_topics_v1",
@@ -116,8 +119,6 @@ def _sub_groups(value: Any, max_items: int) -> list[dict[str, Any]]:
 
 
 def general_request(client: Any, doc: SurveyDoc) -> str | None:
-    from scholarbench.benchmarks.reportbench.llm_common import quote
-    from scholarbench.llm.client import LLMCallError
     text = prompt("general_request").fill(title=quote(doc.title),
                                           abstract=quote(doc.abstract or "(none)"))
     try:
@@ -129,7 +130,6 @@ def general_request(client: Any, doc: SurveyDoc) -> str | None:
 
 def topics(client: Any, doc: SurveyDoc, s: Settings) -> tuple[list[tuple[str, list]], str]:
     """[(topic name, [heading paths])], or ([], why unscored)."""
-    from scholarbench.benchmarks.reportbench.llm_common import quote
     by_line = {" > ".join(p): p for p, _ in _paths(doc)}
     outline = "\n".join(by_line)
     excerpt = "\n\n".join(sec.text for _, sec in _paths(doc))[:s.excerpt_chars]
@@ -169,7 +169,6 @@ def _sections_text(doc: SurveyDoc, heads: list, limit: int) -> str:
 
 
 def topic_group(client: Any, doc: SurveyDoc, name: str, heads: list, s: Settings):
-    from scholarbench.benchmarks.reportbench.llm_common import quote
     text = prompt("topic_items").fill(title=quote(doc.title), topic=quote(name),
                                       sections=quote(_sections_text(doc, heads,
                                                                     s.section_chars)),
@@ -183,7 +182,6 @@ def topic_group(client: Any, doc: SurveyDoc, name: str, heads: list, s: Settings
 
 
 def constraint_group(client: Any, doc: SurveyDoc, path: tuple, table: Table, s: Settings):
-    from scholarbench.benchmarks.reportbench.llm_common import quote
 
     def validate(value: Any):
         question = value.get("constraint_question") if isinstance(value, dict) else None
@@ -307,7 +305,6 @@ def _review(draft: DeepSynthDraft, task_id: str, title: str, source: str) -> str
 def build_deepsynth(docs: Sequence[SurveyDoc], ids: Sequence[str], sources: Sequence[Any],
                     folder: Path, corpus: Any, client: Any, manifest: Any,
                     settings: Settings | None = None) -> Written:
-    from scholarbench.errors import ScholarbenchError
     if client is None:
         raise ScholarbenchError("deepsynth: building needs a model (the judge role)")
     folder.mkdir(parents=True, exist_ok=True)

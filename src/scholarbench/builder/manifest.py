@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from scholarbench.files import sha256_file
+from scholarbench import __version__
 
 FORMAT_VERSION = 1
 
@@ -27,7 +28,6 @@ class BuildManifest:
     @classmethod
     def start(cls, sources: Sequence[str | Path], docs: Sequence[Any], corpus: Any
               ) -> "BuildManifest":
-        from scholarbench import __version__
         corpus_info = None
         if corpus is not None:
             own = corpus.manifest() if callable(getattr(corpus, "manifest", None)) else {}

@@ -22,6 +22,10 @@ from typing import Any, Sequence
 from scholarbench.builder.source import SurveyDoc
 from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.usage import sample_scope
+from scholarbench.benchmarks.reportbench.construct import (SurveySource, construct_prompt,
+                                                           prompt_identity)
+from scholarbench.benchmarks.reportbench.survey_gt import write_gt_jsonl
+from scholarbench.data.sources.keys import id_key
 
 GT_FOLDER = "ReportBench_v1.1_GT"
 
@@ -33,7 +37,6 @@ class Written:
 
 
 def check_ids(arxiv_ids: Sequence[str], dates: Sequence[str], n: int) -> list[tuple[str, date]]:
-    from scholarbench.data.sources.keys import id_key
     if len(arxiv_ids) != n or len(dates) != n:
         raise ScholarbenchError(f"reportbench: give one --arxiv-id and one --survey-date per "
                                 f"SOURCE ({n}); ReportBench keys tasks by the survey's arXiv id")
@@ -52,9 +55,6 @@ def check_ids(arxiv_ids: Sequence[str], dates: Sequence[str], n: int) -> list[tu
 def build_reportbench(docs: Sequence[SurveyDoc], keys: Sequence[tuple[str, date]],
                       sources: Sequence[Any], folder: Path, corpus: Any, client: Any,
                       manifest: Any, granularity: str = "sentence") -> Written:
-    from scholarbench.benchmarks.reportbench.construct import (SurveySource, construct_prompt,
-                                                               prompt_identity)
-    from scholarbench.benchmarks.reportbench.survey_gt import write_gt_jsonl
     if client is None:
         raise ScholarbenchError("reportbench: constructing the prompt needs a model (the judge "
                                 "role)")

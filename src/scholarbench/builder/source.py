@@ -34,6 +34,9 @@ from scholarbench.benchmarks.reportbench.latex_text import (braced, latex_to_tex
 from scholarbench.benchmarks.reportbench.pandoc_cites import visible_text
 from scholarbench.benchmarks.reportbench.survey_gt import SurveyGT, from_latex, from_markdown
 from scholarbench.errors import DataError
+from scholarbench.benchmarks.reportbench.latex_cites import (_INCLUDE, _INCLUDE_BARE, _main_body,
+                                                             _resolve_include, latex_citations)
+from scholarbench.benchmarks.reportbench.pandoc_cites import citations
 
 EXCLUDED = re.compile(r"^(?:abstract|authors?|references|bibliography|acknowledge?ments?"
                       r"|author contributions|(?:.* )?competing interests|(?:.* )?funding"
@@ -145,8 +148,6 @@ def latex_segments(main: Path) -> list[tuple[str, int, int]]:
     """The main text in reading order as (file, first line, last line) runs: a file's lines up
     to an `\\input`/`\\include`, then the included file's, then the rest (the include rules of
     `reportbench.latex_cites`; a file included twice is read once)."""
-    from scholarbench.benchmarks.reportbench.latex_cites import (_INCLUDE, _INCLUDE_BARE,
-                                                                 _main_body, _resolve_include)
     out: list[tuple[str, int, int]] = []
     seen: set[Path] = set()
 
@@ -272,7 +273,6 @@ def _md_title(files: Sequence[Path], metadata: Path | None) -> str:
 
 def _read_markdown(files: list[Path], bibliographies: Sequence[Path],
                    metadata: Path | None) -> SurveyDoc:
-    from scholarbench.benchmarks.reportbench.pandoc_cites import citations
     gt = from_markdown(files, bibliographies)
     cites, headings = [], {}
     for path in files:
@@ -297,7 +297,6 @@ def _file_events(file: str, cites, headings: dict[str, list[_Heading]]):
 
 
 def _read_latex(main: Path, bibliographies: Sequence[Path]) -> SurveyDoc:
-    from scholarbench.benchmarks.reportbench.latex_cites import latex_citations
     gt = from_latex(main, list(bibliographies) or None)
     found = latex_citations(main)
     headings = {str(p): latex_headings(p.read_text(encoding="utf-8", errors="replace"))

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Sequence
 
 from scholarbench.core.agent import Agent, AgentContext, Task
+from scholarbench.errors import ScholarbenchError
 
 
 @dataclass
@@ -143,7 +144,6 @@ class Benchmark:
     def tool_corpus(self, subtask: str) -> tuple[Any, Any]:
         """(open Corpus, its directory) the literature tools serve for `subtask`; called after
         `context`. A benchmark that offers tools overrides this and `tool_rules`."""
-        from scholarbench.errors import ScholarbenchError
         raise ScholarbenchError(f"{self.name} does not offer the literature tools")
 
     def tool_rules(self, sample: Sample) -> Any:

@@ -14,6 +14,13 @@ from typing import Any, Callable, Sequence
 
 from scholarbench.core.concurrency import check_max_samples
 from scholarbench.errors import ScholarbenchError
+from scholarbench.llm.commands import add_model_flags, model_recipe, roles_from_args
+from scholarbench.llm.config import check_base_url
+from scholarbench.core.engine import (Models, benchmark_class, engine_benchmarks, format_outcome,
+                                      run_benchmark, score_run)
+from scholarbench.core.measure import Measure
+from scholarbench.core.registry import REGISTRY
+from scholarbench.core.rundir import RunDir
 
 RUN_DIR_TOKEN = "RUN_DIR"
 DATA_HELP = "data directory (default: $SCHOLARBENCH_DATA, then the per-user data dir)"
@@ -106,8 +113,6 @@ def _option_dests(parser: argparse.ArgumentParser, add: Callable[[], None]) -> l
 
 
 def add_engine_parsers(sub: Any) -> None:
-    from scholarbench.core.engine import benchmark_class, engine_benchmarks
-    from scholarbench.llm.commands import add_model_flags
     names = engine_benchmarks()
 
     run = sub.add_parser("run", help="generate → score → aggregate one agent on a benchmark")
@@ -172,7 +177,6 @@ def check_usage(args: argparse.Namespace) -> None:
     the torch thread count."""
     import os
     from scholarbench.embed.threads import check_setting
-    from scholarbench.llm.config import check_base_url
     for dest in ("base_url", "judge_base_url"):
         if getattr(args, dest, None) is not None:
             check_base_url(getattr(args, dest), "--" + dest.replace("_", "-"))
@@ -183,8 +187,6 @@ def check_usage(args: argparse.Namespace) -> None:
 
 
 def _models(args: argparse.Namespace):
-    from scholarbench.core.engine import Models
-    from scholarbench.llm.commands import model_recipe, roles_from_args
     check_usage(args)
     models = Models(lambda need_agent, need_judge: roles_from_args(
         args, need_agent=need_agent, need_judge=need_judge))
@@ -201,7 +203,6 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from scholarbench.core.engine import format_outcome, run_benchmark
     if args.subtask is None:
         cls = args.bench_cls
         raise ScholarbenchError(f"run {cls.name} needs {cls.subtask_flag} "
@@ -222,8 +223,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_rescore(args: argparse.Namespace) -> int:
-    from scholarbench.core.engine import benchmark_class, format_outcome, score_run
-    from scholarbench.core.rundir import RunDir
     run_dir = Path(args.run_dir)
     if not run_dir.is_dir():
         raise ScholarbenchError(f"{run_dir}: not a run directory nor a benchmark name")
@@ -271,7 +270,6 @@ GENERIC_FITS = {
 def agent_fits() -> dict[str, list[str]]:
     """Agent name (as `--agent` takes it) → "benchmark: sub-task, …" for each benchmark it
     fits, from each benchmark's own `agent_names`."""
-    from scholarbench.core.engine import benchmark_class, engine_benchmarks
     fits: dict[str, dict[str, list[str]]] = {}
     for name in sorted(engine_benchmarks(),
                        key=lambda n: (getattr(benchmark_class(n), "order", 100), n)):
@@ -289,7 +287,6 @@ def agent_fits() -> dict[str, list[str]]:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from scholarbench.core.registry import REGISTRY
     if args.kind == "agent":
         fits = agent_fits()
         rows = [(a, "; ".join(fits[a])) for a in sorted(fits) if a not in GENERIC_FITS]
@@ -312,7 +309,6 @@ def cmd_list(args: argparse.Namespace) -> int:
 def measure_listing(items: Sequence[tuple[str, Any]]) -> str:
     """`list measure`: every benchmark's measures, grouped under the benchmark, each with its
     direction, provenance and description (`core.measure.Measure`)."""
-    from scholarbench.core.measure import Measure
     groups: dict[str, list[str]] = {}
     for name, obj in items:
         if isinstance(obj, Measure):

@@ -41,6 +41,10 @@ from typing import Any, Iterator, Sequence
 
 from scholarbench.core.usage import add_into
 from scholarbench.errors import ScholarbenchError
+from scholarbench.llm.secrets import redact
+from scholarbench.paths import data_dir
+from scholarbench.core.concurrency import in_flight
+from scholarbench.core.engine import _jsonable, _solve_with_tools, usage_delta
 
 LOCAL = "local"
 
@@ -167,7 +171,6 @@ class RaySolver:
 
 
 def _reason(exc: BaseException) -> str:
-    from scholarbench.llm.secrets import redact
     text = str(exc).strip().splitlines()
     last = next((line for line in reversed(text) if line.strip()), type(exc).__name__)
     return redact(f"{type(exc).__name__}: {last.strip()}")[:500]
@@ -177,8 +180,6 @@ def ray_solver(bench: Any, subtask: str, agent_spec: str, params: dict[str, Any]
                 limit: int | None, models: Any, agent: Any, at_once: int, options: Any
                 ) -> Any:
     """The `RaySolver` of one run: its job as the workers rebuild it (module docstring)."""
-    from scholarbench.core.engine import _jsonable
-    from scholarbench.paths import data_dir
     recipe = getattr(models, "recipe", None)
     if recipe is None and agent.needs.llm:
         raise ScholarbenchError("--ray rebuilds the agent's chat model on each worker from the "
@@ -224,8 +225,6 @@ def _worker_state(job: ShardJob) -> Any:
 
 def solve_shard(job: ShardJob) -> ShardResult:
     """Solve one shard on this worker (runs as a Ray task; writes nothing)."""
-    from scholarbench.core.concurrency import in_flight
-    from scholarbench.core.engine import _solve_with_tools, usage_delta
     bench, agent, ctx, scratch = _worker_state(job)
     before = ctx.llm.usage.as_dict() if ctx.llm is not None else None
     exclusive = job.max_samples <= 1

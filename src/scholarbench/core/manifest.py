@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.llm.secrets import redact_argv
+from scholarbench.core.rundir import atomic_write_json
 
 PACKAGES = ("scholarbench", "numpy", "scipy", "scikit-learn", "onnxruntime", "tokenizers",
             "rapidfuzz", "duckdb", "bm25s", "pyarrow")
@@ -34,12 +36,10 @@ def new_manifest(**fields: Any) -> dict[str, Any]:
 
 def recorded_argv() -> list[str]:
     """The command line as a manifest records it: secrets masked (`llm.secrets.redact_argv`)."""
-    from scholarbench.llm.secrets import redact_argv
     return redact_argv(sys.argv[1:])
 
 
 def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
-    from scholarbench.core.rundir import atomic_write_json
     atomic_write_json(run_dir / "manifest.json", manifest)
 
 

@@ -23,6 +23,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
+from scholarbench.data.identifiers import parse_id
+from scholarbench.text.normalize import normalize_title
+
 # The forms an answer may use, for messages and docs.
 FORMS = ("the paper numbers of the task's list", "its ids (corpus id, DOI, arXiv id)",
          "titles")
@@ -55,7 +58,6 @@ def number_of(ref: Any) -> int | None:
 
 
 def _key(ref: str) -> str | None:
-    from scholarbench.data.identifiers import parse_id
     parsed = parse_id(ref)
     return None if parsed.kind == "title" else str(parsed)
 
@@ -64,7 +66,6 @@ class TaskRefs:
     """The papers one task's prompt lists, numbered from 1 as the prompt numbers them."""
 
     def __init__(self, papers: Sequence[Listed]) -> None:
-        from scholarbench.text.normalize import normalize_title
         self.papers = list(papers)
         self._ids: dict[str, int] = {}
         self._titles: dict[str, int] = {}
@@ -81,7 +82,6 @@ class TaskRefs:
 
     def resolve_all(self, refs: Sequence[Any]) -> list[int | None]:
         """Each answer item's position in the list (0-based), or None (unresolved)."""
-        from scholarbench.text.normalize import normalize_title
         out: list[int | None] = []
         fuzzy: dict[int, str] = {}
         for i, ref in enumerate(refs):
@@ -102,7 +102,6 @@ class TaskRefs:
         return out
 
     def _exact(self, ref: Any) -> int | None:
-        from scholarbench.text.normalize import normalize_title
         n = number_of(ref)
         if n is not None:
             return n - 1 if 1 <= n <= len(self.papers) else None

@@ -25,6 +25,8 @@ from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
 from scholarbench.core.agent import AgentContext, Needs, Task
 from scholarbench.core.families import Malformed
 from scholarbench.errors import DataError, ScholarbenchError
+from scholarbench.data.jsonl import iter_jsonl_lines
+from scholarbench.files import sha256_file
 
 TAGS = ("benchmark", "subtask")
 
@@ -112,7 +114,6 @@ _CACHE: dict[tuple[str, int, int], ReplayFile] = {}
 def read_replay_file(path: str | Path) -> ReplayFile:
     """The file's lines (read once per version of the file); DataError for a file that is not
     JSON lines of objects at all."""
-    from scholarbench.data.jsonl import iter_jsonl_lines
     path = Path(path)
     if not path.is_file():
         raise ScholarbenchError(f"replay: {path} is not a file")
@@ -185,7 +186,6 @@ class ReplayAgent:
         return True
 
     def config(self) -> dict[str, Any]:
-        from scholarbench.files import sha256_file
         return {"path": str(self.path.resolve()), "sha256": sha256_file(self.path)}
 
     def solve(self, task: Task, ctx: AgentContext) -> Any:

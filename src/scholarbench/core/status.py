@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from scholarbench.core.records import STATUSES
+from scholarbench.core.rundir import read_stage
 
 COLUMNS = ("scored", "missing", "malformed", "oversized", "unresolved", "unscored",
            "unscorable", "error")
@@ -163,7 +164,6 @@ def _jsonl(path: Path) -> list[dict[str, Any]]:
 
 def run_counts(run_dir: Path, benchmark: str | None = None) -> StatusCounts:
     """`count_samples` over a run directory's scores.jsonl, generate file and summary."""
-    from scholarbench.core.rundir import read_stage
     run_dir = Path(run_dir)
     summary: dict[str, Any] = {}
     if (run_dir / "summary.json").exists():

@@ -2,7 +2,8 @@
 
 Layout: <data>/taxobench/*.jsonl (instance files), <data>/reportbench/gt/ (ground-truth reference
 lists) and <data>/reportbench/ReportBench_v1.1.jsonl (the task surveys, when the imported folder
-has it), <data>/deepsynth/*.jsonl (DeepSynth-Eval task files), <data>/{arxiv2023, unarxive,
+has it), <data>/deepsynth/*.jsonl (DeepSynth-Eval task files) — these two written by the
+benchmark's registered "dataset" importer (`importer(source, <data>/<name>) -> counts`), <data>/{arxiv2023, unarxive,
 s2ag, openalex, deep-review}/ (copies of those source folders, as laid out in the shared data),
 <data>/corpus/default/ (the built corpus), <data>/index.json.
 `scholarbench.corpus.build.build_default_corpus(out, <data>)` reads this layout.
@@ -15,15 +16,23 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from scholarbench.data.jsonl import iter_jsonl_lines
 from scholarbench.data.source_tree import check_source
-from scholarbench.data.sources.reportbench import TASKS_FILE, read_surveys
+from scholarbench.data.sources import SOURCES, EdgeRecord, PaperRecord
 from scholarbench.data.taxobench import load_instances
 from scholarbench.errors import DataError, ScholarbenchError
 from scholarbench.files import sha256_file
+from scholarbench.registry import REGISTRY
 
 # Source folders copied whole (licence and provenance files travel with the data).
 FOLDER_DATASETS = ("arxiv2023", "unarxive", "s2ag", "openalex", "deep-review")
-DATASETS = ("taxobench", "reportbench", "deepsynth") + FOLDER_DATASETS
+
+
+def datasets() -> tuple[str, ...]:
+    """What `data import` takes: TaxoBench instance files (read by `data.taxobench`), each
+    benchmark's registered "dataset" (ReportBench, DeepSynth-Eval, plug-ins) and the source
+    folders."""
+    return ("taxobench", *REGISTRY.names("dataset"), *FOLDER_DATASETS)
 
 
 def _index_path(data: Path) -> Path:
@@ -44,7 +53,6 @@ def _taxobench_files(source: Path) -> list[Path]:
     """Instance files under `source` (a file or a folder); prediction files are left out."""
     files = [source] if source.is_file() else sorted(source.glob("*.jsonl"))
     out = []
-    from scholarbench.data.jsonl import iter_jsonl_lines
     for path in files:
         first = next(iter_jsonl_lines(path), None)
         if first is None:
@@ -61,8 +69,8 @@ def _taxobench_files(source: Path) -> list[Path]:
 
 
 def import_dataset(name: str, source: Path, data: Path) -> dict[str, Any]:
-    if name not in DATASETS:
-        raise ScholarbenchError(f"unknown dataset {name!r}; known: {', '.join(DATASETS)}")
+    if name not in datasets():
+        raise ScholarbenchError(f"unknown dataset {name!r}; known: {', '.join(datasets())}")
     if not source.exists():
         raise ScholarbenchError(f"{source}: no such file or folder")
     check_source(source, data, tree=name in FOLDER_DATASETS)   # before anything is copied
@@ -79,29 +87,10 @@ def import_dataset(name: str, source: Path, data: Path) -> dict[str, Any]:
             tasks = load_instances(path)      # validates: raises DataError naming file/line/field
             shutil.copyfile(path, target / path.name)
             entry["files"][path.name] = {"sha256": sha256_file(path), "instances": len(tasks)}
-    elif name == "reportbench":
-        gt = source / "ReportBench_v1.1_GT" if (source / "ReportBench_v1.1_GT").is_dir() else source
-        files = sorted(gt.glob("*.json*"))
-        if not files:
-            raise ScholarbenchError(f"{source}: no ReportBench ground-truth files found")
-        from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
-        for survey, refs in load_ground_truth(gt).items():    # validates every line first
-            if not refs:
-                raise DataError("no references in the file (it is empty)",
-                                file=str(gt / f"{survey}.jsonl"))
-        check_source(gt, data)
-        shutil.copytree(gt, target / "gt", dirs_exist_ok=True)
-        entry["files"] = {"gt": {"files": len(files)}}
-        tasks = source / TASKS_FILE
-        if tasks.is_file():
-            surveys = sum(1 for _ in read_surveys(tasks))   # validates
-            shutil.copyfile(tasks, target / TASKS_FILE)
-            entry["files"]["tasks"] = {"surveys": surveys, "sha256": sha256_file(tasks)}
-    elif name == "deepsynth":
-        from scholarbench.benchmarks.deepsynth.data import import_tasks
-        entry["files"] = import_tasks(source, target)   # validates every task file first
-    else:
+    elif name in FOLDER_DATASETS:
         entry["files"] = {"records": _import_folder(name, source, target)}
+    else:   # a benchmark's own data (its registry "dataset" entry validates and copies)
+        entry["files"] = REGISTRY.get("dataset", name)(source, target)
     index[name] = entry
     _write_index(data, index)
     return entry
@@ -109,7 +98,6 @@ def import_dataset(name: str, source: Path, data: Path) -> dict[str, Any]:
 
 def _import_folder(name: str, source: Path, target: Path) -> dict[str, int]:
     """Validate a source folder by reading every record, then copy it into `target`."""
-    from scholarbench.data.sources import SOURCES, EdgeRecord, PaperRecord
     spec = next(s for s in SOURCES if s.name == name)
     if not source.is_dir() or not spec.present(source):
         raise ScholarbenchError(f"{source}: not a {name} folder (expected the layout of "

@@ -15,6 +15,7 @@ from scholarbench.data.jsonl import iter_jsonl
 from scholarbench.data.trees import TreeError, parse_tree
 from scholarbench.errors import DataError
 from scholarbench.records import Paper, TaxoPrediction, TaxoTask
+from scholarbench.data.jsonl import iter_jsonl_lines
 
 PREDICTION_KEYS = {"id", "hierarchy_tree", "retrieved_papers", "hierarchy_response"}
 
@@ -123,7 +124,6 @@ def load_predictions(path: str | Path, limits: Any = None,
     output over `limits` (`core.limits.OutputLimits`) is kept as an empty prediction whose
     error names the limit, its id in `oversized`. `lines` (line number, object): the lines
     already read and chosen (a replay file's lines for one run), else the whole file."""
-    from scholarbench.data.jsonl import iter_jsonl_lines
     out = PredictionFile()
     path = Path(path)
     n_lines = 0

@@ -5,6 +5,10 @@ import argparse
 import json
 import sys
 
+from scholarbench.graph.files import read_graph
+from scholarbench.graph.path import max_citation_path
+from scholarbench.graph.table import paper_metrics, write_metrics_csv
+
 # = scholarbench.graph.engine.ENGINES and graph.table's MEASURES / DEFAULT_MEASURES; not
 # imported, so building the CLI parser stays light (a test checks they agree)
 ENGINES = ("duckdb", "spark")
@@ -21,9 +25,7 @@ def lean_arrow_memory() -> None:
 
 
 def cmd_graph_metrics(args: argparse.Namespace) -> int:
-    from scholarbench.graph.files import read_graph
     lean_arrow_memory()
-    from scholarbench.graph.table import paper_metrics, write_metrics_csv
     graph = read_graph(args.edges, args.papers)
     s = graph.stats
     notes = [f"{n} {what}" for n, what in ((s.self_citations, "self-citations dropped"),
@@ -47,8 +49,6 @@ def cmd_graph_metrics(args: argparse.Namespace) -> int:
 
 
 def cmd_graph_path(args: argparse.Namespace) -> int:
-    from scholarbench.graph.files import read_graph
-    from scholarbench.graph.path import max_citation_path
     graph = read_graph(args.edges, args.papers)
     path = max_citation_path(graph, args.source, args.target, max_papers=args.max_papers)
     print(json.dumps(path.as_json()))

@@ -13,71 +13,17 @@ again replaces only its own pairs); the figures to the manifest's
 `injection_check.<judge model id>` (one entry per judge checked), shown in the HTML report.
 The judge's usage is accounted under `usage.judge-check.judge`. The clean scores come from
 the reply cache when the run was judged by the same model.
+
+The run itself (`check_run`) is the engine's: `core.judge_check`; here are the figures and texts.
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
-from tqdm import tqdm
-
-from scholarbench.errors import ScholarbenchError
 from scholarbench.injection.probes import Probe
 
 PAIRS = "injection.jsonl"
-
-
-def check_run(run_dir: Path, models: Any, probes: Sequence[Probe], *,
-              limit: int | None = None, progress: bool = True) -> dict[str, Any]:
-    from scholarbench.core.engine import add_stage_usage, benchmark_class
-    from scholarbench.core.rundir import RunDir
-    run = RunDir(run_dir)
-    manifest = run.read_manifest()
-    bench = benchmark_class(str(manifest.get("benchmark")))(manifest.get("options") or {})
-    if bench.judge_reads is None:
-        raise ScholarbenchError(f"{run_dir}: no LLM judge of {bench.title or bench.name} reads "
-                                "the agent's text, so there is nothing to check "
-                                "(docs/injection.md)")
-    bench.models = models
-    models.bind(judge=True)
-    client = models.judge()
-    with run.lock():
-        loaded = bench.load_for_rescore(run, manifest)
-        generated = run.stage(bench.generate_file, bench.id_key).records
-        samples = [s for s in loaded.samples if s.unscorable is None and s.id in generated
-                   and generated[s.id].get("status", "ok") == "ok"]
-        if limit is not None:
-            samples = samples[:limit]
-        if not samples:
-            raise ScholarbenchError(f"{run_dir}: no sample with an answer for the judge")
-        before = client.usage.as_dict()
-        rows: list[dict[str, Any]] = []
-        try:
-            for sample in tqdm(samples, desc="judge-check", unit="sample",
-                               disable=not progress):
-                record = generated[sample.id]
-                clean = bench.judge_with_probe(sample, record, None)
-                for probe in probes:
-                    probed = bench.judge_with_probe(sample, record, probe.text)
-                    rows.append({"judge": client.model_id, "id": sample.id,
-                                 "probe": probe.name, "clean": clean,
-                                 "probed": probed, "shift": None if clean is None or probed
-                                 is None else probed - clean})
-        finally:
-            add_stage_usage(run, "judge-check", "judge", client, before)
-        result = {"judge": client.model_id, "measure": bench.judge_measure,
-                  "reads": bench.judge_reads, "n_samples": len(samples),
-                  "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                  **summarise(rows, probes)}
-        from scholarbench.data.jsonl import read_jsonl_tolerant
-        others = [r for r in read_jsonl_tolerant(run.file(PAIRS))
-                  if r.get("judge") != client.model_id]    # pairs of the other judges stay
-        run.write_jsonl(PAIRS, others + rows)
-        manifest = run.read_manifest()
-        manifest.setdefault("injection_check", {})[client.model_id] = result
-        run.write_manifest(manifest)
-    return result
 
 
 def summarise(rows: Sequence[dict[str, Any]], probes: Sequence[Probe]) -> dict[str, Any]:

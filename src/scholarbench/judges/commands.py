@@ -7,11 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.core.commands import _models
+from scholarbench.llm.commands import add_model_flags
+from scholarbench.paths import data_dir
+from scholarbench.judges.labelled import DATASETS, SPLITS, load
 
 
 def add_judge_parser(sub: Any) -> None:
-    from scholarbench.judges.labelled import DATASETS, SPLITS
-    from scholarbench.llm.commands import add_model_flags
     judge = sub.add_parser("judge", help="check LLM judges against human labels "
                            "(docs/judges.md)")
     jsub = judge.add_subparsers(dest="judge_cmd", required=True)
@@ -34,12 +36,9 @@ def add_judge_parser(sub: Any) -> None:
 
 def cmd_judge_validate(args: argparse.Namespace) -> int:
     from scholarbench.benchmarks.scinet.sentiment_judge import SentimentJudge
-    from scholarbench.core.commands import _models
-    from scholarbench.judges.labelled import load
     from scholarbench.judges.validate import (NO_HUMAN_LABELS, SCINET_PUBLISHED,
                                               TAXOBENCH_PUBLISHED, format_validation,
                                               validate_dataset)
-    from scholarbench.paths import data_dir
     if args.limit is not None and args.limit < 1:
         raise ScholarbenchError("--limit must be >= 1")
     names = [n.strip() for n in args.datasets.split(",") if n.strip()]

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 from scholarbench.benchmarks.scinet.sentiment import LABELS
 from scholarbench.benchmarks.scinet.sentiment_judge import SentimentJudge
 from scholarbench.judges.labelled import Labelled
+from scholarbench.judges.labelled import MAPPINGS
 
 # The papers' own figures, quoted (docs/judges.md).
 SCINET_PUBLISHED = {
@@ -86,7 +87,6 @@ def validate_dataset(judge: SentimentJudge, data: Labelled, *, limit: int | None
 
 
 def _mapping(data: Labelled) -> dict[str, str]:
-    from scholarbench.judges.labelled import MAPPINGS
     return MAPPINGS[data.dataset]
 
 

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.llm.roles import bind_roles
 
 
 def add_model_flags(parser: argparse.ArgumentParser, *, agent: bool = True,
@@ -52,7 +53,6 @@ def model_recipe(args: argparse.Namespace) -> dict:
 
 
 def roles_from_args(args: argparse.Namespace, *, need_agent: bool, need_judge: bool):
-    from scholarbench.llm.roles import bind_roles
     return bind_roles(**model_recipe(args), need_agent=need_agent, need_judge=need_judge)
 
 

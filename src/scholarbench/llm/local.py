@@ -26,6 +26,7 @@ from pathlib import Path
 
 from scholarbench.errors import ScholarbenchError
 from scholarbench.paths import cache_dir
+from scholarbench.procs import watched
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,6 @@ class LocalServer:
         except ImportError:
             raise ScholarbenchError(f"the local model needs llama-cpp-python: {LOCAL_EXTRA_HINT}"
                                     ) from None
-        from scholarbench.procs import watched
         # under a watchdog: the server ends with this process, even one killed with SIGKILL
         self.process = subprocess.Popen(watched(self.command()), stdout=subprocess.DEVNULL,
                                         stderr=subprocess.PIPE, env={**os.environ,

@@ -9,7 +9,8 @@ TREC (`export_trec`):
 - ResearchArena discovery/selection runs: the run's own run.trec (written when it was scored,
   canonical, identical rankings to generate.jsonl), validated and copied; `qrels_out` copies
   qrels.trec.
-- TaxoBench Deep Research runs: one query per sample (qid = the sample id), the agent's
+- a benchmark's registered "export" (`RetrievalExport`: retrieved lists and qrels), e.g.
+  TaxoBench Deep Research runs (benchmarks/taxobench/exports.py): one query per sample (qid = the sample id), the agent's
   retrieved papers in its order (`retrieved_papers`, else the papers of its taxonomy). docid =
   the corpus paper_id of the title when the run's corpus is still there and the normalised title
   names exactly one corpus paper, else `title:<sha1 of the normalised title, 16 hex>` — the id
@@ -33,15 +34,19 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.registry import REGISTRY
 from scholarbench.report.corpus_lookup import corpus_dir_of, ids_for_titles, papers_by_id
 from scholarbench.report.sections.base import (ReportRun, by_benchmark, load_report_run,
                                                load_report_runs)
 from scholarbench.report.formats import TABLE_FORMATS
 from scholarbench.report.tables import latex_escape, render_groups
 from scholarbench.text.normalize import normalize_title
+from scholarbench.injection.unflagged import report_notes
+from scholarbench.llm.secrets import redact
+from scholarbench.data.trec import read_run, write_qrels, write_run
 
 LATEX_PREAMBLE = ("% scholarbench leaderboard tables; needs \\usepackage{booktabs} "
                   "(and a UTF-8 input encoding)")
@@ -62,7 +67,6 @@ def leaderboard_text(runs: Sequence[ReportRun], fmt: str = "terminal",
                                     + "); run it once per benchmark")
         section, section_runs = grouped[0]
         return section.csv(section_runs)
-    from scholarbench.injection.unflagged import report_notes
     groups, notes = [], []
     for section, section_runs in grouped:
         groups.extend(section.groups(section_runs, published))
@@ -75,7 +79,6 @@ def leaderboard_text(runs: Sequence[ReportRun], fmt: str = "terminal",
 def export_tables(run_dirs: Sequence[Path | str], fmt: str, out_path: Path | str | None = None,
                   published: bool = True) -> str:
     """Load runs and render their tables; also written to `out_path` when given."""
-    from scholarbench.llm.secrets import redact
     text = redact(leaderboard_text(load_report_runs(list(run_dirs)), fmt, published), prose=True)
     if out_path is not None:
         Path(out_path).write_text(text if text.endswith("\n") else text + "\n",
@@ -86,6 +89,14 @@ def export_tables(run_dirs: Sequence[Path | str], fmt: str, out_path: Path | str
 # ------------------------------------------------------------------------------------- TREC
 
 @dataclass(frozen=True)
+class RetrievalExport:
+    """What a benchmark registers (kind "export", under its name) for `export trec` and
+    `export bibtex` of its runs: each sample's retrieved papers, and its qrels."""
+    retrieved_lists: Callable[[ReportRun], list["RetrievedList"]]
+    qrels: Callable[[ReportRun], dict[str, dict[str, int]]]
+
+
+@dataclass(frozen=True)
 class RetrievedList:
     """One sample's retrieved papers in rank order: (docid, title or None)."""
     sample_id: str
@@ -93,7 +104,7 @@ class RetrievedList:
     duplicates_dropped: int = 0
 
 
-def _title_docids(run: ReportRun, titles: Sequence[str]) -> dict[str, str]:
+def title_docids(run: ReportRun, titles: Sequence[str]) -> dict[str, str]:
     """normalised title → docid (corpus paper_id when unambiguous, else title:<sha1>)."""
     from scholarbench.corpus.merge import paper_id_for
     found = ids_for_titles(corpus_dir_of(run.manifest), titles)
@@ -125,32 +136,9 @@ def retrieved_lists(run: ReportRun) -> list[RetrievedList]:
                 papers.append((pid, None))
             out.append(RetrievedList(str(rec.get("id")), papers, dropped))
         return out
-    if run.benchmark == "taxobench":
-        if run.mode != "deep-research":
-            raise ScholarbenchError(f"{run.run_dir}: a Bottom-Up run retrieves nothing (the "
-                                    "expert papers are given); export a Deep Research run")
-        from scholarbench.benchmarks.taxobench.runner import load_generated
-        preds = load_generated(run.run_dir)
-        titles = [t for p in preds.values() if p is not None for t in p.retrieved_titles]
-        docids = _title_docids(run, titles)
-        out = []
-        for sid, pred in preds.items():
-            if pred is None:
-                continue
-            seen = set()
-            papers, dropped = [], 0
-            for title in pred.retrieved_titles:
-                norm = normalize_title(title)
-                if not norm:
-                    continue
-                docid = docids[norm]
-                if docid in seen:
-                    dropped += 1
-                    continue
-                seen.add(docid)
-                papers.append((docid, title))
-            out.append(RetrievedList(sid, papers, dropped))
-        return out
+    export = REGISTRY.find("export", run.benchmark)
+    if export is not None:
+        return export.retrieved_lists(run)
     raise ScholarbenchError(f"no retrieved-paper export for {run.benchmark} runs yet")
 
 
@@ -170,7 +158,6 @@ class TrecExport:
 def export_trec(run_dir: Path | str, out_path: Path | str,
                 qrels_out: Path | str | None = None) -> TrecExport:
     """Write the run's retrieved papers as a TREC run (see the module docstring)."""
-    from scholarbench.data.trec import read_run, write_qrels, write_run
     run = load_report_run(run_dir)
     out = Path(out_path)
     if run.benchmark == "researcharena" and run.mode != "organisation":
@@ -195,25 +182,10 @@ def export_trec(run_dir: Path | str, out_path: Path | str,
     qrels_path = None
     if qrels_out is not None:
         qrels_path = Path(qrels_out)
-        write_qrels(qrels_path, _taxobench_qrels(run))
+        write_qrels(qrels_path, REGISTRY.get("export", run.benchmark).qrels(run))
     return TrecExport(out, sum(1 for s in scores.values() if s),
                       sum(len(s) for s in scores.values()),
                       sum(r.duplicates_dropped for r in lists), qrels_path)
-
-
-def _taxobench_qrels(run: ReportRun) -> dict[str, dict[str, int]]:
-    from scholarbench.data.taxobench import load_instances
-    data = run.manifest.get("data") or {}
-    path = Path(str(data.get("path", "")))
-    if not path.is_file():
-        raise ScholarbenchError(f"the run's gold file {path} is gone: cannot write qrels")
-    tasks = load_instances(path)
-    limit = run.manifest.get("limit")
-    tasks = tasks[:limit] if isinstance(limit, int) else tasks
-    titles = [t for task in tasks for t in task.gold.all_papers()]
-    docids = _title_docids(run, titles)
-    return {task.id: {docids[normalize_title(t)]: 1 for t in task.gold.all_papers()
-                      if normalize_title(t)} for task in tasks}
 
 
 # ----------------------------------------------------------------------------------- BibTeX

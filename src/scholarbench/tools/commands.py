@@ -18,12 +18,15 @@ import json
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from scholarbench.errors import ScholarbenchError
 
 
-def add_tools_parser(sub: Any) -> None:
+def add_tools_parser(sub: Any, open_benchmark: Callable[[argparse.Namespace], tuple[Any, str]]
+                     ) -> None:
+    """`open_benchmark(args) -> (benchmark, sub-task)` builds `--benchmark` with its options:
+    the engine's job, passed in by the command line so the tools never import the engine."""
     tools = sub.add_parser("tools", help="the offline literature tools as an MCP server "
                            "(docs/tools.md)")
     tsub = tools.add_subparsers(dest="tools_cmd", required=True)
@@ -40,7 +43,7 @@ def add_tools_parser(sub: Any) -> None:
     serve.add_argument("--http", type=int, metavar="PORT",
                        help="streamable HTTP on 127.0.0.1:PORT instead of stdio (0 = any)")
     serve.add_argument("--log", help="append one JSON line per tool call to this file")
-    serve.set_defaults(func=cmd_tools)
+    serve.set_defaults(func=cmd_tools, open_benchmark=open_benchmark)
     lst = tsub.add_parser("list", help="the tools and their argument schemas (JSON)")
     lst.set_defaults(func=cmd_tools)
 
@@ -93,7 +96,7 @@ def _session(args: argparse.Namespace) -> Any:
     if not args.benchmark:
         raise ScholarbenchError("tools serve needs --benchmark B (and --task ID for a task's "
                                 "rules)")
-    bench, subtask = _benchmark(args)
+    bench, subtask = args.open_benchmark(args)
     if args.task is None:               # no sample: the benchmark's tasks are not loaded
         corpus, _ = bench.tool_corpus(subtask)
         print("warning: no --task: the whole corpus is served, with no task's leakage rules",
@@ -106,25 +109,6 @@ def _session(args: argparse.Namespace) -> Any:
     corpus, _ = bench.tool_corpus(subtask)
     return ToolSession(corpus, bench.tool_rules(sample), embedder_factory=_embedder,
                        sample_id=sample.id, on_call=log)
-
-
-def _benchmark(args: argparse.Namespace) -> tuple[Any, str]:
-    from scholarbench.core.commands import agent_params
-    from scholarbench.core.engine import benchmark_class
-    from scholarbench.core.suite import default_options
-    cls = benchmark_class(args.benchmark)
-    overrides = {k.replace("-", "_"): v for k, v in agent_params(args.option).items()}
-    corpus = args.corpus or overrides.pop("corpus", None)
-    options = default_options(cls, overrides)
-    # every benchmark's tools read `corpus` (a run option of some, not of others)
-    options.update(data=args.data, **({"corpus": str(corpus)} if corpus else {}))
-    bench = cls(options)
-    subtask = args.subtask or next(iter(cls.subtasks))
-    if subtask not in cls.subtasks:
-        raise ScholarbenchError(f"{cls.name} has no sub-task {subtask!r}; use one of "
-                                f"{', '.join(cls.subtasks)}")
-    bench.check(subtask)
-    return bench, subtask
 
 
 def _embedder() -> Any:

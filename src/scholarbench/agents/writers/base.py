@@ -13,6 +13,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Protocol
 
+from scholarbench.core.registry import REGISTRY
+
 
 @dataclass(frozen=True)
 class OracleReference:
@@ -62,6 +64,5 @@ class ReportWriter(Protocol):
 
 
 def make_writer(name: str, **params: Any) -> ReportWriter:
-    from scholarbench.core.registry import REGISTRY
     factory = REGISTRY.get("agent", name)
     return factory(**params)  # type: ignore[operator]

@@ -27,7 +27,7 @@ Sources and citation ids
 The report
     The model is asked to cite as ``[n]`` / ``[n, m]`` and not to write a reference list. A
     bibliography section it writes anyway (found with ReportBench's own rule,
-    ``report_refs.bibliography_section``) is cut. Markers are read with :data:`MARKER`
+    ``text.bibliography.bibliography_section``) is cut. Markers are read with :data:`MARKER`
     (``[3]``, ``[2, 5]``, ``[2-4]``, ``[1; 7]``; not ``[text](url)``); numbers that name no
     source are left in the text and counted (``n_invalid_citations``). Then
     ``## References`` lists every cited source in ascending ``n``, one line each::
@@ -61,6 +61,7 @@ from scholarbench.agents.writers.budget import (MESSAGE_OVERHEAD, TokenBudget, p
                                                 truncate_tokens)
 from scholarbench.llm.tokens import count_message_tokens, count_tokens
 from scholarbench.llm.trace import LLMTrace
+from scholarbench.text.bibliography import SETEXT_UNDERLINE, bibliography_section
 
 HEADER_TOKENS = 48          # a source's "[n] Title (year)" line is cut to this
 
@@ -245,15 +246,14 @@ def cited_numbers(text: str) -> list[int]:
 
 def strip_bibliography(markdown: str) -> tuple[str, bool]:
     """The report without the bibliography section the model wrote (ReportBench's rule)."""
-    from scholarbench.benchmarks.reportbench.report_refs import bibliography_section
     lines = markdown.split("\n")
     section = bibliography_section(lines)
     if section is None:
         return markdown, False
     first, end = section
     # the heading line (and a setext underline) sits just above `first`
-    head = first - 2 if first >= 2 and re.fullmatch(r"[ ]{0,3}(=+|-+)[ \t]*",
-                                                     lines[first - 1]) else first - 1
+    head = first - 2 if first >= 2 and SETEXT_UNDERLINE.fullmatch(lines[first - 1]) \
+        else first - 1
     kept = lines[:head] + lines[end:]
     return "\n".join(kept).rstrip() + "\n", True
 

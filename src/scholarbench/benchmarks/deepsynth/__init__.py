@@ -22,14 +22,9 @@ from scholarbench.benchmarks.deepsynth import measures as _measures
 from scholarbench.core.registry import REGISTRY
 from scholarbench.lazy import lazy_getattr
 
-
-def _section() -> Any:
-    """The report section, imported when a report first asks for it (the report stack is heavy)."""
-    from scholarbench.benchmarks.deepsynth.section import DeepSynthSection
-    return DeepSynthSection()
-
-
-REGISTRY.add("section", "deepsynth", _section)
+# the report section is imported when a report needs it (the report stack is heavy)
+REGISTRY.lazy("section", "deepsynth", "scholarbench.benchmarks.deepsynth.section:DeepSynthSection")
+REGISTRY.lazy("dataset", "deepsynth", "scholarbench.benchmarks.deepsynth.data:import_tasks")
 _measures.register()            # deepsynth/dse_overall, … (both scoring variants)
 
 _EXPORTS = {

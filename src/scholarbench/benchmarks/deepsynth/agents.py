@@ -27,6 +27,9 @@ from typing import Any, Iterable
 
 from scholarbench.core.agent import AgentContext, AgentError, Needs, Task
 from scholarbench.errors import DataError, ScholarbenchError
+from scholarbench.core.registry import REGISTRY
+from scholarbench.data.jsonl import iter_jsonl
+from scholarbench.files import sha256_file
 
 WRITERS = ("e2e-writer", "agentic-writer")
 
@@ -100,7 +103,6 @@ class WriterAgent:
 
 def writer_agent(name: str, params: dict[str, Any]) -> WriterAgent | None:
     """The registered writer `name` wrapped, or None when no writer has that name."""
-    from scholarbench.core.registry import REGISTRY
     factory = REGISTRY.find("agent", name)
     if factory is None or not callable(getattr(factory, "write", None)):
         return None
@@ -136,7 +138,6 @@ class DeepSynthReplay:
     def config(self) -> dict[str, Any]:
         if self.path is None:
             return {"replay": "survey_result"}
-        from scholarbench.files import sha256_file
         return {"replay": {"path": str(self.path.resolve()), "sha256": sha256_file(self.path)}}
 
     def unknown_ids(self, known: set[str]) -> list[str]:
@@ -158,7 +159,6 @@ def read_replay(path: Path, lines: Iterable[tuple[int, dict[str, Any]]] | None =
                 ) -> dict[str, dict[str, Any]]:
     """Answers by task id (the line's answer part; a wrong one is left for the schema check);
     `lines`: (line number, object) already read, else the whole file."""
-    from scholarbench.data.jsonl import iter_jsonl
     out: dict[str, dict[str, Any]] = {}
     first: dict[str, int] = {}
     for lineno, obj in (iter_jsonl(path) if lines is None else lines):

@@ -19,6 +19,10 @@ from scholarbench.benchmarks.deepsynth.benchmark import NO_CORPUS, SUBTASK, Deep
 from scholarbench.benchmarks.deepsynth.judge import DEFAULT_PROMPT, DEFAULT_RETRIES
 from scholarbench.benchmarks.deepsynth.summary import format_run_summary
 from scholarbench.errors import ScholarbenchError
+from scholarbench.core.agent import import_object
+from scholarbench.core.engine import Models, run_benchmark, score_run as engine_score
+from scholarbench.core.registry import REGISTRY
+from scholarbench.core.rundir import RunDir
 
 
 @dataclass
@@ -61,8 +65,6 @@ def _needs_agent(config: DeepSynthRunConfig) -> bool:
         return True
     if config.agent == "endpoint":
         return True
-    from scholarbench.core.agent import import_object
-    from scholarbench.core.registry import REGISTRY
     obj = import_object(config.agent) if ":" in config.agent else REGISTRY.find("agent",
                                                                                 config.agent)
     needs = getattr(obj, "needs", None)
@@ -70,7 +72,6 @@ def _needs_agent(config: DeepSynthRunConfig) -> bool:
 
 
 def _models(roles: Any, need_agent: bool) -> Any:
-    from scholarbench.core.engine import Models
     if roles is None or hasattr(roles, "judge") or not callable(roles):
         return Models(lambda **_: roles)
     bound: list[Any] = []
@@ -84,7 +85,6 @@ def _models(roles: Any, need_agent: bool) -> Any:
 
 def run_deepsynth(config: DeepSynthRunConfig, roles: Any) -> dict[str, Any]:
     """Run (or resume) every stage; returns summary.json's content."""
-    from scholarbench.core.engine import run_benchmark
     if config.replay is not None and config.agent != "replay":
         raise ScholarbenchError("a replay file goes with agent 'replay'")
     bench = DeepSynthBenchmark(options_of(config))
@@ -102,8 +102,6 @@ def judge_run(out: Path, judge: Any, *, prompt: str = DEFAULT_PROMPT,
     """(Re-)judge a run directory with ``judge`` (e.g. another judge model) from its
     generate.jsonl — nothing is regenerated — then re-score it. Tasks already judged by the
     same judge, prompt and retries on the same report are kept."""
-    from scholarbench.core.engine import Models, score_run as engine_score
-    from scholarbench.core.rundir import RunDir
     if RunDir(Path(out)).read_manifest().get("benchmark") != "deepsynth":
         raise ScholarbenchError(f"{out} is not a DeepSynth-Eval run directory")
     options = {"with_judge": True, "judge_prompt": prompt, "judge_retries": retries,
@@ -115,7 +113,6 @@ def judge_run(out: Path, judge: Any, *, prompt: str = DEFAULT_PROMPT,
 
 def score_run(out: Path, variant: str | None = None) -> dict[str, Any]:
     """Re-score a run from its files (judge.jsonl, generate.jsonl); no model calls."""
-    from scholarbench.core.engine import score_run as engine_score
     return engine_score(Path(out), options={"variant": variant} if variant else None).summary
 
 

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.files import sha256_file
+from scholarbench.benchmarks.deepsynth.loader import load_tasks
 
 FOLDER = "deepsynth"
 TASKS_FILE = "DeepSynth-Eval_tasks.jsonl"
@@ -47,8 +49,6 @@ def default_tasks_file(data: Path) -> Path:
 
 def import_tasks(source: Path, target: Path) -> dict[str, Any]:
     """Validate and copy task files (module docstring); {file name: {tasks, sha256}}."""
-    from scholarbench.benchmarks.deepsynth.loader import load_tasks
-    from scholarbench.files import sha256_file
     files = [source] if source.is_file() else task_files(source)
     if not files:
         raise ScholarbenchError(f"{source}: no DeepSynth-Eval task file (*.jsonl) found")

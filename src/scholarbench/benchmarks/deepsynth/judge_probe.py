@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from scholarbench.benchmarks.deepsynth.scores import score_task
+from scholarbench.benchmarks.deepsynth.loader import parse_task
+
 
 def judge_with_probe(bench: Any, sample: Any, record: dict[str, Any],
                      probe: str | None) -> float | None:
-    from scholarbench.benchmarks.deepsynth.loader import parse_task
-    from scholarbench.benchmarks.deepsynth.scores import score_task
     from scholarbench.benchmarks.deepsynth.stages import judge_task, judged_record, report_status
     if report_status(record) != "ok":
         return None

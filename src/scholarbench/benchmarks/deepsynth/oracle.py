@@ -57,6 +57,8 @@ from scholarbench.benchmarks.deepsynth.loader import unified_prompt
 from scholarbench.benchmarks.deepsynth.records import Task
 from scholarbench.errors import DataError
 from scholarbench.llm.client import LLMCallError
+from scholarbench.data.identifiers import parse_id
+from scholarbench.data.sources.dates import earliest_date
 
 MODES = ("summary", "abstract")
 SUMMARIZED, ABSTRACT, SUMMARY_FAILED, TITLE_ONLY, NOT_IN_CORPUS = (
@@ -192,8 +194,6 @@ def survey_cutoff(task: Task, corpus: Any) -> date | None:
     """The first day the survey may have appeared (its exact date, else the first day of its
     arXiv month, else 1 January of its year); None when unknown. Writers that search keep to
     papers known before it."""
-    from scholarbench.data.identifiers import parse_id
-    from scholarbench.data.sources.dates import earliest_date
     pid = survey_paper_id(task, corpus)
     if pid is not None:
         row = corpus.get_rows([pid])[0]

@@ -13,6 +13,8 @@ from scholarbench.benchmarks.deepsynth.display import (COUNT_DISPLAY, COUNT_KEYS
 from scholarbench.report.htmlkit import Page, drilldown_ids, e, sample_metric_table
 from scholarbench.report.sections.base import ReportRun
 from scholarbench.report.trajectory import trajectories_html
+from scholarbench.data.jsonl import read_jsonl_tolerant
+from scholarbench.benchmarks.deepsynth.scores import subgroup_statuses
 
 
 class DeepSynthDrilldown:
@@ -31,7 +33,6 @@ class DeepSynthDrilldown:
         return page.cache[key]
 
     def _read(self, run: ReportRun, name: str, id_key: str = "task_id") -> dict[str, Any]:
-        from scholarbench.data.jsonl import read_jsonl_tolerant
         return {str(r.get(id_key)): r for r in read_jsonl_tolerant(run.run_dir / name)}
 
     def _drilldown(self, runs: Sequence[ReportRun], page: Page) -> str:
@@ -93,7 +94,6 @@ class DeepSynthDrilldown:
 
     @staticmethod
     def _labels(name: str, task: Any, line: dict[str, Any] | None) -> str:
-        from scholarbench.benchmarks.deepsynth.scores import subgroup_statuses
         reasons = {}
         for sub in (line or {}).get("subgroups", []):
             reasons[(sub.get("g"), sub.get("s"))] = sub.get("reasons") or []

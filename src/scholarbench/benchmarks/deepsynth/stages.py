@@ -43,6 +43,7 @@ from scholarbench.benchmarks.deepsynth.records import NOT_MENTIONED, Task, task_
 from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.client import LLMCallError
 from scholarbench.core.usage import USAGE_FIELDS, model_identity
+from scholarbench.core.engine import run_stage
 
 ORACLE, GENERATE, JUDGE, JUDGED = "oracle.jsonl", "generate.jsonl", "judge.jsonl", "judged.jsonl"
 REPORT_STATUSES = ("ok", "write_error", "empty", "missing", "malformed")
@@ -104,7 +105,6 @@ def oracle_stage(run: Any, samples: Sequence[Any], builder: Any, corpus: Any, li
                  ) -> dict[str, dict[str, Any]]:
     """Build the oracle context of every task without a current one; returns the oracle.jsonl
     records by sample id. An exception while building a task's context stops the run."""
-    from scholarbench.core.engine import run_stage
     digest = config_sha256(config)
 
     def step(sample: Any) -> dict[str, Any]:
@@ -234,7 +234,6 @@ class JudgeStage:
 
     def run(self, run: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
             progress: bool = True) -> None:
-        from scholarbench.core.engine import run_stage
 
         def step(sample: Any) -> dict[str, Any]:
             if self.down is not None:

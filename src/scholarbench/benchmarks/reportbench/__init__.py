@@ -26,14 +26,11 @@ from scholarbench.benchmarks.reportbench.benchmark import ReportBench
 from scholarbench.core.registry import REGISTRY
 from scholarbench.lazy import lazy_getattr
 
-
-def _section() -> Any:
-    """The report section, built on first use (the report stack is heavy to import)."""
-    from scholarbench.benchmarks.reportbench.section import ReportBenchSection
-    return ReportBenchSection()
-
-
-REGISTRY.add("section", "reportbench", _section)
+# the report section is imported when a report needs it (the report stack is heavy)
+REGISTRY.lazy("section", "reportbench",
+              "scholarbench.benchmarks.reportbench.section:ReportBenchSection")
+REGISTRY.lazy("dataset", "reportbench",     # `data import reportbench`
+              "scholarbench.benchmarks.reportbench.ground_truth:import_dataset")
 
 _EXPORTS = {
     "construct": ("GRANULARITIES", "ConstructedPrompt", "SurveySource", "compare_prompts",

@@ -15,6 +15,7 @@ from typing import Any
 
 from scholarbench.core.agent import AgentContext, Needs, Task
 from scholarbench.errors import ScholarbenchError
+from scholarbench.core.registry import REGISTRY
 
 
 class WriterSetupError(ScholarbenchError, ValueError):
@@ -55,5 +56,4 @@ class WriterAgent:
 
 
 def writer_names() -> list[str]:
-    from scholarbench.core.registry import REGISTRY
     return [name for name, obj in REGISTRY.items("agent") if is_writer(obj)]

@@ -25,6 +25,7 @@ import hashlib
 from typing import Any
 
 from scholarbench.core.families import Malformed, answer_info, parse_answer
+from scholarbench.agents.writers.base import WrittenReport
 
 
 def sha256_text(text: str) -> str:
@@ -66,7 +67,6 @@ def from_answer(answer: Any, prompt: str, corpus: Any, hidden: Any) -> dict[str,
 
 
 def to_record(answer: Any, prompt: str, corpus: Any, hidden: Any) -> dict[str, Any]:
-    from scholarbench.agents.writers.base import WrittenReport
     if isinstance(answer, WrittenReport):
         return from_written(answer, prompt)
     if answer is None:

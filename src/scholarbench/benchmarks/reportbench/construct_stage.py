@@ -17,6 +17,10 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from scholarbench.core.benchmark import Sample
+from scholarbench.core.engine import run_stage
+from scholarbench.benchmarks.reportbench.construct import (compare_prompts, construct_prompt,
+                                                           survey_source)
+from scholarbench.benchmarks.reportbench.samples import set_prompt
 
 PROMPTS = "prompts.jsonl"
 
@@ -26,8 +30,6 @@ class ConstructionFailed(RuntimeError):
 
 
 def construct_step(client: Any, corpus: Any, granularity: str, text_chars: int):
-    from scholarbench.benchmarks.reportbench.construct import (compare_prompts, construct_prompt,
-                                                               survey_source)
 
     def step(sample: Sample) -> dict[str, Any]:
         task = sample.task.native.task
@@ -48,7 +50,6 @@ def construct_step(client: Any, corpus: Any, granularity: str, text_chars: int):
 def run_prompt_stage(run: Any, samples: Sequence[Sample], client: Any, corpus: Any,
                      granularity: str, text_chars: int, template: str,
                      progress: bool = True) -> int:
-    from scholarbench.core.engine import run_stage
     for sample in samples:               # the stage runs on every sample
         sample.unscorable = None
     try:
@@ -63,7 +64,6 @@ def apply_prompts(run: Any, samples: Sequence[Sample], template: str
                   ) -> dict[str, dict[str, Any]]:
     """Give each sample its constructed prompt inside upstream's `template`; a sample without
     one stays unscorable (the agent is not run on it). Returns the records by survey."""
-    from scholarbench.benchmarks.reportbench.samples import set_prompt
     records = run.stage(PROMPTS).records
     for sample in samples:
         record = records.get(sample.id)

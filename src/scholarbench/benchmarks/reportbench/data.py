@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.files import sha256_file
+from scholarbench.benchmarks.reportbench.tasks import TASKS_FILE, load_tasks, read_template
+from scholarbench.benchmarks.reportbench.ground_truth import gt_files
 
 
 def _gt_checksum(files: dict[str, Path]) -> str:
-    from scholarbench.files import sha256_file
     digest = hashlib.sha256()
     for survey, path in sorted(files.items()):
         digest.update(f"{survey}:{sha256_file(path)}\n".encode())
@@ -37,9 +39,6 @@ def load_run_tasks(tasks_path: Path, gt_dir: str | Path | None, limit: int | Non
                    ) -> tuple[list[Any], dict[str, Any], str]:
     """(the selected tasks, the manifest's `data`, the template) — raising before any run
     directory exists when something is missing."""
-    from scholarbench.benchmarks.reportbench.ground_truth import gt_files
-    from scholarbench.benchmarks.reportbench.tasks import TASKS_FILE, load_tasks, read_template
-    from scholarbench.files import sha256_file
     if not tasks_path.exists():
         raise ScholarbenchError(f"no ReportBench tasks at {tasks_path}: scholarbench data "
                                 "import reportbench PATH, or pass --tasks")
@@ -60,7 +59,6 @@ def load_run_tasks(tasks_path: Path, gt_dir: str | Path | None, limit: int | Non
 
 def load_recorded_tasks(manifest: dict[str, Any]) -> tuple[list[Any], dict[str, Any], str]:
     """The tasks of a finished run, from the paths its manifest records."""
-    from scholarbench.benchmarks.reportbench.tasks import load_tasks, read_template
     data = dict(manifest.get("data") or {})
     if not data.get("path"):
         raise ScholarbenchError("the run's manifest names no ReportBench task file (data.path)")

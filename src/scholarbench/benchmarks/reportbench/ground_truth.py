@@ -13,14 +13,19 @@ from the title set silently, here it is an error (none of the 16,204 shipped lin
 """
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from scholarbench.data.jsonl import iter_jsonl
+from scholarbench.data.source_tree import check_source
 from scholarbench.data.sources._io import clean_title, need_str
 from scholarbench.data.sources.keys import id_key
-from scholarbench.data.sources.reportbench import reference_ids, reportbench_gt_dir
-from scholarbench.errors import DataError
+from scholarbench.data.sources.reportbench import (TASKS_FILE, read_surveys, reference_ids,
+                                                   reportbench_gt_dir)
+from scholarbench.errors import DataError, ScholarbenchError
+from scholarbench.files import sha256_file
 
 
 @dataclass(frozen=True)
@@ -73,3 +78,26 @@ def gt_files(gt_dir: str | Path) -> dict[str, Path]:
 def load_ground_truth(gt_dir: str | Path) -> dict[str, list[GTReference]]:
     """arxiv_id -> its GT references (file order), for every GT file in the folder."""
     return {survey: read_gt_file(path) for survey, path in gt_files(gt_dir).items()}
+
+
+def import_dataset(source: Path, target: Path) -> dict[str, Any]:
+    """`data import reportbench PATH` (the registry's "dataset" entry): validate every
+    ground-truth file, then copy them to `target`/gt, and the task surveys when `source` has
+    them; {what: counts}."""
+    gt = source / "ReportBench_v1.1_GT" if (source / "ReportBench_v1.1_GT").is_dir() else source
+    files = sorted(gt.glob("*.json*"))
+    if not files:
+        raise ScholarbenchError(f"{source}: no ReportBench ground-truth files found")
+    for survey, refs in load_ground_truth(gt).items():    # validates every line first
+        if not refs:
+            raise DataError("no references in the file (it is empty)",
+                            file=str(gt / f"{survey}.jsonl"))
+    check_source(gt, target.parent)                  # target is <data>/reportbench
+    shutil.copytree(gt, target / "gt", dirs_exist_ok=True)
+    entry: dict[str, Any] = {"gt": {"files": len(files)}}
+    tasks = source / TASKS_FILE
+    if tasks.is_file():
+        surveys = sum(1 for _ in read_surveys(tasks))   # validates
+        shutil.copyfile(tasks, target / TASKS_FILE)
+        entry["tasks"] = {"surveys": surveys, "sha256": sha256_file(tasks)}
+    return entry

@@ -39,6 +39,10 @@ from scholarbench.benchmarks.reportbench.llm_common import (as_bool, load_prompt
                                                             one_line, quote, split_report)
 from scholarbench.benchmarks.reportbench.report_refs import Reference
 from scholarbench.benchmarks.reportbench.resolve import ExtractedTitle
+from scholarbench.errors import ScholarbenchError
+from scholarbench.text.normalize import normalize_title
+from scholarbench.benchmarks.reportbench.fetch import fetch_url
+from scholarbench.benchmarks.reportbench.sources import page_text
 
 UNRESOLVED_PROMPT = "title_unresolved_v1"
 REPORT_PROMPT = "title_extraction_v1"
@@ -60,7 +64,6 @@ PAPERS_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["
 
 
 def _usable_title(title: str) -> bool:
-    from scholarbench.text.normalize import normalize_title
     norm = normalize_title(title)
     return 2 <= len(title.strip()) <= 400 and bool(norm) and norm not in _PLACEHOLDERS
 
@@ -149,9 +152,6 @@ class LLMTitleExtractor:
 
     # -- describing an unresolved reference --
     def _page_hint(self, url: str) -> str:
-        from scholarbench.benchmarks.reportbench.fetch import fetch_url
-        from scholarbench.benchmarks.reportbench.sources import page_text
-        from scholarbench.errors import ScholarbenchError
         try:
             result = (self.fetch or fetch_url)(url, allow_network=True, max_bytes=1_000_000,
                                                timeout=10.0)

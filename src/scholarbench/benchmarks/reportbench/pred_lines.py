@@ -22,6 +22,8 @@ from typing import Any
 
 from scholarbench.data.jsonl import iter_jsonl_lines
 from scholarbench.data.sources.keys import id_key
+from scholarbench.core.families import Malformed, parse_answer
+from scholarbench.benchmarks.reportbench.extract import item_error
 
 LINE_KEYS = frozenset({"arxiv_id", "report", "references"})
 RUN_KEYS = frozenset({"id", "status", "report", "error", "cited", "cited_scored", "info",
@@ -36,7 +38,6 @@ def survey_id(value: object) -> str | None:
 
 
 def _check_upstream(obj: dict[str, Any], survey: str) -> str | None:
-    from scholarbench.benchmarks.reportbench.extract import item_error
     extra = sorted(set(obj) - LINE_KEYS)
     if extra:
         return f"unknown key(s) {extra} (allowed: {sorted(LINE_KEYS)})"
@@ -68,7 +69,6 @@ def _check_run(obj: dict[str, Any]) -> str | None:
 
 
 def _check_answer(obj: dict[str, Any]) -> str | None:
-    from scholarbench.core.families import Malformed, parse_answer
     try:
         parse_answer("report", {k: v for k, v in obj.items() if k != "id"})
     except Malformed as exc:

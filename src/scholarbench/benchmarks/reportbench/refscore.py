@@ -24,6 +24,12 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from scholarbench.text.normalize import normalize_title
+from scholarbench.data.identifiers import parse_id
+from scholarbench.benchmarks.reportbench.extract import ExtractedReferences
+from scholarbench.benchmarks.reportbench.identifiers_in_text import ids_in_url
+from scholarbench.benchmarks.reportbench.metrics import reference_scores
+from scholarbench.benchmarks.reportbench.report_refs import Mention, Reference, parse_report
+from scholarbench.benchmarks.reportbench.resolve import resolve_references
 
 HIDDEN_MARK = "cited the hidden survey itself arxiv"
 
@@ -71,8 +77,6 @@ class HiddenSurvey:
 
 def _ref_of(ref: str, corpus: Any) -> tuple[list[str], list[str], list[str]]:
     """(ids, urls, stated titles) of one REF."""
-    from scholarbench.benchmarks.reportbench.identifiers_in_text import ids_in_url
-    from scholarbench.data.identifiers import parse_id
     if corpus is not None and ref in corpus:
         return [ref], [], []
     if ref.lower().startswith(("http://", "https://")):
@@ -87,7 +91,6 @@ def _ref_of(ref: str, corpus: Any) -> tuple[list[str], list[str], list[str]]:
 def cited_references(cited: Sequence[str], existing: Sequence[Any], corpus: Any = None
                      ) -> list[Any]:
     """`Reference`s for the REFs in `cited` that name no work of `existing` (see above)."""
-    from scholarbench.benchmarks.reportbench.report_refs import Mention, Reference
     seen_ids = {k for r in existing for k in r.ids}
     seen_titles = {normalize_title(t) for r in existing for t in r.stated_titles}
     out = []
@@ -111,7 +114,6 @@ def cited_references(cited: Sequence[str], existing: Sequence[Any], corpus: Any 
 def cited_counts(cited: Sequence[str], corpus: Any, hidden: HiddenSurvey | None
                  ) -> dict[str, int]:
     """How the REFs of an answer's `cited` resolve offline (recorded in `info`)."""
-    from scholarbench.benchmarks.reportbench.resolve import resolve_references
     refs, _ = resolve_references(cited_references(cited, [], corpus), corpus)
     own = hidden.corpus_paper(corpus) if hidden is not None else None
     statuses = [r.status for r in refs]
@@ -124,9 +126,6 @@ def cited_counts(cited: Sequence[str], corpus: Any, hidden: HiddenSurvey | None
 
 def references_for(record: dict[str, Any], corpus: Any = None, title_extractor: Any = None):
     """The `ExtractedReferences` of a record (`report`, and `cited` when `cited_scored`)."""
-    from scholarbench.benchmarks.reportbench.extract import ExtractedReferences
-    from scholarbench.benchmarks.reportbench.report_refs import parse_report
-    from scholarbench.benchmarks.reportbench.resolve import resolve_references
     report = record.get("report") if isinstance(record.get("report"), str) else ""
     refs = parse_report(report) if report else []
     if record.get("cited_scored") and isinstance(record.get("cited"), list):
@@ -139,7 +138,6 @@ def score_references(found: Any, gt_titles: Sequence[str], hidden: HiddenSurvey 
                      corpus: Any = None, *, match: str = "exact", unresolved: str = "exclude"
                      ) -> tuple[Any, int]:
     """(`metrics.RefScores`, how many references name the hidden survey)."""
-    from scholarbench.benchmarks.reportbench.metrics import reference_scores
     own = hidden.corpus_paper(corpus) if hidden is not None else None
     titles, n_hidden = [], 0
     for ref in found.titled():

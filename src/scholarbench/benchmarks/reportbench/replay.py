@@ -26,6 +26,7 @@ from scholarbench.core.families import Malformed, parse_answer
 from scholarbench.core.replay import read_replay_file, select_lines
 from scholarbench.data.sources.keys import id_key
 from scholarbench.errors import DataError, ScholarbenchError
+from scholarbench.files import sha256_file
 
 LINE_KEYS = frozenset({"arxiv_id", "report"})
 
@@ -106,7 +107,6 @@ class ReplayReports:
         return None
 
     def config(self) -> dict[str, Any]:
-        from scholarbench.files import sha256_file
         return {"path": str(self.path.resolve()), "sha256": sha256_file(self.path),
                 "n_reports": len(self.reports), "malformed_lines": len(self.malformed),
                 "duplicate_lines": len(self.duplicates)}

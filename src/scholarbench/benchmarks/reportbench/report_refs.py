@@ -31,21 +31,16 @@ from dataclasses import dataclass, field
 from scholarbench.benchmarks.reportbench.identifiers_in_text import (find_arxiv, find_dois,
                                                                      find_urls, ids_in_url,
                                                                      url_key)
+from scholarbench.text.bibliography import BULLET as _ITEM_BULLET
+from scholarbench.text.bibliography import bibliography_section
 from scholarbench.text.normalize import normalize_title
 
 _FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})[^\n]*\n.*?(?:^[ ]{0,3}\1[`~]*[ \t]*$|\Z)",
                     re.MULTILINE | re.DOTALL)
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
-_ATX = re.compile(r"^[ ]{0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
-_BIB_NAME = re.compile(
-    r"^(?:\d+(?:\.\d+)*\.?\s+|[IVX]+\.\s+)?(?:references?|bibliography|sources?|works\s+cited|"
-    r"cited\s+works|citations?|literature(?:\s+cited)?|reference\s+list|references\s+and\s+notes|"
-    r"sources\s+cited|further\s+reading|参考文献)\s*:?$", re.IGNORECASE)
-_EMPH = re.compile(r"^[*_]{1,3}(.*?)[*_]{1,3}$")
 _ITEM_NUM = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?(?:\[(\d{1,4})\]|(\d{1,4})[.)])[ \t]*[:.]?"
                        r"[ \t]*(.*)$")
 _ITEM_FOOT = re.compile(r"^[ \t]{0,3}\[\^([^\]\s]+)\]:[ \t]*(.*)$")
-_ITEM_BULLET = re.compile(r"^[ \t]*[-*+][ \t]+(.*)$")
 _LINK = re.compile(r"!?\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _MARKER = re.compile(r"(?<![\w\]\\!])\[(\^[^\]\s]+|\d{1,4}(?:\s*[-–,]\s*\d{1,4})*)\](?![(:\[])")
 _SUP = re.compile(r"<sup>\s*\[?(\d{1,4}(?:\s*[-–,]\s*\d{1,4})*)\]?\s*</sup>", re.IGNORECASE)
@@ -132,47 +127,6 @@ def visible_markdown(text: str) -> str:
     if "<!--" in text:
         text = _HTML_COMMENT.sub(_blank, text)
     return text
-
-
-def _heading(line: str, next_line: str | None) -> tuple[int, str] | None:
-    """(level, text) when `line` is a heading: ATX, setext, a lone bold line or a lone
-    "References:" line (level 7: ends at any real heading)."""
-    match = _ATX.match(line)
-    if match:
-        return len(match.group(1)), match.group(2).strip()
-    stripped = line.strip()
-    if next_line is not None and stripped and re.fullmatch(r"[ ]{0,3}(=+|-+)[ \t]*", next_line) \
-            and not _ITEM_BULLET.match(line):
-        return (1 if next_line.strip().startswith("=") else 2), stripped
-    emph = _EMPH.match(stripped)
-    if emph and _BIB_NAME.match(emph.group(1).strip()):
-        return 7, emph.group(1).strip()
-    if _BIB_NAME.match(stripped) and stripped.endswith(":"):
-        return 7, stripped
-    return None
-
-
-def bibliography_section(lines: list[str]) -> tuple[int, int] | None:
-    """(first, end) line indexes (0-based, end exclusive) of the last bibliography section."""
-    headings = []
-    for i, line in enumerate(lines):
-        if not line or (line[0] not in "#=-*_ " and not line[0].isalnum() and line[0] != "参"):
-            continue
-        found = _heading(line, lines[i + 1] if i + 1 < len(lines) else None)
-        if found:
-            headings.append((i, found[0], found[1]))
-    bib = [h for h in headings if _BIB_NAME.match(_EMPH.sub(r"\1", h[2]).strip())]
-    if not bib:
-        return None
-    start, level, _ = bib[-1]
-    end = len(lines)
-    for i, lvl, _ in headings:
-        if i > start and (lvl <= level or (level == 7 and lvl < 7)):
-            end = i
-            break
-    first = start + 2 if start + 1 < len(lines) and re.fullmatch(r"[ ]{0,3}(=+|-+)[ \t]*",
-                                                                 lines[start + 1]) else start + 1
-    return first, end
 
 
 def bibliography_items(lines: list[str], first: int, end: int) -> list[BibItem]:

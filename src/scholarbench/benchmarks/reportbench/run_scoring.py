@@ -20,6 +20,12 @@ from typing import Any, Sequence
 from scholarbench.benchmarks.reportbench.scoring import (RecordedStatements, RecordedTitles,
                                                          Scorer, open_corpus)
 from scholarbench.errors import ScholarbenchError
+from scholarbench.core.engine import _usage, add_stage_usage
+from scholarbench.benchmarks.reportbench.construct_stage import PROMPTS
+from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
+from scholarbench.benchmarks.reportbench.sources import CorpusEvidence, NoEvidence, SourceLookup
+from scholarbench.benchmarks.reportbench.statement_prompts import PROMPT_SETS
+from scholarbench.benchmarks.reportbench.statements import StatementConfig, StatementJudge
 
 
 def judge_for(bench: Any, statements: bool, llm_titles: bool) -> Any:
@@ -34,9 +40,6 @@ def judge_for(bench: Any, statements: bool, llm_titles: bool) -> Any:
 
 def score_run_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
                       manifest: dict[str, Any], run: Any) -> list[dict[str, Any]]:
-    from scholarbench.benchmarks.reportbench.construct_stage import PROMPTS
-    from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
-    from scholarbench.core.engine import _usage, add_stage_usage
     opts = bench.options
     statements = bool(opts.get("statements") or (opts.get("with_judge")
                                                  and opts.get("judge_statements", True)))
@@ -102,10 +105,6 @@ def score_run_samples(bench: Any, samples: Sequence[Any], generated: dict[str, d
 
 
 def statement_judge(bench: Any, judge: Any, corpus: Any, allow_network: bool) -> Any:
-    from scholarbench.benchmarks.reportbench.sources import (CorpusEvidence, NoEvidence,
-                                                             SourceLookup)
-    from scholarbench.benchmarks.reportbench.statement_prompts import PROMPT_SETS
-    from scholarbench.benchmarks.reportbench.statements import StatementConfig, StatementJudge
     opts = bench.options
     evidence = opts.get("evidence") or "corpus"
     tool = bench.evidence_tool or (CorpusEvidence(corpus) if evidence == "corpus"

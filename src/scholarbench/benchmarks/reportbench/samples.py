@@ -25,6 +25,8 @@ from typing import Any
 
 from scholarbench.core.agent import Task
 from scholarbench.core.benchmark import Sample
+from scholarbench.benchmarks.reportbench.tasks import build_eval_prompt, parse_cutoff
+from scholarbench.agents.writers.base import WritingRequest
 
 FAMILY = "report"
 
@@ -42,7 +44,6 @@ class ReportTask:
         return hidden_keys(self.task)
 
     def request(self) -> Any:
-        from scholarbench.agents.writers.base import WritingRequest
         return WritingRequest(task_id=self.task.arxiv_id, prompt=self.prompt, topic=self.topic,
                               cutoff=self.cutoff, exclude_ids=self.exclude_ids)
 
@@ -56,7 +57,6 @@ def report_task(task: Any, topic: str | None = None, template: str | None = None
     """The shipped request (`topic=None`), or a constructed one wrapped in `template`."""
     if topic is None:
         return ReportTask(task, task.prompt, task.eval_prompt, task.cutoff)
-    from scholarbench.benchmarks.reportbench.tasks import build_eval_prompt, parse_cutoff
     return ReportTask(task, topic, build_eval_prompt(template or "", topic, task.title),
                       parse_cutoff(topic) or task.cutoff)
 

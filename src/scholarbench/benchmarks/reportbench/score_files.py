@@ -60,6 +60,8 @@ from scholarbench.benchmarks.reportbench.statements import (format_statement_sum
                                                             not_judged_row, statement_row)
 from scholarbench.core.status import reason_of
 from scholarbench.data.trec import write_lines_atomic
+from scholarbench.errors import ScholarbenchError
+from scholarbench.benchmarks.reportbench.tasks import TASKS_FILE, load_tasks
 
 METRICS = REF_KEYS          # the per-survey reference measures (`measures.MEASURES`)
 _CORE_STATUS = {"no_references": "scored"}      # ReportBench's sub-status of `scored`
@@ -76,7 +78,6 @@ def _open_corpus(corpus: Any):
 def _hidden_surveys(gt_dir: Path) -> dict[str, HiddenSurvey]:
     """The surveys' ids, DOIs and titles from the task file beside the GT folder, if any (else
     each survey is known by its arXiv id alone)."""
-    from scholarbench.benchmarks.reportbench.tasks import TASKS_FILE, load_tasks
     for folder in (gt_dir, gt_dir.parent):
         if (folder / TASKS_FILE).is_file():
             try:
@@ -286,7 +287,6 @@ def format_summary(summary: dict[str, Any]) -> str:
 def score_files_command(bench: Any) -> int:
     """`scholarbench score reportbench …` with the benchmark's "score" options; the judge
     role (`bench.models.judge()`) only with --statements or --llm-titles."""
-    from scholarbench.errors import ScholarbenchError
     opts = bench.options
     if not (opts.get("gt_dir") and opts.get("pred") and opts.get("out")):
         raise ScholarbenchError("score reportbench needs --gt-dir D --pred P.jsonl --out S.jsonl")

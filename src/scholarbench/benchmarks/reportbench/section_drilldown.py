@@ -12,6 +12,10 @@ from typing import Any, Sequence
 from scholarbench.report.trajectory import trajectories_html
 from scholarbench.report.htmlkit import Page, drilldown_ids, e, sample_metric_table
 from scholarbench.report.sections.base import ReportRun
+from scholarbench.data.jsonl import read_jsonl_tolerant
+from scholarbench.text.normalize import normalize_title
+from scholarbench.benchmarks.reportbench.extract import extract_references
+from scholarbench.benchmarks.reportbench.metrics import distinct_references
 
 LIST_LIMIT = 40          # titles per list in the drill-down
 EXCERPT_CHARS = 2000
@@ -49,9 +53,6 @@ class ReportBenchDrilldown:
                         ) -> dict[str, list[str]] | None:
         """{"matched": report titles in the GT, "extra": report titles not in it, "missed":
         GT titles no reference matched}, exact normalised-title match; None without the GT."""
-        from scholarbench.benchmarks.reportbench.extract import extract_references
-        from scholarbench.benchmarks.reportbench.metrics import distinct_references
-        from scholarbench.text.normalize import normalize_title
         ctx = self._context(run, page)
         if sid not in ctx["gt"]:
             return None
@@ -81,7 +82,6 @@ class ReportBenchDrilldown:
     def _drilldown(self, runs: Sequence[ReportRun], page: Page) -> str:
         rows, ids, cut = drilldown_ids(runs, page, "surveys")
         out = [cut] if cut else []
-        from scholarbench.data.jsonl import read_jsonl_tolerant
         generated = {r.run_dir: {str(g.get("id")): g for g in
                                  read_jsonl_tolerant(r.run_dir / "generate.jsonl")}
                      for r in runs}

@@ -41,6 +41,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 from scholarbench.errors import ScholarbenchError
 from scholarbench.benchmarks.reportbench.report_refs import Reference
+from scholarbench.benchmarks.reportbench.fetch import FetchRefused, fetch_url
 
 K1, B = 1.5, 0.75
 MAX_PASSAGE_CHARS = 1500
@@ -261,7 +262,6 @@ class SourceLookup:
                           title=paper.title if paper is not None else None)
 
     def _from_web(self, url: str) -> SourceText | Unreachable:
-        from scholarbench.benchmarks.reportbench.fetch import FetchRefused, fetch_url
         fetch = self.fetch or fetch_url
         try:
             result = fetch(url, allow_network=True, max_bytes=self.max_bytes,

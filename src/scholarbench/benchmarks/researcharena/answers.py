@@ -37,6 +37,7 @@ from scholarbench.benchmarks.researcharena.records import ArenaTask, mindmap_to_
 from scholarbench.benchmarks.researcharena.refs import RefResolver
 from scholarbench.core.families import Malformed, answer_info, parse_answer
 from scholarbench.records import TaxoNode
+from scholarbench.data.typology import VIRTUAL_ROOT, mindmap_from_taxonomy
 
 
 def parse_ranking(raw: object) -> tuple[list[str] | None, int, str | None]:
@@ -66,7 +67,6 @@ def parse_ranking(raw: object) -> tuple[list[str] | None, int, str | None]:
 
 def tree_to_mindmap(tree: Any) -> TaxoNode:
     """A family TREE (`core.families.TreeNode`) as a mind-map (module docstring)."""
-    from scholarbench.data.typology import VIRTUAL_ROOT, mindmap_from_taxonomy
     root = TaxoNode(name=tree.name.strip())
     stack = [(tree, root)]
     while stack:

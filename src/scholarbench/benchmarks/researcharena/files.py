@@ -30,6 +30,7 @@ from scholarbench.benchmarks.researcharena.measures.ranking import (DEFAULT_MEAS
 from scholarbench.core.measure import CI_METHOD
 from scholarbench.data.trec import OnDuplicate, read_qrels, read_run, write_lines_atomic
 from scholarbench.errors import ScholarbenchError
+from scholarbench.benchmarks.researcharena.benchmark import split_measures
 
 
 FILES_MODE = "files"      # the summary's `task` for scored files (no sub-task)
@@ -113,7 +114,6 @@ def format_summary(summary: dict[str, Any]) -> str:
 
 def score_files_command(options: dict[str, Any]) -> int:
     """`scholarbench score researcharena …` (the options of `ResearchArena.add_options`)."""
-    from scholarbench.benchmarks.researcharena.benchmark import split_measures
     if not (options.get("qrels") and options.get("run_file") and options.get("out")):
         raise ScholarbenchError("score researcharena needs --qrels Q.trec --run R.trec "
                                 "--out S.jsonl")

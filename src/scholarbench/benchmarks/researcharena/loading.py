@@ -22,6 +22,8 @@ from typing import Any
 from scholarbench.benchmarks.researcharena.records import ArenaTask, tasks_sha256
 from scholarbench.errors import ScholarbenchError
 from scholarbench.files import sha256_file
+from scholarbench.data.sources.taxobench import taxobench_files
+from scholarbench.paths import data_dir
 
 QRELS_VARIANTS = ("searchable", "all")
 TASK_SOURCES = ("corpus", "taxobench")
@@ -36,7 +38,6 @@ class Inputs:
 def taxobench_instances_file(data: Path, explicit: str | None, required: bool) -> Path | None:
     """--taxobench, else the one TaxoBench instance file in the data dir (toy fixtures and
     prediction files left out); None when there is none and it is not required."""
-    from scholarbench.data.sources.taxobench import taxobench_files
     if explicit:
         return Path(explicit)
     folder = data / "taxobench"
@@ -71,7 +72,6 @@ def resolve_inputs(options: dict[str, Any], subtask: str, *, needs_corpus: bool,
         if corpus is None and needs_corpus:
             raise ScholarbenchError("this run needs a corpus directory (--corpus)")
         return Inputs(corpus, Path(explicit_tb) if explicit_tb else None)
-    from scholarbench.paths import data_dir
     data = data_dir(options.get("data"))
     if corpus is None and needs_corpus:
         from scholarbench.corpus.build import default_corpus

@@ -28,6 +28,7 @@ from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportS
                                                metric_summaries, plural, read_json_object,
                                                register_section, strip_group)
 from scholarbench.report.tables import Row, RunSummary, Table, TableGroup
+from scholarbench.data.jsonl import read_jsonl_tolerant
 
 TASKS = ("discovery", "selection", "organisation")
 TASK_TITLES = {"discovery": "Information discovery", "selection": "Information selection",
@@ -230,7 +231,6 @@ class ResearchArenaSection(ReportSection):
         return page.cache[key]
 
     def _generated(self, run: ReportRun) -> dict[str, dict[str, Any]]:
-        from scholarbench.data.jsonl import read_jsonl_tolerant
         return {str(r.get("id")): r for r in read_jsonl_tolerant(run.run_dir / "generate.jsonl")}
 
     def _figures(self, task: str, runs: Sequence[ReportRun], page: Page) -> str:

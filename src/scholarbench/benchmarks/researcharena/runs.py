@@ -17,6 +17,7 @@ from typing import Any
 
 from scholarbench.benchmarks.researcharena.benchmark import ResearchArena
 from scholarbench.benchmarks.researcharena.scoring import format_summary  # noqa: F401
+from scholarbench.core.engine import Models, run_benchmark, score_run as engine_score_run
 
 
 @dataclass
@@ -44,7 +45,6 @@ class ArenaRunConfig:
 
 
 def _models(llm: Any):
-    from scholarbench.core.engine import Models
     if llm is None:
         return Models()
 
@@ -55,7 +55,6 @@ def _models(llm: Any):
 
 def run(config: ArenaRunConfig, embedder: Any = None) -> dict[str, Any]:
     """Run (or resume) generate → score → aggregate; returns the summary."""
-    from scholarbench.core.engine import run_benchmark
     bench = ResearchArena({**config.options(), "embedder": embedder})
     bench.discover_data = False
     bench.progress = config.progress
@@ -69,7 +68,6 @@ def score_run(out: Path, embedder: Any = None, *, extractor: Any = None,
               progress: bool = True) -> dict[str, Any]:
     """(Re-)score a run directory from its tasks.jsonl and generate.jsonl (no corpus, no
     agent); rewrites qrels.trec / run.trec, scores.jsonl and summary.json."""
-    from scholarbench.core.engine import score_run as engine_score_run
     objects: dict[str, Any] = {"embedder": embedder, "extractor": extractor,
                                "progress": progress}
     return engine_score_run(Path(out), options={k: v for k, v in objects.items()

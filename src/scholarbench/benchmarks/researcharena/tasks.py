@@ -76,6 +76,7 @@ from scholarbench.data.typology import mindmap_from_taxonomy
 from scholarbench.errors import ScholarbenchError
 from scholarbench.records import TaxoTask
 from scholarbench.text.normalize import normalize_title
+from scholarbench.data.sources import SOURCES
 
 REFERENCE_LIST_SOURCES: tuple[str, ...] = ("reportbench", "deep-review")
 TASK_SETS: dict[str, tuple[str, ...] | None] = {"reference-lists": REFERENCE_LIST_SOURCES,
@@ -191,7 +192,6 @@ def reference_lists_from_sources(corpus: Corpus, sources: Sequence[str] = REFERE
     """The raw citation records of the bibliography sources the corpus was built from (read
     again from the folders in its manifest's `inputs`), and {source: folder} of those read.
     A source whose folder is not recorded or no longer exists is skipped."""
-    from scholarbench.data.sources import SOURCES
     try:
         inputs = corpus.manifest().get("inputs", {}) or {}
     except FileNotFoundError:

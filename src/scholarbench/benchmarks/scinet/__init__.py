@@ -31,15 +31,8 @@ from scholarbench.benchmarks.scinet.benchmark import SciNet
 from scholarbench.core.registry import REGISTRY
 from scholarbench.lazy import lazy_getattr
 
-
-def _section() -> Any:
-    """The report section, imported when a report needs it (the registry's entry is this
-    factory: `section_for` calls it to get the section)."""
-    from scholarbench.benchmarks.scinet.report import SciNetSection
-    return SciNetSection()
-
-
-REGISTRY.add("section", "scinet", _section)
+# the report section is imported when a report needs it (the report stack is heavy)
+REGISTRY.lazy("section", "scinet", "scholarbench.benchmarks.scinet.report:SciNetSection")
 
 _LAZY = {
     "BuildSettings": "tasks", "build_tasks": "tasks", "EnvSettings": "env", "SciNetEnv": "env",

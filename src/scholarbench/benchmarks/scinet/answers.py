@@ -40,6 +40,7 @@ from scholarbench.core.families import answer_info, parse_answer
 from scholarbench.data.jsonl import iter_jsonl
 from scholarbench.errors import DataError
 from scholarbench.benchmarks.scinet.upstream import is_upstream_items
+from scholarbench.benchmarks.scinet.upstream import items_of
 
 FAMILY = {"ego": "ranking", "pair": "ranking", "path": "path"}   # SciNet sub-task → family
 
@@ -73,7 +74,6 @@ def record_fields(subtask: str, answer: Any, env: Any) -> dict[str, Any]:
     """generate.jsonl fields of one answer; `core.families.Malformed` if it does not fit.
     SciNet's released answer items (`{"id", "title"}` objects, nulls) are read as
     `upstream.items_of` says."""
-    from scholarbench.benchmarks.scinet.upstream import items_of
     nulls = None
     if answer_info(answer).get("upstream_items") and is_upstream_items(answer.get("papers")):
         items, nulls = items_of(answer["papers"], env)

@@ -17,6 +17,10 @@ from scholarbench.graph import (CitationGraph, PathFinder, ReferencePopulation, 
                                 disruption, novelty, sos)
 from scholarbench.benchmarks.scinet.contexts import ContextStore
 from scholarbench.text.normalize import normalize_title
+from scholarbench.data.sources.arxiv2023 import read_arxiv2023
+from scholarbench.data.sources.records import PaperRecord
+from scholarbench.graph import arxiv2023_graph
+from scholarbench.graph.path import dag_mask
 
 # arXiv CS category names (https://arxiv.org/category_taxonomy), used in the field wording.
 CATEGORY_NAMES = {
@@ -92,9 +96,6 @@ class SciNetEnv:
     @classmethod
     def from_arxiv2023(cls, folder: str | Path, unarxive: str | Path | None = None,
                        settings: EnvSettings | None = None) -> "SciNetEnv":
-        from scholarbench.data.sources.arxiv2023 import read_arxiv2023
-        from scholarbench.data.sources.records import PaperRecord
-        from scholarbench.graph import arxiv2023_graph
         graph = arxiv2023_graph(folder)
         titles = {r.ids[0]: r.title for r in read_arxiv2023(Path(folder))
                   if isinstance(r, PaperRecord)}
@@ -211,7 +212,6 @@ class SciNetEnv:
     @cached_property
     def dag_edges(self) -> set[tuple[int, int]]:
         """(citing, cited) pid pairs kept by the path search's cycle breaking."""
-        from scholarbench.graph.path import dag_mask
         keep = dag_mask(self.graph)
         return set(zip(self.graph.citing[keep].tolist(), self.graph.cited[keep].tolist()))
 

@@ -19,6 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from scholarbench.benchmarks.scinet.measures import K
+from scholarbench.core.families import Malformed
+from scholarbench.core.limits import scored_as_missing
+from scholarbench.errors import DataError
+from scholarbench.benchmarks.scinet.benchmark import SciNet, env_settings_of
+from scholarbench.benchmarks.scinet import scoring
+from scholarbench.benchmarks.scinet.records import read_tasks
 
 
 def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, *,
@@ -27,16 +33,10 @@ def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, 
                        judge_k: int = K, bench: Any = None) -> dict[str, Any]:
     """Score `answers` against `tasks` into `out`; returns the summary. `bench` (a `SciNet`
     benchmark with its options) or the keywords say where the graph is and who judges."""
-    from scholarbench.benchmarks.scinet import scoring
     from scholarbench.benchmarks.scinet.answers import read_answer_file, record_fields
-    from scholarbench.benchmarks.scinet.benchmark import SciNet, env_settings_of
-    from scholarbench.benchmarks.scinet.records import read_tasks
-    from scholarbench.core.families import Malformed
-    from scholarbench.core.limits import scored_as_missing
     if bench is None:
         bench = SciNet({"graph": graph_dir, "unarxive": unarxive_dir}, env=env, judge=judge,
                        judge_k=judge_k)
-    from scholarbench.errors import DataError
     task_list = read_tasks(tasks)
     if not task_list:
         raise DataError("no tasks in the file (it is empty)", file=str(tasks))

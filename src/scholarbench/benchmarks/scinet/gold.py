@@ -20,6 +20,8 @@ from typing import Sequence
 
 import numpy as np
 
+from scholarbench.graph import novelty
+
 TIE_RULES = ("citations", "id")
 
 
@@ -60,7 +62,6 @@ def overlap(a: Sequence[str], b: Sequence[str]) -> float:
 
 def seed_values(env, seeds: Sequence[int]) -> dict[int, np.ndarray]:
     """Novelty values of the env's graph under other randomisation seeds (same other settings)."""
-    from scholarbench.graph import novelty
     s = env.settings
     return {seed: novelty(env.graph, randomisations=s.randomisations, seed=seed,
                           percentile_rule=s.novelty_rule, pairing=s.novelty_pairing

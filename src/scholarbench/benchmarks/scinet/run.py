@@ -30,6 +30,8 @@ from typing import Any, Callable
 
 from scholarbench.benchmarks.scinet.measures import K
 from scholarbench.errors import ScholarbenchError
+from scholarbench.core.engine import Models, run_benchmark
+from scholarbench.benchmarks.scinet.benchmark import SciNet
 
 
 @dataclass
@@ -59,8 +61,6 @@ def run_scinet(config: SciNetRunConfig, roles_factory: Callable[..., Any] | None
     `roles_factory(need_agent=…, need_judge=…)` returns the run's `LLMRoles`; it is called once
     per role a run needs (the agent's model when the agent uses one, the judge's with
     `with_judge`). Passing `judge` (a ChatClient) turns the LLM metrics on with that client."""
-    from scholarbench.benchmarks.scinet.benchmark import SciNet
-    from scholarbench.core.engine import Models, run_benchmark
     if config.family not in SciNet.subtasks:
         raise ScholarbenchError(f"unknown SciNet task family {config.family!r}; use ego, pair "
                                 "or path")

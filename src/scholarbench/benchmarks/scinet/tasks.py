@@ -28,6 +28,7 @@ from scholarbench.benchmarks.scinet.env import CATEGORY_NAMES, SciNetEnv, field_
 from scholarbench.benchmarks.scinet.queries import ego_query, pair_query, path_query
 from scholarbench.benchmarks.scinet.records import SciNetTask
 from scholarbench.benchmarks.scinet.sentiment import RULES_VERSION, classify_sentiment
+from scholarbench.benchmarks.scinet import gold as G
 
 BUILD_VERSION = "scinet-tasks-v1"
 
@@ -64,7 +65,6 @@ class BuildSettings:
 
 
 def build_ego(env: SciNetEnv, s: BuildSettings) -> list[SciNetTask]:
-    from scholarbench.benchmarks.scinet import gold as G
     others = G.seed_values(env, s.stability_seeds) if s.stability_seeds else {}
     tasks = []
     for category in sorted(env.graph.venues):

@@ -36,6 +36,8 @@ from scholarbench.benchmarks.scinet.env import SciNetEnv
 from scholarbench.benchmarks.scinet.measures import UPSTREAM_COMMIT as COMMIT  # noqa: F401
 from scholarbench.benchmarks.scinet.measures import VARIANTS
 from scholarbench.benchmarks.scinet.records import SciNetTask
+from scholarbench.errors import ScholarbenchError
+from scholarbench.graph.sos import sos
 
 TOP = 5                  # upstream's `papers[:5]` (SoS, LLM, connectivity)
 RECALL_K = 50            # upstream's `--k` default (Recall@K divides by K)
@@ -43,7 +45,6 @@ ITEM_KEYS = {"id", "title"}
 
 
 def check_variant(variant: str) -> str:
-    from scholarbench.errors import ScholarbenchError
     if variant not in VARIANTS:
         raise ScholarbenchError(f"unknown SciNet scoring variant {variant!r}; use one of "
                                 f"{', '.join(VARIANTS)}")
@@ -84,7 +85,6 @@ def items_of(papers: list[Any], env: Any) -> tuple[list[Any], int]:
 
 def rank_sos(value: float, population: Any) -> float:
     """`scipy.stats.percentileofscore(R, v, kind="rank") / 10` (novelty: of -v in -R)."""
-    from scholarbench.graph.sos import sos
     return float(sos(value, population, kind="rank")[0])
 
 

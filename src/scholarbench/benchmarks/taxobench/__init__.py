@@ -5,9 +5,13 @@
     measures    every TaxoBench measure for one instance, and their catalogue
     judge       the 4-dimension LLM judge (upstream's prompt, in prompts/)
     agents/     built-in agents (bm25-title, llm-taxonomy, deep-research, replay; cluster is shared)
+    exports     its retrieved-paper export (`export trec`, `export bibtex`)
     runner      the programmatic API (`RunConfig`, `run`, `score_run`, `score_files`)
     report      its report section; published   the paper's published rows
 """
 from scholarbench.benchmarks.taxobench.benchmark import TaxoBench
+from scholarbench.registry import REGISTRY
+
+REGISTRY.lazy("export", "taxobench", "scholarbench.benchmarks.taxobench.exports:EXPORT")
 
 __all__ = ["TaxoBench"]

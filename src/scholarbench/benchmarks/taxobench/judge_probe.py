@@ -10,10 +10,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from scholarbench.benchmarks.taxobench.judge import as_judge
+
 
 def judge_with_probe(bench: Any, sample: Any, record: dict[str, Any],
                      probe: str | None) -> float | None:
-    from scholarbench.benchmarks.taxobench.judge import as_judge
     from scholarbench.benchmarks.taxobench.scoring import predictions
     pred = predictions({sample.id: record}).get(sample.id)
     if pred is None or pred.taxonomy is None or pred.error:

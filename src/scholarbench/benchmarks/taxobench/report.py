@@ -36,6 +36,7 @@ from scholarbench.benchmarks.taxobench.tables import (LAYOUTS, MODE_TITLES, MODE
                                                       taxobench_footnote, taxobench_groups,
                                                       to_csv)
 from scholarbench.report.tables import TableGroup
+from scholarbench.data.jsonl import read_jsonl_tolerant
 
 _BOUNDS = {"ari": (-1.0, 1.0), "ari_cap": (-1.0, 1.0), "us_ted": (0.0, None),
            **{m.key: (1.0, 5.0) for m in JUDGE_METRICS}}
@@ -395,7 +396,6 @@ def _number(value: Any) -> float | None:
 
 def _judge_records(run: ReportRun) -> tuple[dict[str, dict[str, Any]], str | None]:
     """judge.jsonl by sample id, and a note when it cannot be read."""
-    from scholarbench.data.jsonl import read_jsonl_tolerant
     path = run.run_dir / "judge.jsonl"
     if not path.is_file():
         return {}, "judge.jsonl is missing (the judge's reasoning cannot be shown)"

@@ -24,6 +24,7 @@ from scholarbench.benchmarks.researcharena.agents.base import (ArenaContext, Are
                                                                ArenaQuery, access_rules,
                                                                arena_agent)
 from scholarbench.benchmarks.researcharena.agents.common import LLMRankingAgent, positive_int
+from scholarbench.agents.deep_research import DECIDE_PROMPT
 
 
 @arena_agent("deep-research")
@@ -43,7 +44,6 @@ class DeepResearch(LLMRankingAgent):
         self.paragraph_chars = positive_int(self.name, "paragraph_chars", paragraph_chars, 0)
 
     def config(self) -> dict[str, Any]:
-        from scholarbench.agents.deep_research import DECIDE_PROMPT
         return {**self._base_config(DECIDE_PROMPT), **self.settings.config(),
                 "abstract_chars": self.abstract_chars, "paragraph_chars": self.paragraph_chars,
                 "first_query": "the topic"}

@@ -12,6 +12,7 @@ from typing import Any
 
 from scholarbench.core.agent import AgentContext, Needs, Task
 from scholarbench.core.registry import REGISTRY
+from scholarbench.agents.cluster import ClusterAgent
 
 
 class NativeAgent:
@@ -50,7 +51,6 @@ def register_taxo_agent(name: str):
 
 
 def _register_builtins() -> None:
-    from scholarbench.agents.cluster import ClusterAgent
     register_taxo_agent("cluster")(ClusterAgent)
     from scholarbench.benchmarks.taxobench.agents import (bm25_title, deep_research,  # noqa: F401
                                                           llm_taxonomy, replay)

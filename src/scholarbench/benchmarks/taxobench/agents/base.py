@@ -7,6 +7,7 @@ from typing import Any, Protocol
 
 from scholarbench.embed.base import Embedder
 from scholarbench.records import TaxoPrediction, TaxoTask
+from scholarbench.core.registry import REGISTRY
 
 MODES = ("bottom-up", "deep-research")
 
@@ -35,6 +36,5 @@ class TaxoAgent(Protocol):
 
 
 def make_agent(name: str, **params: Any) -> TaxoAgent:
-    from scholarbench.core.registry import REGISTRY
     factory = REGISTRY.get("agent", name)
     return factory(**params)  # type: ignore[operator]

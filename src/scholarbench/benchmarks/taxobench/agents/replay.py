@@ -12,6 +12,7 @@ from scholarbench.benchmarks.taxobench.agents.base import AgentContext
 from scholarbench.core.replay import Missing, select_lines
 from scholarbench.data.taxobench import load_predictions, normalise_id
 from scholarbench.records import TaxoPrediction, TaxoTask
+from scholarbench.files import sha256_file
 
 
 @register_taxo_agent("replay")
@@ -44,7 +45,6 @@ class ReplayAgent:
         return self._loaded.problems
 
     def config(self) -> dict[str, Any]:
-        from scholarbench.files import sha256_file
         return {"path": str(self.path.resolve()), "sha256": sha256_file(self.path),
                 "unreadable_lines": len(self._loaded.problems)}
 

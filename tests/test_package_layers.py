@@ -1,0 +1,165 @@
+"""The package layering of docs/architecture (DESIGN.md "Layers"), read from the source with `ast`.
+
+A package is the first two components of a module name (`scholarbench.core`), or three under
+`scholarbench.benchmarks` (`scholarbench.benchmarks.taxobench`); every import counts, at the
+top of a file and inside functions alike (an import inside a function is still a dependency).
+"""
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from functools import lru_cache
+from pathlib import Path
+
+import scholarbench
+
+SRC = Path(scholarbench.__file__).parent
+BENCHMARKS = "scholarbench.benchmarks"
+
+# The shared floors: everything a benchmark builds on. None of them names a benchmark; a
+# benchmark brings its own data sets, exports and hooks through its registry entries.
+FLOORS = {f"scholarbench.{name}" for name in (
+    "data", "corpus", "graph", "embed", "llm", "text", "metrics",   # the ground floor
+    "tools", "agents", "report", "injection", "core",               # above it, below benchmarks
+    "registry", "errors", "failures", "files", "paths", "procs", "records")}
+# Above the benchmarks: the command line and the commands built on whole benchmarks (the demo,
+# `build` of a benchmark's tasks from one's own surveys, `judges` checking a benchmark's judge).
+ABOVE = {f"scholarbench.{name}" for name in ("cli", "__main__", "demo", "builder", "judges")}
+# The container of the benchmark packages: the registry imports it to find them (its
+# `__init__` imports nothing).
+CONTAINER = {BENCHMARKS}
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return ".".join(parts[:3] if parts[:2] == BENCHMARKS.split(".") and len(parts) > 2
+                    else parts[:2])
+
+
+def _module_name(path: Path, src: Path = SRC) -> str:
+    parts = list(path.relative_to(src.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, src: Path = SRC) -> list[tuple[str, int]]:
+    """(imported module, line) for every import of `path`, anywhere in the file."""
+    module = _module_name(path, src)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            out += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[:len(package.split(".")) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            out.append((target, node.lineno))
+    return out
+
+
+@lru_cache(maxsize=None)
+def package_edges(src: Path = SRC) -> dict[tuple[str, str], list[str]]:
+    """(importing package, imported package) → where ("module:line")."""
+    edges: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for path in sorted(src.rglob("*.py")):
+        module = _module_name(path, src)
+        for target, line in _imports(path, src):
+            if target.split(".")[0] != "scholarbench":
+                continue
+            a, b = _package(module), _package(target)
+            if a != b:
+                edges[(a, b)].append(f"{module}:{line}")
+    return edges
+
+
+def cycles(edges: dict[tuple[str, str], list[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one package (Tarjan)."""
+    graph: dict[str, set[str]] = defaultdict(set)
+    for a, b in edges:
+        graph[a].add(b)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_every_package_has_a_layer():
+    """A new package must say where it sits (FLOORS, ABOVE, or a benchmark)."""
+    packages = {_package(_module_name(p)) for p in SRC.rglob("*.py")} - {"scholarbench"}
+    unplaced = sorted(p for p in packages - FLOORS - ABOVE - CONTAINER
+                      if not p.startswith(BENCHMARKS + "."))
+    assert not unplaced, f"packages with no layer in this test: {unplaced}"
+
+
+def test_no_shared_floor_imports_a_benchmark():
+    bad = [f"{a} -> {b} ({', '.join(where)})" for (a, b), where in sorted(package_edges().items())
+           if a in FLOORS and b.startswith(BENCHMARKS + ".")]
+    assert not bad, "shared floors importing a benchmark:\n" + "\n".join(bad)
+
+
+def test_no_benchmark_imports_another_or_the_layers_above():
+    bad = [f"{a} -> {b} ({', '.join(where)})" for (a, b), where in sorted(package_edges().items())
+           if a.startswith(BENCHMARKS + ".") and (b.startswith(BENCHMARKS + ".") or b in ABOVE)]
+    assert not bad, "\n".join(bad)
+
+
+def test_no_floor_imports_the_layers_above():
+    bad = [f"{a} -> {b} ({', '.join(where)})" for (a, b), where in sorted(package_edges().items())
+           if a in FLOORS and b in ABOVE]
+    assert not bad, "\n".join(bad)
+
+
+def test_no_cycle_among_packages():
+    edges = package_edges()
+    found = cycles(edges)
+    detail = [f"{a} -> {b} ({', '.join(edges[(a, b)][:3])})" for c in found for a in c
+              for b in c if (a, b) in edges]
+    assert not found, f"package cycles {found}:\n" + "\n".join(detail)
+
+
+def test_the_checks_see_imports_inside_functions_and_relative_ones(tmp_path):
+    """The graph counts an import in a function body (the way the old loops were hidden) and
+    resolves relative imports; a loop through them is a cycle."""
+    src = tmp_path / "scholarbench"
+    (src / "data").mkdir(parents=True)
+    (src / "core").mkdir()
+    (src / "data" / "__init__.py").write_text("")
+    (src / "data" / "store.py").write_text(
+        "import json\n\ndef f():\n    from scholarbench.benchmarks.taxobench import runner\n")
+    (src / "data" / "loop.py").write_text("def g():\n    import scholarbench.core.engine\n")
+    (src / "core" / "__init__.py").write_text("from ..data import store\n")
+    edges = package_edges(src)
+    assert edges == {("scholarbench.data", "scholarbench.benchmarks.taxobench"):
+                     ["scholarbench.data.store:4"],
+                     ("scholarbench.data", "scholarbench.core"): ["scholarbench.data.loop:2"],
+                     ("scholarbench.core", "scholarbench.data"): ["scholarbench.core:1"]}
+    assert cycles(edges) == [["scholarbench.core", "scholarbench.data"]]
