@@ -296,3 +296,26 @@ def test_a_plugin_brings_its_measures_judge_stage_and_report_section(env):
     assert "Toy benchmark (plug-in section)" in report.stdout
     assert "2 samples judged" in report.stdout
     assert "F1↑" in report.stdout and "46.15% ±" in report.stdout     # declared label, unit
+
+
+def test_a_plugin_brings_its_own_data_kind(env):
+    """`data import toybench FILE`: the toy's registered importer checks every item (one line
+    naming the file and the field when one is wrong, exit 2) and `run` then reads the data."""
+    site, user, tmp = env
+    bad = tmp / "bad.json"
+    bad.write_text(json.dumps([{"id": "x1", "topic": "t", "gold": ["A"]},
+                               {"id": "x2", "topic": "t", "gold": [], "extra": 1}]))
+    refused = _cli(["data", "import", "toybench", str(bad)], site, tmp)
+    assert refused.returncode == 2
+    lines = refused.stderr.strip().splitlines()
+    assert len(lines) == 1 and "bad.json" in lines[0] and "[1].gold" in lines[0], lines
+    good = tmp / "items.json"
+    good.write_text(json.dumps([{"id": "x1", "topic": "transformers",
+                                 "gold": ["Attention Is All You Need"]}]))
+    done = _cli(["data", "import", "toybench", str(good)], site, tmp)
+    assert done.returncode == 0, done.stderr
+    run = _cli(["run", "toybench", "--task", "rank", "--agent", "mypkg_agent:solve", "--out",
+                "runs/imported", "--quiet"], site, tmp, user)
+    assert run.returncode == 0, run.stderr
+    rows = [json.loads(x) for x in (tmp / "runs/imported/scores.jsonl").read_text().splitlines()]
+    assert [(r["id"], r["hit@3"]) for r in rows] == [("x1", 1.0)]

@@ -11,7 +11,9 @@ It brings everything a benchmark can bring, through its own objects only:
 - a judge stage: `judge.jsonl`, one verdict per answered sample written by `run_stage` (an answer
   the toy judge cannot read gives a line with no verdict: the sample is `unscored`); the score
   rows carry the verdicts, so the summary is rebuilt from scores.jsonl alone;
-- a report section (`@register_section`) titled by the toy, listing the judge's verdict count.
+- a report section (`@register_section`) titled by the toy, listing the judge's verdict count;
+- a data kind: `scholarbench data import toybench ITEMS.json` checks the file (one line naming
+  file, item and field when wrong) and copies it where `load` finds it.
 """
 from __future__ import annotations
 
@@ -24,7 +26,12 @@ from scholarbench.core import (Benchmark, Loaded, Sample, ScoreContext, ScoreRec
                               parse_answer, register_agent)
 from scholarbench.core.engine import run_stage
 from scholarbench.core.measure import Measure
-from scholarbench.core.registry import add_measures, register_benchmark, register_section
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from scholarbench.core.registry import (REGISTRY, add_measures, register_benchmark,
+                                        register_section)
+from scholarbench.errors import DataError
+from scholarbench.paths import data_dir
 from scholarbench.report.sections.generic import GenericSection
 
 ITEMS = [
@@ -47,8 +54,13 @@ class ToyBench(Benchmark):
         parser.add_argument("--items", help="toybench: a JSON file of items (default: built in)")
 
     def load(self, subtask: str, limit: int | None) -> Loaded:
-        items = json.loads(Path(self.options["items"]).read_text()) if self.options.get("items") \
-            else ITEMS
+        imported = data_dir(self.options.get("data")) / "toybench" / "items.json"
+        if self.options.get("items"):
+            items = json.loads(Path(self.options["items"]).read_text())
+        elif imported.exists():              # `scholarbench data import toybench FILE`
+            items = json.loads(imported.read_text())
+        else:
+            items = ITEMS
         samples = [Sample(i["id"], Task(id=i["id"], benchmark=self.name, subtask=subtask,
                                         family="ranking", prompt=f"Name papers on {i['topic']}.",
                                         fields={"topic": i["topic"]}),
@@ -136,6 +148,37 @@ class ToySection(GenericSection):
                       "samples judged" for r in runs)
         return [replace(g, tables=tuple(replace(t, notes=t.notes + notes) for t in g.tables))
                 for g in super().groups(runs, published)]
+
+
+class ToyItem(BaseModel):
+    """One item of a toybench data file (read from users: unknown fields refused)."""
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    topic: str
+    gold: list[str] = Field(min_length=1)
+
+
+def import_items(source: Path, target: Path) -> dict[str, Any]:
+    """The toy's data kind: a JSON list of items, each checked, copied to DATA/toybench."""
+    try:
+        raw = json.loads(source.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataError(f"not a JSON file ({exc})", file=str(source)) from None
+    if not isinstance(raw, list):
+        raise DataError("expected a JSON list of items", file=str(source))
+    for n, item in enumerate(raw):
+        try:
+            ToyItem.model_validate(item)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"])
+            raise DataError(err["msg"], file=str(source), field=f"[{n}]{where}") from None
+    target.mkdir(parents=True, exist_ok=True)
+    (target / "items.json").write_text(json.dumps(raw), encoding="utf-8")
+    return {"items.json": {"items": len(raw)}}
+
+
+REGISTRY.add("dataset", "toybench", import_items)
 
 
 @register_agent("toy-oracle", benchmarks=("toybench",))
