@@ -174,8 +174,9 @@ def check_usage(args: argparse.Namespace) -> None:
     from scholarbench.embed.threads import check_setting
     from scholarbench.llm.config import check_base_url
     for dest in ("base_url", "judge_base_url"):
-        if getattr(args, dest, None) is not None:
-            check_base_url(getattr(args, dest), "--" + dest.replace("_", "-"))
+        urls = getattr(args, dest, None)
+        for url in (urls if isinstance(urls, list) else [urls] if urls is not None else []):
+            check_base_url(url, "--" + dest.replace("_", "-"))
     for var in ("SCHOLARBENCH_MODEL_BASE_URL", "SCHOLARBENCH_JUDGE_BASE_URL"):
         if os.environ.get(var):
             check_base_url(os.environ[var], f"${var}")
@@ -184,11 +185,12 @@ def check_usage(args: argparse.Namespace) -> None:
 
 def _models(args: argparse.Namespace):
     from scholarbench.core.engine import Models
-    from scholarbench.llm.commands import model_recipe, roles_from_args
+    from scholarbench.llm.commands import judge_samples, model_recipe, roles_from_args
     check_usage(args)
     models = Models(lambda need_agent, need_judge: roles_from_args(
         args, need_agent=need_agent, need_judge=need_judge))
     models.recipe = model_recipe(args)        # to bind the same models on Ray workers
+    models.judge_samples = judge_samples(args)
     return models
 
 
