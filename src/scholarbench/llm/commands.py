@@ -112,8 +112,12 @@ def cmd_llm(args: argparse.Namespace) -> int:
         return 0
     if args.llm_cmd == "config":
         from scholarbench.llm.config import resolve_role
+        panel = judge_panel_flags(args)
         out = {role: resolve_role(role, flags, config_file=args.llm_config).public()
-               for role, flags in (("agent", agent_flags(args)), ("judge", judge_flags(args)))}
+               for role, flags in (("agent", agent_flags(args)), ("judge", panel[0]))}
+        if len(panel) > 1:
+            out["judges"] = [resolve_role("judge", flags, config_file=args.llm_config).public()
+                             for flags in panel]
         print(json.dumps(out, indent=2))
         return 0
     if args.llm_cmd == "serve":
