@@ -299,3 +299,35 @@ def test_each_repeat_is_its_own_cache_key_and_repeat_zero_is_a_lone_judges(tmp_p
     assert again.score(task(0), [A, C, D], env)[M] == 2
     assert again.score(task(0), [A, C, D], env, sample=1)[M] == 4
     assert len(a.requests) == 2
+
+
+def test_score_answers_file_with_a_panel_from_the_command_line(tmp_path, judges, capsys):
+    """The whole command line: two `--judge` pairs and `--judge-samples 2` reach the scorer
+    (`Models.judges()`), per-judge usage in the summary's `judge_manifest`."""
+    from scinet_files import write_tiny_graph
+    from scholarbench.cli import main
+    a, b = judges
+    graph, unarxive = write_tiny_graph(tmp_path)
+    write_tasks([task(i) for i in range(3)], tmp_path / "tasks.jsonl")
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("".join(json.dumps({"task_id": task(i).task_id, "papers": [A, C, D]})
+                               + "\n" for i in range(3)))
+    out = tmp_path / "s.jsonl"
+    assert main(["score", "scinet", "--tasks", str(tmp_path / "tasks.jsonl"), "--answers",
+                 str(answers), "--out", str(out), "--graph", str(graph), "--unarxive",
+                 str(unarxive), "--with-judge", "--no-llm-cache",
+                 "--judge", "judge-a", "--judge-base-url", a.base_url,
+                 "--judge", "judge-b", "--judge-base-url", b.base_url,
+                 "--judge-samples", "2"]) == 0
+    assert "judges path_rationality_llm: α" in capsys.readouterr().out
+    assert len(a.requests) == len(b.requests) == 6
+    summary = json.loads(out.with_suffix(".summary.json").read_text())
+    a_means = [statistics.mean(p) for p in zip(*A_SCORES.values())]
+    assert summary["judge_panel"][M]["judge-a"]["mean"] == pytest.approx(statistics.mean(a_means))
+    assert summary["judge_agreement"][M]["alpha"] == pytest.approx(
+        alpha_by_hand([a_means, B_SCORES]))
+    usage = summary["judge_manifest"]["llm_usage"]
+    assert usage["judge"]["calls"] == usage["judge_2"]["calls"] == 6
+    judged = [json.loads(x) for x in out.with_suffix(".judge.jsonl").read_text().splitlines()]
+    assert sorted((j["model"].rsplit("|", 1)[1], j["sample"]) for j in judged) == \
+        sorted((m, s) for m in ("judge-a", "judge-b") for s in (0, 1) for _ in range(3))
