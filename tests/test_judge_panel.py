@@ -331,3 +331,34 @@ def test_score_answers_file_with_a_panel_from_the_command_line(tmp_path, judges,
     judged = [json.loads(x) for x in out.with_suffix(".judge.jsonl").read_text().splitlines()]
     assert sorted((j["model"].rsplit("|", 1)[1], j["sample"]) for j in judged) == \
         sorted((m, s) for m in ("judge-a", "judge-b") for s in (0, 1) for _ in range(3))
+
+
+def test_a_named_panel_in_the_config_file(tmp_path, judges, capsys):
+    from scholarbench.cli import build_parser, main
+    from scholarbench.llm.commands import judge_samples, model_recipe
+    from scholarbench.llm.roles import bind_roles
+    a, b = judges
+    toml = tmp_path / "scholarbench.toml"
+    toml.write_text(f'[judge]\ntemperature = 0.7\n\n[panel.two]\nsamples = 3\njudges = [\n'
+                    f'  {{model = "judge-a", base_url = "{a.base_url}"}},\n'
+                    f'  {{model = "judge-b", base_url = "{b.base_url}", seed = 5}},\n]\n')
+    args = build_parser().parse_args(["llm", "config", "--llm-config", str(toml),
+                                      "--judge-panel", "two"])
+    roles = bind_roles(**{**model_recipe(args), "no_cache": True}, need_judge=True)
+    assert [(c.config.model, c.config.base_url, c.config.temperature, c.config.seed)
+            for c in roles.judges] == [("judge-a", a.base_url, 0.7, 0),
+                                       ("judge-b", b.base_url, 0.7, 5)]
+    assert judge_samples(args) == 3
+    assert judge_samples(build_parser().parse_args(
+        ["llm", "config", "--llm-config", str(toml), "--judge-panel", "two",
+         "--judge-samples", "2"])) == 2                              # the flag wins
+    capsys.readouterr()
+    assert main(["llm", "config", "--llm-config", str(toml), "--judge-panel", "nope"]) == 2
+    assert capsys.readouterr().err.strip() == \
+        f"error: {toml}: no judge panel [panel.nope] (panels: two)"
+    assert main(["llm", "config", "--llm-config", str(toml), "--judge-panel", "two",
+                 "--judge", "x"]) == 2
+    assert "not both" in capsys.readouterr().err
+    toml.write_text('[panel.bad]\njudges = [{model = "m", api_key = "sk-x"}]\n')
+    assert main(["llm", "config", "--llm-config", str(toml), "--judge-panel", "bad"]) == 2
+    assert "environment only" in capsys.readouterr().err

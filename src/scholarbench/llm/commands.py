@@ -29,6 +29,9 @@ def add_model_flags(parser: argparse.ArgumentParser, *, agent: bool = True,
         group.add_argument("--judge-api-key-env", action="append", metavar="VAR",
                            help="the environment variable holding the judge endpoint's key "
                            "(one per --judge in a panel)")
+        group.add_argument("--judge-panel", metavar="NAME",
+                           help="the judge panel [panel.NAME] of the config file instead of "
+                           "--judge flags (docs/judges.md)")
         group.add_argument("--judge-samples", type=int, metavar="K",
                            help="ask each judge K times (seeds seed, seed+1, …) and report "
                            "the spread (default 1; SciNet's judged measures)")
@@ -52,6 +55,12 @@ def judge_panel_flags(args: argparse.Namespace) -> list[dict[str, Any]]:
     again form a panel, paired in order. Each of the last two is given once per `--judge` or
     not at all; anything else is a usage error (never a silently dropped judge)."""
     given = {key: _as_list(getattr(args, dest, None)) for key, dest in JUDGE_FLAGS}
+    if (name := getattr(args, "judge_panel", None)) is not None:
+        if any(given.values()):
+            raise ScholarbenchError("--judge-panel names a panel of the config file; give it "
+                                    "or --judge flags, not both")
+        from scholarbench.llm.config import read_panel
+        return read_panel(name, getattr(args, "llm_config", None))[0]
     n = max(1, len(given["model"]))
     for key, dest in JUDGE_FLAGS:
         if len(given[key]) not in (0, n):
@@ -75,6 +84,9 @@ def judge_flags(args: argparse.Namespace) -> dict[str, Any]:
 
 def judge_samples(args: argparse.Namespace) -> int:
     k = getattr(args, "judge_samples", None)
+    if k is None and (name := getattr(args, "judge_panel", None)) is not None:
+        from scholarbench.llm.config import read_panel
+        k = read_panel(name, getattr(args, "llm_config", None))[1]
     if k is None:
         return 1
     if k < 1:
