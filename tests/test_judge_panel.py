@@ -91,7 +91,7 @@ def fixed_agent():
     del REGISTRY._entries["agent"]["scinet/fixed"]
 
 
-def run(tmp_path, judges, samples=None, out="run"):
+def run(tmp_path, judges, samples=None, out="run", name=None):
     a, b = judges
     write_tasks([task(i) for i in range(3)], tmp_path / "tasks.jsonl")
     ca, cb = client(a, "judge-a"), client(b, "judge-b")
@@ -99,7 +99,8 @@ def run(tmp_path, judges, samples=None, out="run"):
     def factory(need_agent, need_judge):
         return LLMRoles(judge=ca, judges=[ca, cb])
     config = SciNetRunConfig("path", "fixed", tmp_path / out, tasks=tmp_path / "tasks.jsonl",
-                             env=tiny_env(), with_judge=True, judge_samples=samples)
+                             env=tiny_env(), with_judge=True, judge_samples=samples,
+                             run_name=name)
     return run_scinet(config, factory), tmp_path / out
 
 
@@ -362,3 +363,20 @@ def test_a_named_panel_in_the_config_file(tmp_path, judges, capsys):
     toml.write_text('[panel.bad]\njudges = [{model = "m", api_key = "sk-x"}]\n')
     assert main(["llm", "config", "--llm-config", str(toml), "--judge-panel", "bad"]) == 2
     assert "environment only" in capsys.readouterr().err
+
+
+def test_report_shows_per_judge_means_alpha_and_the_judges_rankings(tmp_path, judges,
+                                                                     fixed_agent):
+    from scholarbench.report.exports import leaderboard_text
+    from scholarbench.report.sections import load_report_run
+    a, b = judges
+    _, first = run(tmp_path, judges, out="r1", name="first")            # a 4, b 5
+    a.default = lambda body: reply(5)
+    b.default = lambda body: reply(1)
+    _, second = run(tmp_path, judges, out="r2", name="second")          # a 5, b 1
+    text = leaderboard_text([load_report_run(first), load_report_run(second)], "terminal")
+    assert "first: Path Rationality (LLM) per judge: judge-a 4.00, judge-b 5.00; α between " \
+        f"judges {alpha_by_hand([A_SCORES[0], B_SCORES]):.3f}" in " ".join(text.split())
+    flat = " ".join(text.split())
+    assert "τ judge-a ~ judge-b -1.00" in flat          # a ranks second higher, b first
+    assert "the judges do not agree on the top run" in flat
