@@ -28,6 +28,10 @@ the call failed after the client's retries → that item is *unscored*: excluded
 `call_failed`); a task whose every judged item is unscored scores null (counted in `n_null`).
 An empty or missing answer, or an ego answer with no paper of the graph, scores 0 without a
 call (the agent's failure, as for the deterministic metrics).
+
+Repeats (`--judge-samples`): `score(..., sample=r)` asks again with seed `seed + r` (a distinct
+request, reply-cache key and judgement key); repeat 0 is the lone judge's request. Several
+judges and repeats are combined by `panel.py`.
 """
 from __future__ import annotations
 
