@@ -14,7 +14,8 @@ from typing import Any, Callable, Sequence
 
 from scholarbench.core.concurrency import check_max_samples
 from scholarbench.errors import ScholarbenchError
-from scholarbench.llm.commands import add_model_flags, model_recipe, roles_from_args
+from scholarbench.llm.commands import (add_model_flags, judge_samples, model_recipe,
+                                       roles_from_args)
 from scholarbench.llm.config import check_base_url
 from scholarbench.core.engine import (Models, benchmark_class, engine_benchmarks, format_outcome,
                                       run_benchmark, score_run)
@@ -178,8 +179,9 @@ def check_usage(args: argparse.Namespace) -> None:
     import os
     from scholarbench.embed.threads import check_setting
     for dest in ("base_url", "judge_base_url"):
-        if getattr(args, dest, None) is not None:
-            check_base_url(getattr(args, dest), "--" + dest.replace("_", "-"))
+        urls = getattr(args, dest, None)
+        for url in (urls if isinstance(urls, list) else [urls] if urls is not None else []):
+            check_base_url(url, "--" + dest.replace("_", "-"))
     for var in ("SCHOLARBENCH_MODEL_BASE_URL", "SCHOLARBENCH_JUDGE_BASE_URL"):
         if os.environ.get(var):
             check_base_url(os.environ[var], f"${var}")
@@ -191,6 +193,7 @@ def _models(args: argparse.Namespace):
     models = Models(lambda need_agent, need_judge: roles_from_args(
         args, need_agent=need_agent, need_judge=need_judge))
     models.recipe = model_recipe(args)        # to bind the same models on Ray workers
+    models.judge_samples = judge_samples(args)
     return models
 
 

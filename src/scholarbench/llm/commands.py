@@ -22,11 +22,20 @@ def add_model_flags(parser: argparse.ArgumentParser, *, agent: bool = True,
                            "holding the agent endpoint's key ($OPENAI_API_KEY goes only to "
                            "api.openai.com)")
     if judge:
-        group.add_argument("--judge", help="the judges' chat model (never the agent's by default: "
-                           "unset means the local model)")
-        group.add_argument("--judge-base-url", help="the judge model's endpoint")
-        group.add_argument("--judge-api-key-env", metavar="VAR",
-                           help="the environment variable holding the judge endpoint's key")
+        group.add_argument("--judge", action="append", metavar="NAME",
+                           help="the judges' chat model (never the agent's by default: unset "
+                           "means the local model); given again, a judge panel (docs/judges.md)")
+        group.add_argument("--judge-base-url", action="append", metavar="URL",
+                           help="the judge model's endpoint (one per --judge in a panel)")
+        group.add_argument("--judge-api-key-env", action="append", metavar="VAR",
+                           help="the environment variable holding the judge endpoint's key "
+                           "(one per --judge in a panel)")
+        group.add_argument("--judge-panel", metavar="NAME",
+                           help="the judge panel [panel.NAME] of the config file instead of "
+                           "--judge flags (docs/judges.md)")
+        group.add_argument("--judge-samples", type=int, metavar="K",
+                           help="ask each judge K times (seeds seed, seed+1, …) and report "
+                           "the spread (default 1; SciNet's judged measures)")
     group.add_argument("--llm-config", help="TOML file with [agent]/[judge] tables "
                        "(default: $SCHOLARBENCH_CONFIG, then ./scholarbench.toml)")
     group.add_argument("--no-llm-cache", action="store_true",
@@ -38,18 +47,64 @@ def agent_flags(args: argparse.Namespace) -> dict[str, Any]:
             "api_key_env": getattr(args, "api_key_env", None)}
 
 
+JUDGE_FLAGS = (("model", "judge"), ("base_url", "judge_base_url"),
+               ("api_key_env", "judge_api_key_env"))
+
+
+def judge_panel_flags(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """One flag set per judge: `--judge`, `--judge-base-url`, `--judge-api-key-env` given
+    again form a panel, paired in order. Each of the last two is given once per `--judge` or
+    not at all; anything else is a usage error (never a silently dropped judge)."""
+    given = {key: _as_list(getattr(args, dest, None)) for key, dest in JUDGE_FLAGS}
+    if (name := getattr(args, "judge_panel", None)) is not None:
+        if any(given.values()):
+            raise ScholarbenchError("--judge-panel names a panel of the config file; give it "
+                                    "or --judge flags, not both")
+        from scholarbench.llm.config import read_panel
+        return read_panel(name, getattr(args, "llm_config", None))[0]
+    n = max(1, len(given["model"]))
+    for key, dest in JUDGE_FLAGS:
+        if len(given[key]) not in (0, n):
+            flag = "--" + dest.replace("_", "-")
+            raise ScholarbenchError(f"{flag} given {len(given[key])} times for {n} judge(s) "
+                                    f"(--judge): give it once per --judge, or not at all")
+    return [{key: (given[key][i] if given[key] else None) for key, _ in JUDGE_FLAGS}
+            for i in range(n)]
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
 def judge_flags(args: argparse.Namespace) -> dict[str, Any]:
-    return {"model": getattr(args, "judge", None),
-            "base_url": getattr(args, "judge_base_url", None),
-            "api_key_env": getattr(args, "judge_api_key_env", None)}
+    """The first (or only) judge's flags."""
+    return judge_panel_flags(args)[0]
+
+
+def judge_samples(args: argparse.Namespace) -> int:
+    k = getattr(args, "judge_samples", None)
+    if k is None and (name := getattr(args, "judge_panel", None)) is not None:
+        from scholarbench.llm.config import read_panel
+        k = read_panel(name, getattr(args, "llm_config", None))[1]
+    if k is None:
+        return 1
+    if k < 1:
+        raise ScholarbenchError(f"--judge-samples must be >= 1, not {k}")
+    return int(k)
 
 
 def model_recipe(args: argparse.Namespace) -> dict:
     """`bind_roles` arguments from the model flags: plain data (no key; keys are read from the
     environment where the roles are bound), so another process can bind the same models."""
-    return {"agent_flags": agent_flags(args), "judge_flags": judge_flags(args),
-            "config_file": getattr(args, "llm_config", None),
-            "no_cache": getattr(args, "no_llm_cache", False)}
+    panel = judge_panel_flags(args)
+    recipe = {"agent_flags": agent_flags(args), "judge_flags": panel[0],
+              "config_file": getattr(args, "llm_config", None),
+              "no_cache": getattr(args, "no_llm_cache", False)}
+    if len(panel) > 1:
+        recipe["panel_flags"] = panel[1:]
+    return recipe
 
 
 def roles_from_args(args: argparse.Namespace, *, need_agent: bool, need_judge: bool):
@@ -69,8 +124,12 @@ def cmd_llm(args: argparse.Namespace) -> int:
         return 0
     if args.llm_cmd == "config":
         from scholarbench.llm.config import resolve_role
+        panel = judge_panel_flags(args)
         out = {role: resolve_role(role, flags, config_file=args.llm_config).public()
-               for role, flags in (("agent", agent_flags(args)), ("judge", judge_flags(args)))}
+               for role, flags in (("agent", agent_flags(args)), ("judge", panel[0]))}
+        if len(panel) > 1:
+            out["judges"] = [resolve_role("judge", flags, config_file=args.llm_config).public()
+                             for flags in panel]
         print(json.dumps(out, indent=2))
         return 0
     if args.llm_cmd == "serve":

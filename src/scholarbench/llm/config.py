@@ -182,6 +182,67 @@ def _from_env(role: str, environ: Mapping[str, str]) -> dict[str, Any]:
     return {k: _coerce(k, v, f"${names[k]}") for k, v in out.items()}
 
 
+def config_path(config_file: str | Path | None = None,
+                environ: Mapping[str, str] | None = None) -> Path | None:
+    """The TOML file read: the one given, else $SCHOLARBENCH_CONFIG, else ./scholarbench.toml."""
+    environ = os.environ if environ is None else environ
+    path = Path(config_file) if config_file else None
+    if path is None and environ.get("SCHOLARBENCH_CONFIG"):
+        path = Path(environ["SCHOLARBENCH_CONFIG"])
+    if path is None and Path(DEFAULT_CONFIG_FILE).is_file():
+        path = Path(DEFAULT_CONFIG_FILE)
+    return path
+
+
+PANEL_KEYS = {"judges", "samples"}
+
+
+def read_panel(name: str, config_file: str | Path | None = None
+               ) -> tuple[list[dict[str, Any]], int | None]:
+    """A named judge panel of the TOML file: `[panel.NAME]` with `judges = [{model = …,
+    base_url = …, api_key_env = …, temperature = …}, …]` (the `[judge]` table's keys, which
+    each judge overrides) and optionally `samples = K`. Returns (each judge's settings, K)."""
+    path = config_path(config_file)
+    where = f"[panel.{name}]"
+    if path is None:
+        raise ScholarbenchError(f"--judge-panel {name}: no config file (--llm-config, "
+                                f"$SCHOLARBENCH_CONFIG or ./{DEFAULT_CONFIG_FILE})")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ScholarbenchError(f"{path}: not valid TOML ({exc})") from None
+    except OSError as exc:
+        raise ScholarbenchError(f"{path}: cannot read ({exc.strerror})") from None
+    table = (data.get("panel") or {}).get(name)
+    if not isinstance(table, dict):
+        known = ", ".join(sorted(data.get("panel") or {})) or "none"
+        raise ScholarbenchError(f"{path}: no judge panel {where} (panels: {known})")
+    if extra := sorted(set(table) - PANEL_KEYS):
+        raise ScholarbenchError(f"{path}: {where} unknown key {extra[0]!r}; known: judges, "
+                                "samples")
+    judges = table.get("judges")
+    if not isinstance(judges, list) or not judges or not all(isinstance(j, dict)
+                                                             for j in judges):
+        raise ScholarbenchError(f"{path}: {where} judges must be a list of tables, e.g. "
+                                "[{model = \"gpt-4o\"}, {model = \"m\", base_url = \"…\"}]")
+    out = []
+    for i, judge in enumerate(judges, start=1):
+        at = f"{path} {where} judge {i}"
+        for key in judge:
+            if key in {"api_key", "key", "openai_api_key"}:
+                raise ScholarbenchError(f"{at}: {key}: API keys are read from the environment "
+                                        "only; name the variable with api_key_env")
+            if key not in _FILE_KEYS:
+                raise ScholarbenchError(f"{at}: unknown key {key!r}; known: "
+                                        f"{', '.join(sorted(_FILE_KEYS))}")
+        out.append({k: _coerce(k, v, at) for k, v in judge.items()})
+    samples = table.get("samples")
+    if samples is not None and (isinstance(samples, bool) or not isinstance(samples, int)
+                                or samples < 1):
+        raise ScholarbenchError(f"{path}: {where} samples must be an integer >= 1")
+    return out, samples
+
+
 def resolve_role(role: str, flags: Mapping[str, Any] | None = None, *,
                  config_file: str | Path | None = None,
                  environ: Mapping[str, str] | None = None) -> ModelConfig:
@@ -189,11 +250,7 @@ def resolve_role(role: str, flags: Mapping[str, Any] | None = None, *,
     if role not in ROLES:
         raise ValueError(role)
     environ = os.environ if environ is None else environ
-    path = Path(config_file) if config_file else None
-    if path is None and environ.get("SCHOLARBENCH_CONFIG"):
-        path = Path(environ["SCHOLARBENCH_CONFIG"])
-    if path is None and Path(DEFAULT_CONFIG_FILE).is_file():
-        path = Path(DEFAULT_CONFIG_FILE)
+    path = config_path(config_file, environ)
     layers = [("file", read_config_file(path)[role] if path else {}),
               ("env", _from_env(role, environ)),
               ("flag", {k: _coerce(k, v, f"--{k}") for k, v in (flags or {}).items() if v is not None})]

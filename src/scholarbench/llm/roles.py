@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.cache import ReplyCache
@@ -38,10 +38,15 @@ def open_client(config: ModelConfig, *, cache: ReplyCache | None = None,
 
 @dataclass
 class LLMRoles:
-    """The clients of one run. Judge and agent are resolved independently."""
+    """The clients of one run. Judge and agent are resolved independently; `judges` is the
+    judge panel (`judge` first), one client when no panel was asked for."""
     agent: ChatClient | None = None
     judge: ChatClient | None = None
     cache: ReplyCache | None = field(default=None, repr=False)
+    judges: list[ChatClient] = field(default_factory=list)
+
+    def panel(self) -> list[ChatClient]:
+        return list(self.judges) or ([self.judge] if self.judge is not None else [])
 
     def manifest_entry(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -49,6 +54,9 @@ class LLMRoles:
             client = getattr(self, role)
             if client is not None:
                 out[role] = {**client.config.public(), "model_id": client.model_id}
+        if len(self.panel()) > 1:
+            out["judges"] = [{**c.config.public(), "model_id": c.model_id}
+                             for c in self.panel()]
         return out
 
     def usage(self) -> dict[str, Any]:
@@ -59,7 +67,9 @@ class LLMRoles:
 def bind_roles(*, agent_flags: Mapping[str, Any] | None = None,
                judge_flags: Mapping[str, Any] | None = None, need_agent: bool = False,
                need_judge: bool = False, config_file: str | Path | None = None,
-               cache_path: str | Path | None = None, no_cache: bool = False) -> LLMRoles:
+               cache_path: str | Path | None = None, no_cache: bool = False,
+               panel_flags: Sequence[Mapping[str, Any]] = ()) -> LLMRoles:
+    """`panel_flags`: the flags of the judges after the first (a panel; `llm.commands`)."""
     cache = None if no_cache else ReplyCache(cache_path or default_cache_path())
     roles = LLMRoles(cache=cache)
     if need_agent:
@@ -67,9 +77,15 @@ def bind_roles(*, agent_flags: Mapping[str, Any] | None = None,
                                                             config_file=config_file)),
                                   cache=cache)
     if need_judge:
-        roles.judge = open_client(_key_checked(resolve_role("judge", judge_flags,
-                                                            config_file=config_file)),
-                                  cache=cache)
+        configs = [_key_checked(resolve_role("judge", flags, config_file=config_file))
+                   for flags in (judge_flags, *panel_flags)]
+        roles.judges = [open_client(c, cache=cache) for c in configs]
+        roles.judge = roles.judges[0]
+        ids = [c.model_id for c in roles.judges]
+        if len(set(ids)) < len(ids):
+            twice = next(i for i in ids if ids.count(i) > 1)
+            raise ScholarbenchError(f"the judge panel names {twice} twice; a judge is one "
+                                    "model at one endpoint (repeats: --judge-samples K)")
     return roles
 
 

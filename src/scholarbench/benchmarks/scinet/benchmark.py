@@ -64,12 +64,14 @@ class SciNet(Benchmark):
 
     def __init__(self, options: dict[str, Any] | None = None, *, env: Any = None,
                  embedder: Any = None, build: Any = None, judge: Any = None,
-                 judge_k: int = K) -> None:
+                 judge_k: int = K, judge_samples: int | None = None) -> None:
+        """`judge`: a judge client, or a list of them (a panel); `judge_samples`: each judge
+        asked that many times (default: the models' `--judge-samples`, else 1)."""
         super().__init__(options)
         # the judge is a scoring choice, not part of what the run is (see the module doc)
         self.with_judge = bool(self.options.pop("with_judge", False)) or judge is not None
         self._env, self._embedder, self.build = env, embedder, build
-        self._judge, self.judge_k = judge, judge_k
+        self._judge, self.judge_k, self._judge_samples = judge, judge_k, judge_samples
         self._tasks: list[Any] = []
         self._source = "built"
         self._embedder_id: str | None = None
@@ -269,7 +271,25 @@ class SciNet(Benchmark):
 
     # -- scoring -----------------------------------------------------------------------------
     def judge_client(self) -> Any:
-        return self._judge if self._judge is not None else self.models.judge()
+        return self.judge_clients()[0]
+
+    def judge_clients(self) -> list[Any]:
+        """The judge panel (one client unless several judges were given)."""
+        if self._judge is not None:
+            return list(self._judge) if isinstance(self._judge, (list, tuple)) else [self._judge]
+        judges = getattr(self.models, "judges", None)
+        return judges() if judges is not None else [self.models.judge()]
+
+    def judge_samples(self) -> int:
+        if self._judge_samples is not None:
+            return self._judge_samples
+        return int(getattr(self.models, "judge_samples", 1) or 1)
+
+    def make_panel(self, store: Any) -> Any:
+        """Every judge under the scoring rules, asked `judge_samples()` times (`panel.py`)."""
+        from scholarbench.benchmarks.scinet.panel import JudgePanel
+        clients = self.judge_clients()
+        return JudgePanel([self.make_judge(c, store) for c in clients], self.judge_samples())
 
     def make_judge(self, client: Any, store: Any) -> Any:
         """The judge under the scoring rules (upstream's scripts judge the first 5 items) with
@@ -302,19 +322,20 @@ class SciNet(Benchmark):
     def _judge_rows(self, run: Any, tasks: list[Any], rows: list[dict[str, Any]],
                     answers: dict[str, Any]) -> None:
         from scholarbench.benchmarks.scinet.scoring import JUDGE_FILE, judge_rows
+        from scholarbench.benchmarks.scinet.panel import judge_roles, panel_models
         from scholarbench.core.engine import add_stage_usage
-        client = self.judge_client()
-        judge = self.make_judge(client, run.file(JUDGE_FILE))
-        before = client.usage.as_dict()
+        panel = self.make_panel(run.file(JUDGE_FILE))
+        clients = [j.client for j in panel.judges]
+        before = [c.usage.as_dict() for c in clients]
         try:
-            judge_rows(judge, tasks, rows, answers, self.env())
+            judge_rows(panel, tasks, rows, answers, self.env())
         finally:
-            judge.save()
-            add_stage_usage(run, "score", "judge", client, before)
+            panel.save()
+            for role, client, b in zip(judge_roles(panel), clients, before):
+                add_stage_usage(run, "score", role, client, b)
             manifest = run.read_manifest()
-            manifest.setdefault("models", {})["judge"] = {**client.config.public(),
-                                                          "model_id": client.model_id}
-            manifest["judge"] = {**judge.identity(), "asked_last_scoring": judge.asked}
+            manifest.setdefault("models", {}).update(panel_models(panel))
+            manifest["judge"] = {**panel.identity(), "asked_last_scoring": panel.asked}
             run.write_manifest(manifest)
 
     def aggregate(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]

@@ -69,16 +69,15 @@ def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, 
     out = Path(out)
     judge_record: dict[str, Any] | None = None
     if bench.with_judge:
-        client = bench.judge_client()
-        scorer = bench.make_judge(client, out.with_suffix(".judge.jsonl"))
+        from scholarbench.benchmarks.scinet.panel import judge_roles, panel_models
+        scorer = bench.make_panel(out.with_suffix(".judge.jsonl"))
         try:
             scoring.judge_rows(scorer, task_list, rows, answer_of, env)
         finally:
             scorer.save()
-        usage = client.usage.as_dict()
-        judge_record = {"models": {"judge": {**client.config.public(),
-                                             "model_id": client.model_id}},
-                        "llm_usage": {"judge": usage},
+        judge_record = {"models": panel_models(scorer),
+                        "llm_usage": {role: j.client.usage.as_dict() for role, j
+                                      in zip(judge_roles(scorer), scorer.judges)},
                         "judge": {**scorer.identity(), "asked_last_scoring": scorer.asked}}
     scoring.variant_columns(rows, bench.variant)
     from scholarbench.core.status import reason_of

@@ -28,6 +28,10 @@ the call failed after the client's retries → that item is *unscored*: excluded
 `call_failed`); a task whose every judged item is unscored scores null (counted in `n_null`).
 An empty or missing answer, or an ego answer with no paper of the graph, scores 0 without a
 call (the agent's failure, as for the deterministic metrics).
+
+Repeats (`--judge-samples`): `score(..., sample=r)` asks again with seed `seed + r` (a distinct
+request, reply-cache key and judgement key); repeat 0 is the lone judge's request. Several
+judges and repeats are combined by `panel.py`.
 """
 from __future__ import annotations
 
@@ -118,6 +122,7 @@ class Judgement:
     attempts: int
     model: str
     prompt: str
+    sample: int = 0              # the repeat (`--judge-samples`): 0 is the only one by default
 
     def as_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -177,20 +182,36 @@ class SciNetJudge:
         return [{"role": "user", "content": text}]
 
     # ---- one judgement -------------------------------------------------------------------
-    def _judge(self, metric: str, subject: str, text: str) -> Judgement:
+    def temperature(self) -> float | None:
+        """The judge's sampling temperature (upstream's prompts: theirs, 0.2)."""
+        if self.systems:
+            return UPSTREAM_TEMPERATURE
+        return getattr(getattr(self.client, "config", None), "temperature", None)
+
+    def seed(self, sample: int = 0) -> int | None:
+        """Repeat `sample`'s seed: the configured seed (0 when none) + `sample`, so every
+        repeat is a distinct request (and reply-cache key); repeat 0 asks as a lone judge."""
+        base = getattr(getattr(self.client, "config", None), "seed", None)
+        return base if sample == 0 else (base or 0) + sample
+
+    def _judge(self, metric: str, subject: str, text: str, sample: int = 0) -> Judgement:
         prompt_id = self.prompt_id(metric)
-        key = hashlib.sha256(f"{metric}\n{self.model}\n{prompt_id}\n{text}"
+        repeat = f"\n#{sample}" if sample else ""
+        key = hashlib.sha256(f"{metric}\n{self.model}\n{prompt_id}\n{text}{repeat}"
                              .encode("utf-8")).hexdigest()[:24]
         if key in self.done:
             return self.done[key]
         self.asked += 1
-        sampling = {"temperature": UPSTREAM_TEMPERATURE} if self.systems else {}
+        sampling: dict[str, Any] = ({"temperature": UPSTREAM_TEMPERATURE} if self.systems
+                                    else {})
+        if sample:
+            sampling["seed"] = self.seed(sample)
         out = ask_json(self.client, self.messages(metric, text), validate=validate_score,
                        schema=SCORE_SCHEMA, name="score", max_tokens=self.max_tokens, **sampling)
         j = Judgement(key, metric, subject,
                       out.value["score"] if out.ok else None,
                       out.value["reasoning"] if out.ok else None,
-                      out.unscored, out.attempts, self.model, prompt_id)
+                      out.unscored, out.attempts, self.model, prompt_id, sample)
         self.done[key] = j
         return j
 
@@ -228,9 +249,9 @@ class SciNetJudge:
                                                          papers="\n".join(lines))
 
     # ---- one task ------------------------------------------------------------------------
-    def score(self, task: SciNetTask, papers: Sequence[Any] | None, env: SciNetEnv
-              ) -> dict[str, Any]:
-        """The task's LLM metric with its counts ({} for pair tasks)."""
+    def score(self, task: SciNetTask, papers: Sequence[Any] | None, env: SciNetEnv,
+              sample: int = 0) -> dict[str, Any]:
+        """The task's LLM metric with its counts ({} for pair tasks); `sample`: the repeat."""
         papers = [] if papers is None else list(papers)
         if task.family == "ego":
             metric = "novelty_llm" if task.kind == "novel" else "disruption_llm"
@@ -240,7 +261,8 @@ class SciNetJudge:
                 if gid is not None and gid not in ids:
                     ids.append(gid)
             ids = ids[: self.k]
-            js = [self._judge(metric, gid, self.paper_text(metric, gid, env)) for gid in ids]
+            js = [self._judge(metric, gid, self.paper_text(metric, gid, env), sample)
+                  for gid in ids]
         elif task.family == "path":
             metric = "path_rationality_llm"
             items: list[str] = []
@@ -251,7 +273,7 @@ class SciNetJudge:
                 if key not in seen:
                     seen.add(key)
                     items.append(str(item) if gid is None else gid)
-            js = ([self._judge(metric, task.task_id, self.path_text(task, items, env))]
+            js = ([self._judge(metric, task.task_id, self.path_text(task, items, env), sample)]
                   if items else [])
         else:
             return {}

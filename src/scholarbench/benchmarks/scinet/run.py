@@ -50,6 +50,7 @@ class SciNetRunConfig:
     run_name: str | None = None
     with_judge: bool = False             # LLM metrics through the judge role
     judge_k: int = K                     # ego: papers judged per task (the first distinct ones)
+    judge_samples: int | None = None     # each judge asked this many times (default 1)
     data: Path | None = None             # data directory (default: $SCHOLARBENCH_DATA, ...)
     progress: bool = False
 
@@ -60,7 +61,8 @@ def run_scinet(config: SciNetRunConfig, roles_factory: Callable[..., Any] | None
 
     `roles_factory(need_agent=…, need_judge=…)` returns the run's `LLMRoles`; it is called once
     per role a run needs (the agent's model when the agent uses one, the judge's with
-    `with_judge`). Passing `judge` (a ChatClient) turns the LLM metrics on with that client."""
+    `with_judge`). Passing `judge` (a ChatClient, or a list of them: a judge panel) turns the
+    LLM metrics on with that client."""
     if config.family not in SciNet.subtasks:
         raise ScholarbenchError(f"unknown SciNet task family {config.family!r}; use ego, pair "
                                 "or path")
@@ -70,7 +72,7 @@ def run_scinet(config: SciNetRunConfig, roles_factory: Callable[..., Any] | None
                "with_judge": config.with_judge,
                "data": str(config.data) if config.data else None}
     bench = SciNet(options, env=config.env, embedder=config.embedder, build=config.build,
-                   judge=judge, judge_k=config.judge_k)
+                   judge=judge, judge_k=config.judge_k, judge_samples=config.judge_samples)
     outcome = run_benchmark(bench, config.family, config.agent, Path(config.out),
                             params=dict(config.agent_params or {}),
                             models=Models(roles_factory), limit=config.limit,

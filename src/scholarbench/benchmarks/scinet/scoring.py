@@ -151,9 +151,46 @@ def summarise(rows: Sequence[dict[str, Any]], variant: str = "paper") -> dict[st
                     metrics[metric_key(f"{key}_micro", variant)] = {
                         "mean": e["micro"], "n": e["n"], "n_null": e["n_null"]}
     out = {"families": families, "metrics": metrics, "variant": variant}
+    out.update(panel_fields(rows, families, variant))
     if (agent_llm := agent_llm_counts(rows)) is not None:
         out["agent_llm"] = agent_llm
     return out
+
+
+def panel_fields(rows: Sequence[dict[str, Any]], families: dict[str, Any], variant: str
+                 ) -> dict[str, Any]:
+    """With a judge panel or repeats (rows carrying `judges`): `judge_panel` (each judge's
+    mean, repeats and spread per measure), `judge_agreement` (α between the judges) and each
+    family's judged metric's per-judge means beside its macro (`judges.agreement`)."""
+    from scholarbench.judges.agreement import panel_summary
+    out = panel_summary(rows, {m: metric_key(m, variant) for m in LLM_METRICS})
+    for m in LLM_METRICS:
+        entry = out.get("judge_panel", {}).get(metric_key(m, variant))
+        if entry is None:
+            continue
+        for family, agg in families.items():
+            if m in agg:
+                mine = panel_summary([r for r in rows if r.get("family") == family],
+                                     {m: m})["judge_panel"][m]
+                agg[m]["judges"] = {label: e["mean"] for label, e in mine.items()}
+    return out
+
+
+def format_panel(summary: dict[str, Any]) -> list[str]:
+    lines = []
+    for name, judges in (summary.get("judge_panel") or {}).items():
+        agreement = (summary.get("judge_agreement") or {}).get(name) or {}
+        alpha = agreement.get("alpha")
+        parts = []
+        for label, e in judges.items():
+            mean = "—" if e["mean"] is None else f"{e['mean']:.4f}"
+            spread = (f", spread {e['spread']:.3f} over {e['repeats']} repeats"
+                      if e.get("spread") is not None else "")
+            parts.append(f"{label} {mean} (n={e['n']}{spread})")
+        head = (f"α {alpha:.3f} between {agreement.get('n_judges')} judges; "
+                if alpha is not None else ("α undefined; " if len(judges) > 1 else ""))
+        lines.append(f"  judges {name}: {head}{'; '.join(parts)}")
+    return lines
 
 
 def format_summary(summary: dict[str, Any]) -> str:
@@ -178,6 +215,7 @@ def format_summary(summary: dict[str, Any]) -> str:
             reasons = ", ".join(f"{k} {v}" for k, v in c["reasons"].items()) or "none"
             lines.append(f"  judge {m}: {c['judged']} items scored, {c['unscored']} unscored "
                          f"({reasons}), {c['tasks_null']} tasks null")
+    lines += format_panel(summary)
     if (a := summary.get("agent_llm")) is not None:
         lines.append(f"agent model: {a['calls']} calls, {a['failed']} failed, {a['unscored']} "
                      f"unusable replies, {a['fallback_tasks']} tasks took a fallback")

@@ -1,0 +1,186 @@
+"""How far judge-scored results can be trusted: a panel's judges against each other, each judge
+against itself, and the rankings of several runs by each judge.
+
+Everything here reads score rows (or summaries) alone, so `scholarbench aggregate RUN` rebuilds
+it. A row of a panel-scored measure carries, beside the measure's panel value, every judge's own
+value and (with repeats) each repeat's value (`panel_row`):
+
+    {"novelty_llm": 6.0, "judges": {"a": {"novelty_llm": 7.0, "novelty_llm_samples": [7, 7],
+                                          "novelty_llm_unscored": 0}, "b": {...}}}
+
+- **between judges** (`between`): Krippendorff's α (the `krippendorff` package) over the rows
+  as units and the judges as coders, each judge's value the mean of its repeats; interval level
+  for scales, nominal for labels. A judge with no value on a row (every item unscored) is a
+  missing rating, not a zero.
+- **within a judge** (`within`): α over the rows as units and the repeats as coders; and the
+  spread: the mean over rows with at least two defined repeats of the repeats' sample standard
+  deviation (ddof 1).
+- **rankings** (`rank_agreement`): Kendall τ-b (`scipy.stats.kendalltau`) between every pair of
+  judges' orderings of several runs by their per-judge means, and whether every judge puts the
+  same run on top.
+
+α is None with fewer than two units rated by two coders, or when every rating is the same value
+(α is undefined there: no variation to agree on).
+"""
+from __future__ import annotations
+
+import math
+import statistics
+from itertools import combinations
+from typing import Any, Mapping, Sequence
+
+Row = Mapping[str, Any]
+LEVELS = ("interval", "nominal")
+NOT_COUNTED = ("error", "unscorable")
+PANEL_KEY = "judges"
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and \
+        math.isfinite(float(value))
+
+
+def samples_key(measure: str) -> str:
+    return f"{measure}_samples"
+
+
+def krippendorff_alpha(matrix: Sequence[Sequence[Any]], level: str = "interval"
+                       ) -> float | None:
+    """α of a coders × units matrix (None = missing); None when it is undefined."""
+    import numpy as np
+    import krippendorff
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+    units = list(zip(*matrix)) if matrix else []
+    paired = [u for u in units if sum(v is not None for v in u) >= 2]
+    if len(paired) < 2 or len({v for u in paired for v in u if v is not None}) < 2:
+        return None
+    if level == "nominal":
+        domain = sorted({str(v) for u in paired for v in u if v is not None})
+        code = {v: float(i) for i, v in enumerate(domain)}
+        data = [[np.nan if v is None else code[str(v)] for v in coder]
+                for coder in zip(*paired)]
+    else:
+        data = [[np.nan if v is None else float(v) for v in coder] for coder in zip(*paired)]
+    value = float(krippendorff.alpha(reliability_data=np.array(data, dtype=float),
+                                     level_of_measurement=level))
+    return round(value, 12) if math.isfinite(value) else None
+
+
+def counted(rows: Sequence[Row]) -> list[Row]:
+    return [r for r in rows if r.get("status") not in NOT_COUNTED]
+
+
+def judges_of(rows: Sequence[Row], measure: str) -> list[str]:
+    """The judges that rated `measure` on any row, in first-seen order."""
+    out: list[str] = []
+    for r in rows:
+        for label, values in (r.get(PANEL_KEY) or {}).items():
+            if isinstance(values, Mapping) and measure in values and label not in out:
+                out.append(label)
+    return out
+
+
+def _value(row: Row, label: str, measure: str) -> float | None:
+    v = ((row.get(PANEL_KEY) or {}).get(label) or {}).get(measure)
+    return float(v) if _number(v) else None
+
+
+def _samples(row: Row, label: str, measure: str) -> list[float | None]:
+    values = ((row.get(PANEL_KEY) or {}).get(label) or {}).get(samples_key(measure)) or []
+    return [float(v) if _number(v) else None for v in values]
+
+
+def between(rows: Sequence[Row], measure: str, level: str = "interval") -> float | None:
+    """α between the judges on `measure` over the counted rows."""
+    rows = [r for r in counted(rows) if measure in r]
+    labels = judges_of(rows, measure)
+    if len(labels) < 2:
+        return None
+    return krippendorff_alpha([[_value(r, j, measure) for r in rows] for j in labels], level)
+
+
+def within(rows: Sequence[Row], measure: str, label: str, level: str = "interval"
+           ) -> dict[str, Any]:
+    """One judge against itself on `measure`: α across its repeats and their mean spread."""
+    per_row = [_samples(r, label, measure) for r in counted(rows) if measure in r]
+    per_row = [s for s in per_row if s]
+    k = max((len(s) for s in per_row), default=0)
+    if k < 2:
+        return {"repeats": k, "alpha": None, "spread": None, "spread_n": 0}
+    matrix = [[s[i] if i < len(s) else None for s in per_row] for i in range(k)]
+    sds = [statistics.stdev(d) for s in per_row if len(d := [v for v in s if v is not None]) >= 2]
+    return {"repeats": k, "alpha": krippendorff_alpha(matrix, level),
+            "spread": round(sum(sds) / len(sds), 12) if sds else None, "spread_n": len(sds)}
+
+
+def judge_means(rows: Sequence[Row], measure: str) -> dict[str, dict[str, Any]]:
+    """Each judge's mean of `measure` over the counted rows where it has a value."""
+    rows = [r for r in counted(rows) if measure in r]
+    out = {}
+    for label in judges_of(rows, measure):
+        values = [v for r in rows if (v := _value(r, label, measure)) is not None]
+        out[label] = {"mean": round(sum(values) / len(values), 12) if values else None,
+                      "n": len(values), "n_null": len(rows) - len(values)}
+    return out
+
+
+def panel_summary(rows: Sequence[Row], measures: Mapping[str, str],
+                  levels: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """{"judge_panel": {name: {judge: {mean, n, n_null, repeats, spread, spread_n,
+    alpha_repeats}}}, "judge_agreement": {name: {level, alpha, n_judges}}} for each measure rated by a judge
+    panel or with repeats; `measures` maps a row's column to the summary's name of it."""
+    per_judge: dict[str, Any] = {}
+    agreement: dict[str, Any] = {}
+    for column, name in measures.items():
+        level = (levels or {}).get(column, "interval")
+        means = judge_means(rows, column)
+        if not means:
+            continue
+        for label, entry in means.items():
+            w = within(rows, column, label, level)
+            entry.update(repeats=w["repeats"], spread=w["spread"], spread_n=w["spread_n"],
+                         alpha_repeats=w["alpha"])
+        per_judge[name] = means
+        agreement[name] = {"level": level, "n_judges": len(means),
+                           "alpha": between(rows, column, level)}
+    return {"judge_panel": per_judge, "judge_agreement": agreement} if per_judge else {}
+
+
+def rank_agreement(runs: Mapping[str, Mapping[str, float | None]]) -> dict[str, Any]:
+    """`runs`: run → {judge: its mean of one measure} (`per_judge_of`). Kendall τ-b between
+    every two judges' orderings of the runs both scored, and whether each judge's top run is
+    the same (`top_run`: that run, else None; `top_stays`)."""
+    from scipy.stats import kendalltau
+    labels: list[str] = []
+    for means in runs.values():
+        labels += [j for j in means if j not in labels]
+    pairs: dict[str, Any] = {}
+    for a, b in combinations(labels, 2):
+        both = [(m[a], m[b]) for m in runs.values()
+                if _number(m.get(a)) and _number(m.get(b))]
+        tau = None
+        if len(both) >= 2:
+            result = kendalltau([x for x, _ in both], [y for _, y in both])
+            tau = round(float(result.statistic), 12) if math.isfinite(result.statistic) \
+                else None
+        pairs[f"{a} ~ {b}"] = {"tau": tau, "n_runs": len(both)}
+    tops = {}
+    for label in labels:
+        scored = {run: m[label] for run, m in runs.items() if _number(m.get(label))}
+        best = max(scored.values(), default=None)
+        leaders = [run for run, v in scored.items() if v == best]
+        tops[label] = leaders[0] if len(leaders) == 1 else None
+    same = len(set(tops.values())) == 1 and None not in tops.values() and bool(tops)
+    return {"kendall_tau": pairs, "top_by_judge": tops, "top_stays": same,
+            "top_run": next(iter(tops.values())) if same else None}
+
+
+def per_judge_of(summary: Mapping[str, Any], measure: str) -> dict[str, float | None]:
+    """{judge: mean} of `measure` in a run's summary (its `judge_panel` block)."""
+    entry = (summary.get("judge_panel") or {}).get(measure) or {}
+    return {label: e.get("mean") for label, e in entry.items() if isinstance(e, Mapping)}
+
+
+__all__ = ["between", "judge_means", "krippendorff_alpha", "panel_summary", "per_judge_of",
+           "rank_agreement", "within"]
