@@ -174,6 +174,9 @@ class Benchmark:
     # the measures an LLM judge scores (a base name covers its parameterised keys): reported
     # also without the samples flagged `suspected_injection` (injection/unflagged.py)
     judge_scored: ClassVar[tuple[str, ...]] = ()
+    # scores with every judge of a panel (`--judge` repeated) and `--judge-samples K` repeats;
+    # a benchmark without it refuses a panel rather than silently using one judge
+    judge_panel: ClassVar[bool] = False
 
     def judge_with_probe(self, sample: Sample, record: dict[str, Any],
                          probe: str | None) -> float | None:

@@ -14,8 +14,8 @@ from typing import Any, Callable, Sequence
 
 from scholarbench.core.concurrency import check_max_samples
 from scholarbench.errors import ScholarbenchError
-from scholarbench.llm.commands import (add_model_flags, judge_samples, model_recipe,
-                                       roles_from_args)
+from scholarbench.llm.commands import (add_model_flags, judge_panel_flags, judge_samples,
+                                       model_recipe, roles_from_args)
 from scholarbench.llm.config import check_base_url
 from scholarbench.core.engine import (Models, benchmark_class, engine_benchmarks, format_outcome,
                                       run_benchmark, score_run)
@@ -205,7 +205,25 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     return opts
 
 
+def panel_size(args: argparse.Namespace) -> tuple[int, int]:
+    """(judges, samples per judge) the model flags ask for."""
+    return len(judge_panel_flags(args)), judge_samples(args)
+
+
+def check_panel(args: argparse.Namespace, cls: Any) -> None:
+    """A panel or repeats on a benchmark that scores with one judge is refused (one line),
+    never silently reduced to the first judge."""
+    judges, samples = panel_size(args)
+    if (judges > 1 or samples > 1) and not getattr(cls, "judge_panel", False):
+        able = [b for b in engine_benchmarks() if getattr(benchmark_class(b), "judge_panel",
+                                                          False)]
+        raise ScholarbenchError(f"{cls.name} scores with one judge: judge panels and "
+                                f"--judge-samples are built for {', '.join(able) or 'none'} "
+                                "so far; give one --judge (docs/judges.md)")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    check_panel(args, args.bench_cls)
     if args.subtask is None:
         cls = args.bench_cls
         raise ScholarbenchError(f"run {cls.name} needs {cls.subtask_flag} "
@@ -231,6 +249,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         raise ScholarbenchError(f"{run_dir}: not a run directory nor a benchmark name")
     manifest = RunDir(run_dir).read_manifest()
     bench = benchmark_class(str(manifest.get("benchmark")))
+    check_panel(args, bench)
     options = {"with_judge": bool(args.with_judge)}     # a judge is per scoring, not per run
     outcome = score_run(run_dir, options=options, models=_models(args),
                         progress=not getattr(args, "quiet", False))
@@ -241,6 +260,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
 
 
 def cmd_score_files(args: argparse.Namespace) -> int:
+    check_panel(args, args.bench_cls)
     bench = args.bench_cls(_options(args))
     if bench.options.get("with_judge") and not getattr(bench, "judges_files", False):
         raise ScholarbenchError(f"--with-judge re-scores a {bench.title or bench.name} run "
@@ -254,6 +274,12 @@ def cmd_score_files(args: argparse.Namespace) -> int:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from scholarbench.core.suite import run_suite
+    judges, samples = panel_size(args)
+    if judges > 1 or samples > 1:
+        one = [b for b in engine_benchmarks() if not benchmark_class(b).judge_panel]
+        print(f"warning: judge panel of {judges} judge(s) × {samples} sample(s): "
+              f"{', '.join(one)} score with the first judge only (panels: docs/judges.md)",
+              file=sys.stderr)
     return run_suite(args, _models(args))
 
 

@@ -59,6 +59,7 @@ class SciNet(Benchmark):
     id_key = "task_id"
     order = 50
     measure_keys = METRICS + LLM_METRICS
+    judge_panel = True          # every judge of a panel, and repeats (benchmarks/scinet/panel.py)
     judge_scored = LLM_METRICS
     judges_files = True              # `score scinet … --with-judge` judges an answers file
 
