@@ -248,3 +248,38 @@ def test_score_files_flags_a_prediction_retrieving_the_survey(tmp_path, setup):
     assert [s for s, r in rows.items() if r.get("suspected_leak")] == ["3"]
     assert summary["n_suspected_leak"] == 1
     assert summary["without_leaked"]["n_samples"] == 3
+
+
+def test_from_corpus_gives_titles_dates_and_the_survey_flag_resolved_papers_need(tmp_path,
+                                                                                 setup):
+    """What ResearchArena's and ReportBench's scorers hand over: corpus facts of resolved
+    references (a year gives 1 January), unresolved ones as written."""
+    from scholarbench.corpus.build import build_corpus
+    from scholarbench.corpus.store import Corpus
+    from scholarbench.leakage import from_corpus
+    extra = tmp_path / "extra.jsonl"
+    extra.write_text("".join(json.dumps(p) + "\n" for p in (
+        {"title": "Molecular graph transformers at scale", "year": 2031},
+        {"title": "Message passing on molecular graphs", "year": 2019},
+        {"title": "A Survey of Molecular Property Prediction", "year": 2019})))
+    gold, _ = setup
+    build_corpus(tmp_path / "c", [gold], None, extra)
+    corpus = Corpus.open(tmp_path / "c")
+    try:
+        later, earlier, other = (corpus.resolve("title:" + t) for t in (
+            "Molecular graph transformers at scale", "Message passing on molecular graphs",
+            "A Survey of Molecular Property Prediction"))
+        assert corpus.get_rows([other])[0]["is_survey"]
+        refs = [("Molecular graph transformers at scale", later), ("2019 MPNN", earlier),
+                ("the molecular survey", other), ("doi:10.1/unknown", None),
+                (UQ_FULL, None)]
+        cited = from_corpus(corpus, refs, excluded_surveys=True)
+    finally:
+        corpus.close()
+    assert [c.ref for c in cited] == [r for r, _ in refs]
+    assert cited[0].titles == ("Molecular graph transformers at scale",)
+    assert cited[0].earliest == date(2031, 1, 1) and later in cited[0].ids
+    assert cited[2].excluded and not cited[1].excluded and cited[3] == Cited("doi:10.1/unknown")
+    key = AnswerKey(titles=(UQ,), cutoff=date(2030, 6, 1))
+    assert audit(key, cited) == {"survey": 1, "after_cutoff": 1, "excluded": 1}
+    assert audit(key, from_corpus(None, refs[:1])) == {}     # no corpus: as written

@@ -108,21 +108,30 @@ def earliest_of(paper: Cited) -> date | None:
     return earliest_date(None, arxiv, None) if arxiv else None
 
 
-def corpus_facts(corpus: object, ref: str, paper_id: str | None, *,
-                 excluded_surveys: bool = False) -> Cited:
-    """A `Cited` for one answer reference a scorer resolved to `paper_id` of an open corpus
-    (`corpus.store.Corpus`): its title, id keys and earliest possible date
-    (`data.sources.dates.earliest_date`), `excluded` when `excluded_surveys` and the corpus
-    flags it a survey. Unresolved (`paper_id` None): the reference as written."""
-    if paper_id is None or corpus is None or paper_id not in corpus:  # type: ignore[operator]
-        return Cited(ref)
+def from_corpus(corpus: object, refs: Sequence[tuple[str, str | None]], *,
+                excluded_surveys: bool = False) -> list[Cited]:
+    """`Cited`s for answer references a scorer resolved against an open corpus
+    (`corpus.store.Corpus`): (the reference as written, its paper_id or None). A resolved one
+    gets the corpus title, its paper_id and id keys, its earliest possible date
+    (`data.sources.dates.earliest_date`) and, with `excluded_surveys`, `excluded` when the
+    corpus flags it a survey; an unresolved one is the reference as written."""
     from scholarbench.data.sources.dates import earliest_date
-    (row,) = corpus.get_rows([paper_id])  # type: ignore[attr-defined]
-    ids = tuple(row.get("ids") or ())
-    return Cited(ref, titles=(row["title"],) if row.get("title") else (),
-                 ids=(paper_id, *ids), earliest=earliest_date(row.get("published"), ids,
-                                                             row.get("year")),
-                 excluded=excluded_surveys and bool(row.get("is_survey")))
+    known = [pid for _, pid in refs if corpus is not None and pid is not None
+             and pid in corpus]                                          # type: ignore
+    rows = {r["paper_id"]: r for r in corpus.get_rows(list(dict.fromkeys(known)))} \
+        if known else {}                                                 # type: ignore
+    out = []
+    for ref, pid in refs:
+        row = rows.get(pid) if pid is not None else None
+        if row is None:
+            out.append(Cited(ref))
+            continue
+        ids = tuple(row.get("ids") or ())
+        out.append(Cited(ref, titles=(row["title"],) if row.get("title") else (),
+                         ids=(str(pid), *ids),
+                         earliest=earliest_date(row.get("published"), ids, row.get("year")),
+                         excluded=excluded_surveys and bool(row.get("is_survey"))))
+    return out
 
 
 def _distinct(papers: Sequence[Cited | str]) -> list[Cited]:
@@ -189,4 +198,4 @@ def audit(key: AnswerKey, papers: Sequence[Cited | str], text: str | None = None
 
 
 __all__ = ["KEYS", "MIN_TITLE_WORDS", "SPAN", "AnswerKey", "Cited", "abstract_words", "audit",
-           "corpus_facts", "earliest_of", "id_keys", "paper_counts", "same_title", "title_quotes"]
+           "earliest_of", "from_corpus", "id_keys", "paper_counts", "same_title", "title_quotes"]
