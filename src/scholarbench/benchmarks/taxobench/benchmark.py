@@ -9,7 +9,8 @@ Run-directory files (beside the engine's manifest.json and summary.json):
                     on resume, never scored as a result)
     scores.jsonl    one line per gold instance: the measure keys (`measures.METRIC_KEYS`),
                     `missing` / `malformed` flags, `status`, the agent's whole-number counts
-                    (`agent_info`); with a judge also judge_coverage … judge_avg and
+                    (`agent_info`), `suspected_leak` (Deep Research: the answer names the
+                    survey; docs/leakage.md); with a judge also judge_coverage … judge_avg and
                     judge_unscored. summary.json is built from these rows and the manifest
                     alone (`scholarbench aggregate`)
     judge.jsonl     with a judge: per instance its scores, reasoning, attempts, prompt version
