@@ -205,6 +205,14 @@ def test_taxobench_deep_research_flags_the_survey_by_id_and_by_title_variant(tmp
            "(n=2), precision 0.8333 (n=2)" in printed
     # the summary is the rows' alone
     assert main(["aggregate", str(out), "--check"]) == 0
+    # eval.json's entry and the eval table carry the headline means without them
+    from scholarbench.benchmarks.taxobench import TaxoBench
+    from scholarbench.core.suite import format_table, run_entry
+    entry = run_entry(TaxoBench(), "deep-research", out)
+    assert entry["n_suspected_leak"] == 2 and entry["without_leaked"] == block
+    assert format_table([entry]).splitlines()[-1].startswith(
+        "  taxobench deep-research: without the 2 samples suspected of leakage "
+        "(docs/leakage.md): recall 0.7500 (n=2), precision 0.8333 (n=2), f1 ")
 
 
 def test_taxobench_has_no_cutoff_check_and_bottom_up_is_not_audited(tmp_path, setup):
