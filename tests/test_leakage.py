@@ -273,17 +273,14 @@ def test_from_corpus_gives_titles_dates_and_the_survey_flag_resolved_papers_need
     gold, _ = setup
     build_corpus(tmp_path / "c", [gold], None, extra)
     corpus = Corpus.open(tmp_path / "c")
-    try:
-        later, earlier, other = (corpus.resolve("title:" + t) for t in (
-            "Molecular graph transformers at scale", "Message passing on molecular graphs",
-            "A Survey of Molecular Property Prediction"))
-        assert corpus.get_rows([other])[0]["is_survey"]
-        refs = [("Molecular graph transformers at scale", later), ("2019 MPNN", earlier),
-                ("the molecular survey", other), ("doi:10.1/unknown", None),
-                (UQ_FULL, None)]
-        cited = from_corpus(corpus, refs, excluded_surveys=True)
-    finally:
-        corpus.close()
+    later, earlier, other = (corpus.resolve("title:" + t) for t in (
+        "Molecular graph transformers at scale", "Message passing on molecular graphs",
+        "A Survey of Molecular Property Prediction"))
+    assert corpus.get_rows([other])[0]["is_survey"]
+    refs = [("Molecular graph transformers at scale", later), ("2019 MPNN", earlier),
+            ("the molecular survey", other), ("doi:10.1/unknown", None),
+            (UQ_FULL, None)]
+    cited = from_corpus(corpus, refs, excluded_surveys=True)
     assert [c.ref for c in cited] == [r for r, _ in refs]
     assert cited[0].titles == ("Molecular graph transformers at scale",)
     assert cited[0].earliest == date(2031, 1, 1) and later in cited[0].ids
@@ -291,3 +288,10 @@ def test_from_corpus_gives_titles_dates_and_the_survey_flag_resolved_papers_need
     key = AnswerKey(titles=(UQ,), cutoff=date(2030, 6, 1))
     assert audit(key, cited) == {"survey": 1, "after_cutoff": 1, "excluded": 1}
     assert audit(key, from_corpus(None, refs[:1])) == {}     # no corpus: as written
+    # what the scorer knows is kept and the corpus facts added
+    (merged,) = from_corpus(corpus, [(Cited("#1", titles=(UQ_FULL,), ids=("doi:10.1/x",)),
+                                      later)])
+    assert merged.titles == (UQ_FULL, "Molecular graph transformers at scale")
+    assert merged.ids[:2] == ("doi:10.1/x", later) and merged.earliest == date(2031, 1, 1)
+    assert audit(key, [merged]) == {"survey": 1}
+    corpus.close()

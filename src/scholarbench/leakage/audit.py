@@ -108,29 +108,33 @@ def earliest_of(paper: Cited) -> date | None:
     return earliest_date(None, arxiv, None) if arxiv else None
 
 
-def from_corpus(corpus: object, refs: Sequence[tuple[str, str | None]], *,
+def from_corpus(corpus: object, refs: Sequence[tuple[str | Cited, str | None]], *,
                 excluded_surveys: bool = False) -> list[Cited]:
     """`Cited`s for answer references a scorer resolved against an open corpus
-    (`corpus.store.Corpus`): (the reference as written, its paper_id or None). A resolved one
-    gets the corpus title, its paper_id and id keys, its earliest possible date
-    (`data.sources.dates.earliest_date`) and, with `excluded_surveys`, `excluded` when the
-    corpus flags it a survey; an unresolved one is the reference as written."""
+    (`corpus.store.Corpus`): (the reference as written, or a `Cited` with what the scorer
+    already knows, and its paper_id or None). A resolved one gains the corpus title, its
+    paper_id and id keys, its earliest possible date (`data.sources.dates.earliest_date`) and,
+    with `excluded_surveys`, `excluded` when the corpus flags it a survey; an unresolved one
+    stays as it was given."""
+    from dataclasses import replace
     from scholarbench.data.sources.dates import earliest_date
     known = [pid for _, pid in refs if corpus is not None and pid is not None
              and pid in corpus]                                          # type: ignore
     rows = {r["paper_id"]: r for r in corpus.get_rows(list(dict.fromkeys(known)))} \
         if known else {}                                                 # type: ignore
     out = []
-    for ref, pid in refs:
+    for given, pid in refs:
+        cited = given if isinstance(given, Cited) else Cited(str(given))
         row = rows.get(pid) if pid is not None else None
         if row is None:
-            out.append(Cited(ref))
+            out.append(cited)
             continue
         ids = tuple(row.get("ids") or ())
-        out.append(Cited(ref, titles=(row["title"],) if row.get("title") else (),
-                         ids=(str(pid), *ids),
-                         earliest=earliest_date(row.get("published"), ids, row.get("year")),
-                         excluded=excluded_surveys and bool(row.get("is_survey"))))
+        out.append(replace(
+            cited, titles=cited.titles + ((row["title"],) if row.get("title") else ()),
+            ids=cited.ids + (str(pid), *ids),
+            earliest=cited.earliest or earliest_date(row.get("published"), ids, row.get("year")),
+            excluded=cited.excluded or (excluded_surveys and bool(row.get("is_survey")))))
     return out
 
 
