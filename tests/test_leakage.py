@@ -241,8 +241,9 @@ def solve_bottom_up(task: dict) -> dict:
         {"name": "A", "papers": ["1", task["survey"]]}]}}
 
 
-def test_score_files_flags_a_prediction_retrieving_the_survey(tmp_path, setup):
-    from scholarbench.benchmarks.taxobench.scoring import score_files
+def test_score_files_flags_a_prediction_retrieving_the_survey(tmp_path, setup, capsys):
+    """`score taxobench --gold --pred --out`: the same flag, summary block and printed note."""
+    from scholarbench.cli import main
     gold, _ = setup
     pred = tmp_path / "pred.jsonl"
     pred.write_text(
@@ -250,12 +251,18 @@ def test_score_files_flags_a_prediction_retrieving_the_survey(tmp_path, setup):
                     "retrieved_papers": PAPERS["3"] + [SURVEYS["3"].upper()]}) + "\n"
         + json.dumps({"id": 4, "hierarchy_tree": {"name": "r", "papers": PAPERS["4"]}}) + "\n")
     out = tmp_path / "scores.jsonl"
-    summary = score_files(gold, pred, out, FakeEmbedder(), on_problem=lambda m: None)
+    assert main(["score", "taxobench", "--gold", str(gold), "--pred", str(pred), "--out",
+                 str(out)]) == 0
+    printed = capsys.readouterr().out
     rows = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
     assert rows["3"]["suspected_leak"] == {"survey": 1}
     assert [s for s, r in rows.items() if r.get("suspected_leak")] == ["3"]
-    assert summary["n_suspected_leak"] == 1
-    assert summary["without_leaked"]["n_samples"] == 3
+    # by hand: 3 retrieved 2 gold papers of 3 (precision 2/3, recall 1); 4 recall 1,
+    # precision 1; 1 and 2 have no prediction (0, 0)
+    assert rows["3"]["precision"] == pytest.approx(2 / 3)
+    assert "1 sample(s) hold papers or text only the answer key could give" in printed
+    assert "without the 1 sample suspected of leakage (docs/leakage.md): recall 0.3333 " \
+           "(n=3), precision 0.3333 (n=3)" in printed
 
 
 def test_from_corpus_gives_titles_dates_and_the_survey_flag_resolved_papers_need(tmp_path,

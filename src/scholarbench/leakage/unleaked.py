@@ -55,4 +55,17 @@ def leaked_note(summary: dict[str, Any], keys: Sequence[str] | None = None,
             "(docs/leakage.md): " + ", ".join(parts))
 
 
-__all__ = ["count_leaked", "leaked_note", "without_leaked"]
+def leak_lines(summary: dict[str, Any], keys: Sequence[str] | None = None) -> list[str]:
+    """The terminal summary's lines: how many samples were flagged, and the means over `keys`
+    without them; [] when none was."""
+    n = summary.get("n_suspected_leak")
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        return []
+    lines = [f"{n} sample(s) hold papers or text only the answer key could give "
+             "(`suspected_leak` in scores.jsonl; docs/leakage.md)"]
+    if note := leaked_note(summary, keys):
+        lines.append(note)
+    return lines
+
+
+__all__ = ["count_leaked", "leak_lines", "leaked_note", "without_leaked"]

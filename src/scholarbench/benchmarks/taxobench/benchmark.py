@@ -279,6 +279,9 @@ class TaxoBench(Benchmark):
                               on_problem=lambda msg: print(f"warning: {msg}", file=sys.stderr),
                               limits=self.output_limits)
         print(format_summary(summary))
+        from scholarbench.leakage.unleaked import leak_lines
+        for line in leak_lines(summary, self.headline["deep-research"]):
+            print(f"  {line}")                      # docs/leakage.md
         print(f"scores: {out}")
         return 0
 
