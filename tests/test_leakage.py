@@ -215,6 +215,15 @@ def test_taxobench_deep_research_flags_the_survey_by_id_and_by_title_variant(tmp
         "(docs/leakage.md): recall 0.7500 (n=2), precision 0.8333 (n=2), f1 ")
 
 
+AGENT_BU = f"{__name__}:solve_bottom_up"
+
+
+def solve_bottom_up(task: dict) -> dict:
+    """Places paper 1 and names the survey as a paper: not audited in Bottom-Up."""
+    return {"taxonomy": {"name": task["topic"], "subtopics": [
+        {"name": "A", "papers": ["1", task["survey"]]}]}}
+
+
 def test_taxobench_has_no_cutoff_check_and_bottom_up_is_not_audited(tmp_path, setup):
     """TaxoBench instances carry no survey date: a paper from years after the survey is not
     flagged; Bottom-Up (the paper list is given) is not audited."""
@@ -230,15 +239,6 @@ def test_taxobench_has_no_cutoff_check_and_bottom_up_is_not_audited(tmp_path, se
     out = tmp_path / "bu"
     summary = run(RunConfig(gold, "bottom-up", AGENT_BU, out, progress=False), FakeEmbedder())
     assert summary["n_suspected_leak"] == 0 and "without_leaked" not in summary
-
-
-AGENT_BU = f"{__name__}:solve_bottom_up"
-
-
-def solve_bottom_up(task: dict) -> dict:
-    """Places paper 1 and names the survey as a paper: not audited in Bottom-Up."""
-    return {"taxonomy": {"name": task["topic"], "subtopics": [
-        {"name": "A", "papers": ["1", task["survey"]]}]}}
 
 
 def test_score_files_flags_a_prediction_retrieving_the_survey(tmp_path, setup, capsys):

@@ -1,9 +1,10 @@
 """Does an answer hold what only the answer key could give? One sample, from the answer alone.
 
 Many agents do not use the leakage-ruled tools: a product with live web search can find the
-very survey a task was made from and copy its bibliography. Nothing here calls a tool or a
-corpus; the scorer hands over what the task's own rules say (`AnswerKey`: the survey's titles
-and ids, its abstract, the cut-off) and the answer's papers as it resolved them (`Cited`).
+very survey a task was made from and copy its bibliography. The checks call no tool, model or
+network: the scorer hands over what the task's own rules say (`AnswerKey`: the survey's titles
+and ids, its abstract, the cut-off) and the answer's papers as it resolved them (`Cited`;
+`from_corpus` adds the facts of resolved references for a scorer that holds a corpus).
 Each distinct reference of the answer is counted once, under the first of these that applies:
 
 - `survey`: the source survey itself — one of its ids (DOI, arXiv id, corpus id, compared in
