@@ -45,6 +45,7 @@ from scholarbench.core.usage import (  # noqa: F401  (re-exported: the stages' a
 from scholarbench.errors import ScholarbenchError
 from scholarbench.injection.detect import flag_injections
 from scholarbench.injection.unflagged import flagged_note
+from scholarbench.leakage.unleaked import leak_lines
 from scholarbench.llm.secrets import redact
 from scholarbench.llm.usage import sample_scope
 from scholarbench.procs import stop_requested, watch_stops
@@ -469,4 +470,7 @@ def format_outcome(bench: Benchmark, outcome: RunOutcome) -> str:
                  "scores.jsonl; docs/injection.md)")
     if note := flagged_note(outcome.summary):
         text += f"\n  {note}"
+    for line in leak_lines(outcome.summary,
+                           bench.headline.get(outcome.summary.get("mode")) or None):
+        text += f"\n  {line}"
     return text

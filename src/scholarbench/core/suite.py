@@ -10,7 +10,8 @@ samples can be scored on the data at hand is `skipped`, with why and how to enab
 Exit status: 0 all complete (or skipped), 3 some samples errored, 2 a run could not start (its
 reason is in eval.json and printed).
 A run with samples flagged `suspected_injection` also gets, under the table and in eval.json
-(`without_flagged`), its judge-scored means without them.
+(`without_flagged`), its judge-scored means without them; one with samples flagged
+`suspected_leak` its headline means without those (`without_leaked`, docs/leakage.md).
 
 eval.json is built from each run directory's own files, read under that directory's lock
 (waiting for another process that holds it), never from this process's memory: two `eval`s on
@@ -264,6 +265,9 @@ def run_entry(bench: Benchmark, subtask: str, run_dir: Path,
                  headline_ci95={k: metrics[k].get("ci95") for k in headline if k in metrics})
     if summary.get("without_flagged"):
         entry["without_flagged"] = summary["without_flagged"]
+    if summary.get("without_leaked"):           # docs/leakage.md
+        entry["n_suspected_leak"] = summary.get("n_suspected_leak")
+        entry["without_leaked"] = summary["without_leaked"]
     return entry
 
 
@@ -301,10 +305,13 @@ def format_table(entries: list[dict[str, Any]]) -> str:
 
 def flagged_lines(entries: list[dict[str, Any]]) -> list[str]:
     """Under the table, per run with samples flagged `suspected_injection`: its judge-scored
-    means without them (docs/injection.md)."""
+    means without them (docs/injection.md); with samples flagged `suspected_leak`: its
+    headline means without them (docs/leakage.md)."""
     from scholarbench.injection.unflagged import flagged_note
+    from scholarbench.leakage.unleaked import leaked_note
     return [f"  {e['benchmark']} {e['subtask']}: {note}" for e in entries
-            if (note := flagged_note(e))]
+            for note in (flagged_note(e), leaked_note(e, list(e.get("headline") or ()) or None))
+            if note]
 
 
 def _mean_cell(mean: float | None, ci95: list[float] | None) -> str:

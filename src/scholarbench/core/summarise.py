@@ -21,6 +21,7 @@ from scholarbench.core.measure import CI_METHOD, Measure, interval
 from scholarbench.core.records import Summary
 from scholarbench.core.status import count_samples
 from scholarbench.injection.unflagged import without_flagged
+from scholarbench.leakage.unleaked import count_leaked, without_leaked
 
 SUMMARY_VERSION = 2
 
@@ -40,6 +41,9 @@ def summarise(bench: Benchmark, rows: Sequence[dict[str, Any]], manifest: dict[s
     add_intervals(bench, summary, rows, manifest)
     if (unflagged := without_flagged(bench, rows, manifest, summary)) is not None:
         summary["without_flagged"] = unflagged
+    summary["n_suspected_leak"] = count_leaked(rows)     # docs/leakage.md
+    if (unleaked := without_leaked(bench, rows, manifest, summary)) is not None:
+        summary["without_leaked"] = unleaked
     summary["summary_version"] = SUMMARY_VERSION
     return summary
 

@@ -9,7 +9,8 @@ Run-directory files (beside the engine's manifest.json and summary.json):
                     on resume, never scored as a result)
     scores.jsonl    one line per gold instance: the measure keys (`measures.METRIC_KEYS`),
                     `missing` / `malformed` flags, `status`, the agent's whole-number counts
-                    (`agent_info`); with a judge also judge_coverage … judge_avg and
+                    (`agent_info`), `suspected_leak` (Deep Research: the answer names the
+                    survey; docs/leakage.md); with a judge also judge_coverage … judge_avg and
                     judge_unscored. summary.json is built from these rows and the manifest
                     alone (`scholarbench aggregate`)
     judge.jsonl     with a judge: per instance its scores, reasoning, attempts, prompt version
@@ -278,6 +279,9 @@ class TaxoBench(Benchmark):
                               on_problem=lambda msg: print(f"warning: {msg}", file=sys.stderr),
                               limits=self.output_limits)
         print(format_summary(summary))
+        from scholarbench.leakage.unleaked import leak_lines
+        for line in leak_lines(summary, self.headline["deep-research"]):
+            print(f"  {line}")                      # docs/leakage.md
         print(f"scores: {out}")
         return 0
 
