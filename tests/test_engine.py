@@ -290,6 +290,8 @@ def test_a_plugin_brings_its_measures_judge_stage_and_report_section(env):
     assert listed.returncode == 0, listed.stderr
     text = listed.stdout
     assert "toybench\n" in text and "  f1 " in text.split("toybench\n", 1)[1]
+    taxo = text.split("taxobench\n", 1)[1].split("toybench\n", 1)[0]
+    assert "  f1 " in taxo                     # two benchmarks, one measure name each
     assert "pooled over the run" in text and "[LLM judge]" in text
     report = _cli(["report", "runs/judged", "--format", "markdown", "--no-published"], site, tmp)
     assert report.returncode == 0, report.stderr
