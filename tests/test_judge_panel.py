@@ -15,7 +15,7 @@ from fake_openai import FakeOpenAI, Step
 from test_scinet_core import A, C, D, tiny_env
 from scholarbench.benchmarks.scinet import SciNetRunConfig, format_summary, run_scinet
 from scholarbench.benchmarks.scinet.records import SciNetTask, write_tasks
-from scholarbench.judges.agreement import krippendorff_alpha, per_judge_of, rank_agreement
+from scholarbench.metrics.agreement import krippendorff_alpha, per_judge_of, rank_agreement
 from scholarbench.llm.client import ChatClient
 from scholarbench.llm.config import ModelConfig
 from scholarbench.llm.roles import LLMRoles

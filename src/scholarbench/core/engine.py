@@ -55,6 +55,8 @@ GENERIC_AGENTS = ("endpoint", "replay", "package.module:attr")
 # Manifest keys that must agree for a run directory to be resumed.
 IDENTITY_KEYS = ("benchmark", "mode", "agent", "agent_config", "data", "agent_model")
 SCORES, SUMMARY = "scores.jsonl", "summary.json"
+# options of one scoring, never recorded as the run's (a judge is asked per `score`)
+PER_SCORING = ("with_judge",)
 
 
 def benchmark_class(name: str) -> type[Benchmark]:
@@ -353,7 +355,7 @@ def score_run(run_dir: Path, *, options: dict[str, Any] | None = None,
     bench.models = models or Models()
     bench.progress = progress
     with run.lock():
-        recorded = _plain(options or {})
+        recorded = {k: v for k, v in _plain(options or {}).items() if k not in PER_SCORING}
         if recorded:       # what this scoring used: `aggregate` rebuilds with the same
             manifest = run.read_manifest()
             manifest["options"] = {**(manifest.get("options") or {}), **recorded}

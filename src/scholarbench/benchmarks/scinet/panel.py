@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from scholarbench.benchmarks.scinet.judge import PROMPTS, SciNetJudge
-from scholarbench.judges.agreement import PANEL_KEY, samples_key
+from scholarbench.metrics.agreement import PANEL_KEY, samples_key
 
 
 def labels_of(judges: Sequence[SciNetJudge]) -> list[str]:

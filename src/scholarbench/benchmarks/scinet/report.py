@@ -41,7 +41,7 @@ def panel_notes(runs: Sequence[ReportRun], keys: Sequence[str]) -> list[str]:
     """With a judge panel (summary.json `judge_panel`, `judge_agreement`): each run's per-judge
     means and α, and, over two or more runs, whether the judges rank the runs alike (Kendall τ,
     the top run; `judges.agreement.rank_agreement`)."""
-    from scholarbench.judges.agreement import per_judge_of, rank_agreement
+    from scholarbench.metrics.agreement import per_judge_of, rank_agreement
     notes = []
     for key in keys:
         per_run = {}

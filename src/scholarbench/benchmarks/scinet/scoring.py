@@ -162,7 +162,7 @@ def panel_fields(rows: Sequence[dict[str, Any]], families: dict[str, Any], varia
     """With a judge panel or repeats (rows carrying `judges`): `judge_panel` (each judge's
     mean, repeats and spread per measure), `judge_agreement` (α between the judges) and each
     family's judged metric's per-judge means beside its macro (`judges.agreement`)."""
-    from scholarbench.judges.agreement import panel_summary
+    from scholarbench.metrics.agreement import panel_summary
     out = panel_summary(rows, {m: metric_key(m, variant) for m in LLM_METRICS})
     for m in LLM_METRICS:
         entry = out.get("judge_panel", {}).get(metric_key(m, variant))
