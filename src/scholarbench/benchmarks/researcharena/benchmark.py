@@ -346,7 +346,8 @@ class ResearchArena(Benchmark):
         else:
             variant = (manifest.get("data") or {}).get("qrels", "searchable")
             rows = scoring.score_ranking(tasks, generated, run_dir.path, variant,
-                                         self._measures(), scoring.run_tag(manifest))
+                                         self._measures(), scoring.run_tag(manifest),
+                                         corpus=self._corpus)
         scoring.add_sample_fields(rows, tasks, generated)
         return rows
 
