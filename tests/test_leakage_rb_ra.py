@@ -97,7 +97,8 @@ def test_reportbench_flags_the_survey_by_doi_and_title_later_papers_and_abstract
     recall = [1 / 3, 2 / 3, 1 / 3, 1 / 3, 2 / 3]
     assert [rows[s]["ref_precision"] for s in REPORTS] == pytest.approx(precision)
     assert [rows[s]["ref_recall"] for s in REPORTS] == pytest.approx(recall)
-    assert [rows[s].get("n_hidden_survey") for s in REPORTS] == [1, 1, None, None, None]
+    # the scorer's exact hidden-survey check misses the shortened title; the audit does not
+    assert [rows[s].get("n_hidden_survey") for s in REPORTS] == [1, None, None, None, None]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["n_suspected_leak"] == 4
     assert summary["metrics"]["ref_precision"]["mean"] == pytest.approx(sum(precision) / 5)
