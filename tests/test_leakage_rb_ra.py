@@ -115,3 +115,101 @@ def test_reportbench_flags_the_survey_by_doi_and_title_later_papers_and_abstract
     assert {s: r.get("suspected_leak") for s, r in _rows(out / "scores.jsonl").items()} == {
         s: r.get("suspected_leak") for s, r in rows.items()}
     assert main(["aggregate", str(out), "--check"]) == 0
+
+
+# -- ResearchArena discovery / selection -------------------------------------------------------
+
+S, A, C, E, G, L = ("arxiv:2106.00100", "doi:10.1/a", "arxiv:2105.00003", "doi:10.1/e",
+                    "arxiv:1903.00007", "arxiv:2201.00010")
+ARENA_SURVEYS = {"100": "Graph learning: a survey",               # S of the tiny corpus
+                 "101": "Graph neural networks for molecules: a survey",
+                 "102": "Graph neural networks for recommendation: a survey",
+                 "103": "Graph neural networks for traffic: a survey"}
+ARENA_ANSWERS = {
+    # the survey by its arXiv id with a version (resolved to its corpus id)
+    "100": [A, "2106.00100v2", C, "1903.00007"],
+    # the survey by a subtitled title the corpus does not resolve (kept in info)
+    "101": ["Graph Neural Networks for Molecules: A Survey (Extended Version)", A, C],
+    # L (2022) and an unknown July 2021 arXiv id after the cut-off, E a survey
+    "102": [L, A, E, C, "2107.00001"],
+    # clean: A, B (not searchable: not before the cut-off, but a paper of its year), G
+    "103": [A, "doi:10.1/b", "1903.00007"],
+}
+
+
+@pytest.fixture
+def ra_inputs(tmp_path):
+    """Four upstream-format surveys (cut-off 2021-06-15, gold A, C, G; 100 is the corpus's
+    survey S), the tiny hand-made corpus, the scripted answers."""
+    from test_researcharena_fixtures import build_tiny
+    surveys = tmp_path / "survey.jsonl"
+    surveys.write_text("".join(json.dumps({
+        "id": int(i), "title": t, "publicationDate": "2021-06-15",
+        "references": {"influential": [1], "relevant": [3, 7]}}) + "\n"
+        for i, t in ARENA_SURVEYS.items()))
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("".join(json.dumps({"id": i, "papers": p}) + "\n"
+                               for i, p in ARENA_ANSWERS.items()))
+    build_tiny(tmp_path / "corpus")
+    return surveys, tmp_path / "corpus", answers
+
+
+@pytest.mark.parametrize("task", ["discovery", "selection"])
+def test_researcharena_flags_the_survey_by_id_and_title_later_papers_and_surveys(
+        tmp_path, ra_inputs, monkeypatch, capsys, task):
+    from scholarbench.cli import main
+    monkeypatch.setenv("SCHOLARBENCH_DATA", str(tmp_path / "no-data"))
+    surveys, corpus, answers = ra_inputs
+    out = tmp_path / "run"
+    assert main(["run", "researcharena", "--task", task, "--agent", "replay", "--agent-arg",
+                 f"path={answers}", "--corpus", str(corpus), "--tasks-from", str(surveys),
+                 "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    rows = _rows(out / "scores.jsonl")
+    assert {i: r.get("suspected_leak") for i, r in rows.items()} == {
+        "100": {"survey": 1}, "101": {"survey": 1},
+        "102": {"after_cutoff": 2, "excluded": 1}, "103": None}
+    # flagged, not changed. By hand (gold A, C, G): 100 [A, S, C, G] R@10 1, P@10 .3, RR 1;
+    # 101 [?, A, C] 2/3, .2, 1/2; 102 [L, A, E, C, ?] 2/3, .2, 1/2; 103 [A, B, G] 2/3, .2, 1
+    recall, precision, rr = [1, 2 / 3, 2 / 3, 2 / 3], [.3, .2, .2, .2], [1, .5, .5, 1]
+    for key, want in (("R@10", recall), ("P@10", precision), ("RR", rr)):
+        assert [rows[i][key] for i in ARENA_SURVEYS] == pytest.approx(want), key
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n_suspected_leak"] == 3
+    assert summary["metrics"]["R@10"]["mean"] == pytest.approx(0.75)
+    assert summary["metrics"]["P@10"]["mean"] == pytest.approx(0.225)
+    assert summary["metrics"]["RR"]["mean"] == pytest.approx(0.75)
+    block = summary["without_leaked"]
+    assert (block["n_leaked"], block["n_samples"]) == (3, 1)
+    assert set(block["metrics"]) == set(summary["metrics"])
+    assert [block["metrics"][k]["mean"] for k in ("R@10", "P@10", "RR")] == pytest.approx(
+        [2 / 3, 0.2, 1.0])
+    assert "3 sample(s) hold papers or text only the answer key could give" in printed
+    # re-scored from the run's files (the corpus is the manifest's), rebuilt from the rows
+    assert main(["score", str(out)]) == 0
+    assert {i: r.get("suspected_leak") for i, r in _rows(out / "scores.jsonl").items()} == {
+        i: r.get("suspected_leak") for i, r in rows.items()}
+    assert main(["aggregate", str(out), "--check"]) == 0
+    # the corpus gone: re-scored alike, the audit reading the ids as written (E is not known
+    # to be a survey any more; the arXiv ids still date L and 2107.00001)
+    corpus.rename(tmp_path / "moved")
+    assert main(["score", str(out)]) == 0
+    again = _rows(out / "scores.jsonl")
+    assert again["102"]["suspected_leak"] == {"after_cutoff": 2}
+    assert [again[i]["R@10"] for i in ARENA_SURVEYS] == pytest.approx(recall)
+    assert main(["aggregate", str(out), "--check"]) == 0
+
+
+def test_researcharena_audit_without_a_corpus_reads_the_ids_as_written():
+    """A re-score with no corpus: the survey still by its paper_id, a later paper only by an
+    arXiv id; no paper is known to be a survey, and a title needs its corpus row."""
+    from datetime import date
+    from types import SimpleNamespace
+    from scholarbench.benchmarks.researcharena.leakage import suspected_leak
+    task = SimpleNamespace(topic="Graph learning: a survey", survey_id=S,
+                           cutoff=date(2021, 6, 15))
+    assert suspected_leak(task, [A, S, L, E, "doi:10.1/later"]) == {"survey": 1,
+                                                                    "after_cutoff": 1}
+    assert suspected_leak(task, [A, G]) == {}
+    assert suspected_leak(task, ["unresolved:1", A], None,
+                          ["GRAPH LEARNING - A SURVEY."]) == {"survey": 1}

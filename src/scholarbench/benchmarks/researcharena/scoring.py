@@ -118,7 +118,10 @@ def score_ranking(tasks: Sequence[ArenaTask], records: dict[str, dict[str, Any]]
             else:
                 ids = parsed
                 row["duplicates_dropped"] = dropped
-                if leak := suspected_leak(task, ids, corpus):
+                info = rec.get("info") if isinstance(rec.get("info"), dict) else {}
+                examples = info.get("unresolved_examples")
+                if leak := suspected_leak(task, ids, corpus,
+                                          examples if isinstance(examples, list) else ()):
                     row["suspected_leak"] = leak          # docs/leakage.md; no score changes
         row["n_retrieved"] = len(ids)
         row["n_gold"] = len(qrels[task.id])
