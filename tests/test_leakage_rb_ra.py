@@ -115,6 +115,18 @@ def test_reportbench_flags_the_survey_by_doi_and_title_later_papers_and_abstract
     assert {s: r.get("suspected_leak") for s, r in _rows(out / "scores.jsonl").items()} == {
         s: r.get("suspected_leak") for s, r in rows.items()}
     assert main(["aggregate", str(out), "--check"]) == 0
+    # the answers as a prediction file, the task file beside the GT folder: the same flags
+    capsys.readouterr()
+    filed = tmp_path / "filed.jsonl"
+    assert main(["score", "reportbench", "--gt-dir", str(gt), "--pred", str(answers),
+                 "--corpus", str(corpus), "--out", str(filed)]) == 0
+    assert {r["arxiv_id"]: r.get("suspected_leak") for r in map(
+        json.loads, filed.read_text().splitlines())} == {
+        s: r.get("suspected_leak") for s, r in rows.items()}
+    printed = capsys.readouterr().out
+    assert "4 sample(s) hold papers or text only the answer key could give" in printed
+    assert "without the 4 samples suspected of leakage (docs/leakage.md): ref_precision " \
+           "0.5000 (n=1), ref_recall 0.3333 (n=1), ref_count 2.0000 (n=1)" in printed
 
 
 # -- ResearchArena discovery / selection -------------------------------------------------------
