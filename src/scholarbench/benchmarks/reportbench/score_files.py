@@ -24,7 +24,9 @@ One output line per GT survey (every `<arxiv_id>.jsonl` of the GT folder, sorted
 
 References are those of `refscore.references_for` (a family answer's `cited` REFs included) and
 are scored by `refscore.score_references`: the survey itself (its arXiv id; with the task file
-beside the GT folder also its DOI and title) never counts as a match.
+beside the GT folder also its DOI and title) never counts as a match. With that task file the
+lines are also audited for leakage (`leakage.suspected_leak`, docs/leakage.md: the survey by
+id or title variant, papers after the prompt's cut-off, the abstract copied), as a run's rows.
 
 With a `statement_judge` the lines with a `report` also carry the statement metrics
 (`statements.statement_row`: cited_match_rate, cited_match_rate_checkable, noncited_accuracy,
@@ -50,6 +52,7 @@ from typing import Any
 
 from scholarbench.benchmarks.reportbench.extract import ExtractedReferences, references_from_items
 from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
+from scholarbench.benchmarks.reportbench.leakage import suspected_leak
 from scholarbench.benchmarks.reportbench.metrics import Match, Unresolved, reference_scores
 from scholarbench.benchmarks.reportbench.pred_lines import as_record, read_predictions
 from scholarbench.benchmarks.reportbench.refscore import (HiddenSurvey, references_for,
@@ -58,6 +61,7 @@ from scholarbench.benchmarks.reportbench.resolve import TitleExtractor
 from scholarbench.benchmarks.reportbench.scoring import REF_KEYS
 from scholarbench.benchmarks.reportbench.statements import (format_statement_summary,
                                                             not_judged_row, statement_row)
+from scholarbench.leakage import leak_lines
 from scholarbench.core.status import reason_of
 from scholarbench.data.trec import write_lines_atomic
 from scholarbench.errors import ScholarbenchError
@@ -75,13 +79,14 @@ def _open_corpus(corpus: Any):
     return corpus
 
 
-def _hidden_surveys(gt_dir: Path) -> dict[str, HiddenSurvey]:
-    """The surveys' ids, DOIs and titles from the task file beside the GT folder, if any (else
-    each survey is known by its arXiv id alone)."""
+def _tasks_beside(gt_dir: Path) -> dict[str, Any]:
+    """The tasks of the task file beside the GT folder, if any: the surveys' ids, DOIs, titles,
+    abstracts and cut-offs (else each survey is known by its arXiv id alone, and not
+    audited for leakage)."""
     for folder in (gt_dir, gt_dir.parent):
         if (folder / TASKS_FILE).is_file():
             try:
-                return {t.arxiv_id: HiddenSurvey.of(t) for t in load_tasks(folder)}
+                return {t.arxiv_id: t for t in load_tasks(folder)}
             except Exception:       # an unreadable task file: ids alone
                 return {}
     return {}
@@ -108,7 +113,8 @@ def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path:
     gt = load_ground_truth(gt_dir)                       # DataError on bad GT
     gt_titles = {s: [r.title for r in refs] for s, refs in gt.items()}
     corpus = _open_corpus(corpus)
-    hidden = _hidden_surveys(Path(gt_dir))
+    tasks = _tasks_beside(Path(gt_dir))
+    hidden = {sid: HiddenSurvey.of(t) for sid, t in tasks.items()}
     valid, malformed = read_predictions(pred_path)
     chosen: dict[str, tuple[int, dict, str]] = {}
     duplicates, unknown, superseded = [], [], []
@@ -176,6 +182,9 @@ def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path:
             row["n_not_academic"] = counts["n_not_academic"]
         if n_hidden:
             row["n_hidden_survey"] = n_hidden
+        if survey in tasks and (leak := suspected_leak(tasks[survey], found.references,
+                                                       report, corpus)):
+            row["suspected_leak"] = leak                  # docs/leakage.md; no score changes
         if statement_judge is not None:
             row.update(_judge_statements(statement_judge, report, found))
         rows.append(row)
@@ -281,6 +290,7 @@ def format_summary(summary: dict[str, Any]) -> str:
         lines.append(f"  … {summary['n_malformed_lines'] - 5} more malformed lines")
     if summary.get("statements"):
         lines += format_statement_summary(summary["statements"])
+    lines += [f"  {line}" for line in leak_lines(summary, list(METRICS))]
     return "\n".join(lines)
 
 

@@ -6,7 +6,9 @@ Per survey (`Scorer.row`):
   `llm_titles` is on — and scored against the survey's ground truth
   (`refscore.score_references`: ref_precision, ref_recall, ref_count; the hidden survey never
   matches);
-- with statements, the cited / non-cited statement metrics (`statements.StatementJudge`).
+- with statements, the cited / non-cited statement metrics (`statements.StatementJudge`);
+- the leakage audit (`leakage.suspected_leak`, docs/leakage.md): `suspected_leak` when the
+  references or the text hold what only the survey could give (a flag, no score changes).
 
 Status of a row: ``scored`` / ``no_references`` (a report without references: 0, counted);
 ``missing`` (no report: the writer reported a failure, no replay line, an empty answer — 0 and
@@ -31,6 +33,7 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
+from scholarbench.benchmarks.reportbench.leakage import suspected_leak
 from scholarbench.benchmarks.reportbench.measures import keys
 from scholarbench.benchmarks.reportbench.refscore import (HiddenSurvey, references_for,
                                                           score_references)
@@ -219,6 +222,9 @@ class Scorer:
         row.update(unresolved=counts["n_unresolved"], n_refs=counts["n_found"])   # core.refs
         if n_hidden:
             row["n_hidden_survey"] = n_hidden
+        if task is not None and (leak := suspected_leak(task, found.references, report,
+                                                        self.corpus)):
+            row["suspected_leak"] = leak                  # docs/leakage.md; no score changes
         if record.get("error"):
             row["error"] = record["error"]
         if self.titles is not None and self.titles.last is not None:

@@ -189,7 +189,25 @@ class ResearchArena(Benchmark):
         limit = manifest.get("limit")
         selected = tasks[:limit] if limit is not None else tasks
         variant = (manifest.get("data") or {}).get("qrels", "searchable")
+        self._corpus = self._rescore_corpus(manifest)
         return Loaded(self._bare_samples(selected, manifest["mode"], variant))
+
+    @staticmethod
+    def _rescore_corpus(manifest: dict[str, Any]) -> Any:
+        """The run's corpus, for the leakage audit of a re-scored ranking only (docs/leakage.md):
+        opened when its directory is still where the manifest says, with the checksum the run
+        recorded; else None (scoring needs no corpus, and the audit reads the ids as written)."""
+        from pathlib import Path
+        from scholarbench.benchmarks.researcharena import loading
+        from scholarbench.corpus.build import corpus_info
+        recorded = manifest.get("corpus") if isinstance(manifest.get("corpus"), dict) else {}
+        path, sha = recorded.get("path"), recorded.get("sha256")
+        if manifest.get("mode") == "organisation" or not path or not sha \
+                or not (Path(path) / "manifest.json").is_file():
+            return None
+        if (corpus_info(path) or {}).get("sha256") != sha:
+            return None
+        return loading.open_corpus(Path(path))
 
     def _bare_samples(self, tasks: Sequence[Any], subtask: str, variant: str) -> list[Sample]:
         """Samples for scoring only (no prompts: the agent does not run)."""
@@ -346,7 +364,8 @@ class ResearchArena(Benchmark):
         else:
             variant = (manifest.get("data") or {}).get("qrels", "searchable")
             rows = scoring.score_ranking(tasks, generated, run_dir.path, variant,
-                                         self._measures(), scoring.run_tag(manifest))
+                                         self._measures(), scoring.run_tag(manifest),
+                                         corpus=self._corpus)
         scoring.add_sample_fields(rows, tasks, generated)
         return rows
 

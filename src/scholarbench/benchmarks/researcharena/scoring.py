@@ -23,6 +23,10 @@ Discovery and selection:
   null measures and `unscorable: "empty_gold"`; it is excluded from the means and counted
   beside them (and listed in `unscorable_ids`).
 
+The leakage audit (docs/leakage.md, `leakage.suspected_leak`) flags a row whose ranking holds
+the survey itself, a paper not before the cut-off or another survey (`suspected_leak`); the
+scores are unchanged.
+
 Organisation: the mind-map is scored with `measures.organisation.organisation_scores` against
 the task's ground-truth mind-map (an upstream typology, else a TaxoBench tree). A task without
 one is unscorable (`unscorable: "no_mindmap"`; the agent is not run on it), counted and listed.
@@ -41,6 +45,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from scholarbench.benchmarks.researcharena.answers import parse_ranking
+from scholarbench.benchmarks.researcharena.leakage import suspected_leak
 from scholarbench.benchmarks.researcharena.measures.declared import ORGANISATION_KEYS
 from scholarbench.benchmarks.researcharena.measures.ranking import (DEFAULT_MEASURES,
                                                                     DISCOVERY_MEASURES,
@@ -90,8 +95,10 @@ def _status(row: dict[str, Any], outcome: str) -> str:
 
 
 def score_ranking(tasks: Sequence[ArenaTask], records: dict[str, dict[str, Any]], out: Path,
-                  variant: str, measures: Sequence[str], tag: str) -> list[dict[str, Any]]:
-    """Rows for discovery / selection; rewrites qrels.trec and run.trec in `out`."""
+                  variant: str, measures: Sequence[str], tag: str, corpus: Any = None
+                  ) -> list[dict[str, Any]]:
+    """Rows for discovery / selection; rewrites qrels.trec and run.trec in `out`. With
+    `corpus`, the leakage audit reads the ranked papers' corpus rows (`leakage`)."""
     from scholarbench.benchmarks.researcharena.measures.ranking import evaluate
     from scholarbench.data.trec import Run, write_qrels, write_run
     qrels = {t.id: t.qrels(variant) for t in tasks}
@@ -111,6 +118,11 @@ def score_ranking(tasks: Sequence[ArenaTask], records: dict[str, dict[str, Any]]
             else:
                 ids = parsed
                 row["duplicates_dropped"] = dropped
+                info = rec.get("info") if isinstance(rec.get("info"), dict) else {}
+                examples = info.get("unresolved_examples")
+                if leak := suspected_leak(task, ids, corpus,
+                                          examples if isinstance(examples, list) else ()):
+                    row["suspected_leak"] = leak          # docs/leakage.md; no score changes
         row["n_retrieved"] = len(ids)
         row["n_gold"] = len(qrels[task.id])
         if ids and outcome != "error":
