@@ -45,14 +45,22 @@ def flagged_note(summary: dict[str, Any], digits: int = 4) -> str | None:
     metrics = block.get("metrics") if isinstance(block, dict) else None
     if not isinstance(n, int) or n < 1 or not isinstance(metrics, dict):
         return None             # nothing flagged, or a hand-edited summary: no note
+    return (f"without the {n} flagged sample{'' if n == 1 else 's'}: "
+            + means_text(metrics, list(metrics), digits))
+
+
+def means_text(metrics: dict[str, Any], keys: Sequence[str], digits: int = 4) -> str:
+    """'judge_avg 3.1000 (n=2), …' for the `keys` of a summary's `metrics` block (the notes
+    on means without flagged samples: injection and leakage)."""
     parts = []
-    for key, m in metrics.items():
+    for key in keys:
+        m = metrics.get(key)
         if isinstance(m, dict):
             mean = m.get("mean")
             value = f"{mean:.{digits}f}" if isinstance(mean, (int, float)) and \
                 not isinstance(mean, bool) else "—"
             parts.append(f"{key} {value} (n={m.get('n', 0)})")
-    return (f"without the {n} flagged sample{'' if n == 1 else 's'}: " + ", ".join(parts))
+    return ", ".join(parts)
 
 
 def report_notes(runs: Sequence[Any]) -> list[str]:

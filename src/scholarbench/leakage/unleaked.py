@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from scholarbench.injection.unflagged import means_text
+
 
 def count_leaked(rows: Sequence[dict[str, Any]]) -> int:
     return sum(1 for r in rows if r.get("suspected_leak"))
@@ -43,16 +45,9 @@ def leaked_note(summary: dict[str, Any], keys: Sequence[str] | None = None,
     metrics = block.get("metrics") if isinstance(block, dict) else None
     if not isinstance(n, int) or n < 1 or not isinstance(metrics, dict):
         return None             # nothing flagged, or a hand-edited summary: no note
-    parts = []
-    for key in (keys if keys is not None else list(metrics)):
-        m = metrics.get(key)
-        if isinstance(m, dict):
-            mean = m.get("mean")
-            value = f"{mean:.{digits}f}" if isinstance(mean, (int, float)) and \
-                not isinstance(mean, bool) else "—"
-            parts.append(f"{key} {value} (n={m.get('n', 0)})")
     return (f"without the {n} sample{'' if n == 1 else 's'} suspected of leakage "
-            "(docs/leakage.md): " + ", ".join(parts))
+            "(docs/leakage.md): "
+            + means_text(metrics, keys if keys is not None else list(metrics), digits))
 
 
 def leak_lines(summary: dict[str, Any], keys: Sequence[str] | None = None) -> list[str]:

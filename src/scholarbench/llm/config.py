@@ -163,16 +163,20 @@ def read_config_file(path: Path) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     shared = data.get("llm", {})
     for role in ROLES:
-        table = {**shared, **data.get(role, {})}
-        for key in table:
-            if key in {"api_key", "key", "openai_api_key"}:
-                raise ScholarbenchError(f"{path}: [{role}] {key}: API keys are read from the "
-                                        "environment only; name the variable with api_key_env")
-            if key not in _FILE_KEYS:
-                raise ScholarbenchError(f"{path}: [{role}] unknown key {key!r}; known: "
-                                        f"{', '.join(sorted(_FILE_KEYS))}")
-        out[role] = {k: _coerce(k, v, f"{path} [{role}]") for k, v in table.items()}
+        out[role] = _model_table({**shared, **data.get(role, {})}, f"{path} [{role}]")
     return out
+
+
+def _model_table(table: dict[str, Any], at: str) -> dict[str, Any]:
+    """One model's settings from a config file: known keys only, never an API key, coerced."""
+    for key in table:
+        if key in {"api_key", "key", "openai_api_key"}:
+            raise ScholarbenchError(f"{at}: {key}: API keys are read from the environment "
+                                    "only; name the variable with api_key_env")
+        if key not in _FILE_KEYS:
+            raise ScholarbenchError(f"{at}: unknown key {key!r}; known: "
+                                    f"{', '.join(sorted(_FILE_KEYS))}")
+    return {k: _coerce(k, v, at) for k, v in table.items()}
 
 
 def _from_env(role: str, environ: Mapping[str, str]) -> dict[str, Any]:
@@ -227,15 +231,7 @@ def read_panel(name: str, config_file: str | Path | None = None
                                 "[{model = \"gpt-4o\"}, {model = \"m\", base_url = \"…\"}]")
     out = []
     for i, judge in enumerate(judges, start=1):
-        at = f"{path} {where} judge {i}"
-        for key in judge:
-            if key in {"api_key", "key", "openai_api_key"}:
-                raise ScholarbenchError(f"{at}: {key}: API keys are read from the environment "
-                                        "only; name the variable with api_key_env")
-            if key not in _FILE_KEYS:
-                raise ScholarbenchError(f"{at}: unknown key {key!r}; known: "
-                                        f"{', '.join(sorted(_FILE_KEYS))}")
-        out.append({k: _coerce(k, v, at) for k, v in judge.items()})
+        out.append(_model_table(judge, f"{path} {where} judge {i}"))
     samples = table.get("samples")
     if samples is not None and (isinstance(samples, bool) or not isinstance(samples, int)
                                 or samples < 1):
