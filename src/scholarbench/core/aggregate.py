@@ -17,12 +17,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from scholarbench.core.engine import SCORES, SUMMARY, benchmark_class
+from scholarbench.core.migrate import check_format, upgrade_rows
+from scholarbench.core.records import RUN_FORMAT, ScoreRecord
+from scholarbench.core.rundir import RunDir
+from scholarbench.core.summarise import summarise
 from scholarbench.errors import ScholarbenchError
 
 
 def read_scores(path: Path, id_key: str) -> list[dict[str, Any]]:
     """The rows of a scores.jsonl, each checked against `ScoreRecord`."""
-    from scholarbench.core.records import ScoreRecord
     if not path.exists():
         raise ScholarbenchError(f"{path}: no scores (score the run first: scholarbench score "
                                 f"{path.parent})")
@@ -52,11 +56,6 @@ def read_scores(path: Path, id_key: str) -> list[dict[str, Any]]:
 
 def rebuild(run_dir: Path) -> tuple[dict[str, Any], Any]:
     """(the rebuilt summary, the benchmark) of a finished run directory."""
-    from scholarbench.core.engine import SCORES, benchmark_class
-    from scholarbench.core.records import RUN_FORMAT
-    from scholarbench.core.rundir import RunDir
-    from scholarbench.core.summarise import summarise
-    from scholarbench.core.migrate import check_format, upgrade_rows
     run = RunDir(run_dir)
     manifest = run.read_manifest()
     bench = benchmark_class(str(manifest.get("benchmark")))(manifest.get("options") or {})
@@ -82,8 +81,6 @@ def differences(a: Any, b: Any, path: str = "") -> list[str]:
 
 
 def cmd_aggregate(args: argparse.Namespace) -> int:
-    from scholarbench.core.engine import SUMMARY
-    from scholarbench.core.rundir import RunDir
     run_dir = Path(args.run_dir)
     summary, bench = rebuild(run_dir)
     if args.check:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from scholarbench.core.records import READABLE_FORMATS, RUN_FORMAT
+from scholarbench.core.status import reason_of, sample_status
 from scholarbench.errors import ScholarbenchError
 
 
@@ -31,7 +32,6 @@ def check_format(manifest: dict[str, Any], path: Path) -> str:
 def upgrade_rows(rows: list[dict[str, Any]], manifest: dict[str, Any],
                  generated: dict[str, dict[str, Any]], id_key: str) -> list[dict[str, Any]]:
     """Rows of an older format as this format writes them (in memory; the files stay)."""
-    from scholarbench.core.status import reason_of, sample_status
     if manifest.get("format") == RUN_FORMAT:
         return rows
     out = []
