@@ -661,3 +661,51 @@ def test_sample_flags_name_the_samples_status_and_an_errored_sample_shows_no_val
     assert "<td class='flags'>error: agent raised" in rows[1]
     assert 'data-value="">—</td>' in rows[1] and "0.0000" not in rows[1]
     assert "<td class='flags'>missing</td>" in rows[2]
+
+
+def judges_panel(html: str) -> str:
+    start = html.index('<section class="judges">')
+    return html[start:html.index("</section>", start)]
+
+
+def test_judges_panel_of_a_one_judge_run(judged_run, taxo_runs):
+    """The "Judges" panel (issue 27): a one-judge run lists its judge with its calls, its
+    judged measures with the summary's values, and says no agreement was measured; a run
+    without a judge has no entry."""
+    html = render_html_report(load_report_runs([judged_run, taxo_runs[0]]))
+    panel = judges_panel(html)
+    manifest = json.loads((judged_run / "manifest.json").read_text())
+    summary = json.loads((judged_run / "summary.json").read_text())
+    assert 'data-title="judged-bu: judges"' in panel and taxo_runs[0].name not in panel
+    calls = sum(stage["judge"]["calls"] for stage in manifest["usage"].values()
+                if "judge" in stage)
+    judge_row = re.search(r'<tr class="ours"[^>]*><th scope="row">gpt-4o-mini</th>(.*?)</tr>',
+                          panel).group(1)
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", judge_row)
+    assert unescape(cells[0]) == manifest["models"]["judge"]["model_id"]
+    assert cells[3] == str(calls) and calls > 0 and cells[5] == "not measured"
+    values = dict(re.findall(r'<th scope="row">(judge_\w+)</th><td>gpt-4o-mini</td>'
+                             r'<td data-key="mean" data-value="([^"]*)"', panel))
+    assert set(values) == {"judge_coverage", "judge_organization", "judge_logic",
+                           "judge_topology", "judge_avg"}
+    for key, value in values.items():
+        assert float(value) == summary["metrics"][key]["mean"]
+    assert "one judge, one sample: no agreement measured" in panel
+
+
+def test_judges_panel_escapes_names_and_shows_the_injection_shift(judged_run, tmp_path):
+    """A judge's name and id are data: escaped. judge-check's figures for that judge (manifest
+    `injection_check.<model id>`) are its injection shift."""
+    import shutil
+    run = tmp_path / "evil"
+    shutil.copytree(judged_run, run)
+    manifest = json.loads((run / "manifest.json").read_text())
+    evil = "<script>alert(1)</script>"
+    manifest["models"]["judge"]["model"] = evil
+    manifest["models"]["judge"]["model_id"] = f"http://x/v1|{evil}"
+    manifest["injection_check"] = {f"http://x/v1|{evil}": {
+        "measure": "judge_avg", "overall": {"n": 4, "mean_shift": 0.75, "share_moved": 0.5}}}
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    panel = judges_panel(render_html_report(load_report_runs([run])))
+    assert "<script" not in panel and "&lt;script&gt;alert(1)&lt;/script&gt;" in panel
+    assert "judge_avg +0.750 (50% of 4 moved)" in panel
