@@ -375,34 +375,11 @@ def test_report_shows_per_judge_means_alpha_and_the_judges_rankings(tmp_path, ju
     b.default = lambda body: reply(1)
     _, second = run(tmp_path, judges, out="r2", name="second")          # a 5, b 1
     text = leaderboard_text([load_report_run(first), load_report_run(second)], "terminal")
-    lines = [" ".join(x.split()) for x in text.splitlines()]
-    at = lines.index("Judges")
-    # first run: the panel row (mean, α by hand), then one row per judge (mean, n, undefined)
-    alpha = f"{alpha_by_hand([A_SCORES[0], B_SCORES]):.3f}"
-    agreement = lines[lines.index("first: agreement", at):]
-    assert agreement[3:6] == [f"{M} panel 4.50 3 0 {alpha}", "judge-a 4.00 3 0 — —",
-                              "judge-b 5.00 3 0 — —"]
-    judges_rows = lines[lines.index("first: judges", at):][3:5]
-    assert [r.split()[0] for r in judges_rows] == ["judge-a", "judge-b"]
-    usage = json.loads((first / "manifest.json").read_text())["usage"]["score"]
-    for row, role in zip(judges_rows, ("judge", "judge_2")):        # seed, calls, tokens
-        tokens = usage[role]["prompt_tokens"] + usage[role]["completion_tokens"]
-        assert row.endswith(f"0 {usage[role]['calls']} {tokens} not measured") and tokens
+    assert "first: Path Rationality (LLM) per judge: judge-a 4.00, judge-b 5.00; α between " \
+        f"judges {alpha_by_hand([A_SCORES[0], B_SCORES]):.3f}" in " ".join(text.split())
     flat = " ".join(text.split())
-    assert f"scinet path {M}: the judges' rankings of 2 runs:" in flat
     assert "τ judge-a ~ judge-b -1.00" in flat          # a ranks second higher, b first
     assert "the judges do not agree on the top run" in flat
-    # compare says it too (two runs: τ is ±1)
-    from scholarbench.report.compare import compare_runs, format_comparison
-    compared = format_comparison(compare_runs(first, second))
-    assert (f"judges: scinet path {M}: the judges' rankings of 2 runs: τ judge-a ~ judge-b "
-            "-1.00; the judges do not agree on the top run") in compared
-    # the HTML report shows the same tables and the ranking note
-    from scholarbench.report.html import write_html_report
-    html = write_html_report([first, second], tmp_path / "r.html").read_text()
-    panel = html[html.index('<section class="judges">'):]
-    assert 'data-title="first: judges"' in panel and 'data-title="second: agreement"' in panel
-    assert "τ judge-a ~ judge-b -1.00" in panel
 
 
 def test_a_benchmark_with_one_judge_refuses_a_panel_in_one_line(tmp_path, capsys, judges):

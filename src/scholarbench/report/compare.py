@@ -69,8 +69,6 @@ class Comparison:
     metrics: list[MetricComparison] = field(default_factory=list)
     displays: dict[str, MetricDisplay] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-    # with a judge panel in both runs: how each judge ranks A and B (`report.judges.rank_notes`)
-    judges: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         out = {k: v for k, v in self.__dict__.items() if k not in ("metrics", "displays")}
@@ -164,8 +162,6 @@ def compare_runs(run_a: Path | str | ReportRun, run_b: Path | str | ReportRun,
     if sha_a and sha_b and sha_a != sha_b:
         out.warnings.append("the runs were scored on different data (the manifests' data "
                             "sha256 differ): equal sample ids may be different samples")
-    from scholarbench.report.judges import rank_notes
-    out.judges = rank_notes([a, b])
     for key in keys:
         pairs = [(va[s][key], vb[s][key]) for s in shared
                  if s in va and s in vb and va[s][key] is not None and vb[s][key] is not None]
@@ -225,7 +221,6 @@ def format_comparison(result: Comparison, fmt: str = "terminal") -> str:
     lines.append(f"difference = mean(B) − mean(A) over the shared samples where both define "
                  f"the metric; {CI_NAME} ({result.n_boot} resamples, seed {result.seed}); "
                  f"p: {TEST_NAME}. \"favours\" names a run only at p ≤ {ALPHA}.")
-    lines.extend(f"judges: {note}" for note in result.judges)
     header = ["metric", "n", "A", "B", "B − A", "95% CI", "p", "favours"]
     rows = []
     for m in result.metrics:

@@ -72,9 +72,6 @@ def leaderboard_text(runs: Sequence[ReportRun], fmt: str = "terminal",
         groups.extend(section.groups(section_runs, published))
         notes.extend(section.footnotes(section_runs, published))
         notes.extend(report_notes(section_runs))
-    from scholarbench.report.judges import judges_groups, rank_notes
-    groups.extend(judges_groups(runs))
-    notes.extend(rank_notes(runs))
     text = render_groups(groups, fmt, notes)
     return f"{LATEX_PREAMBLE}\n\n{text}" if fmt == "latex" else text
 

@@ -205,21 +205,6 @@ def _runs_table(runs: Sequence[ReportRun], anchors: dict[Path, str]) -> str:
             + "</tbody></table></div>")
 
 
-def _judges_html(runs: Sequence[ReportRun], page: Page) -> list[str]:
-    """The "Judges" panel: each judged run's judges and their agreement (`report.judges`),
-    then how the judges rank the runs."""
-    from scholarbench.report.judges import judges_groups, rank_notes
-    groups = judges_groups(runs)
-    if not groups:
-        return []
-    notes = rank_notes(runs)
-    return ([page.heading(2, "Judges"), '<section class="judges">']
-            + [table_html(t) for t in groups[0].tables]
-            + (['<ul class="notes rank">' + "".join(f"<li>{e(n)}</li>" for n in notes)
-                + "</ul>"] if notes else [])
-            + ["</section>"])
-
-
 def render_html_report(runs: Sequence[ReportRun], *, published: bool = True,
                        title: str = "scholarbench report", embedder: Any = None,
                        max_samples: int | None = None, tree_papers: bool = True,
@@ -241,7 +226,6 @@ def render_html_report(runs: Sequence[ReportRun], *, published: bool = True,
         body.append(f'<section class="benchmark" data-benchmark="{e(section.benchmark)}">')
         body.append(section.html(section_runs, page))
         body.append("</section>")
-    body.extend(_judges_html(runs, page))
     body.append(page.heading(2, "Run metadata"))
     for section, section_runs in grouped:
         for r in section_runs:
