@@ -76,6 +76,8 @@ def test_a_panel_run_shows_each_judge_alpha_spread_and_repeats(tmp_path, judges,
         f"{alpha:.3f} |" in md
     assert f"|  | judge-a | {statistics.mean(a_means):.2f} | 3 | 0 | {spread:.2f} | 0.706 |  |" \
         in md
+    latex = leaderboard_text([run], "latex")
+    assert r"\ensuremath{\alpha} between judges" in latex and "α" not in latex
     html = render_html_report([run])
     section = html[html.index('<section class="judges">'):]
     assert '<h2 id="judges">Judges</h2>' in section

@@ -62,7 +62,9 @@ ul.notes { font-size: 12.5px; color: #444; margin: 2px 0 10px; padding-left: 18p
   overflow-wrap: anywhere; }
 section.suite table.lb td:nth-last-child(-n+2) { text-align: left; }
 section.judges table.lb { min-width: 0; }
-section.judges table.lb td:nth-child(2) { text-align: left; }
+section.judges table.lb td:nth-child(2), section.judges table.lb th:nth-child(2) {
+  text-align: left; }
+section.judges ul.notes { max-width: 1000px; }
 p.footnote { font-size: 12.5px; color: var(--muted); margin-top: 8px; }
 .figures { margin-top: 6px; }
 figure.fig { margin: 18px 0 24px; }
