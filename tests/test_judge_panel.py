@@ -377,11 +377,11 @@ def test_report_shows_per_judge_means_alpha_and_the_judges_rankings(tmp_path, ju
     text = leaderboard_text([load_report_run(first), load_report_run(second)], "terminal")
     flat = " ".join(text.split())         # the generic judges panel (report/judges.py)
     assert "Judges — first (scinet path)" in flat
-    assert "Path Rationality (LLM) panel (2 judges) 4.50 3 0 " \
+    assert f"{M} panel (2 judges) 4.50 3 0 " \
         f"{alpha_by_hand([A_SCORES[0], B_SCORES]):.3f}" in flat
     assert "judge-a 4.00 3 0 — —" in flat and "judge-b 5.00 3 0 — —" in flat
     # a ranks second higher, b first
-    assert "Path Rationality (LLM), scinet path judge-a ~ judge-b 2 -1.00 no" in flat
+    assert f"{M}, scinet path judge-a ~ judge-b 2 -1.00 no" in flat
     assert "the top run changes with the judge (top by judge: judge-a second, judge-b " \
         "first)" in flat
 

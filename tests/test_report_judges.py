@@ -13,6 +13,7 @@ import pytest
 
 from fake_openai import Step
 from test_judge_injection import _gold_and_pred, _judge_flags, env, obedient  # noqa: F401
+from test_report_deepsynth_reportbench import reportbench_runs  # noqa: F401
 from test_judge_panel import (A_SCORES, B_SCORES, M, alpha_by_hand, client, fixed_agent,  # noqa: F401
                               index_of, judges, reply, task)
 from test_scinet_core import tiny_env
@@ -58,7 +59,7 @@ def test_a_panel_run_shows_each_judge_alpha_spread_and_repeats(tmp_path, judges,
     spread = statistics.mean(statistics.stdev(p) for p in zip(*A_SCORES.values()))
     assert table.title == "Judges — first (scinet path)"
     assert cells(table) == [
-        ["Path Rationality (LLM)", "panel (2 judges)", f"{panel_mean:.2f}", "3", "0", "", "",
+        ["path_rationality_llm", "panel (2 judges)", f"{panel_mean:.2f}", "3", "0", "", "",
          f"{alpha:.3f}"],
         ["", "judge-a", f"{statistics.mean(a_means):.2f}", "3", "0", f"{spread:.2f}",
          f"{1 - 240 / 816:.3f}", ""],
@@ -72,7 +73,7 @@ def test_a_panel_run_shows_each_judge_alpha_spread_and_repeats(tmp_path, judges,
     # the same cells in the Markdown report and the HTML report
     md = leaderboard_text([run], "markdown")
     assert "## Judges" in md and "### Judges — first (scinet path)" in md
-    assert f"| Path Rationality (LLM) | panel (2 judges) | {panel_mean:.2f} | 3 | 0 |  |  | " \
+    assert f"| path\\_rationality\\_llm | panel (2 judges) | {panel_mean:.2f} | 3 | 0 |  |  | " \
         f"{alpha:.3f} |" in md
     assert f"|  | judge-a | {statistics.mean(a_means):.2f} | 3 | 0 | {spread:.2f} | 0.706 |  |" \
         in md
@@ -124,7 +125,7 @@ def test_rankings_of_several_runs_in_report_and_compare(tmp_path, judges, fixed_
     # a: second = third (5) > first (4); b: third > first > second; τ-b by scipy with the tie
     from scipy.stats import kendalltau
     tau = kendalltau([4, 5, 5], [5, 1, 9]).statistic
-    assert cells(ranking) == [["Path Rationality (LLM), scinet path", "judge-a ~ judge-b", "3",
+    assert cells(ranking) == [["path_rationality_llm, scinet path", "judge-a ~ judge-b", "3",
                                f"{tau:.2f}", "no"]]
     assert "top by judge: judge-a (a tie), judge-b third" in " ".join(ranking.notes)
     two = judge_groups(runs[:2])[0].tables[-1]
@@ -201,3 +202,27 @@ def test_no_judges_panel_without_a_judge(tmp_path, env, capsys):
     assert judge_table(run) is None and judge_groups([run]) == []
     assert 'class="judges"' not in render_html_report([run])
     assert "Judges" not in leaderboard_text([run], "markdown")
+
+
+def test_reportbench_vote_judges_are_not_called_one_judge(reportbench_runs, tmp_path):
+    """A ReportBench run judged by its judge role alone says one judge; with vote judges
+    recorded (`models.vote_judges`, as run_scoring writes them) it names every judge and says
+    the summary holds no agreement between them, never "one judge, one sample"."""
+    import shutil
+    run = load_report_run(reportbench_runs[0])
+    table = judge_table(run)
+    assert {row[1] for row in cells(table)} == {"judge-a"}
+    assert any(NO_AGREEMENT in n for n in table.notes)
+    voted = tmp_path / "voted"
+    shutil.copytree(reportbench_runs[0], voted)
+    manifest = json.loads((voted / "manifest.json").read_text())
+    first = manifest["models"]["judge"]
+    manifest["models"]["vote_judges"] = [
+        {**first, "model": "voter", "model_id": first["model_id"].replace("judge-a", "voter")}]
+    (voted / "manifest.json").write_text(json.dumps(manifest))
+    table = judge_table(load_report_run(voted))
+    assert {row[1] for row in cells(table)} == {"2 judges"}
+    notes = " ".join(table.notes)
+    assert NO_AGREEMENT not in notes
+    assert "2 judge(s) recorded, but the summary holds no agreement between them" in notes
+    assert "voter: model id " in notes and "samples per item not recorded" in notes

@@ -11,7 +11,8 @@ judges, and whether the top run stays on top: `metrics.agreement.rank_agreement`
 
 Everything comes from the run's files, read the same way for every benchmark:
 - manifest.json: `judge.panel` (label, model_id, temperature, seeds), `judge.samples`,
-  `models.judges` / `models.judge`, `injection_check.<judge model id>`;
+  `models.judges` / `models.judge` (and `models.vote_judges`, ReportBench's voters),
+  `injection_check.<judge model id>`;
 - summary.json: `judge_panel`, `judge_agreement`, `metrics.<measure>` (mean, n, n_unscored);
 - scores.jsonl: `<measure>_unscored` per row, each judge's under `judges.<judge>`.
 
@@ -34,7 +35,8 @@ NO_AGREEMENT = "one judge, one sample: no agreement measured"
 HEADER = ("measure", "judge", "mean", "n", "unscored", "spread", "α repeats",
           "α between judges")
 EXPLAIN = ("α: Krippendorff's α (1 = full agreement, 0 = what unrelated ratings give; below "
-           "about 0.67 the judges disagree too much to trust the measure). spread: within one "
+           "about 0.67 the judges disagree too much to trust the measure; undefined with under two "
+           "items rated twice, or every rating equal). spread: within one "
            "judge, the mean over items of its repeats' standard deviation, in the measure's "
            "units. unscored: judge replies unusable after the repair turn, left out of the "
            "means. docs/judges.md")
@@ -55,7 +57,7 @@ class Judge:
     label: str
     model_id: str | None
     temperature: float | None
-    samples: int
+    samples: int | None                         # None: not recorded (vote judges)
     seeds: tuple[Any, ...] = ()
     injection: dict[str, Any] | None = None     # manifest `injection_check.<model id>`
 
@@ -96,10 +98,20 @@ def judges_of(run: ReportRun) -> list[Judge]:
         (m.get("judge") if isinstance(m.get("judge"), str) else None)
     if not one and not model_id:
         return []
-    name = str(one.get("model") or str(model_id).rsplit("|", 1)[-1])
-    temp = one.get("temperature")
-    return [Judge(name, model_id, temp if _number(temp) else None, k,
-                  injection=_injection(m, model_id, name))]
+    out, labels = [], []
+    voters = [v for v in models.get("vote_judges") or [] if isinstance(v, dict)]
+    for i, c in enumerate([{**one, "model_id": model_id}, *voters]):
+        name = str(c.get("model") or str(c.get("model_id")).rsplit("|", 1)[-1])
+        label, n = name, 1
+        while label in labels:
+            n += 1
+            label = f"{name}#{n}"
+        labels.append(label)
+        temp = c.get("temperature")
+        out.append(Judge(label, c.get("model_id"), temp if _number(temp) else None,
+                         k if i == 0 else None,
+                         injection=_injection(m, c.get("model_id"), name)))
+    return out
 
 
 def _declared(benchmark: str, mode: str) -> list[str]:
@@ -125,12 +137,6 @@ def _display(run: ReportRun, key: str) -> MetricDisplay:
     except Exception:
         shown = {}
     return shown.get(key) or MetricDisplay(key, key, decimals=3, bounds=(None, None))
-
-
-def measure_name(run: ReportRun, key: str) -> str:
-    """The measure's label when it says more than its key, else the key ("Cov." → key)."""
-    label = _display(run, key).label
-    return label if len(label) >= 8 else key
 
 
 def _unscored(run: ReportRun, key: str, judge: str | None = None) -> int | None:
@@ -168,11 +174,13 @@ def injection_text(entry: Mapping[str, Any] | None) -> str:
 
 
 def _judge_note(j: Judge) -> str:
-    seeds = f" (seeds {', '.join(map(str, j.seeds))})" if j.seeds and j.samples > 1 else ""
+    seeds = f" (seeds {', '.join(map(str, j.seeds))})" if j.seeds and (j.samples or 0) > 1 \
+        else ""
     temp = "not recorded" if j.temperature is None else f"{j.temperature:g}"
+    samples = ("samples per item not recorded" if j.samples is None else
+               f"{j.samples} sample{'' if j.samples == 1 else 's'} per item")
     return (f"{j.label}: model id {j.model_id or 'not recorded'}, temperature {temp}, "
-            f"{j.samples} sample{'' if j.samples == 1 else 's'} per item{seeds}; injection "
-            f"shift: {injection_text(j.injection)}")
+            f"{samples}{seeds}; injection shift: {injection_text(j.injection)}")
 
 
 def judge_table(run: ReportRun, explain: bool = True) -> Table | None:
@@ -192,11 +200,12 @@ def judge_table(run: ReportRun, explain: bool = True) -> Table | None:
     agreement = _dict(run.raw_summary.get("judge_agreement"))
     rows: list[Row] = []
     for key in keys:
-        d, name, own = _display(run, key), measure_name(run, key), run.summary.metrics.get(key)
+        d, name, own = _display(run, key), key, run.summary.metrics.get(key)
         per_judge = {j: e for j, e in _dict(panel.get(key)).items() if isinstance(e, dict)}
         mean = own.mean if own else None
         if not per_judge:
-            label = judges[0].label if len(judges) == 1 else "not recorded"
+            label = judges[0].label if len(judges) == 1 else \
+                f"{len(judges)} judges" if judges else "not recorded"
             rows.append(Row("ours", (name, label, d.format(mean), _count(own.n if own else None),
                                      _count(_unscored(run, key)), "—", "—", "—"),
                             (mean,), str(run.run_dir)))
@@ -218,11 +227,14 @@ def judge_table(run: ReportRun, explain: bool = True) -> Table | None:
                                      _alpha(e.get("alpha_repeats")) if repeated else "—", ""),
                             (value,), str(run.run_dir)))
     notes = [_judge_note(j) for j in judges] or ["the judge is not recorded in the manifest"]
-    k = max((j.samples for j in judges), default=1)
+    k = max((j.samples or 1 for j in judges), default=1)
     n_panel = max((len(_dict(v)) for v in panel.values()), default=0)
-    if not panel and len(judges) <= 1:
+    if not panel and len(judges) <= 1 and k < 2:
         notes.append(f"{NO_AGREEMENT} (no second judge and no repeat to compare with: read "
                      "small gaps between runs as ties)")
+    elif not panel:
+        notes.append(f"{len(judges)} judge(s) recorded, but the summary holds no agreement "
+                     "between them (no `judge_panel`): no agreement measured")
     else:
         if n_panel < 2:
             notes.append("one judge: no agreement between judges measured, only its repeats")
@@ -279,7 +291,7 @@ def rankings_table(runs: Sequence[ReportRun]) -> Table | None:
         ranks = rank_runs(_unique_names(group), key)
         if ranks is None:
             continue
-        name = f"{measure_name(group[0], key)}, {bench} {mode}"
+        name = f"{key}, {bench} {mode}"
         for i, (pair, t) in enumerate(ranks["kendall_tau"].items()):
             rows.append(Row("ours", (name if i == 0 else "", pair, str(t["n_runs"]),
                                      tau_text(t["tau"]),
