@@ -14,8 +14,8 @@ import pytest
 from fake_openai import Step
 from test_judge_injection import _gold_and_pred, _judge_flags, env, obedient  # noqa: F401
 from test_report_deepsynth_reportbench import reportbench_runs  # noqa: F401
-from test_judge_panel import (A_SCORES, B_SCORES, M, alpha_by_hand, client, fixed_agent,  # noqa: F401
-                              index_of, judges, reply, task)
+from test_judge_panel import (A_SCORES, B_SCORES, M, alpha_by_hand, client,  # noqa: F401
+                              fixed_agent, index_of, judges, reply, task)
 from test_scinet_core import tiny_env
 from scholarbench.benchmarks.scinet import SciNetRunConfig, run_scinet
 from scholarbench.benchmarks.scinet.records import write_tasks
@@ -226,3 +226,12 @@ def test_reportbench_vote_judges_are_not_called_one_judge(reportbench_runs, tmp_
     assert NO_AGREEMENT not in notes
     assert "2 judge(s) recorded, but the summary holds no agreement between them" in notes
     assert "voter: model id " in notes and "samples per item not recorded" in notes
+
+
+def test_a_hand_edited_panel_entry_does_not_break_the_report(tmp_path, judges, fixed_agent):
+    out = panel_run(tmp_path, judges, samples=2)
+    summary = json.loads((out / "summary.json").read_text())
+    summary["judge_panel"][M]["judge-a"].update(n="three", repeats="two", mean="x")
+    (out / "summary.json").write_text(json.dumps(summary))
+    row = cells(judge_table(load_report_run(out)))[1]
+    assert row[1:4] == ["judge-a", "—", "—"] and row[5:7] == ["—", "—"]

@@ -132,10 +132,7 @@ def judged_measures(run: ReportRun) -> list[str]:
 
 
 def _display(run: ReportRun, key: str) -> MetricDisplay:
-    try:
-        shown = {d.key: d for d in section_for(run.benchmark).metrics(run.mode)}
-    except Exception:
-        shown = {}
+    shown = {d.key: d for d in section_for(run.benchmark).metrics(run.mode)}
     return shown.get(key) or MetricDisplay(key, key, decimals=3, bounds=(None, None))
 
 
@@ -153,12 +150,16 @@ def _unscored(run: ReportRun, key: str, judge: str | None = None) -> int | None:
     return int(n) if _number(n) else None
 
 
+def _repeats(entry: Mapping[str, Any]) -> int:
+    return int(entry["repeats"]) if _number(entry.get("repeats")) else 0
+
+
 def _alpha(value: Any, none: str = "undefined") -> str:
     return f"{value:.3f}" if _number(value) else none
 
 
 def _count(value: Any) -> str:
-    return "—" if value is None else f"{int(value):,}"
+    return f"{int(value):,}" if _number(value) else "—"
 
 
 def injection_text(entry: Mapping[str, Any] | None) -> str:
@@ -196,7 +197,7 @@ def judge_table(run: ReportRun, explain: bool = True) -> Table | None:
         for label, e in _dict(entries).items():
             if label not in known and isinstance(e, dict):
                 known.add(label)
-                judges.append(Judge(label, None, None, int(e.get("repeats") or 1)))
+                judges.append(Judge(label, None, None, _repeats(e) or 1))
     agreement = _dict(run.raw_summary.get("judge_agreement"))
     rows: list[Row] = []
     for key in keys:
@@ -220,7 +221,7 @@ def judge_table(run: ReportRun, explain: bool = True) -> Table | None:
         for label, e in per_judge.items():
             value = e.get("mean") if _number(e.get("mean")) else None
             spread = e.get("spread") if _number(e.get("spread")) else None
-            repeated = int(e.get("repeats") or 0) > 1
+            repeated = _repeats(e) > 1
             rows.append(Row("ours", ("", label, d.format(value), _count(e.get("n")),
                                      _count(_unscored(run, key, label)),
                                      d.format(spread) if repeated else "—",
