@@ -24,6 +24,8 @@ import pytest
 
 from scholarbench.report.html import write_html_report
 
+from test_judge_injection import env  # noqa: F401
+from test_judge_panel import fixed_agent, judges  # noqa: F401
 from test_report_deepsynth_reportbench import deepsynth_runs, reportbench_runs  # noqa: F401
 from test_report_html import arena_runs, taxo_runs  # noqa: F401
 from test_report_scinet import scinet_runs  # noqa: F401
@@ -348,5 +350,61 @@ def test_a_suite_report_opens_with_its_overview_and_wide_tables_scroll(browser, 
     target = Path(os.environ.get("SCHOLARBENCH_SCREENSHOT_DIR") or tmp_path)
     target.mkdir(parents=True, exist_ok=True)
     shot = browser.screenshot(target / "report-suite.png")
+    assert shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    print(f"screenshot: {shot}")
+
+
+JUDGES = """(() => {
+  const box = el => el.getBoundingClientRect();
+  const section = document.querySelector('section.judges');
+  const main = document.querySelector('main');
+  const tables = section ? [...section.querySelectorAll('table.lb')] : [];
+  return {
+    tables: tables.map(t => t.dataset.title),
+    rows: tables.map(t => t.querySelectorAll('tbody tr').length),
+    scripts: document.querySelectorAll('script').length,
+    evil: section ? section.textContent.includes("<script>alert('judge')</script>") : false,
+    pageOverflow: document.documentElement.scrollWidth - window.innerWidth,
+    inside: tables.every(t => box(t.closest('div.scroll')).right <= box(main).right + 1),
+    tocLink: !!document.querySelector('nav.toc a[href="#judges"]'),
+  };
+})()"""
+
+
+def test_report_judges_panel_renders(browser, judges, fixed_agent, env, tmp_path):
+    """Two SciNet runs scored by a two-judge panel with repeats (one judge's name is a
+    `<script>`), a TaxoBench run with one judge: a judges panel per run, the rankings table,
+    the hostile name shown as text; `report-judges.png` scrolled to the panel."""
+    from test_report_judges import panel_run
+    from test_judge_panel import reply
+    from test_judge_injection import _gold_and_pred, _judge_flags, obedient
+    from scholarbench.cli import main
+    a, b = judges
+    names = ("judge-a", "<script>alert('judge')</script>")
+    first = panel_run(tmp_path, judges, names=names, samples=2, out="r1", name="relation-aware")
+    a.default = lambda body: reply(5)
+    b.default = lambda body: reply(1)
+    second = panel_run(tmp_path, judges, names=names, samples=2, out="r2", name="bm25-path")
+    gold, pred = _gold_and_pred(tmp_path)
+    env.default = obedient
+    taxo = tmp_path / "taxo"
+    assert main(["run", "taxobench", "--mode", "bottom-up", "--agent", "replay", "--agent-arg",
+                 f"path={pred}", "--gold", str(gold), "--out", str(taxo), "--quiet",
+                 "--with-judge", *_judge_flags(env)]) == 0
+    assert main(["judge-check", str(taxo), "--quiet", "--probes", "direct-order,appeal",
+                 *_judge_flags(env)]) == 0
+    report = write_html_report([taxo, first, second], tmp_path / "report-judges.html")
+    browser.open(report.resolve().as_uri(), width=1280, height=1000)
+    state = browser.js(JUDGES)
+    assert len(state["tables"]) == 4 and state["tables"][-1] == "Judges' rankings of the runs", \
+        state
+    assert state["rows"] == [5, 3, 3, 1], state
+    assert state["scripts"] == 0 and state["evil"] is True, state
+    assert state["pageOverflow"] <= 0 and state["inside"] and state["tocLink"], state
+    assert browser.problems() == []
+    browser.js("document.querySelector('section.judges').scrollIntoView()")
+    target = Path(os.environ.get("SCHOLARBENCH_SCREENSHOT_DIR") or tmp_path)
+    target.mkdir(parents=True, exist_ok=True)
+    shot = browser.screenshot(target / "report-judges.png")
     assert shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     print(f"screenshot: {shot}")

@@ -27,6 +27,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.report.judges import rank_runs, tau_text, top_text
 from scholarbench.report.sections.base import MetricDisplay, ReportRun, load_report_run, section_for
 
 TEST_NAME = ("two-sided paired permutation test (sign flips of the per-sample differences, "
@@ -69,6 +70,7 @@ class Comparison:
     metrics: list[MetricComparison] = field(default_factory=list)
     displays: dict[str, MetricDisplay] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    judge_rankings: dict[str, dict[str, Any]] = field(default_factory=dict)   # measure → ranks
 
     def as_dict(self) -> dict[str, Any]:
         out = {k: v for k, v in self.__dict__.items() if k not in ("metrics", "displays")}
@@ -162,6 +164,11 @@ def compare_runs(run_a: Path | str | ReportRun, run_b: Path | str | ReportRun,
     if sha_a and sha_b and sha_a != sha_b:
         out.warnings.append("the runs were scored on different data (the manifests' data "
                             "sha256 differ): equal sample ids may be different samples")
+    for key in (a.raw_summary.get("judge_panel") or {}):
+        if key in (b.raw_summary.get("judge_panel") or {}):
+            ranks = rank_runs({"A": a, "B": b}, key)
+            if ranks is not None:
+                out.judge_rankings[key] = ranks
     for key in keys:
         pairs = [(va[s][key], vb[s][key]) for s in shared
                  if s in va and s in vb and va[s][key] is not None and vb[s][key] is not None]
@@ -233,13 +240,28 @@ def format_comparison(result: Comparison, fmt: str = "terminal") -> str:
         n = f"{m.n}" + (f" ({m.n_undefined} undef.)" if m.n_undefined else "")
         rows.append([name, n, _fmt(d, m.mean_a), _fmt(d, m.mean_b), _fmt(d, m.diff, True), ci,
                      p, better])
+    after = ranking_lines(result)
     if fmt == "markdown":
         out = ["| " + " | ".join(header) + " |", "| --- | " + " | ".join(["---:"] * 7) + " |"]
         out += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
-        return "\n".join([*(f"- {x}" for x in lines), "", *out])
+        return "\n".join([*(f"- {x}" for x in lines), "", *out]
+                         + (["", *(f"- {x}" for x in after)] if after else []))
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     table = ["  ".join([r[0].ljust(widths[0])] + [str(c).rjust(w) for c, w in
                                                      zip(r[1:], widths[1:])]) for r in
              [header, *rows]]
     table.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines + [""] + table)
+    return "\n".join(lines + [""] + table + ([""] + after if after else []))
+
+
+def ranking_lines(result: Comparison) -> list[str]:
+    """How each judge ranks A and B on every measure both runs' judge panels rated."""
+    if not result.judge_rankings:
+        return []
+    out = ["judges' rankings of A and B (Kendall τ-b between two judges' orderings; "
+           "docs/judges.md):"]
+    for key, ranks in result.judge_rankings.items():
+        taus = "; ".join(f"τ {pair} {tau_text(t['tau'])}"
+                         for pair, t in ranks["kendall_tau"].items())
+        out.append(f"{key}: {taus}; {top_text(ranks)}")
+    return out

@@ -42,6 +42,7 @@ from scholarbench.report.corpus_lookup import corpus_dir_of, ids_for_titles, pap
 from scholarbench.report.sections.base import (ReportRun, by_benchmark, load_report_run,
                                                load_report_runs)
 from scholarbench.report.formats import TABLE_FORMATS
+from scholarbench.report.judges import judge_groups
 from scholarbench.report.tables import latex_escape, render_groups
 from scholarbench.text.normalize import normalize_title
 from scholarbench.injection.unflagged import report_notes
@@ -72,6 +73,7 @@ def leaderboard_text(runs: Sequence[ReportRun], fmt: str = "terminal",
         groups.extend(section.groups(section_runs, published))
         notes.extend(section.footnotes(section_runs, published))
         notes.extend(report_notes(section_runs))
+    groups.extend(judge_groups(runs))          # every judged run's judges, their rankings
     text = render_groups(groups, fmt, notes)
     return f"{LATEX_PREAMBLE}\n\n{text}" if fmt == "latex" else text
 

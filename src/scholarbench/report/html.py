@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 from scholarbench.injection.unflagged import report_notes
 from scholarbench.report.htmlkit import Page, e, table_html
+from scholarbench.report.judges import judge_groups
 from scholarbench.report.tables import TableGroup
 from scholarbench.report.sections.base import ReportRun, by_benchmark, load_report_runs
 
@@ -60,6 +61,10 @@ table.lb tr.sep td { text-align: left; font-size: 12px; color: var(--muted); fon
 ul.notes { font-size: 12.5px; color: #444; margin: 2px 0 10px; padding-left: 18px;
   overflow-wrap: anywhere; }
 section.suite table.lb td:nth-last-child(-n+2) { text-align: left; }
+section.judges table.lb { min-width: 0; }
+section.judges table.lb td:nth-child(2), section.judges table.lb th:nth-child(2) {
+  text-align: left; }
+section.judges ul.notes { max-width: 1000px; }
 p.footnote { font-size: 12.5px; color: var(--muted); margin-top: 8px; }
 .figures { margin-top: 6px; }
 figure.fig { margin: 18px 0 24px; }
@@ -205,6 +210,16 @@ def _runs_table(runs: Sequence[ReportRun], anchors: dict[Path, str]) -> str:
             + "</tbody></table></div>")
 
 
+def _judges_html(runs: Sequence[ReportRun], page: Page) -> list[str]:
+    """The judges panel of every judged run and the judges' rankings (`report.judges`)."""
+    groups = judge_groups(runs)
+    if not groups:
+        return []
+    out = ['<section class="judges">', page.heading(2, groups[0].title)]
+    out.extend(table_html(t) for t in groups[0].tables)
+    return out + ["</section>"]
+
+
 def render_html_report(runs: Sequence[ReportRun], *, published: bool = True,
                        title: str = "scholarbench report", embedder: Any = None,
                        max_samples: int | None = None, tree_papers: bool = True,
@@ -226,6 +241,7 @@ def render_html_report(runs: Sequence[ReportRun], *, published: bool = True,
         body.append(f'<section class="benchmark" data-benchmark="{e(section.benchmark)}">')
         body.append(section.html(section_runs, page))
         body.append("</section>")
+    body.extend(_judges_html(runs, page))
     body.append(page.heading(2, "Run metadata"))
     for section, section_runs in grouped:
         for r in section_runs:

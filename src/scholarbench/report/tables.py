@@ -238,7 +238,8 @@ _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"
           "⊥": r"\ensuremath{\bot}", "ρ": r"\ensuremath{\rho}", "≈": r"\ensuremath{\approx}",
           "×": r"\ensuremath{\times}", "−": "-", "≤": r"\ensuremath{\leq}",
           "≥": r"\ensuremath{\geq}", "†": r"\ensuremath{\dagger}",
-          "·": r"\ensuremath{\cdot}"}
+          "·": r"\ensuremath{\cdot}", "α": r"\ensuremath{\alpha}",
+          "τ": r"\ensuremath{\tau}"}
 
 
 def latex_escape(text: str) -> str:

@@ -37,36 +37,6 @@ from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportS
                                                read_json_object, strip_group)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
 
-def panel_notes(runs: Sequence[ReportRun], keys: Sequence[str]) -> list[str]:
-    """With a judge panel (summary.json `judge_panel`, `judge_agreement`): each run's per-judge
-    means and α, and, over two or more runs, whether the judges rank the runs alike (Kendall τ,
-    the top run; `judges.agreement.rank_agreement`)."""
-    from scholarbench.metrics.agreement import per_judge_of, rank_agreement
-    notes = []
-    for key in keys:
-        per_run = {}
-        for r in runs:
-            means = per_judge_of(r.raw_summary, key)
-            if not means:
-                continue
-            per_run[r.name] = means
-            alpha = ((r.raw_summary.get("judge_agreement") or {}).get(key) or {}).get("alpha")
-            shown = ", ".join(f"{j} {_fixed(v)}" for j, v in means.items())
-            notes.append(f"{r.name}: {DISPLAY[key].label} per judge: {shown}; α between "
-                         f"judges {_fixed(alpha, 3, 'undefined')}")
-        if len(per_run) >= 2 and len({j for m in per_run.values() for j in m}) >= 2:
-            ranks = rank_agreement(per_run)
-            taus = "; ".join(f"τ {pair} {_fixed(t['tau'])}"
-                             for pair, t in ranks["kendall_tau"].items())
-            top = (f"every judge puts {ranks['top_run']} on top" if ranks["top_stays"]
-                   else "the judges do not agree on the top run")
-            notes.append(f"{DISPLAY[key].label}: the judges' rankings of the runs: {taus}; {top}")
-    return notes
-
-
-def _fixed(value: float | None, digits: int = 2, none: str = "—") -> str:
-    return none if value is None else f"{value:.{digits}f}"
-
 
 class SciNetSection(DrillDown, ReportSection):
     """Registered by the package (`scholarbench.benchmarks.scinet`) as a factory, so reports
@@ -243,13 +213,13 @@ class SciNetSection(DrillDown, ReportSection):
                                  f"{plural(m.n if m else 0, 'task')}; {c.get('judged', 0)} "
                                  f"items scored, {c.get('unscored', 0)} unscored ({reasons}; "
                                  f"excluded), {c.get('tasks_null', 0)} tasks null")
-        notes += panel_notes(runs, keys)
         judges = sorted({self._judge_name(r) for r in runs})
         notes.append("0–10 scores of the judge role's model (" + ", ".join(judges) + ") with "
                      "the paper's appendix-C prompts; ego: the mean over the returned papers, "
                      "each judged on its own; path: one judgement of the returned list. "
                      "Unscored items (a reply unusable after one repair, or a failed call) "
-                     "are excluded and counted.")
+                     "are excluded and counted. With a judge panel the value is the panel's "
+                     "mean; each judge's, their agreement and rankings: the Judges panel.")
         return Table(f"SciNet {family} — LLM-judged metrics", header, tuple(rows),
                      tuple(notes), tuple(keys) + tuple(f"judge_{n}" for n, _ in count_cols))
 
