@@ -67,7 +67,8 @@ def _headline(run: Any) -> tuple[str, ...]:
     """The run's headline measures (its benchmark's, by sub-task); () when unknown."""
     try:
         from scholarbench.core.engine import benchmark_class
-        return tuple(benchmark_class(run.benchmark).headline.get(run.mode, ()))
+        bench = benchmark_class(run.benchmark)(run.manifest.get("options") or {})
+        return tuple(bench.headline.get(run.mode, ()))
     except Exception:       # a benchmark this install does not know: every measure
         return ()
 
