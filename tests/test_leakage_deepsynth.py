@@ -123,7 +123,8 @@ def test_deepsynth_flags_the_survey_later_papers_and_copied_text(tmp_path, input
     assert 'class="leak-badge" data-leak="survey 1"' in seven
     assert "[2] A survey of widget learning" in seven and "leak: the survey itself" in seven
     ten = html[html.index('<details class="sample" data-sample="10"'):]
-    assert "the report quotes the survey's title 1×" in ten and "<q>we organise widget learning" in ten
+    assert "the report quotes the survey's title 1×" in ten
+    assert "<q>we organise widget learning" in ten
     text = leaderboard_text(load_report_runs([out]), "markdown")
     assert "3 samples suspected of leakage" in text and r"dse\_overall 1.0000 (n=1)" in text
 

@@ -10,7 +10,6 @@ import json
 import re
 from pathlib import Path
 
-import pytest
 
 from test_leakage import AGENT, SURVEYS, setup  # noqa: F401  (fixture)
 from test_leakage_rb_ra import ra_inputs, rb_inputs  # noqa: F401  (fixtures)
@@ -146,10 +145,8 @@ def test_researcharena_marks_an_unresolved_title_at_its_placeholder():
     assert marks.rule_for("unresolved:4") == "survey" and marks.rule_for("unresolved:2") is None
 
 
-AGENT_DR = AGENT
-
-
-def test_taxobench_drilldown_marks_the_survey_in_the_model_tree_only(tmp_path, setup):  # noqa: F811,E501
+def test_taxobench_drilldown_marks_the_survey_in_the_model_tree_only(
+        tmp_path, setup):  # noqa: F811
     from scholarbench.cli import main
     gold, corpus = setup
     out = tmp_path / "run"
@@ -171,7 +168,8 @@ def test_taxobench_drilldown_marks_the_survey_in_the_model_tree_only(tmp_path, s
     assert 'leak"' not in expert and "leak-tag" not in expert
 
 
-def test_markdown_and_terminal_leaderboards_note_the_flagged_samples(tmp_path, setup):  # noqa: F811,E501
+def test_markdown_and_terminal_leaderboards_note_the_flagged_samples(
+        tmp_path, setup):  # noqa: F811
     from scholarbench.cli import main
     from scholarbench.report.exports import leaderboard_text
     from scholarbench.report.sections.base import load_report_runs
