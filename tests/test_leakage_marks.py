@@ -10,13 +10,38 @@ import json
 import re
 from pathlib import Path
 
-
 from test_leakage import AGENT, SURVEYS, setup  # noqa: F401  (fixture)
 from test_leakage_rb_ra import ra_inputs, rb_inputs  # noqa: F401  (fixtures)
 
 MARK = re.compile(r'<li class="[^"]*\bleak\b[^"]*"[^>]*data-rule="(\w+)"[^>]*>(.*?)'
                   r'<span class="leak-tag"', re.S)
 FINDINGS = re.compile(r'<div class="leak-findings".*?</div>', re.S)
+
+
+def test_findings_record_each_counted_reference_once_with_its_position_and_rule():
+    from datetime import date
+    from scholarbench.leakage import AnswerKey, Cited, findings
+    from scholarbench.leakage.marks import LeakMarks
+    key = AnswerKey(titles=("A Survey of Graph Neural Networks for Molecules",),
+                    ids=("10.1145/3744238",), cutoff=date(2024, 3, 1),
+                    abstract=" ".join(f"w{i}" for i in range(20)))
+    papers = ["Clean paper", "https://doi.org/10.1145/3744238", "2403.00001", "2403.00001",
+              Cited("P9", titles=("Another survey",), excluded=True)]
+    found = findings(key, papers, "x " + " ".join(f"w{i}" for i in range(3, 16)) + " y")
+    assert found.counts == {"survey": 1, "after_cutoff": 1, "excluded": 1,
+                            "abstract_words": 13}
+    assert [(i["rule"], i["index"], i["ref"]) for i in found.items] == [
+        ("survey", 1, "https://doi.org/10.1145/3744238"), ("after_cutoff", 2, "2403.00001"),
+        ("excluded", 4, "P9")]                                  # the repeat counted once
+    assert found.spans == (" ".join(f"w{i}" for i in range(3, 16)),)
+    row = found.row()
+    assert set(row) == {"suspected_leak", "leaked_items", "leaked_spans"}
+    assert findings(key, ["Clean paper"]).row() == {}
+    marks = LeakMarks(row)
+    assert marks.rule_for("2403.00001") == "after_cutoff"
+    assert marks.rule_for(None, ["ANOTHER SURVEY"]) == "excluded"
+    assert marks.rule_for("X", [], ["DOI:10.1145/3744238"]) == "survey"   # by an id, any spelling
+    assert marks.rule_for("Clean paper") is None and not LeakMarks({"suspected_leak": {}})
 
 
 def _html(*runs: Path) -> str:

@@ -81,7 +81,8 @@ class LeakMarks:
             for title in [*named, *(item.get("titles") or [])]:
                 if norm := normalize_title(str(title)):
                     self._titles.setdefault(norm, rule)
-            for key in id_keys([str(i) for i in item.get("ids") or []]):
+            own = [] if named or ref.startswith(("#", "unresolved:")) else [ref]
+            for key in id_keys([*own, *(str(i) for i in item.get("ids") or [])]):
                 self._ids.setdefault(key, rule)
 
     def __bool__(self) -> bool:
