@@ -29,6 +29,7 @@ from test_judge_panel import fixed_agent, judges  # noqa: F401
 from test_report_deepsynth_reportbench import deepsynth_runs, reportbench_runs  # noqa: F401
 from test_report_html import arena_runs, taxo_runs  # noqa: F401
 from test_report_scinet import scinet_runs  # noqa: F401
+from test_leakage_rb_ra import rb_inputs  # noqa: F401
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -371,6 +372,25 @@ JUDGES = """(() => {
 })()"""
 
 
+LEAK = """(() => {
+  const box = el => { const r = el.getBoundingClientRect(); return [r.width, r.height]; };
+  const sample = document.querySelector('details.sample[data-sample="2102.00003"]');
+  document.querySelectorAll('details.sample').forEach(d => d.open = d === sample);
+  sample.querySelectorAll('details').forEach(d => d.open = false);
+  const marked = [...sample.querySelectorAll('.ref-col li.leak')];
+  const badge = sample.querySelector('summary .leak-badge');
+  sample.scrollIntoView();
+  return {
+    marked: marked.map(li => [li.dataset.rule, li.textContent]),
+    tags: marked.map(li => box(li.querySelector('.leak-tag'))),
+    background: marked.length ? getComputedStyle(marked[0]).backgroundColor : null,
+    badge: badge ? [badge.textContent, getComputedStyle(badge).backgroundColor, box(badge)] : null,
+    findings: sample.querySelectorAll('.leak-findings li.leak').length,
+    unmarked: sample.querySelectorAll('.ref-col li:not(.leak)').length,
+  };
+})()"""
+
+
 def test_report_judges_panel_renders(browser, judges, fixed_agent, env, tmp_path):
     """Two SciNet runs scored by a two-judge panel with repeats (one judge's name is a
     `<script>`), a TaxoBench run with one judge: a judges panel per run, the rankings table,
@@ -406,5 +426,35 @@ def test_report_judges_panel_renders(browser, judges, fixed_agent, env, tmp_path
     target = Path(os.environ.get("SCHOLARBENCH_SCREENSHOT_DIR") or tmp_path)
     target.mkdir(parents=True, exist_ok=True)
     shot = browser.screenshot(target / "report-judges.png")
+    assert shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    print(f"screenshot: {shot}")
+
+
+def test_a_drilldown_marks_the_leaked_references(browser, rb_inputs, tmp_path,  # noqa: F811
+                                                 monkeypatch):
+    """A ReportBench run whose scripted answers cite the survey by DOI, two papers after the
+    cut-off, or only clean papers: the drill-down's marks and badges are visible."""
+    from scholarbench.cli import main
+    monkeypatch.setenv("SCHOLARBENCH_DATA", str(tmp_path / "no-data"))
+    folder, gt, corpus, answers = rb_inputs
+    out = tmp_path / "run"
+    assert main(["run", "reportbench", "--agent", "replay", "--agent-arg", f"path={answers}",
+                 "--tasks", str(folder), "--gt-dir", str(gt), "--corpus", str(corpus),
+                 "--out", str(out)]) == 0
+    report = write_html_report([out], tmp_path / "report-leak.html")
+    browser.open(report.resolve().as_uri(), height=1100)
+    state = browser.js(LEAK)
+    assert state["marked"] == [["after_cutoff", "A later paperleak: after the cut-off"],
+                               ["after_cutoff", "A paper of the monthleak: after the cut-off"]
+                               ], state
+    assert all(w > 20 and h > 8 for w, h in state["tags"]), state
+    assert state["background"] == "rgb(253, 236, 234)", state       # the marked rows' tint
+    assert state["badge"][0] == "suspected leak: after cut-off 2", state
+    assert state["badge"][1] == "rgb(179, 38, 30)" and state["badge"][2][0] > 60, state
+    assert state["findings"] == 2 and state["unmarked"] >= 2, state
+    assert browser.problems() == []
+    target = Path(os.environ.get("SCHOLARBENCH_SCREENSHOT_DIR") or tmp_path)
+    target.mkdir(parents=True, exist_ok=True)
+    shot = browser.screenshot(target / "report-leak.png")
     assert shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     print(f"screenshot: {shot}")

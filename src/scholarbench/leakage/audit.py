@@ -25,13 +25,15 @@ A report's text (`audit(..., text=...)`) adds two counts:
   consecutive words that is also in the survey's abstract (normalised words).
 
 `audit` returns the non-zero counts, `{}` when nothing was found: the score row's
-`suspected_leak`. A flag changes no score.
+`suspected_leak`. `findings` adds which references were counted (`leaked_items`: rule, index,
+reference) and the abstract's verbatim spans (`leaked_spans`), which the HTML drill-downs mark.
+A flag changes no score.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from typing import Sequence
+from typing import Any, Sequence
 
 from scholarbench.data.identifiers import parse_id
 from scholarbench.text.normalize import normalize_title
@@ -139,30 +141,50 @@ def from_corpus(corpus: object, refs: Sequence[tuple[str | Cited, str | None]], 
     return out
 
 
-def _distinct(papers: Sequence[Cited | str]) -> list[Cited]:
+def _distinct(papers: Sequence[Cited | str]) -> list[tuple[int, Cited]]:
     seen: set[str] = set()
     out = []
-    for p in papers:
+    for index, p in enumerate(papers):
         paper = p if isinstance(p, Cited) else Cited(str(p))
         mark = normalize_title(paper.ref) or paper.ref.strip()
         if mark and mark not in seen:
             seen.add(mark)
-            out.append(paper)
+            out.append((index, paper))
+    return out
+
+
+def rule_of(key: AnswerKey, paper: Cited, survey_ids: set[str] | None = None) -> str | None:
+    """The first count `paper` falls under (`survey`, `after_cutoff`, `excluded`), or None."""
+    if _is_survey(key, paper, id_keys(key.ids) if survey_ids is None else survey_ids):
+        return "survey"
+    if key.cutoff is not None and (day := earliest_of(paper)) is not None \
+            and day >= key.cutoff:
+        return "after_cutoff"
+    return "excluded" if paper.excluded else None
+
+
+def leaked_papers(key: AnswerKey, papers: Sequence[Cited | str]) -> list[dict[str, Any]]:
+    """Which of the answer's distinct references were counted, and under which rule: one
+    `{"rule", "index" (its position in `papers`), "ref" (as written), "titles", "ids"}` each
+    (`titles`, `ids` only when known) — the score row's `leaked_items`."""
+    survey_ids = id_keys(key.ids)
+    out: list[dict[str, Any]] = []
+    for index, paper in _distinct(papers):
+        if rule := rule_of(key, paper, survey_ids):
+            item: dict[str, Any] = {"rule": rule, "index": index, "ref": paper.ref}
+            if titles := list(dict.fromkeys(t for t in paper.titles if t)):
+                item["titles"] = titles
+            if ids := list(dict.fromkeys(i for i in paper.ids if i)):
+                item["ids"] = ids
+            out.append(item)
     return out
 
 
 def paper_counts(key: AnswerKey, papers: Sequence[Cited | str]) -> dict[str, int]:
     """{survey, after_cutoff, excluded} over the answer's distinct references."""
     counts = {"survey": 0, "after_cutoff": 0, "excluded": 0}
-    survey_ids = id_keys(key.ids)
-    for paper in _distinct(papers):
-        if _is_survey(key, paper, survey_ids):
-            counts["survey"] += 1
-        elif key.cutoff is not None and (day := earliest_of(paper)) is not None \
-                and day >= key.cutoff:
-            counts["after_cutoff"] += 1
-        elif paper.excluded:
-            counts["excluded"] += 1
+    for item in leaked_papers(key, papers):
+        counts[item["rule"]] += 1
     return counts
 
 
@@ -177,30 +199,77 @@ def title_quotes(key: AnswerKey, text: str) -> int:
     return total
 
 
-def abstract_words(abstract: str | None, text: str, span: int = SPAN) -> int:
-    """Words of `text` inside a run of `span` or more consecutive words also in `abstract`."""
+def abstract_spans(abstract: str | None, text: str, span: int = SPAN) -> list[str]:
+    """The runs of `span` or more consecutive (normalised) words of `text` that are also in
+    `abstract`, each maximal run once, in the text's order."""
     source = normalize_title(abstract or "").split()
     words = normalize_title(text or "").split()
     if len(source) < span or len(words) < span:
-        return 0
+        return []
     grams = {tuple(source[i:i + span]) for i in range(len(source) - span + 1)}
     covered = [False] * len(words)
     for i in range(len(words) - span + 1):
         if tuple(words[i:i + span]) in grams:
             covered[i:i + span] = [True] * span
-    return sum(covered)
+    runs, start = [], None
+    for i, hit in enumerate([*covered, False]):
+        if hit and start is None:
+            start = i
+        elif not hit and start is not None:
+            runs.append(" ".join(words[start:i]))
+            start = None
+    return runs
+
+
+def abstract_words(abstract: str | None, text: str, span: int = SPAN) -> int:
+    """Words of `text` inside a run of `span` or more consecutive words also in `abstract`."""
+    return sum(len(run.split()) for run in abstract_spans(abstract, text, span))
+
+
+@dataclass(frozen=True)
+class Findings:
+    """One sample's audit: the counts (`suspected_leak`), which references were counted
+    (`leaked_papers`) and the abstract's verbatim spans found in the text."""
+    counts: dict[str, int]
+    items: tuple[dict[str, Any], ...] = ()
+    spans: tuple[str, ...] = ()
+
+    def row(self) -> dict[str, Any]:
+        """The score row's fields: `suspected_leak` (non-zero counts), `leaked_items` and
+        `leaked_spans` when there are any; {} when nothing was found."""
+        if not self.counts:
+            return {}
+        out: dict[str, Any] = {"suspected_leak": dict(self.counts)}
+        if self.items:
+            out["leaked_items"] = [dict(i) for i in self.items]
+        if self.spans:
+            out["leaked_spans"] = list(self.spans)
+        return out
+
+
+def findings(key: AnswerKey, papers: Sequence[Cited | str], text: str | None = None, *,
+             quote_title: bool = True) -> Findings:
+    """The audit of one answer (see the module docstring); `quote_title=False` where the
+    task's prompt gives the title."""
+    items = leaked_papers(key, papers)
+    counts = {"survey": 0, "after_cutoff": 0, "excluded": 0}
+    for item in items:
+        counts[item["rule"]] += 1
+    spans: list[str] = []
+    if text:
+        counts["title_quoted"] = title_quotes(key, text) if quote_title else 0
+        spans = abstract_spans(key.abstract, text)
+        counts["abstract_words"] = sum(len(s.split()) for s in spans)
+    return Findings({k: v for k, v in counts.items() if v}, tuple(items), tuple(spans))
 
 
 def audit(key: AnswerKey, papers: Sequence[Cited | str], text: str | None = None, *,
           quote_title: bool = True) -> dict[str, int]:
     """The sample's `suspected_leak`: the non-zero counts (see the module docstring); `{}`
     when nothing was found. `quote_title=False` where the task's prompt gives the title."""
-    counts = paper_counts(key, papers)
-    if text:
-        counts["title_quoted"] = title_quotes(key, text) if quote_title else 0
-        counts["abstract_words"] = abstract_words(key.abstract, text)
-    return {k: v for k, v in counts.items() if v}
+    return findings(key, papers, text, quote_title=quote_title).counts
 
 
-__all__ = ["KEYS", "MIN_TITLE_WORDS", "SPAN", "AnswerKey", "Cited", "abstract_words", "audit",
-           "earliest_of", "from_corpus", "id_keys", "paper_counts", "same_title", "title_quotes"]
+__all__ = ["KEYS", "MIN_TITLE_WORDS", "SPAN", "AnswerKey", "Cited", "Findings", "abstract_spans",
+           "abstract_words", "audit", "earliest_of", "findings", "from_corpus", "id_keys",
+           "leaked_papers", "paper_counts", "rule_of", "same_title", "title_quotes"]

@@ -63,4 +63,32 @@ def leak_lines(summary: dict[str, Any], keys: Sequence[str] | None = None) -> li
     return lines
 
 
-__all__ = ["count_leaked", "leak_lines", "leaked_note", "without_leaked"]
+def _headline(run: Any) -> tuple[str, ...]:
+    """The run's headline measures (its benchmark's, by sub-task); () when unknown."""
+    try:
+        from scholarbench.core.engine import benchmark_class
+        bench = benchmark_class(run.benchmark)(run.manifest.get("options") or {})
+        return tuple(bench.headline.get(run.mode, ()))
+    except Exception:       # a benchmark this install does not know: every measure
+        return ()
+
+
+def report_notes(runs: Sequence[Any]) -> list[str]:
+    """One note per report run (`.name`, `.raw_summary`) with samples flagged
+    `suspected_leak`: how many, and its means without them (the run's headline measures when
+    the summary names them, else every measure) — under the leaderboards of every format."""
+    notes = []
+    for run in runs:
+        s = run.raw_summary
+        n = s.get("n_suspected_leak")
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            continue
+        keys = list(_headline(run)) or None
+        note = leaked_note(s, keys)
+        notes.append(f"{run.name}: {n} sample{'' if n == 1 else 's'} suspected of leakage "
+                     "(papers or text only the answer key could give; docs/leakage.md)"
+                     + (f"; {note}" if note else ""))
+    return notes
+
+
+__all__ = ["count_leaked", "leak_lines", "leaked_note", "report_notes", "without_leaked"]

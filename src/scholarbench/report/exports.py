@@ -46,6 +46,7 @@ from scholarbench.report.judges import judge_groups
 from scholarbench.report.tables import latex_escape, render_groups
 from scholarbench.text.normalize import normalize_title
 from scholarbench.injection.unflagged import report_notes
+from scholarbench.leakage.unleaked import report_notes as leak_notes
 from scholarbench.llm.secrets import redact
 from scholarbench.data.trec import read_run, write_qrels, write_run
 
@@ -73,6 +74,7 @@ def leaderboard_text(runs: Sequence[ReportRun], fmt: str = "terminal",
         groups.extend(section.groups(section_runs, published))
         notes.extend(section.footnotes(section_runs, published))
         notes.extend(report_notes(section_runs))
+        notes.extend(leak_notes(section_runs))
     groups.extend(judge_groups(runs))          # every judged run's judges, their rankings
     text = render_groups(groups, fmt, notes)
     return f"{LATEX_PREAMBLE}\n\n{text}" if fmt == "latex" else text

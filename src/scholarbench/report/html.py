@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from scholarbench.injection.unflagged import report_notes
+from scholarbench.leakage.marks import LEAK_CSS
+from scholarbench.leakage.unleaked import report_notes as leak_notes
 from scholarbench.report.htmlkit import Page, e, table_html
 from scholarbench.report.judges import judge_groups
 from scholarbench.report.tables import TableGroup
@@ -175,6 +177,7 @@ footer { margin-top: 48px; font-size: 12px; color: var(--muted); border-top: 1px
   nav.toc { columns: 1; } }
 @media print { body { background: #fff; } main { box-shadow: none; max-width: none; padding: 0; } }
 """
+CSS += LEAK_CSS          # the leakage audit's marks (leakage/marks.py)
 
 
 def _version() -> str:
@@ -196,6 +199,8 @@ def _runs_table(runs: Sequence[ReportRun], anchors: dict[Path, str]) -> str:
         extra = [f"{n} {LABELS.get(k, k)}" for k, n in counts.counts.items() if n]
         if s.get("n_suspected_injection"):
             extra.append(f"{s['n_suspected_injection']} suspected injection")
+        if s.get("n_suspected_leak"):
+            extra.append(f"{s['n_suspected_leak']} suspected leak")
         why = counts.top_reasons()
         rows.append(f'<tr data-run="{e(r.run_dir)}"><td><a href="#{anchors[r.run_dir]}">'
                     f"{e(r.name)}</a></td><td>{e(r.benchmark)}</td><td>{e(r.mode)}</td>"
@@ -235,7 +240,8 @@ def render_html_report(runs: Sequence[ReportRun], *, published: bool = True,
     body.append(page.heading(2, "Runs"))
     anchors = {r.run_dir: page.anchor(f"run {r.run_dir.name}") for r in runs}
     body.append(_runs_table(runs, anchors))
-    body.extend(f'<p class="muted">{e(note)}</p>' for note in report_notes(runs))
+    body.extend(f'<p class="muted">{e(note)}</p>' for note in report_notes(runs)
+                + leak_notes(runs))
     grouped = by_benchmark(runs)
     for section, section_runs in grouped:
         body.append(f'<section class="benchmark" data-benchmark="{e(section.benchmark)}">')

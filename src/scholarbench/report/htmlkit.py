@@ -280,8 +280,9 @@ def sample_metric_table(rows: Sequence[tuple[str, dict[str, Any]]],
             flags.append(f"{word}: {row['error']}")
         if not row:
             flags.append("no row for this sample")
+        from scholarbench.leakage.marks import badge_html      # docs/leakage.md
         out.append(f"<tr><th>{e(name)}</th>{''.join(cells)}<td class='flags'>"
-                   f"{e('; '.join(flags))}</td></tr>")
+                   f"{e('; '.join(flags))}{badge_html(row)}</td></tr>")
     out.append("</tbody></table>")
     return "".join(out)
 

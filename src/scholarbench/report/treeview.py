@@ -290,8 +290,11 @@ def _node_tag(mark: NodeMark, side: str) -> str:
 
 
 def render_tree(tree: TaxoNode, marks: dict[Pos, NodeMark], side: str,
-                paper_state: dict[str, bool], max_papers: int | None = None) -> str:
-    """A nested list; iterative, so arbitrarily deep trees render without recursion."""
+                paper_state: dict[str, bool], max_papers: int | None = None,
+                leaked: dict[str, str] | None = None) -> str:
+    """A nested list; iterative, so arbitrarily deep trees render without recursion.
+    `leaked`: normalised title → the leakage rule it was counted under (model side)."""
+    from scholarbench.leakage.marks import tag_html
     out = [f'<ul class="tree tree-{side}">']
     prev = -1
     for node, pos, _ in tree.walk_with_path():
@@ -322,8 +325,11 @@ def render_tree(tree: TaxoNode, marks: dict[Pos, NodeMark], side: str,
                 else:
                     cls, sym, tip = (("expert", "✓", "an expert paper") if hit else
                                      ("other", "·", "not an expert paper"))
-                out.append(f'<li class="paper {cls}" title="{tip}"><span class="psym">{sym}'
-                           f"</span>{_e(title)}</li>")
+                rule = (leaked or {}).get(normalize_title(title))
+                out.append(f'<li class="paper {cls}{" leak" if rule else ""}" title="{tip}"'
+                           + (f' data-rule="{_e(rule)}"' if rule else "")
+                           + f'><span class="psym">{sym}</span>{_e(title)}'
+                           + (tag_html(rule) if rule else "") + "</li>")
             if len(shown) < len(node.papers):
                 out.append(f'<li class="paper more">… {len(node.papers) - len(shown)} more</li>')
             out.append("</ul>")
@@ -349,7 +355,8 @@ LEGEND += "</div>"
 
 
 def render_comparison(cmp: TreeComparison, model_title: str = "Model taxonomy",
-                      expert_title: str = "Expert taxonomy", papers: bool = True) -> str:
+                      expert_title: str = "Expert taxonomy", papers: bool = True,
+                      leaked: dict[str, str] | None = None) -> str:
     c = cmp.counts
     summary = (f"expert categories: {c[MATCHED]} matched, {c[RENAMED]} renamed, {c[MISSING]} "
                f"missing of {c['expert_nodes']}; model categories: {c['model_nodes']}, "
@@ -363,7 +370,7 @@ def render_comparison(cmp: TreeComparison, model_title: str = "Model taxonomy",
         model_html = '<p class="empty">No model taxonomy (missing or malformed output).</p>'
     else:
         model_html = render_tree(cmp.model, cmp.model_marks, "model",
-                                 cmp.model_paper_expert if papers else {})
+                                 cmp.model_paper_expert if papers else {}, leaked=leaked)
     return (f'<div class="tree-compare" data-missing="{c[MISSING]}" data-extra="{c[EXTRA]}" '
             f'data-matched="{c[MATCHED]}" data-renamed="{c[RENAMED]}">'
             + (LEGEND if papers else LEGEND_NODES) +

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from scholarbench.benchmarks.deepsynth.leakage import leak_findings
 from scholarbench.errors import ScholarbenchError
 
 
@@ -62,6 +63,7 @@ def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[
               for obj in write_judged(run, samples, lines, generated)}
     record_judge_calls(run, lines)
     oracle = run.stage(ORACLE, "task_id").records if run.file(ORACLE).exists() else {}
+    corpus = audit_corpus(bench, manifest)
     rows = []
     for s in samples:
         line = lines.get(s.id)
@@ -84,8 +86,21 @@ def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[
                **score.counts(), **extra}
         row["status"] = (line["report_status"] if line["report_status"] in
                          ("missing", "malformed") else score.status)
+        row.update(leak_findings(s.gold, generated.get(s.id), corpus).row())  # leakage.md
         rows.append(row)
     return rows
+
+
+def audit_corpus(bench: Any, manifest: dict[str, Any]) -> Any:
+    """The corpus the leakage audit reads (docs/leakage.md): the run's open one, else on a
+    re-score the one its manifest names when unchanged (`leakage.corpus`), else None."""
+    if getattr(bench, "_corpus", None) is not None:
+        return bench._corpus
+    from scholarbench.leakage.corpus import recorded_corpus
+    try:
+        return recorded_corpus(manifest)
+    except Exception:          # an unreadable corpus: the audit sees the answer alone
+        return None
 
 
 def judge_counts(line: dict[str, Any] | None) -> dict[str, Any]:

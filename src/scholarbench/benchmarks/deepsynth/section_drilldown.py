@@ -10,6 +10,7 @@ from typing import Any, Sequence
 from scholarbench.benchmarks.deepsynth.display import (COUNT_DISPLAY, COUNT_KEYS, DISPLAY,
                                                        EXCERPT_CHARS, LABEL_STATUS,
                                                        STATUS_NAMES, TASK_KEYS)
+from scholarbench.leakage.marks import findings_html
 from scholarbench.report.htmlkit import Page, drilldown_ids, e, sample_metric_table
 from scholarbench.report.sections.base import ReportRun
 from scholarbench.report.trajectory import trajectories_html
@@ -60,6 +61,7 @@ class DeepSynthDrilldown:
                 if entry is not None:
                     body.append(self._groups_table(r.name, entry[1], status))
                     body.append(self._labels(r.name, entry[0], lines[r.run_dir].get(sid)))
+                body.append(findings_html(rows[r.run_dir].get(sid)))     # docs/leakage.md
                 body.append(self._excerpt(r.name, generated[r.run_dir].get(sid)))
             prompt = " ".join((getattr(task, "general_prompt", "") or "").split())
             bits = (f'<span class="sbits">{e(prompt[:200] + ("…" if len(prompt) > 200 else ""))}'

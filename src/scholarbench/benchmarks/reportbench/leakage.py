@@ -11,10 +11,11 @@ No rule excludes a class of papers here, so `excluded` is never counted.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from scholarbench.benchmarks.reportbench.refscore import HiddenSurvey
-from scholarbench.leakage import AnswerKey, Cited, audit, from_corpus
+from scholarbench.leakage import AnswerKey, Cited, Findings, findings, from_corpus
 
 
 def answer_key(task: Any, corpus: Any = None) -> AnswerKey:
@@ -27,12 +28,29 @@ def answer_key(task: Any, corpus: Any = None) -> AnswerKey:
                      abstract=task.abstract or None, cutoff=task.cutoff)
 
 
+def leak_findings(task: Any, references: Any, report: str | None,
+                  corpus: Any = None) -> Findings:
+    """The sample's audit: counts, the references counted (`ref` is `#i`, the reference's
+    position among the scorer's; `label` its bibliography label, first title or first id)
+    and the abstract's verbatim spans."""
+    references = list(references)
+    cited = from_corpus(corpus, [(Cited(f"#{i}", titles=tuple(r.titles()), ids=tuple(r.ids)),
+                                  r.paper_id) for i, r in enumerate(references)])
+    found = findings(answer_key(task, corpus), cited, report or None, quote_title=False)
+    items = tuple(dict(item, label=_label(references[item["index"]]))
+                  for item in found.items)
+    return replace(found, items=items)
+
+
+def _label(ref: Any) -> str:
+    name = next(iter(ref.titles()), None) or next(iter(ref.ids), None) or ""
+    return (f"[{ref.label}] " if getattr(ref, "label", None) else "") + name
+
+
 def suspected_leak(task: Any, references: Any, report: str | None,
                    corpus: Any = None) -> dict[str, int]:
     """The sample's `suspected_leak` counts ({} when none)."""
-    cited = from_corpus(corpus, [(Cited(f"#{i}", titles=tuple(r.titles()), ids=tuple(r.ids)),
-                                  r.paper_id) for i, r in enumerate(references)])
-    return audit(answer_key(task, corpus), cited, report or None, quote_title=False)
+    return leak_findings(task, references, report, corpus).counts
 
 
-__all__ = ["answer_key", "suspected_leak"]
+__all__ = ["answer_key", "leak_findings", "suspected_leak"]

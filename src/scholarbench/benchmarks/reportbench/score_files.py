@@ -52,7 +52,7 @@ from typing import Any
 
 from scholarbench.benchmarks.reportbench.extract import ExtractedReferences, references_from_items
 from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
-from scholarbench.benchmarks.reportbench.leakage import suspected_leak
+from scholarbench.benchmarks.reportbench.leakage import leak_findings
 from scholarbench.benchmarks.reportbench.metrics import Match, Unresolved, reference_scores
 from scholarbench.benchmarks.reportbench.pred_lines import as_record, read_predictions
 from scholarbench.benchmarks.reportbench.refscore import (HiddenSurvey, references_for,
@@ -182,9 +182,8 @@ def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path:
             row["n_not_academic"] = counts["n_not_academic"]
         if n_hidden:
             row["n_hidden_survey"] = n_hidden
-        if survey in tasks and (leak := suspected_leak(tasks[survey], found.references,
-                                                       report, corpus)):
-            row["suspected_leak"] = leak                  # docs/leakage.md; no score changes
+        if survey in tasks:                               # docs/leakage.md; no score changes
+            row.update(leak_findings(tasks[survey], found.references, report, corpus).row())
         if statement_judge is not None:
             row.update(_judge_statements(statement_judge, report, found))
         rows.append(row)

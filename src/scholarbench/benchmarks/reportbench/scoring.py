@@ -33,7 +33,7 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from scholarbench.benchmarks.reportbench.leakage import suspected_leak
+from scholarbench.benchmarks.reportbench.leakage import leak_findings
 from scholarbench.benchmarks.reportbench.measures import keys
 from scholarbench.benchmarks.reportbench.refscore import (HiddenSurvey, references_for,
                                                           score_references)
@@ -222,9 +222,8 @@ class Scorer:
         row.update(unresolved=counts["n_unresolved"], n_refs=counts["n_found"])   # core.refs
         if n_hidden:
             row["n_hidden_survey"] = n_hidden
-        if task is not None and (leak := suspected_leak(task, found.references, report,
-                                                        self.corpus)):
-            row["suspected_leak"] = leak                  # docs/leakage.md; no score changes
+        if task is not None:                              # docs/leakage.md; no score changes
+            row.update(leak_findings(task, found.references, report, self.corpus).row())
         if record.get("error"):
             row["error"] = record["error"]
         if self.titles is not None and self.titles.last is not None:

@@ -3,7 +3,9 @@ ReportBenchSection`): per survey, each run's reference lists — the report's re
 to the survey's bibliography, the extra ones, the bibliography's missed titles — recomputed from
 generate.jsonl, the run's GT folder and corpus with the exact title match of `metrics` (the LLM
 title extractor is not re-run; when that disagrees with scores.jsonl the block says so), the
-statement counts, and the report's opening, all escaped."""
+statement counts, and the report's opening, all escaped. A reference the leakage audit counted
+is marked in its list (docs/leakage.md), listed first, and every finding is listed under the
+lists (`leakage.marks`)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -13,6 +15,7 @@ from scholarbench.report.trajectory import trajectories_html
 from scholarbench.report.htmlkit import Page, drilldown_ids, e, sample_metric_table
 from scholarbench.report.sections.base import ReportRun
 from scholarbench.data.jsonl import read_jsonl_tolerant
+from scholarbench.leakage.marks import LeakMarks, badge_html, findings_html, tag_html
 from scholarbench.text.normalize import normalize_title
 from scholarbench.benchmarks.reportbench.extract import extract_references
 from scholarbench.benchmarks.reportbench.metrics import distinct_references
@@ -49,10 +52,12 @@ class ReportBenchDrilldown:
         page.cache[key] = ctx
         return ctx
 
-    def reference_lists(self, run: ReportRun, report: str | None, page: Page, sid: str
-                        ) -> dict[str, list[str]] | None:
+    def reference_lists(self, run: ReportRun, report: str | None, page: Page, sid: str,
+                        marks: LeakMarks | None = None) -> dict[str, list[str]] | None:
         """{"matched": report titles in the GT, "extra": report titles not in it, "missed":
-        GT titles no reference matched}, exact normalised-title match; None without the GT."""
+        GT titles no reference matched}, exact normalised-title match; None without the GT.
+        With `marks`, also {"leak:matched", "leak:extra"}: per listed reference the rule the
+        leakage audit counted it under, or "" (by its titles and ids)."""
         ctx = self._context(run, page)
         if sid not in ctx["gt"]:
             return None
@@ -62,22 +67,30 @@ class ReportBenchDrilldown:
             gt.setdefault(normalize_title(t), t)
         gt.pop("", None)
         matched, extra, hit = [], [], set()
+        rules: dict[str, list[str]] = {"leak:matched": [], "leak:extra": []}
         if isinstance(report, str) and report.strip():
             refs = extract_references(report, ctx["corpus"]).titled()
             groups = distinct_references([r.titles() for r in refs])
             shown: dict[str, str] = {}
+            ids: dict[str, list[str]] = {}
             for r in refs:
                 for t in r.titles():
                     shown.setdefault(normalize_title(t), t)
+                    ids.setdefault(normalize_title(t), []).extend(r.ids)
             for norms in groups:
                 found = [n for n in norms if n in gt]
+                rule = (marks.rule_for(None, norms, [i for n in norms for i in ids.get(n, ())])
+                        if marks else None) or ""
                 if found:
                     matched.append(gt[found[0]])
                     hit.update(found)
+                    rules["leak:matched"].append(rule)
                 else:
                     extra.append(shown.get(norms[0], norms[0]))
+                    rules["leak:extra"].append(rule)
         missed = [title for n, title in gt.items() if n not in hit]
-        return {"matched": matched, "missed": missed, "extra": extra}
+        out = {"matched": matched, "missed": missed, "extra": extra}
+        return {**out, **rules} if marks is not None else out
 
     def _drilldown(self, runs: Sequence[ReportRun], page: Page) -> str:
         rows, ids, cut = drilldown_ids(runs, page, "surveys")
@@ -93,6 +106,7 @@ class ReportBenchDrilldown:
             heading = task.title if task is not None else ""
             body = [sample_metric_table([(r.name, rows[r.run_dir].get(sid, {})) for r in runs],
                                         metrics)]
+            badges = "".join(badge_html(rows[r.run_dir].get(sid)) for r in runs)
             body.append(trajectories_html(runs, sid))
             if task is not None:
                 body.append(f'<p class="muted">arXiv {e(sid)}'
@@ -105,15 +119,16 @@ class ReportBenchDrilldown:
             open_attr = " open" if i == 0 else ""
             out.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
                        f'<span class="sid">{e(sid)}</span> <span class="stitle">{e(heading)}'
-                       f'</span></summary><div class="sample-body">{"".join(body)}</div>'
-                       "</details>")
+                       f'</span>{badges}</summary><div class="sample-body">{"".join(body)}'
+                       "</div></details>")
         return "\n".join(out)
 
     def _run_block(self, run: ReportRun, sid: str, row: dict[str, Any],
                    record: dict[str, Any] | None, page: Page) -> str:
         report = (record or {}).get("report")
         parts = [f'<h5 class="run-name">{e(run.name)}</h5>']
-        lists = self.reference_lists(run, report, page, sid)
+        marks = LeakMarks(row)
+        lists = self.reference_lists(run, report, page, sid, marks)
         if lists is None:
             parts.append('<p class="muted">The run\'s ground-truth folder is not readable: '
                          "reference lists not shown.</p>")
@@ -134,14 +149,20 @@ class ReportBenchDrilldown:
                                               "extra"),
                                     ("missed", "Missed (bibliography, not cited)", "missed")):
                 items = lists[key]
-                shown = items[:LIST_LIMIT]
+                rules = lists.get(f"leak:{key}") or [""] * len(items)
+                order = sorted(range(len(items)), key=lambda j: not rules[j])  # marked first
+                shown = order[:LIST_LIMIT]
                 more = (f'<li class="muted">… {len(items) - LIST_LIMIT} more</li>'
                         if len(items) > LIST_LIMIT else "")
                 parts.append(f'<div class="ref-col {cls}" data-list="{key}"><h6>{e(title)} '
                              f"({len(items)})</h6><ul class='refs'>"
-                             + "".join(f"<li>{e(t)}</li>" for t in shown) + more
-                             + "</ul></div>")
+                             + "".join(f'<li class="leak" data-rule="{e(rules[j])}">'
+                                       f"{e(items[j])}{tag_html(rules[j])}</li>" if rules[j]
+                                       else f"<li>{e(items[j])}</li>" for j in shown)
+                             + more + "</ul></div>")
             parts.append("</div>")
+        task = self._context(run, page)["tasks"].get(sid)
+        parts.append(findings_html(row, getattr(task, "title", None)))
         if row.get("statements") == "judged":
             parts.append(f'<p class="legend-line">Statements: {row.get("n_cited", 0)} cited '
                          f'pairs, {row.get("n_cited_matched", 0)} matched, '

@@ -197,17 +197,11 @@ class ResearchArena(Benchmark):
         """The run's corpus, for the leakage audit of a re-scored ranking only (docs/leakage.md):
         opened when its directory is still where the manifest says, with the checksum the run
         recorded; else None (scoring needs no corpus, and the audit reads the ids as written)."""
-        from pathlib import Path
         from scholarbench.benchmarks.researcharena import loading
-        from scholarbench.corpus.build import corpus_info
-        recorded = manifest.get("corpus") if isinstance(manifest.get("corpus"), dict) else {}
-        path, sha = recorded.get("path"), recorded.get("sha256")
-        if manifest.get("mode") == "organisation" or not path or not sha \
-                or not (Path(path) / "manifest.json").is_file():
+        from scholarbench.leakage.corpus import recorded_corpus
+        if manifest.get("mode") == "organisation":
             return None
-        if (corpus_info(path) or {}).get("sha256") != sha:
-            return None
-        return loading.open_corpus(Path(path))
+        return recorded_corpus(manifest, loading.open_corpus)
 
     def _bare_samples(self, tasks: Sequence[Any], subtask: str, variant: str) -> list[Sample]:
         """Samples for scoring only (no prompts: the agent does not run)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from scholarbench.leakage import AnswerKey, audit, from_corpus
+from scholarbench.leakage import AnswerKey, Cited, Findings, findings, from_corpus
 
 
 def answer_key(task: Any) -> AnswerKey:
@@ -25,12 +25,26 @@ def answer_key(task: Any) -> AnswerKey:
                      ids=(task.survey_id,) if task.survey_id else (), cutoff=task.cutoff)
 
 
+def leak_findings(task: Any, ids: Sequence[str], corpus: Any = None,
+                  unresolved: Sequence[str] = ()) -> Findings:
+    """The sample's audit over the ranked `ids` and the REFs recorded as unresolved
+    (`unresolved`: the record's `info.unresolved_examples`). A counted paper's `ref` is its
+    ranking entry (a paper_id, an id as written, or `unresolved:<rank>` with the REF's text
+    among its `titles`), its `index` its position in `ids`."""
+    papers = from_corpus(corpus, [(pid, pid) for pid in ids], excluded_surveys=True)
+    # the unresolved REFs with spaces are, in order, the ranking's `unresolved:<rank>` entries
+    texts = [str(r) for r in unresolved if " " in " ".join(str(r).split()) or not str(r).strip()]
+    slots = [i for i, pid in enumerate(ids) if str(pid).startswith("unresolved:")]
+    for slot, text in zip(slots, texts):
+        papers[slot] = Cited(str(ids[slot]), titles=(text,), ids=(text,))
+    rest = [str(r) for r in unresolved if str(r) not in texts[:len(slots)]]
+    return findings(answer_key(task), [*papers, *rest])
+
+
 def suspected_leak(task: Any, ids: Sequence[str], corpus: Any = None,
                    unresolved: Sequence[str] = ()) -> dict[str, int]:
-    """The sample's `suspected_leak` counts over the ranked `ids` and the REFs recorded as
-    unresolved (`unresolved`: the record's `info.unresolved_examples`) ({} when none)."""
-    papers = from_corpus(corpus, [(pid, pid) for pid in ids], excluded_surveys=True)
-    return audit(answer_key(task), [*papers, *(str(r) for r in unresolved)])
+    """The sample's `suspected_leak` counts ({} when none)."""
+    return leak_findings(task, ids, corpus, unresolved).counts
 
 
-__all__ = ["answer_key", "suspected_leak"]
+__all__ = ["answer_key", "leak_findings", "suspected_leak"]

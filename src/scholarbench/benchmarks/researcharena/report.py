@@ -18,6 +18,7 @@ from typing import Any, Sequence
 from scholarbench.errors import DataError
 from scholarbench.report import svg
 from scholarbench.report.trajectory import trajectories_html
+from scholarbench.leakage.marks import LeakMarks, badge_html, findings_html, tag_html
 from scholarbench.report.htmlkit import Page, drilldown_ids, e, sample_metric_table, table_html
 from scholarbench.benchmarks.researcharena.measures.declared import (
     ORGANISATION as DECLARED_ORGANISATION, ORGANISATION_KEYS, RANKING as DECLARED_RANKING,
@@ -302,6 +303,7 @@ class ResearchArenaSection(ReportSection):
             heading = t.topic if t is not None else ""
             body = [sample_metric_table([(r.name, rows[r.run_dir].get(sid, {})) for r in runs],
                                         metrics)]
+            badges = "".join(badge_html(rows[r.run_dir].get(sid)) for r in runs)
             body.append(trajectories_html(runs, sid))
             if t is not None and task != "organisation":
                 qrels = t.qrels(runs[0].raw_summary.get("qrels") or "searchable")
@@ -310,8 +312,10 @@ class ResearchArenaSection(ReportSection):
                             + f"; {len(t.unsearchable)} references unsearchable under the "
                             "leakage rule.</p>")
                 for r in runs:
+                    row = rows[r.run_dir].get(sid) or {}
                     body.append(self._ranked_list(r.name, generated[r.run_dir].get(sid), qrels,
-                                                  titles))
+                                                  titles, LeakMarks(row)))
+                    body.append(findings_html(row, t.topic))
             elif t is not None and t.mindmap is not None:
                 from scholarbench.benchmarks.researcharena.records import mindmap_from_json
                 from scholarbench.report.treeview import compare_trees, render_comparison
@@ -333,12 +337,14 @@ class ResearchArenaSection(ReportSection):
             open_attr = " open" if i == 0 else ""
             out.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
                        f'<span class="sid">{e(sid)}</span> <span class="stitle">{e(heading)}'
-                       f'</span></summary><div class="sample-body">{"".join(body)}</div>'
-                       "</details>")
+                       f'</span>{badges}</summary><div class="sample-body">{"".join(body)}'
+                       "</div></details>")
         return "\n".join(out)
 
     def _ranked_list(self, name: str, record: dict[str, Any] | None, qrels: dict[str, int],
-                     titles: dict[str, dict[str, Any]]) -> str:
+                     titles: dict[str, dict[str, Any]], marks: LeakMarks | None = None) -> str:
+        """The ranking's top TOP_N, each paper the leakage audit counted marked with its rule
+        (by its ranking entry: docs/leakage.md)."""
         ranking = (record or {}).get("ranking")
         if not isinstance(ranking, list):
             return f'<p><b>{e(name)}</b>: no ranking (missing output).</p>'
@@ -350,8 +356,11 @@ class ResearchArenaSection(ReportSection):
             text = f"{info['title']} ({info['year']})" if info and info.get("year") else (
                 info["title"] if info else "")
             cls, mark = ("rel", "✓") if grade > 0 else ("nonrel", "·")
-            items.append(f'<li class="{cls}" title="grade {grade}">{mark} <code>{e(pid)}</code> '
-                         f"{e(text)}</li>")
+            rule = marks.rule_for(str(pid)) if marks else None
+            leak = (f' leak" data-rule="{e(rule)}' if rule else "")
+            items.append(f'<li class="{cls}{leak}" title="grade {grade}">{mark} '
+                         f"<code>{e(pid)}</code> {e(text)}"
+                         + (tag_html(rule) if rule else "") + "</li>")
         first = next((i + 1 for i, x in enumerate(ranking)
                       if isinstance(x, list) and x and qrels.get(str(x[0]), 0) > 0), None)
         return (f'<p class="legend-line"><b>{e(name)}</b>: top {min(TOP_N, len(ranking))} of '

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from scholarbench.benchmarks.researcharena.answers import parse_ranking
-from scholarbench.benchmarks.researcharena.leakage import suspected_leak
+from scholarbench.benchmarks.researcharena.leakage import leak_findings
 from scholarbench.benchmarks.researcharena.measures.declared import ORGANISATION_KEYS
 from scholarbench.benchmarks.researcharena.measures.ranking import (DEFAULT_MEASURES,
                                                                     DISCOVERY_MEASURES,
@@ -120,9 +120,9 @@ def score_ranking(tasks: Sequence[ArenaTask], records: dict[str, dict[str, Any]]
                 row["duplicates_dropped"] = dropped
                 info = rec.get("info") if isinstance(rec.get("info"), dict) else {}
                 examples = info.get("unresolved_examples")
-                if leak := suspected_leak(task, ids, corpus,
-                                          examples if isinstance(examples, list) else ()):
-                    row["suspected_leak"] = leak          # docs/leakage.md; no score changes
+                row.update(leak_findings(task, ids, corpus,            # docs/leakage.md;
+                                         examples if isinstance(examples, list) else ()
+                                         ).row())                    # no score changes
         row["n_retrieved"] = len(ids)
         row["n_gold"] = len(qrels[task.id])
         if ids and outcome != "error":

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scholarbench.leakage.audit import AnswerKey, audit
+from scholarbench.leakage.audit import AnswerKey, Findings, findings
 
 
 def answer_key(task: Any) -> AnswerKey:
@@ -21,12 +21,18 @@ def answer_key(task: Any) -> AnswerKey:
     return AnswerKey(titles=(survey,) if survey else ())
 
 
+def leak_findings(task: Any, pred: Any) -> Findings:
+    """The sample's audit (no findings without a usable prediction); each counted paper's
+    `ref` is its title as the answer wrote it."""
+    if pred is None or pred.error or pred.taxonomy is None:
+        return Findings({})
+    papers = list(pred.retrieved or []) + pred.taxonomy.all_papers()
+    return findings(answer_key(task), papers)
+
+
 def suspected_leak(task: Any, pred: Any) -> dict[str, int]:
     """The sample's `suspected_leak` counts ({} when none, or no usable prediction)."""
-    if pred is None or pred.error or pred.taxonomy is None:
-        return {}
-    papers = list(pred.retrieved or []) + pred.taxonomy.all_papers()
-    return audit(answer_key(task), papers)
+    return leak_findings(task, pred).counts
 
 
-__all__ = ["answer_key", "suspected_leak"]
+__all__ = ["answer_key", "leak_findings", "suspected_leak"]

@@ -27,6 +27,7 @@ from scholarbench.benchmarks.taxobench.judge import DIMENSIONS, JUDGE_KEYS
 from scholarbench.benchmarks.taxobench.measures import JUDGE_METRICS, METRICS
 from scholarbench.report import svg
 from scholarbench.report.trajectory import trajectories_html
+from scholarbench.leakage.marks import LeakMarks, badge_html, findings_html
 from scholarbench.report.htmlkit import (Page, drilldown_ids, e, metadata_html,
                                         sample_metric_table, table_html)
 from scholarbench.benchmarks.taxobench.published import BOTTOM_UP, DEEP_RESEARCH, published_rows
@@ -354,6 +355,7 @@ class TaxoBenchSection(ReportSection):
                 bits.append(f"{r.name}: {vals}")
             body = [sample_metric_table([(r.name, rows[r.run_dir].get(sid, {})) for r in runs],
                                         metrics)]
+            badges = "".join(badge_html(rows[r.run_dir].get(sid)) for r in runs)
             body.append(trajectories_html(runs, sid))
             judge_html = {r.run_dir: _judge_html(r, judgements.get(r.run_dir), sid)
                           for r in runs if r.summary.judged and sid in rows[r.run_dir]}
@@ -373,16 +375,20 @@ class TaxoBenchSection(ReportSection):
                     cmp = compare_trees(run_task.gold,
                                         pred.taxonomy if pred is not None else None,
                                         sims[r.run_dir])
+                    row = rows[r.run_dir].get(sid) or {}
                     tree = render_comparison(cmp, model_title=f"Model taxonomy — {r.name}",
-                                             papers=page.tree_papers)
+                                             papers=page.tree_papers,
+                                             leaked=LeakMarks(row).by_title())
                     open_attr = " open" if i == 0 and j == 0 else ""
                     body.append(f'<details class="tree-details"{open_attr}><summary>Expert vs '
-                                f"{e(r.name)} taxonomy</summary>{tree}"
+                                f"{e(r.name)} taxonomy{badge_html(row)}</summary>"
+                                f"{findings_html(row, run_task.survey)}{tree}"
                                 f"{judge_html.get(r.run_dir, '')}</details>")
             open_attr = " open" if i == 0 else ""
             out.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
                        f'<span class="sid">{e(sid)}</span> <span class="stitle">{e(heading)}'
-                       f'</span><span class="sbits">{e(" · ".join(bits))}</span></summary>'
+                       f'</span>{badges}<span class="sbits">{e(" · ".join(bits))}</span>'
+                       "</summary>"
                        f'<div class="sample-body">{"".join(body)}</div></details>')
         return "\n".join(out)
 

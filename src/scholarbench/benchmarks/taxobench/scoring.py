@@ -8,7 +8,7 @@ from typing import Any, Callable, Sequence
 
 from scholarbench.benchmarks.taxobench.judge import (NOT_JUDGED, JudgeResult, aggregate_judge,
                                                      as_judge, format_judge_summary)
-from scholarbench.benchmarks.taxobench.leakage import suspected_leak
+from scholarbench.benchmarks.taxobench.leakage import leak_findings
 from scholarbench.benchmarks.taxobench.measures import METRIC_KEYS, METRICS, score_instance
 from scholarbench.records import TaxoPrediction
 
@@ -56,9 +56,8 @@ def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[
             pred = preds.get(sample.id)
             record = generated.get(sample.id) or {}
             row = {"id": sample.id, **score_instance(sample.gold, pred, embedder)}
-            if sample.task.subtask == "deep-research" and \
-                    (leak := suspected_leak(sample.task.native, pred)):
-                row["suspected_leak"] = leak        # flagged, not changed (docs/leakage.md)
+            if sample.task.subtask == "deep-research":    # flagged, not changed (leakage.md)
+                row.update(leak_findings(sample.task.native, pred).row())
             if pending is not None:
                 result = pending[sample.id].result() if sample.id in pending else NOT_JUDGED
                 row.update(result.row())
@@ -233,8 +232,7 @@ def score_files(gold: Path, pred: Path, out: Path, embedder: Any,
     rows = []
     for t in tasks:
         row = {"id": t.id, **score_instance(t.gold, loaded.by_id.get(t.id), embedder)}
-        if leak := suspected_leak(t, loaded.by_id.get(t.id)):
-            row["suspected_leak"] = leak
+        row.update(leak_findings(t, loaded.by_id.get(t.id)).row())
         if t.id in loaded.oversized:
             row.update(status="oversized", malformed=False)
         else:
