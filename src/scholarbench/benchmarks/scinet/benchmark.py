@@ -76,6 +76,7 @@ class SciNet(Benchmark):
         self._tasks: list[Any] = []
         self._source = "built"
         self._embedder_id: str | None = None
+        self._sentiment: Any = None      # the judge's context labels (`--sentiment judge`)
 
     @property
     def variant(self) -> str:
@@ -116,6 +117,12 @@ class SciNet(Benchmark):
         parser.add_argument("--with-judge", action="store_true",
                             help="add the LLM-judged metrics (judge role: --judge, else the "
                             "local model; never the agent's model)")
+        if command != "score":
+            parser.add_argument("--sentiment", choices=["rule", "judge"], default=None,
+                                help="pair tasks built from the graph: who labels a citation "
+                                "context for the pncites gold — the cue rule (default) or "
+                                "the judge role with SciNet's appendix-C prompt, as SciNet "
+                                "labelled with GPT-5 (docs/scinet.md)")
 
     def _dirs(self) -> tuple[Path, Path]:
         from scholarbench.paths import data_dir
@@ -154,11 +161,26 @@ class SciNet(Benchmark):
             self._source = str(self.options["tasks"])
             return [t for t in given if t.family == subtask]
         self._source = "built"
-        tasks = build_tasks(self.env(), subtask, self.build)
+        settings, labeler = self._sentiment_settings()
+        tasks = build_tasks(self.env(), subtask, settings, labeler)
+        self._sentiment = labeler
         from scholarbench.benchmarks.scinet.gold import format_ties
         if line := format_ties(tasks):
             print(line, file=sys.stderr)
         return tasks
+
+    def _sentiment_settings(self) -> tuple[Any, Any]:
+        """The build settings and, with `--sentiment judge` (or `BuildSettings(sentiment=
+        "judge")`), the judge role's context labeler."""
+        from dataclasses import replace
+        from scholarbench.benchmarks.scinet.tasks import BuildSettings
+        settings = self.build or BuildSettings()
+        if self.options.get("sentiment"):
+            settings = replace(settings, sentiment=self.options["sentiment"])
+        if settings.sentiment != "judge":
+            return settings, None
+        from scholarbench.benchmarks.scinet.sentiment_judge import JudgeLabels, SentimentJudge
+        return settings, JudgeLabels(SentimentJudge(self.models.judge()))
 
     def _loaded(self, tasks: list[Any]) -> Loaded:
         from scholarbench.benchmarks.scinet.records import tasks_sha256
@@ -167,7 +189,9 @@ class SciNet(Benchmark):
         self._tasks = tasks
         return Loaded([make_sample(t, env) for t in tasks],
                       {"tasks_sha256": tasks_sha256(tasks), "n_tasks": len(tasks),
-                       "tasks_source": self._source, "env": env.describe()})
+                       "tasks_source": self._source, "env": env.describe(),
+                       **({"sentiment_labels": labels.summary()}
+                          if (labels := getattr(self, "_sentiment", None)) else {})})
 
     def load(self, subtask: str, limit: int | None) -> Loaded:
         tasks = self.read_tasks(subtask)

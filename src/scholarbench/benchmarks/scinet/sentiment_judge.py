@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from scholarbench.benchmarks.scinet.judge import load_prompt, quote
 from scholarbench.benchmarks.scinet.sentiment import LABELS
@@ -73,3 +73,40 @@ class SentimentJudge:
                        max_tokens=self.max_tokens)
         return SentimentJudgement(key, out.value if out.ok else None, out.unscored,
                                   out.attempts, self.model, self.prompt.identity())
+
+
+class JudgeLabels:
+    """Citation contexts labelled by the sentiment judge instead of the cue rule, for the
+    pncites ground truth (`BuildSettings(sentiment="judge")`, `run scinet --sentiment judge`):
+    SciNet labelled its contexts with GPT-5 and this prompt. A context whose reply stays
+    unusable gets no label (None) and is counted in `unscored`; it is left out of the gold, as
+    a context that does not exist."""
+
+    def __init__(self, judge: SentimentJudge) -> None:
+        self.judge = judge
+        self.labelled = 0
+        self.unscored: list[str] = []
+
+    @property
+    def rule(self) -> str:
+        """What made the labels, as recorded in each task's `info.sentiment_rule`."""
+        return f"judge:{self.judge.prompt.identity()}@{self.judge.model}"
+
+    def __call__(self, context: str, title: str | None = None) -> str | None:
+        out = self.judge.classify(context, title)
+        if out.label is None:
+            self.unscored.append(out.unscored or "unscored")
+        else:
+            self.labelled += 1
+        return out.label
+
+    def summary(self) -> dict[str, Any]:
+        """The manifest's record: the rule, contexts labelled, unscored and why."""
+        reasons: dict[str, int] = {}
+        for why in self.unscored:
+            reasons[why] = reasons.get(why, 0) + 1
+        return {"rule": self.rule, "labelled": self.labelled, "unscored": len(self.unscored),
+                "unscored_reasons": reasons}
+
+
+Labeler = Callable[[str, "str | None"], "str | None"]

@@ -19,6 +19,8 @@ Path-wise (per category with >= `min_papers` papers): classic = the category's `
 """
 from __future__ import annotations
 
+from typing import Any
+
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -49,6 +51,9 @@ class BuildSettings:
     # pair: what the sentiment rule reads — "sentence" (the marker's) or "paragraph" (SciNet's
     # Evaluation/task2-sentiment-context-acc.py @ ed5c76f gives the model the whole paragraph)
     sentiment_window: str = "sentence"
+    # pair: who labels a context — "rule" (`sentiment.py`'s cues) or "judge" (the judge role
+    # with SciNet's appendix-C prompt, `sentiment_judge.JudgeLabels`, given to `build_tasks`)
+    sentiment: str = "rule"
     ties: str = "citations"      # ego: tie rule of the gold ranking (gold.TIE_RULES)
     stability_seeds: tuple[int, ...] = ()    # ego novelty: other seeds to compare the top list
 
@@ -57,6 +62,8 @@ class BuildSettings:
         out = asdict(self)
         if out["sentiment_window"] == "sentence":
             del out["sentiment_window"]
+        if out["sentiment"] == "rule":
+            del out["sentiment"]
         if not out["stability_seeds"]:
             del out["stability_seeds"]
         else:
@@ -107,24 +114,28 @@ def build_ego(env: SciNetEnv, s: BuildSettings) -> list[SciNetTask]:
 WINDOWS = ("sentence", "paragraph")
 
 
-def positive_citers(env: SciNetEnv, paper: str, window: str = "sentence"
-                    ) -> tuple[list[str] | None, list[str]]:
+def positive_citers(env: SciNetEnv, paper: str, window: str = "sentence",
+                    labeler: Any = None) -> tuple[list[str] | None, list[str]]:
     """(positive citers or None when no graph citer has a context, citers with a context).
     `window` "paragraph": the rule reads the context's whole paragraph (its sentence when the
-    paragraph is not known)."""
+    paragraph is not known). `labeler(context, cited title)`: labels a context instead of the
+    cue rule (the sentiment judge); a context it leaves unlabelled (None) is left out."""
     if window not in WINDOWS:
         raise ValueError(f"sentiment window must be one of {WINDOWS}, got {window!r}")
     labels: dict[str, list[str]] = {}
     for c in env.contexts.contexts_of(paper):
         if env.has(c.citing) and env.cites(c.citing, paper):
             text = (c.paragraph or c.text) if window == "paragraph" else c.text
-            labels.setdefault(c.citing, []).append(classify_sentiment(text))
+            label = (labeler(text, env.title(paper)) if labeler is not None
+                     else classify_sentiment(text))
+            if label is not None:
+                labels.setdefault(c.citing, []).append(label)
     if not labels:
         return None, []
     return sorted(c for c, ls in labels.items() if "Positive" in ls), sorted(labels)
 
 
-def build_pair(env: SciNetEnv, s: BuildSettings) -> list[SciNetTask]:
+def build_pair(env: SciNetEnv, s: BuildSettings, labeler: Any = None) -> list[SciNetTask]:
     rng = np.random.default_rng([s.seed, 2])
     counts = env.citation_counts
     listed = env.graph.listed
@@ -136,7 +147,7 @@ def build_pair(env: SciNetEnv, s: BuildSettings) -> list[SciNetTask]:
     picked = with_ctx[: s.n_pair]
     rest = [c for c in cand if c not in set(picked)]
     picked += [rest[i] for i in sorted(rng.permutation(len(rest))[: s.n_pair - len(picked)])]
-    tasks += [pncites_task(env, paper, s) for paper in picked]
+    tasks += [pncites_task(env, paper, s, labeler) for paper in picked]
     # cooccur
     para = sorted(p for p in {q for par in env.contexts.paragraphs for q in par.cited}
                   if env.contexts.comentioned(p))
@@ -147,15 +158,22 @@ def build_pair(env: SciNetEnv, s: BuildSettings) -> list[SciNetTask]:
     return tasks
 
 
-def pncites_task(env: SciNetEnv, paper: str, s: BuildSettings) -> SciNetTask:
-    """The pncites task about `paper` (a graph id): gold = its citers, the positive ones."""
-    positive, known = positive_citers(env, paper, s.sentiment_window)
+def pncites_task(env: SciNetEnv, paper: str, s: BuildSettings, labeler: Any = None
+                 ) -> SciNetTask:
+    """The pncites task about `paper` (a graph id): gold = its citers, the positive ones.
+    With the sentiment judge (`labeler`), `info.sentiment_unscored` counts the task's contexts
+    left without a label."""
+    before = len(getattr(labeler, "unscored", ()))
+    positive, known = positive_citers(env, paper, s.sentiment_window, labeler)
+    judged = ({"sentiment_rule": labeler.rule,
+               "sentiment_unscored": len(labeler.unscored) - before}
+              if labeler is not None else {"sentiment_rule": RULES_VERSION})
     return SciNetTask(
         f"pair/pncites/{paper}", "pair", "pncites", pair_query("pncites", env.title(paper)),
         source=paper,
         gold={"citers": sorted(env.citers(paper)), "positive": positive,
               "context_citers": known, "cocited": [], "comentioned": None},
-        info={"sentiment_rule": RULES_VERSION,
+        info={**judged,
               **({"sentiment_window": s.sentiment_window}
                  if s.sentiment_window != "sentence" else {})})
 
@@ -218,14 +236,25 @@ def path_tasks(env: SciNetEnv, classic: list[str], recent: list[str], s: BuildSe
     return tasks
 
 
+SENTIMENT_SOURCES = ("rule", "judge")
+
+
 def build_tasks(env: SciNetEnv, family: str | None = None,
-                settings: BuildSettings | None = None) -> list[SciNetTask]:
-    """All tasks (or one family's), deterministic for a graph, contexts and settings."""
+                settings: BuildSettings | None = None, labeler: Any = None
+                ) -> list[SciNetTask]:
+    """All tasks (or one family's), deterministic for a graph, contexts and settings (and,
+    with `settings.sentiment == "judge"`, the judge's labels: `labeler`, a
+    `sentiment_judge.JudgeLabels`)."""
     s = settings or BuildSettings()
+    if s.sentiment not in SENTIMENT_SOURCES:
+        raise ValueError(f"sentiment must be one of {SENTIMENT_SOURCES}, got {s.sentiment!r}")
+    if (s.sentiment == "judge") != (labeler is not None):
+        raise ValueError('sentiment "judge" needs the judge\'s labeler, and only it takes one')
     out = []
     for fam, fn in (("ego", build_ego), ("pair", build_pair), ("path", build_path)):
         if family in (None, fam):
-            for t in fn(env, s):
+            built = fn(env, s, labeler) if fam == "pair" else fn(env, s)
+            for t in built:
                 t.info.update({"build": BUILD_VERSION, "settings": s.as_dict(),
                                "env": env.describe()})
                 out.append(t)
