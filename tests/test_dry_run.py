@@ -148,3 +148,55 @@ def test_scinet_ego_rescore_dry_run_counts_the_distinct_papers_the_judge_is_aske
     assert planned["judge"] == planned["judge_2"] > 0 and not fake.requests
     assert main(rescore) == 0
     assert len(fake.requests) == sum(planned.values())
+
+
+def test_deepsynth_dry_run_counts_the_checklist_sub_groups(tmp_path, monkeypatch, capsys):
+    from test_deepsynth_oracle import kind_of, router, write_tasks
+    from scholarbench.benchmarks.deepsynth import load_tasks
+    monkeypatch.setenv("SCHOLARBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    tasks = write_tasks(tmp_path / "tasks.jsonl")
+    n = sum(1 for t in load_tasks(tasks) for g in t.checklist for sub in g.sub_groups
+            if sub.requirements)
+    replay = tmp_path / "reports.jsonl"
+    replay.write_text("".join(json.dumps({"task_id": t.task_id, "report": "Widget methods."})
+                              + "\n" for t in load_tasks(tasks)))
+    server = FakeOpenAI(default=router()).start()
+    try:
+        args = ["run", "deepsynth", "--agent", "replay", "--replay", str(replay), "--tasks",
+                str(tasks), "--out", "runs/d", "--quiet", "--judge", "fake-judge",
+                "--judge-base-url", server.base_url, "--no-llm-cache"]
+        assert main([*args, "--dry-run"]) == 0
+        printed = capsys.readouterr().out
+        assert counts(printed) == {"judge": n} and "1 per checklist sub-group" in printed
+        assert f"total: ≤ {n} judge calls" in printed         # no oracle for a replay
+        assert not server.requests and not (tmp_path / "runs").exists()
+        assert main(args) == 0
+        assert [kind_of(b) for b in server.requests] == ["judge"] * n
+    finally:
+        server.stop()
+
+
+def test_reportbench_dry_run_gives_the_rules_and_the_constructed_prompts(tmp_path, capsys):
+    from test_reportbench_engine import GT
+    from test_reportbench_llm import RUN_DATA, build_tiny_corpus
+    corpus = tmp_path / "corpus"
+    build_tiny_corpus(corpus).close()
+    server = FakeOpenAI().start()
+    out = tmp_path / "rb"
+    try:
+        base = ["run", "reportbench", "--agent", "rb_user_agent:solve", "--tasks", str(RUN_DATA),
+                "--gt-dir", str(GT), "--corpus", str(corpus), "--out", str(out),
+                "--judge", "fake-judge", "--judge-base-url", server.base_url, "--dry-run"]
+        assert main([*base, "--granularity", "shipped", "--statements", "--samples", "5"]) == 0
+        printed = capsys.readouterr().out
+        assert "non-cited: 5 votes (--samples) per non-cited statement" in printed
+        assert "cited: 2 per cited (statement, work) pair" in printed
+        assert "total: those not known before the answers" in printed
+        assert main([*base, "--granularity", "sentence"]) == 0
+        printed = capsys.readouterr().out
+        assert re.search(r"judge \(fake-judge\)\s+prompts\s+2 calls", printed)
+        assert "total: 2 judge calls" in printed
+        assert not server.requests and not out.exists()
+    finally:
+        server.stop()

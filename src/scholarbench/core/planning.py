@@ -71,8 +71,8 @@ def agent_calls(agent_spec: str, params: dict[str, Any], n_samples: int) -> Plan
     """The agent's calls: known for the endpoint agent without tools (one per sample) and for
     replay (none); any other agent's are its own."""
     if agent_spec == "endpoint" and not params.get("tools"):
-        return PlannedCalls("generate", "agent", calls=n_samples, panel=False,
-                            basis="1 per sample (the endpoint agent; + a retry per failed call)")
+        return PlannedCalls("generate", "agent", bound=n_samples, panel=False,
+                            basis="1 per sample the agent is run on (the endpoint agent)")
     if agent_spec == "replay":
         return PlannedCalls("generate", "agent", calls=0, panel=False,
                             basis="answers read from a file")
@@ -108,12 +108,12 @@ def benchmark_plan(bench: Any, subtask: str, samples: Sequence[Any], *, agent_sp
                    generated: dict[str, dict[str, Any]] | None = None) -> list[str]:
     """The printout of one run (`agent_spec` None: a re-score, whose answers `generated` are
     known)."""
-    scorable = [s for s in samples if s.unscorable is None]
     planned: list[PlannedCalls] = []
     if agent_spec is not None:
-        planned.append(agent_calls(agent_spec, params, len(scorable)))
+        planned.append(agent_calls(agent_spec, params, len(samples)))
     panel = bool(getattr(bench, "judge_panel", False))
-    planned += expand(bench.planned_judge_calls(scorable, generated), judges, k, panel)
+    planned += expand(bench.planned_judge_calls(subtask, samples, generated), judges, k,
+                      panel)
     n_judges, k = (len(judges), k) if panel else (1, 1)
     return plan_lines(f"{bench.name} {subtask}", len(samples), planned, k, n_judges)
 

@@ -257,13 +257,13 @@ class ReportBench(Benchmark):
         self.models = models
         return score_files_command(self)
 
-    def planned_judge_calls(self, samples: Sequence[Sample],
-                            generated: dict[str, dict[str, Any]] | None = None) -> list[Any]:
+    def planned_judge_calls(self, subtask: str, samples: Sequence[Sample],
+                            generated: dict[str, dict[str, Any]] | None = None
+                            ) -> list[Any]:
         """`--dry-run`: a constructed granularity's prompts (one per task, before the agent);
         the statement judges and LLM titles depend on each report, so only their rules."""
         from scholarbench.core.planning import PlannedCalls
         opts, out = self.options, []
-        subtask = samples[0].task.subtask if samples else SHIPPED
         if generated is None and subtask != SHIPPED:
             out.append(PlannedCalls("prompts", calls=len(samples), panel=False,
                                     basis="1 per task: its prompt constructed from the survey "

@@ -309,6 +309,7 @@ class SciNet(Benchmark):
               manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
         from scholarbench.benchmarks.scinet import scoring
         env = self.env()
+        samples = [s for s in samples if s.unscorable is None]
         tasks = [s.gold for s in samples]
         answers = {s.id: scoring.answer_of(generated.get(s.id)) for s in samples}
         rows = scoring.score_rows(tasks, answers, generated, env, self.variant)
@@ -369,8 +370,9 @@ class SciNet(Benchmark):
         print(f"scores: {o['out']}")
         return 0
 
-    def planned_judge_calls(self, samples: Sequence[Sample],
-                            generated: dict[str, dict[str, Any]] | None = None) -> list[Any]:
+    def planned_judge_calls(self, subtask: str, samples: Sequence[Sample],
+                            generated: dict[str, dict[str, Any]] | None = None
+                            ) -> list[Any]:
         """`--dry-run`: with `--with-judge`, per judge and repeat: 1 call per path task with a
         non-empty answer; 1 per distinct in-graph paper among the first `judge_k` of each ego
         answer (a paper is judged once per run). Judgements recorded in the run are reused,
@@ -382,6 +384,7 @@ class SciNet(Benchmark):
         from scholarbench.benchmarks.scinet.upstream import TOP
         upstream = self.variant == "upstream"
         first, k = (TOP, min(self.judge_k, TOP)) if upstream else (K, self.judge_k)
+        samples = [s for s in samples if s.unscorable is None]
         tasks = [s.gold for s in samples]
         papers = {s.id: answer_of(generated.get(s.id))[0] or [] for s in samples} \
             if generated is not None else None

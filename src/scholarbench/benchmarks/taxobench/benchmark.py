@@ -285,13 +285,15 @@ class TaxoBench(Benchmark):
         print(f"scores: {out}")
         return 0
 
-    def planned_judge_calls(self, samples: Sequence[Sample],
-                            generated: dict[str, dict[str, Any]] | None = None) -> list[Any]:
+    def planned_judge_calls(self, subtask: str, samples: Sequence[Sample],
+                            generated: dict[str, dict[str, Any]] | None = None
+                            ) -> list[Any]:
         """`--dry-run`: with `--with-judge`, one call per sample whose answer is a taxonomy
         (exact once the answers are known)."""
         from scholarbench.core.planning import PlannedCalls
         if not self.options.get("with_judge"):
             return []
+        samples = [s for s in samples if s.unscorable is None]
         basis = "1 per sample whose answer is a taxonomy (+1 repair per unusable reply)"
         if generated is None:
             return [PlannedCalls("judge", bound=len(samples), basis=basis)]
