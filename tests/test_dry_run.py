@@ -105,8 +105,10 @@ def test_taxobench_dry_run_counts_equal_the_run_and_the_rescore(tmp_path, fake, 
     args = ["run", "taxobench", "--mode", "bottom-up", "--agent", "replay", "--agent-arg",
             f"path={pred}", "--gold", str(gold), "--out", str(out), "--quiet",
             *judge_flags(fake, "fake-judge")]
-    assert main([*args, "--dry-run"]) == 0
+    cached = [a for a in args if a != "--no-llm-cache"]
+    assert main([*cached, "--dry-run"]) == 0
     printed = capsys.readouterr().out
+    assert not (tmp_path / "cache").exists()               # no reply cache opened
     assert counts(printed) == {"judge": 4}                 # at most: one per sample
     assert re.search(r"agent\s+generate\s+0 calls", printed)
     assert not fake.requests and not out.exists()
