@@ -122,8 +122,8 @@ HEAD = "dry run: no model is called and no run directory is written; calls befor
 
 
 def judge_names(args: Any) -> list[str]:
-    """The judges' model names as the flags, environment and config resolve them (nothing
-    bound, no key read)."""
+    """The judges' model names as the flags, environment and config resolve them (no client
+    made, no key required)."""
     from scholarbench.llm.commands import judge_panel_flags
     from scholarbench.llm.config import resolve_role
     config = getattr(args, "llm_config", None)
