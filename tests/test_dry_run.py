@@ -202,3 +202,28 @@ def test_reportbench_dry_run_gives_the_rules_and_the_constructed_prompts(tmp_pat
         assert not server.requests and not out.exists()
     finally:
         server.stop()
+
+
+def test_the_default_hook_says_the_count_is_not_known():
+    from scholarbench.core.benchmark import Benchmark, Sample
+    from scholarbench.core.agent import Task
+    from scholarbench.core.planning import benchmark_plan
+
+    class PlugIn(Benchmark):
+        name = "plug-in"
+    samples = [Sample(str(i), Task(id=str(i), benchmark="plug-in", subtask="s", family="report",
+                                   prompt="p")) for i in range(3)]
+    lines = benchmark_plan(PlugIn(), "s", samples, agent_spec="endpoint", params={},
+                           judges=["a"], k=1)
+    assert lines[0] == "plug-in s: 3 samples"
+    assert re.search(r"agent\s+generate\s+≤ 3 calls", lines[1])
+    assert re.search(r"judge \(a\)\s+score\s+\? calls\s+not known before the answers", lines[2])
+    assert lines[3] == "  total: those not known before the answers"
+
+
+def test_a_dry_run_refuses_what_the_run_would_refuse(tiny, tmp_path, fake, capsys):
+    out = tmp_path / "x"
+    assert main(run_args(tiny, "pair", "no-such-agent", out, "--dry-run")) == 2
+    assert "unknown agent" in capsys.readouterr().err and not out.exists()
+    assert main(run_args(tiny, "pair", AGENT, out, "--dry-run")) == 0      # no --with-judge
+    assert "no judge calls" in capsys.readouterr().out and not fake.requests
