@@ -185,6 +185,18 @@ class Benchmark:
         reply was unusable. Only called for records of status ok."""
         raise NotImplementedError
 
+    def planned_judge_calls(self, subtask: str, samples: Sequence[Sample],
+                            generated: dict[str, dict[str, Any]] | None = None
+                            ) -> list[Any]:
+        """The judge calls a run of `subtask` on `samples` (unscorable ones included: a stage
+        may make them scorable) would make with ONE judge asked once, per stage
+        (`core.planning.PlannedCalls`: exact, a bound, or the rule), under this benchmark's
+        options; `generated`: the answers when known (a re-score), None before a run. The
+        `--dry-run` printout multiplies a panel stage by its judges and K. Default: a judge
+        whose count is not known before the answers."""
+        from scholarbench.core.planning import PlannedCalls
+        return [PlannedCalls("score")]
+
     # -- scoring -----------------------------------------------------------------------------
     def stages(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
                run_dir: Any) -> tuple[str, ...]:

@@ -71,6 +71,13 @@ def add_agent_options(p: argparse.ArgumentParser, *, out_help: str) -> None:
     p.add_argument("--name", help="the run's name in reports (default: AGENT[@MODEL])")
     p.add_argument("--data", help=DATA_HELP)
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_dry_run(p)
+
+
+def add_dry_run(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dry-run", action="store_true",
+                   help="print how many judge (and agent) calls this would make, per judge and "
+                   "stage, then exit: no model called, nothing written (docs/judges.md)")
 
 
 def add_ray_options(p: argparse.ArgumentParser) -> None:
@@ -127,6 +134,7 @@ def add_engine_parsers(sub: Any) -> None:
                          "the local model)")
     rescore.add_argument("--data", help=DATA_HELP)
     rescore.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_dry_run(rescore)
     add_model_flags(rescore, agent=False, judge=True)
     rescore.set_defaults(func=cmd_rescore)
 
@@ -230,6 +238,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                                 f"{'|'.join(cls.subtasks)}")
     check_max_samples(args.max_samples)
     bench = args.bench_cls(_options(args))
+    if args.dry_run:
+        from scholarbench.core.planning import dry_run
+        check_usage(args)
+        return dry_run(args, bench, args.subtask)
     label = args.agent + ("-tools" if args.tools else "")
     out = Path(args.out or f"runs/{bench.name}-{args.subtask}-{_slug(label)}")
     outcome = run_benchmark(bench, args.subtask, args.agent, out,
@@ -251,6 +263,11 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     bench = benchmark_class(str(manifest.get("benchmark")))
     check_panel(args, bench)
     options = {"with_judge": bool(args.with_judge)}     # a judge is per scoring, not per run
+    if args.dry_run:
+        from scholarbench.core.planning import dry_run_rescore
+        check_usage(args)
+        return dry_run_rescore(args, run_dir, bench({**(manifest.get("options") or {}),
+                                                     **options}))
     outcome = score_run(run_dir, options=options, models=_models(args),
                         progress=not getattr(args, "quiet", False))
     print(format_outcome(bench(manifest.get("options")), outcome))

@@ -41,7 +41,7 @@ from scholarbench.core.writing import SampleWriter, write_record
 from scholarbench.core.status import reason_of, sample_status
 from scholarbench.core.summarise import summarise
 from scholarbench.core.usage import (  # noqa: F401  (re-exported: the stages' accounting)
-    _usage, add_stage_usage, add_usage_delta, model_identity, usage_delta)
+    _usage, add_stage_usage, add_usage_delta, judge_usage_lines, model_identity, usage_delta)
 from scholarbench.errors import ScholarbenchError
 from scholarbench.injection.detect import flag_injections
 from scholarbench.injection.unflagged import flagged_note
@@ -475,4 +475,7 @@ def format_outcome(bench: Benchmark, outcome: RunOutcome) -> str:
     for line in leak_lines(outcome.summary,
                            bench.headline.get(outcome.summary.get("mode")) or None):
         text += f"\n  {line}"
+    run = RunDir(outcome.run_dir)
+    for line in judge_usage_lines(run.read_manifest() if run.manifest_path.exists() else {}):
+        text += f"\n  judge usage: {line}"       # every judge, per stage (core.usage)
     return text

@@ -142,8 +142,8 @@ def plan(args: argparse.Namespace, models: Models) -> Plan:
                                     "\"benchmark\" and \"subtask\" (docs/agents.md)")
     if not out.pairs:
         raise ScholarbenchError(f"agent {args.agent!r} fits no benchmark")
-    if needs_model:         # a missing key (an unset --api-key-env) fails here, in one line
-        models.bind(agent=True)
+    if needs_model and not getattr(args, "dry_run", False):   # a missing key (an unset
+        models.bind(agent=True)      # --api-key-env) fails here, in one line; a dry run binds none
     return out
 
 
@@ -178,6 +178,9 @@ def run_suite(args: argparse.Namespace, models: Models) -> int:
     check_max_samples(args.max_samples)
     ray = ray_options(args)
     planned = plan(args, models)
+    if getattr(args, "dry_run", False):          # nothing run, no suite directory written
+        from scholarbench.core.planning import dry_run_suite
+        return dry_run_suite(args, planned)
     runnable = {(b.name, s): b for b, s in planned.pairs}
     unanswered = {(b.name, s) for b, s in planned.unanswered}
     listed: dict[tuple[str, str], dict[str, Any]] = {}

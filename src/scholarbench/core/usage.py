@@ -66,3 +66,46 @@ def add_into(bucket: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
     else:
         bucket.setdefault("cost_usd", None)
     return bucket
+
+
+def judge_usage(manifest: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Every judge's usage per stage from the manifest's `usage.<stage>.<role>`: judge role
+    (`judge`, then a panel's `judge_2`, `judge_3`, …) → stage → its counts."""
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for stage, roles in (manifest.get("usage") or {}).items():
+        for role, counts in (roles or {}).items():
+            if role == "judge" or role.startswith("judge_"):
+                out.setdefault(role, {})[stage] = counts
+    return dict(sorted(out.items(), key=lambda kv: (kv[0] != "judge", len(kv[0]), kv[0])))
+
+
+def _judge_model(manifest: dict[str, Any], role: str) -> str | None:
+    """The model name of a judge role: `models.judge`, a panel's `models.judges[i]` (by its
+    `usage_role` where recorded), or ReportBench's `models.vote_judges`."""
+    models = manifest.get("models") or {}
+    if role == "judge":
+        return (models.get("judge") or {}).get("model")
+    n = int(role.rpartition("_")[2]) if role.rpartition("_")[2].isdigit() else 0
+    panel = models.get("judges") or []
+    entry = next((j for j in panel if j.get("usage_role") == role), None)
+    if entry is None and 0 < n <= len(panel):
+        entry = panel[n - 1]
+    votes = models.get("vote_judges") or []
+    if entry is None and 0 < n - 1 <= len(votes):
+        entry = votes[n - 2]
+    return (entry or {}).get("model")
+
+
+def judge_usage_lines(manifest: dict[str, Any]) -> list[str]:
+    """One terminal line per judge: its calls and tokens per stage (every invocation on the
+    run directory, as the manifest adds them up)."""
+    lines = []
+    for role, stages in judge_usage(manifest).items():
+        model = _judge_model(manifest, role)
+        parts = [f"{stage} {c.get('calls', 0)} calls, {c.get('prompt_tokens', 0)}+"
+                 f"{c.get('completion_tokens', 0)} tokens"
+                 + (f", {c['cache_hits']} cached" if c.get("cache_hits") else "")
+                 for stage, c in stages.items()]
+        who = role + (f" ({model})" if model else "")
+        lines.append(f"{who}: {'; '.join(parts)}")
+    return lines

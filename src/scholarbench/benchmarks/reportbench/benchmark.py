@@ -256,3 +256,30 @@ class ReportBench(Benchmark):
         from scholarbench.benchmarks.reportbench.score_files import score_files_command
         self.models = models
         return score_files_command(self)
+
+    def planned_judge_calls(self, subtask: str, samples: Sequence[Sample],
+                            generated: dict[str, dict[str, Any]] | None = None
+                            ) -> list[Any]:
+        """`--dry-run`: a constructed granularity's prompts (one per task, before the agent);
+        the statement judges and LLM titles depend on each report, so only their rules."""
+        from scholarbench.core.planning import PlannedCalls
+        opts, out = self.options, []
+        if generated is None and subtask != SHIPPED:
+            out.append(PlannedCalls("prompts", calls=len(samples), panel=False,
+                                    basis="1 per task: its prompt constructed from the survey "
+                                    "(+1 repair per unusable reply); made ones are reused"))
+        statements = bool(opts.get("statements") or (generated is not None and opts.get(
+            "with_judge") and opts.get("judge_statements", True)))
+        if opts.get("llm_titles"):
+            out.append(PlannedCalls("score", panel=False, basis="LLM titles: 1 per report with "
+                                    "unresolved references (1 per 12,000-character chunk when "
+                                    "it lists none)"))
+        if statements:
+            votes = int(opts.get("samples") or 3)
+            out += [PlannedCalls("score", panel=False, basis="extraction: 2 per 16,384-character "
+                                 "chunk of each report (cited, non-cited statements)"),
+                    PlannedCalls("score", panel=False, basis="cited: 2 per cited (statement, "
+                                 "work) pair with a source text (passage, consistency)"),
+                    PlannedCalls("score", basis=f"non-cited: {votes} votes (--samples) per "
+                                 "non-cited statement, of each vote judge")]
+        return out

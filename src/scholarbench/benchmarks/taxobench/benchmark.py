@@ -285,6 +285,24 @@ class TaxoBench(Benchmark):
         print(f"scores: {out}")
         return 0
 
+    def planned_judge_calls(self, subtask: str, samples: Sequence[Sample],
+                            generated: dict[str, dict[str, Any]] | None = None
+                            ) -> list[Any]:
+        """`--dry-run`: with `--with-judge`, one call per sample whose answer is a taxonomy
+        (exact once the answers are known)."""
+        from scholarbench.core.planning import PlannedCalls
+        if not self.options.get("with_judge"):
+            return []
+        samples = [s for s in samples if s.unscorable is None]
+        basis = "1 per sample whose answer is a taxonomy (+1 repair per unusable reply)"
+        if generated is None:
+            return [PlannedCalls("judge", bound=len(samples), basis=basis)]
+        from scholarbench.benchmarks.taxobench.scoring import predictions
+        preds = predictions(generated)
+        n = sum(1 for s in samples if (p := preds.get(s.id)) is not None
+                and p.taxonomy is not None and not p.error)
+        return [PlannedCalls("judge", calls=n, basis=basis)]
+
 
 def task_prompt(task: Any, subtask: str) -> str:
     """The instruction a user's agent gets (see the module docstring)."""

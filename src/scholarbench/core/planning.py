@@ -1,0 +1,193 @@
+"""`--dry-run`: how many model calls a run would make, printed before any is made.
+
+Each benchmark says what its judge stages would ask (`Benchmark.planned_judge_calls`: one
+`PlannedCalls` per stage and role, for ONE judge asked once); this module multiplies a stage
+that scores with a panel (`PlannedCalls.panel`, on a benchmark with `judge_panel`) by the
+panel's judges — one line per judge, under the usage role its manifest entry will have
+(`judge`, `judge_2`, …) — and by `--judge-samples K`, adds the agent's calls where they are
+known, and prints it all. Nothing here binds a model, opens the reply cache or writes a file.
+
+A count is given as the tasks and options fix it: `calls` exact, else `bound` (at most), else
+only the rule (`basis`: "1 per cited statement of each report"). Counts are requests before
+the reply cache (a cached reply is no request) and without repair turns (a judge asks again
+after an unusable reply: `basis` says so where it does).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Sequence
+
+NOT_KNOWN = "not known before the answers"
+
+
+@dataclass(frozen=True)
+class PlannedCalls:
+    """The model calls one stage would make with one judge asked once (or the agent's)."""
+    stage: str                      # the manifest's usage stage (`usage.<stage>.<role>`)
+    role: str = "judge"             # "judge" (a panel: judge, judge_2, …) or "agent"
+    calls: int | None = None        # exactly this many, when the tasks and options fix it
+    bound: int | None = None        # at most this many, when the answers decide
+    basis: str = NOT_KNOWN          # the rule the count follows
+    panel: bool = True              # asked of every judge of a panel, K times each
+    model: str | None = None        # the judge's model name, for the printout
+
+    def times(self, k: int) -> "PlannedCalls":
+        return replace(self, calls=None if self.calls is None else self.calls * k,
+                       bound=None if self.bound is None else self.bound * k)
+
+    @property
+    def count(self) -> str:
+        if self.calls is not None:
+            return f"{self.calls} calls"
+        if self.bound is not None:
+            return f"≤ {self.bound} calls"
+        return "? calls"
+
+
+def judge_roles(n: int) -> list[str]:
+    """The usage roles of a panel of `n` judges (as SciNet and ReportBench name them)."""
+    return ["judge"] + [f"judge_{i}" for i in range(2, n + 1)]
+
+
+def expand(planned: Sequence[PlannedCalls], judges: Sequence[str], samples: int,
+           panel: bool) -> list[PlannedCalls]:
+    """One entry per judge of the panel and stage, times K (`judges`: the judges' model
+    names); a benchmark without panels (`panel` False) scores with the first judge once."""
+    if not panel:
+        judges, samples = list(judges)[:1], 1
+    out: list[PlannedCalls] = []
+    for p in planned:
+        if p.role != "judge":
+            out.append(p)
+        elif not p.panel:
+            out.append(replace(p, model=judges[0] if judges else None))
+        else:
+            for role, model in zip(judge_roles(len(judges)), judges):
+                out.append(replace(p.times(samples), role=role, model=model))
+    return out
+
+
+def agent_calls(agent_spec: str, params: dict[str, Any], n_samples: int) -> PlannedCalls:
+    """The agent's calls: known for the endpoint agent without tools (one per sample) and for
+    replay (none); any other agent's are its own."""
+    if agent_spec == "endpoint" and not params.get("tools"):
+        return PlannedCalls("generate", "agent", bound=n_samples, panel=False,
+                            basis="1 per sample the agent is run on (the endpoint agent)")
+    if agent_spec == "replay":
+        return PlannedCalls("generate", "agent", calls=0, panel=False,
+                            basis="answers read from a file")
+    return PlannedCalls("generate", "agent", panel=False,
+                        basis="the agent's own calls: not known before it runs")
+
+
+def plan_lines(title: str, n_samples: int, planned: Sequence[PlannedCalls],
+               k: int, n_judges: int) -> list[str]:
+    """The printout of one benchmark/sub-task: a head line, then one line per role and stage,
+    then the judge total (a sum of exact counts, else of bounds, else unknown)."""
+    lines = [f"{title}: {n_samples} samples"]
+    for p in planned:
+        who = p.role + (f" ({p.model})" if p.model else "")
+        lines.append(f"  {who:<28} {p.stage:<10} {p.count:>14}   {p.basis}")
+    judged = [p for p in planned if p.role != "agent"]
+    if not judged:
+        lines.append("  no judge calls")
+        return lines
+    known = [p for p in judged if p.calls is not None or p.bound is not None]
+    n = sum(p.calls if p.calls is not None else p.bound or 0 for p in known)
+    exact = all(p.calls is not None for p in known)
+    total = f"{'' if exact else '≤ '}{n} judge calls" if known else ""
+    if len(known) < len(judged):
+        total = (total + " + " if total else "") + "those not known before the answers"
+    panel = f" ({n_judges} judge(s) × {k} sample(s) each)" if (n_judges > 1 or k > 1) else ""
+    lines.append(f"  total: {total}{panel}")
+    return lines
+
+
+def benchmark_plan(bench: Any, subtask: str, samples: Sequence[Any], *, agent_spec: str | None,
+                   params: dict[str, Any], judges: Sequence[str], k: int,
+                   generated: dict[str, dict[str, Any]] | None = None) -> list[str]:
+    """The printout of one run (`agent_spec` None: a re-score, whose answers `generated` are
+    known)."""
+    planned: list[PlannedCalls] = []
+    if agent_spec is not None:
+        planned.append(agent_calls(agent_spec, params, len(samples)))
+    panel = bool(getattr(bench, "judge_panel", False))
+    planned += expand(bench.planned_judge_calls(subtask, samples, generated), judges, k,
+                      panel)
+    n_judges, k = (len(judges), k) if panel else (1, 1)
+    return plan_lines(f"{bench.name} {subtask}", len(samples), planned, k, n_judges)
+
+
+HEAD = "dry run: no model is called and no run directory is written; calls before the reply cache"
+
+
+def judge_names(args: Any) -> list[str]:
+    """The judges' model names as the flags, environment and config resolve them (no client
+    made, no key required)."""
+    from scholarbench.llm.commands import judge_panel_flags
+    from scholarbench.llm.config import resolve_role
+    config = getattr(args, "llm_config", None)
+    return [str(resolve_role("judge", flags, config_file=config).model)
+            for flags in judge_panel_flags(args)]
+
+
+# -- the command line ------------------------------------------------------------------------
+
+def _panel(args: Any) -> tuple[list[str], int]:
+    from scholarbench.llm.commands import judge_samples
+    return judge_names(args), judge_samples(args)
+
+
+def dry_run(args: Any, bench: Any, subtask: str) -> int:
+    """`run B --dry-run`: the plan of one run; refuses what the run would refuse (an agent
+    that does not fit, missing inputs) before printing."""
+    from scholarbench.core.commands import run_params
+    params = run_params(args)
+    judges, k = _panel(args)
+    lines = plan_of_run(bench, subtask, args.agent, params, args.limit, judges, k)
+    print("\n".join([HEAD, *lines]))
+    return 0
+
+
+def plan_of_run(bench: Any, subtask: str, agent_spec: str, params: dict[str, Any],
+                limit: int | None, judges: Sequence[str], k: int) -> list[str]:
+    from scholarbench.core.engine import resolve_agent
+    bench.check(subtask)
+    resolve_agent(bench, agent_spec, dict(params), subtask)
+    samples = bench.load(subtask, limit).samples
+    return benchmark_plan(bench, subtask, samples, agent_spec=agent_spec, params=params,
+                          judges=judges, k=k)
+
+
+def dry_run_rescore(args: Any, run_dir: Any, bench: Any) -> int:
+    """`score RUN_DIR --dry-run`: the judge calls of re-scoring, counted from the run's own
+    answers (nothing in the run directory is changed)."""
+    from scholarbench.core.rundir import RunDir
+    run = RunDir(run_dir)
+    manifest = run.read_manifest()
+    loaded = bench.load_for_rescore(run, manifest)
+    generated = run.stage(bench.generate_file, bench.id_key).records
+    judges, k = _panel(args)
+    lines = benchmark_plan(bench, str(manifest.get("mode")), loaded.samples, agent_spec=None,
+                           params={}, judges=judges, k=k, generated=generated)
+    print("\n".join([HEAD, *lines]))
+    return 0
+
+
+def dry_run_suite(args: Any, planned: Any) -> int:
+    """`eval --dry-run`: the plan of every run the suite would make."""
+    from scholarbench.core.commands import run_params
+    judges, k = _panel(args)
+    params = run_params(args)
+    unanswered = {(b.name, s) for b, s in planned.unanswered}
+    runnable = {(b.name, s): b for b, s in planned.pairs}
+    lines = [HEAD]
+    for bench, subtask in planned.order:
+        if (bench.name, subtask) in unanswered:
+            lines.append(f"{bench.name} {subtask}: no answers in {planned.replay.path} "
+                         "(not run)")
+        elif (bench.name, subtask) in runnable:
+            lines += plan_of_run(runnable[(bench.name, subtask)], subtask, args.agent, params,
+                                 args.limit, judges, k)
+    print("\n".join(lines))
+    return 0

@@ -1,0 +1,229 @@
+"""`--dry-run` (issue 27): the judge calls a run would make, per judge and stage, printed before
+any model call and without a run directory — counted against what a real run then sends to a
+loopback server (SciNet's judged path tasks with a panel of 2 judges × K = 3; TaxoBench's
+judge in a run and in a re-score); and every judge's usage per stage in the terminal summary."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from conftest import FakeEmbedder
+from fake_openai import FakeOpenAI, Step
+from test_judges_taxobench import _run_files
+from test_scinet_engine import run_args, tiny  # noqa: F401  (the module's fixture)
+from scholarbench.benchmarks.scinet.records import read_tasks
+from scholarbench.cli import main
+from scholarbench.core.planning import PlannedCalls, expand
+
+AGENT = "scinet_user_agent:solve"      # path tasks: a non-empty path for every task
+
+
+@pytest.fixture
+def fake():
+    server = FakeOpenAI(default=Step(text=json.dumps({"score": 6, "reasoning": "r"}))).start()
+    yield server
+    server.stop()
+
+
+def judge_flags(fake, *names: str, k: int = 1) -> list[str]:
+    flags = ["--with-judge", "--no-llm-cache", "--judge-samples", str(k)]
+    for name in names:
+        flags += ["--judge", name, "--judge-base-url", fake.base_url]
+    return flags
+
+
+def counts(printed: str) -> dict[str, int]:
+    """role → the count printed on its judge line (exact or at most)."""
+    out = {}
+    for line in printed.splitlines():
+        m = re.match(r"\s+(judge(?:_\d+)?) \(\S+\)\s+\S+\s+(?:≤ )?(\d+) calls", line)
+        if m:
+            out[m[1]] = out.get(m[1], 0) + int(m[2])
+    return out
+
+
+def test_scinet_panel_dry_run_calls_nothing_and_counts_what_the_run_sends(tiny, tmp_path,
+                                                                           fake, capsys):
+    n_path = sum(t.family == "path" for t in read_tasks(tiny[2]))
+    out = tmp_path / "path"
+    one = judge_flags(fake, "judge-a")
+    assert main(run_args(tiny, "path", AGENT, out, *one, "--dry-run")) == 0
+    single = counts(capsys.readouterr().out)
+    assert single == {"judge": n_path} and not fake.requests and not out.exists()
+
+    panel = judge_flags(fake, "judge-a", "judge-b", k=3)
+    assert main(run_args(tiny, "path", AGENT, out, *panel, "--dry-run")) == 0
+    printed = capsys.readouterr().out
+    planned = counts(printed)
+    assert planned == {"judge": 3 * n_path, "judge_2": 3 * n_path}       # 2 judges × K = 3
+    assert sum(planned.values()) == 6 * sum(single.values())
+    assert f"total: ≤ {6 * n_path} judge calls (2 judge(s) × 3 sample(s) each)" in printed
+    assert "agent" in printed and "the agent's own calls" in printed
+    assert not fake.requests and not out.exists()
+
+    assert main(run_args(tiny, "path", AGENT, out, *panel)) == 0
+    assert len(fake.requests) == sum(planned.values())
+    manifest = json.loads((out / "manifest.json").read_text())
+    for role, n in planned.items():
+        assert manifest["usage"]["score"][role]["calls"] == n
+    summary = capsys.readouterr().out
+    lines = [x for x in summary.splitlines() if "judge usage:" in x]
+    assert len(lines) == 2
+    assert f"judge (judge-a): score {3 * n_path} calls" in lines[0]
+    assert f"judge_2 (judge-b): score {3 * n_path} calls" in lines[1]
+
+
+def test_eval_dry_run_writes_no_suite_and_calls_nothing(tiny, tmp_path, fake, capsys):
+    graph, unarxive, tasks = tiny
+    out = tmp_path / "suite"
+    assert main(["eval", "--benchmarks", "scinet", "--agent", AGENT, "--out", str(out),
+                 "--option", f"scinet.graph={graph}", "--option", f"scinet.unarxive={unarxive}",
+                 "--option", f"scinet.tasks={tasks}", "--option", "scinet.with_judge=true",
+                 "--judge", "judge-a", "--judge-base-url", fake.base_url, "--dry-run"]) == 0
+    printed = capsys.readouterr().out
+    for sub in ("ego", "pair", "path"):
+        assert f"scinet {sub}:" in printed
+    assert "pair tasks are not judged" in printed
+    assert not fake.requests and not out.exists()
+
+
+def taxo_fake(body):
+    dims = ("semantic_coverage", "sibling_organization", "hierarchical_logic",
+            "structural_topology")
+    return Step(text=json.dumps({d: {"score": 3, "reasoning": "r"} for d in dims}))
+
+
+def test_taxobench_dry_run_counts_equal_the_run_and_the_rescore(tmp_path, fake, monkeypatch,
+                                                                 capsys):
+    monkeypatch.setenv("SCHOLARBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr("scholarbench.embed.default_embedder", lambda: FakeEmbedder())
+    fake.default = taxo_fake
+    gold, pred = _run_files(tmp_path)       # 4 instances: 2 taxonomies, 1 malformed, 1 absent
+    out = tmp_path / "run"
+    args = ["run", "taxobench", "--mode", "bottom-up", "--agent", "replay", "--agent-arg",
+            f"path={pred}", "--gold", str(gold), "--out", str(out), "--quiet",
+            *judge_flags(fake, "fake-judge")]
+    cached = [a for a in args if a != "--no-llm-cache"]
+    assert main([*cached, "--dry-run"]) == 0
+    printed = capsys.readouterr().out
+    assert not (tmp_path / "cache").exists()               # no reply cache opened
+    assert counts(printed) == {"judge": 4}                 # at most: one per sample
+    assert re.search(r"agent\s+generate\s+0 calls", printed)
+    assert not fake.requests and not out.exists()
+    assert main(args) == 0
+    assert len(fake.requests) == 2          # the two taxonomies; ≤ 4 as printed
+    capsys.readouterr()
+
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    rescore = ["score", str(out), "--with-judge", "--judge", "fake-judge", "--judge-base-url",
+               fake.base_url, "--no-llm-cache"]
+    assert main([*rescore, "--dry-run"]) == 0
+    printed = capsys.readouterr().out
+    assert counts(printed) == {"judge": 2} and "total: 2 judge calls" in printed   # exact
+    assert len(fake.requests) == 2
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
+    assert main(rescore) == 0
+    assert len(fake.requests) == 4          # the 2 printed
+    assert "judge usage: judge (fake-judge): judge 4 calls" in capsys.readouterr().out
+
+
+def test_a_stage_without_panel_is_asked_of_the_first_judge_once():
+    planned = [PlannedCalls("score", calls=5), PlannedCalls("prompts", calls=2, panel=False),
+               PlannedCalls("generate", "agent", calls=5, panel=False)]
+    got = expand(planned, ["a", "b"], 3, panel=True)
+    assert [(p.role, p.stage, p.calls, p.model) for p in got] == [
+        ("judge", "score", 15, "a"), ("judge_2", "score", 15, "b"), ("judge", "prompts", 2, "a"),
+        ("agent", "generate", 5, None)]
+    alone = expand(planned, ["a", "b"], 3, panel=False)     # a benchmark that has no panels
+    assert [(p.role, p.calls) for p in alone] == [("judge", 5), ("judge", 2), ("agent", 5)]
+
+
+def test_scinet_ego_rescore_dry_run_counts_the_distinct_papers_the_judge_is_asked(
+        tiny, tmp_path, fake, capsys):
+    out = tmp_path / "ego"
+    assert main(run_args(tiny, "ego", "relation-aware", out)) == 0      # no judge yet
+    rescore = ["score", str(out), *judge_flags(fake, "judge-a", "judge-b", k=2)]
+    assert main([*rescore, "--dry-run"]) == 0
+    planned = counts(capsys.readouterr().out)
+    assert planned["judge"] == planned["judge_2"] > 0 and not fake.requests
+    assert main(rescore) == 0
+    assert len(fake.requests) == sum(planned.values())
+
+
+def test_deepsynth_dry_run_counts_the_checklist_sub_groups(tmp_path, monkeypatch, capsys):
+    from test_deepsynth_oracle import kind_of, router, write_tasks
+    from scholarbench.benchmarks.deepsynth import load_tasks
+    monkeypatch.setenv("SCHOLARBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    tasks = write_tasks(tmp_path / "tasks.jsonl")
+    n = sum(1 for t in load_tasks(tasks) for g in t.checklist for sub in g.sub_groups
+            if sub.requirements)
+    replay = tmp_path / "reports.jsonl"
+    replay.write_text("".join(json.dumps({"task_id": t.task_id, "report": "Widget methods."})
+                              + "\n" for t in load_tasks(tasks)))
+    server = FakeOpenAI(default=router()).start()
+    try:
+        args = ["run", "deepsynth", "--agent", "replay", "--replay", str(replay), "--tasks",
+                str(tasks), "--out", "runs/d", "--quiet", "--judge", "fake-judge",
+                "--judge-base-url", server.base_url, "--no-llm-cache"]
+        assert main([*args, "--dry-run"]) == 0
+        printed = capsys.readouterr().out
+        assert counts(printed) == {"judge": n} and "1 per checklist sub-group" in printed
+        assert f"total: ≤ {n} judge calls" in printed         # no oracle for a replay
+        assert not server.requests and not (tmp_path / "runs").exists()
+        assert main(args) == 0
+        assert [kind_of(b) for b in server.requests] == ["judge"] * n
+    finally:
+        server.stop()
+
+
+def test_reportbench_dry_run_gives_the_rules_and_the_constructed_prompts(tmp_path, capsys):
+    from test_reportbench_engine import GT
+    from test_reportbench_llm import RUN_DATA, build_tiny_corpus
+    corpus = tmp_path / "corpus"
+    build_tiny_corpus(corpus).close()
+    server = FakeOpenAI().start()
+    out = tmp_path / "rb"
+    try:
+        base = ["run", "reportbench", "--agent", "rb_user_agent:solve", "--tasks", str(RUN_DATA),
+                "--gt-dir", str(GT), "--corpus", str(corpus), "--out", str(out),
+                "--judge", "fake-judge", "--judge-base-url", server.base_url, "--dry-run"]
+        assert main([*base, "--granularity", "shipped", "--statements", "--samples", "5"]) == 0
+        printed = capsys.readouterr().out
+        assert "non-cited: 5 votes (--samples) per non-cited statement" in printed
+        assert "cited: 2 per cited (statement, work) pair" in printed
+        assert "total: those not known before the answers" in printed
+        assert main([*base, "--granularity", "sentence"]) == 0
+        printed = capsys.readouterr().out
+        assert re.search(r"judge \(fake-judge\)\s+prompts\s+2 calls", printed)
+        assert "total: 2 judge calls" in printed
+        assert not server.requests and not out.exists()
+    finally:
+        server.stop()
+
+
+def test_the_default_hook_says_the_count_is_not_known():
+    from scholarbench.core.benchmark import Benchmark, Sample
+    from scholarbench.core.agent import Task
+    from scholarbench.core.planning import benchmark_plan
+
+    class PlugIn(Benchmark):
+        name = "plug-in"
+    samples = [Sample(str(i), Task(id=str(i), benchmark="plug-in", subtask="s", family="report",
+                                   prompt="p")) for i in range(3)]
+    lines = benchmark_plan(PlugIn(), "s", samples, agent_spec="endpoint", params={},
+                           judges=["a"], k=1)
+    assert lines[0] == "plug-in s: 3 samples"
+    assert re.search(r"agent\s+generate\s+≤ 3 calls", lines[1])
+    assert re.search(r"judge \(a\)\s+score\s+\? calls\s+not known before the answers", lines[2])
+    assert lines[3] == "  total: those not known before the answers"
+
+
+def test_a_dry_run_refuses_what_the_run_would_refuse(tiny, tmp_path, fake, capsys):
+    out = tmp_path / "x"
+    assert main(run_args(tiny, "pair", "no-such-agent", out, "--dry-run")) == 2
+    assert "unknown agent" in capsys.readouterr().err and not out.exists()
+    assert main(run_args(tiny, "pair", AGENT, out, "--dry-run")) == 0      # no --with-judge
+    assert "no judge calls" in capsys.readouterr().out and not fake.requests
