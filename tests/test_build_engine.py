@@ -127,7 +127,10 @@ def test_an_endpoint_failure_is_resumed_by_building_that_unit_alone(endpoint, so
     assert manifest["benchmarks"]["deepsynth"]["instances"] == 1       # the error is no task
     assert manifest["benchmarks"]["deepsynth"]["units"][
         "deepsynth/attention-and-adversarial-examples-a-small-survey"]["status"] == "error"
-    assert "NOT BUILT (error)" in (out / "review.md").read_text()
+    review = (out / "review.md").read_text()
+    assert "NOT BUILT (error)" in review
+    assert "- `deepsynth/attention-and-adversarial-examples-a-small-survey`: error: " in review
+    assert "- `deepsynth/a-tiny-survey`: done (1 task(s))" in review
 
     script.fail = None
     before = len(fake.requests)

@@ -191,6 +191,10 @@ def _build_locked(run: Any, units: list[Unit], names: list[str], sources: Sequen
     manifest = BuildManifest.start(sources, docs, inputs.corpus)
     review = [f"# Build review\n\nEdit the task files before you use them; tick each item when "
               f"checked. Built from {len(docs)} survey source(s); see manifest.json.\n"]
+    review.append("## Units\n\n" + "".join(
+        f"- `{u.key}`: {records[u.key]['status']}"
+        + (f" ({records[u.key]['tasks']} task(s))" if records[u.key]["status"] == "done"
+           else f": {result.reasons[u.key]}") + "\n" for u in units))
     for name in names:
         written, sections = assemble(run.path, name, units, records, manifest)
         review += sections
