@@ -27,17 +27,22 @@ def cmd_build(args: argparse.Namespace) -> int:
     result = build(args.sources, names, Path(args.out), corpus=corpus, client=client,
                    bibliographies=args.bib or (), arxiv_ids=args.arxiv_id or (),
                    survey_dates=args.survey_date or (), granularity=args.granularity,
-                   graph=graph)
+                   graph=graph, concurrency=args.concurrency)
     for name, path in result.files.items():
         folder = path.parent if path.is_file() else path
         print(f"{name}: {result.written[name]} task(s) in {path}  ({_use(name, path, folder)})")
     print(f"review: {Path(args.out) / 'review.md'}; manifest: {Path(args.out) / 'manifest.json'}"
           f"{'' if corpus else '; no corpus: abstracts from the bibliographies only'}")
+    kept = len(result.units) - result.built
+    print(f"units: {result.built} built, {kept} kept from an earlier build into {args.out}"
+          + (f" ({result.changed} built again: their source or options changed)"
+             if result.changed else ""))
     empty = [name for name, n in result.written.items() if n == 0]
-    failed = client.usage.unrecovered_failures() if client is not None else 0
-    if failed:
-        print(f"error: {failed} model call(s) failed after retries; run the build again (replies "
-              "already received come from the cache)", file=sys.stderr)
+    if result.errors:
+        first = result.errors[0]
+        print(f"error: {len(result.errors)} unit(s) not built ({first}: "
+              f"{result.reasons.get(first)}{'; …' if len(result.errors) > 1 else ''}); run the "
+              "same build again: done units are kept, these are built again", file=sys.stderr)
         return 3
     if empty:
         print(f"error: no task written for {', '.join(empty)} (see the review file)",
@@ -69,6 +74,8 @@ def _graph_loader(args: argparse.Namespace):
     def load():
         from scholarbench.benchmarks.scinet.env import SciNetEnv
         return SciNetEnv.from_arxiv2023(graph, unarxive if unarxive.exists() else None)
+    load.identity = {"graph": str(graph),                          # type: ignore[attr-defined]
+                     "unarxive": str(unarxive) if unarxive.exists() else None}
     return load
 
 
@@ -103,5 +110,8 @@ def add_build_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-corpus", action="store_true", help="resolve nothing in a corpus")
     p.add_argument("--data", help="data directory (default: $SCHOLARBENCH_DATA, then the "
                    "per-user data dir)")
+    p.add_argument("--concurrency", type=int, default=1, metavar="N",
+                   help="(survey, benchmark) units built at once (default 1); the files are "
+                   "the same as one at a time")
     add_model_flags(p, agent=False)          # DeepSynth's generation steps use the judge role
     p.set_defaults(func=cmd_build)

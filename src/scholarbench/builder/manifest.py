@@ -4,12 +4,14 @@
 source as given, its kind and title, and every file read with its sha256); `corpus` (its folder
 and the sha256 its own manifest records, or null: abstracts from the bibliographies only);
 `benchmarks` (per benchmark: the task file relative to the output folder, its sha256, the
-instance count and per-instance counts); `models` and `prompts` (per stage: the model and the
-prompt's versioned identity); `usage` (per stage: calls and tokens as the LLM client counted).
+instance count, per-instance counts and `units`: each unit's status and usage,
+`builder.units`); `models` and `prompts` (per stage: the model and the prompt's versioned
+identity); `usage` (per stage: calls and tokens as the LLM client counted, summed over the
+units); `build` (units in all, built by this invocation, kept from an earlier one, rebuilt
+because their source or options changed, errored; units at once).
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -28,11 +30,6 @@ class BuildManifest:
     @classmethod
     def start(cls, sources: Sequence[str | Path], docs: Sequence[Any], corpus: Any
               ) -> "BuildManifest":
-        corpus_info = None
-        if corpus is not None:
-            own = corpus.manifest() if callable(getattr(corpus, "manifest", None)) else {}
-            corpus_info = {"path": str(getattr(corpus, "directory", "")),
-                           "sha256": own.get("sha256")}
         return cls({
             "format_version": FORMAT_VERSION,
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -41,7 +38,8 @@ class BuildManifest:
                          "files": [{"path": str(p), "sha256": sha256_file(p)}
                                    for p in doc.files]}
                         for src, doc in zip(sources, docs)],
-            "corpus": corpus_info, "benchmarks": {}, "models": {}, "prompts": {}, "usage": {}})
+            "corpus": corpus_identity(corpus), "benchmarks": {}, "models": {}, "prompts": {},
+            "usage": {}})
 
     def add_benchmark(self, name: str, path: Path, out: Path, instances: int,
                       counts: dict[str, Any]) -> None:
@@ -56,6 +54,14 @@ class BuildManifest:
         self.data["usage"][stage] = usage
 
     def write(self, path: Path) -> dict[str, Any]:
-        path.write_text(json.dumps(self.data, indent=2, ensure_ascii=False) + "\n",
-                        encoding="utf-8")
+        from scholarbench.core.rundir import atomic_write_json
+        atomic_write_json(path, self.data)
         return self.data
+
+
+def corpus_identity(corpus: Any) -> dict[str, Any] | None:
+    """The corpus's folder and the sha256 its own manifest records (None: no corpus)."""
+    if corpus is None:
+        return None
+    own = corpus.manifest() if callable(getattr(corpus, "manifest", None)) else {}
+    return {"path": str(getattr(corpus, "directory", "")), "sha256": own.get("sha256")}

@@ -81,7 +81,10 @@ def survey_line(doc: SurveyDoc, task_id: str, works: Sequence[Work], day: date |
 
 def build_researcharena(docs: Sequence[SurveyDoc], ids: Sequence[str], sources: Sequence[Any],
                         folder: Path, corpus: Any, manifest: Any, dates: Sequence[date | None],
-                        arxiv_ids: Sequence[str | None]) -> Written:
+                        arxiv_ids: Sequence[str | None], taken: Sequence[str] = ()
+                        ) -> Written:
+    """`taken`: ids other surveys of the build hold (a survey paper among them keeps its
+    slug), when the surveys are built one at a time (`builder.units`)."""
     from scholarbench.benchmarks.researcharena.records import read_survey_jsonl
     from scholarbench.benchmarks.researcharena.tasks import tasks_from_upstream
     if corpus is None:
@@ -89,7 +92,7 @@ def build_researcharena(docs: Sequence[SurveyDoc], ids: Sequence[str], sources: 
                                 "--corpus DIR (or import data so the default corpus exists)")
     folder.mkdir(parents=True, exist_ok=True)
     lines, review, counts, parts = [], [], {}, []
-    taken: set[str] = set(ids)
+    taken: set[str] = set(ids) | set(taken)
     for doc, iid, src, day, arxiv in zip(docs, ids, sources, dates, arxiv_ids):
         works, _ = cited_works(doc.gt, corpus)
         pid = _survey_paper(corpus, doc, arxiv)

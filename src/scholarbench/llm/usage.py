@@ -32,10 +32,19 @@ class Usage:
                                 # too long to cache (`llm.cache.MAX_CACHED_CHARS`)
     cost_usd: float | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    _outer: "Usage | None | bool" = field(default=False, repr=False, compare=False)
+
+    def _next(self) -> "Usage | None":
+        """Where a count made here goes too: a client's usage to the active scope; a scope to
+        the scope it was opened in (so an outer scope counts its nested scopes' calls)."""
+        if self._outer is not False:
+            return self._outer  # type: ignore[return-value]
+        scope = _SCOPE.get()
+        return scope if scope is not self else None
 
     def add_call(self, prompt_tokens: int, completion_tokens: int, *, estimated: bool,
                  cost: float | None) -> None:
-        if (scope := _SCOPE.get()) is not None and scope is not self:
+        if (scope := self._next()) is not None:
             scope.add_call(prompt_tokens, completion_tokens, estimated=estimated, cost=cost)
         with self._lock:
             self.calls += 1
@@ -48,7 +57,7 @@ class Usage:
 
     def _add_one(self, counter: str) -> None:
         """One more of ``counter``, here and in the active sample scope."""
-        if (scope := _SCOPE.get()) is not None and scope is not self:
+        if (scope := self._next()) is not None:
             scope._add_one(counter)
         with self._lock:
             setattr(self, counter, getattr(self, counter) + 1)
@@ -80,8 +89,9 @@ _SCOPE: contextvars.ContextVar[Usage | None] = contextvars.ContextVar("sample_us
 
 @contextmanager
 def sample_scope() -> Iterator[Usage]:
-    """Count every model call made in this context (by any client) in a fresh `Usage` too."""
-    scope = Usage()
+    """Count every model call made in this context (by any client) in a fresh `Usage` too;
+    a scope opened inside another passes its counts on to it."""
+    scope = Usage(_outer=_SCOPE.get())
     token = _SCOPE.set(scope)
     try:
         yield scope
