@@ -13,7 +13,7 @@ import pytest
 
 from conftest import FakeEmbedder
 from fake_openai import FakeOpenAI, Step
-from test_deepsynth_oracle import judge_labels, kind_of, write_tasks
+from test_deepsynth_oracle import judge_labels, write_tasks
 from test_judge_panel import alpha_by_hand
 from scholarbench import cli
 from scholarbench.data.demo import demo_records
@@ -317,6 +317,11 @@ def test_deepsynth_two_judges_scores_per_judge_panel_precision_and_alpha(tmp_pat
         == 6 == len(a.requests) == len(b.requests)
     assert summary["judge"]["calls"] == 12
     assert cli.main(["aggregate", str(out), "--check"]) == 0
+    # the report's Judges part reads the same blocks (report/judges.py)
+    from scholarbench.report.exports import leaderboard_text
+    from scholarbench.report.sections import load_report_run
+    flat = " ".join(leaderboard_text([load_report_run(out)], "terminal").split())
+    assert "judge-b" in flat and f"{304 / 1579:.3f}" in flat
     # re-scored from the files (no judge given): the same summary, no request
     assert cli.main(["score", str(out)]) == 0
     assert json.loads((out / "summary.json").read_text()) == summary
