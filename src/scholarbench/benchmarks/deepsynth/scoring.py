@@ -23,6 +23,11 @@ manifest's ``judge_line_calls``: they depend on the reply cache, not on the judg
 and ``oracle_context`` (the task's oracle source and entry counts, ``{"status": "error"}``, or
 null without an oracle record).
 
+With a judge panel or --judge-samples (`panel.py`) a row also carries ``judges`` (each
+judge's Overall / General / Constraint, their unscored counts, repeats, n_correct and
+n_incorrect), its score columns are the judges' means and its counts are summed over every
+judge and repeat; the summary then adds ``judge_panel`` and ``judge_agreement``.
+
 The summary's means and counts come from `scores.aggregate_rows` over the rows that are not
 ``error``; `summary.run_counts` adds the rest.
 """

@@ -8,7 +8,10 @@ judge.jsonl   (after generate, from `score`) one line per task with a finished g
               {"task_id", "judge" (model identity, prompt version, retries), "report_sha256"
               (the text judged), "report_status", "subgroups": [{"g", "s", "statuses",
               "reasons", "attempts", "problems", "replies"}], "calls" (judge requests, cache
-              hits included), "model_calls", "cache_hits", "status", "seconds"}. A line made by
+              hits included), "model_calls", "cache_hits", "status", "seconds"}; with a judge
+              panel or --judge-samples also "panel": {judge: [per repeat {"subgroups",
+              "calls", "model_calls", "cache_hits"}]} ("subgroups" is then the first judge's
+              first repeat; the counts are totals). A line made by
               another judge or for another report text is redone, and so is one with items
               left unscored (the replies that parsed come from the reply cache; the others
               are asked again).
