@@ -46,7 +46,9 @@ def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[
     With `--with-judge` the judge role (a ChatClient or a `TaxoBenchJudge`) adds the judge keys
     to each row; a missing or malformed prediction is not sent to it. Judge calls run
     concurrently (up to the client's concurrency; one at a time for the local model) and are
-    answered from the reply cache when a run is re-scored."""
+    answered from the reply cache when a run is re-scored. With several judges or
+    `--judge-samples K` every judge judges every sample K times and the columns are the
+    panel's (`panel.py`)."""
     embedder = bench.embedder
     preds = predictions(generated)
     panel = _panel(bench) if bench.options.get("with_judge") else None
