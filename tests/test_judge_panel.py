@@ -387,19 +387,20 @@ def test_report_shows_per_judge_means_alpha_and_the_judges_rankings(tmp_path, ju
 
 
 def test_a_benchmark_with_one_judge_refuses_a_panel_in_one_line(tmp_path, capsys, judges):
-    """TaxoBench scores with one judge: a panel or repeats is refused, not silently cut to
-    the first judge; `eval` says which benchmarks use the first judge only."""
+    """A benchmark without panels (ResearchArena: no LLM judge) refuses a panel or repeats in
+    one line, never silently cutting it to the first judge; the line names the benchmarks
+    that take one (TaxoBench and DeepSynth-Eval now among them)."""
     from scholarbench.cli import main
     a, b = judges
     panel = ["--judge", "x", "--judge-base-url", a.base_url, "--judge", "y",
              "--judge-base-url", b.base_url]
-    code = main(["run", "taxobench", "--mode", "bottom-up", "--agent", "cluster", "--out",
+    code = main(["run", "researcharena", "--task", "discovery", "--agent", "bm25", "--out",
                  str(tmp_path / "r"), *panel])
     err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and len(err) == 1 and "taxobench scores with one judge" in err[0] \
-        and "scinet" in err[0], err
+    assert code == 2 and len(err) == 1 and "researcharena scores with one judge" in err[0] \
+        and "scinet" in err[0] and "taxobench" in err[0] and "deepsynth" in err[0], err
     assert not (tmp_path / "r").exists()
-    code = main(["run", "taxobench", "--mode", "bottom-up", "--agent", "cluster", "--out",
+    code = main(["run", "researcharena", "--task", "discovery", "--agent", "bm25", "--out",
                  str(tmp_path / "r"), "--judge", "x", "--judge-base-url", a.base_url,
                  "--judge-samples", "3"])
     assert code == 2 and "--judge-samples" in capsys.readouterr().err

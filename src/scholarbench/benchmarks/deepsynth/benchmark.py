@@ -58,6 +58,7 @@ class DeepSynthBenchmark(Benchmark):
         self._corpus: Any = None
         self._corpus_dir: Path | None = None
         self._judge: Any = None
+        self._judges: list[Any] = []
         self._oracle: dict[str, Any] | None = None    # builder, client, role, config
         self._agent: Any = None
 
@@ -232,6 +233,7 @@ class DeepSynthBenchmark(Benchmark):
         self._judge = self.models.judge()
         if self._judge is None:
             raise ScholarbenchError("run deepsynth needs the judge role's chat model")
+        self._judges = self._panel()
         if use_oracle:
             self._oracle = self._oracle_builder(mode)
             config = self._oracle["config"]
@@ -358,6 +360,7 @@ class DeepSynthBenchmark(Benchmark):
     # -- answers -----------------------------------------------------------------------------
     judge_reads = "the whole report (the probe is appended)"
     judge_measure = "dse_overall"
+    judge_panel = True              # every judge of a panel, K repeats (deepsynth/panel.py)
     judge_scored = tuple(k for k, m in zip(BASE_KEYS, all_measures()) if m.judge)  # all four
 
     def judge_with_probe(self, sample: Sample, record: dict[str, Any],
@@ -392,6 +395,21 @@ class DeepSynthBenchmark(Benchmark):
                 raise ScholarbenchError("re-judging needs the judge role's chat model")
             return client
         return None
+
+    def _panel(self) -> list[Any]:
+        judges = getattr(self.models, "judges", None)
+        return judges() if judges is not None else [self.models.judge()]
+
+    def judge_clients(self) -> list[Any] | None:
+        """Every judge of this invocation (a panel when several were given; the first is
+        `judge_client()`), or None on a plain re-score."""
+        if self._running:
+            return self._judges or [self._judge]
+        return self._panel() if self.judge_client() is not None else None
+
+    def judge_samples(self) -> int:
+        """`--judge-samples`: how many times each judge is asked per sub-group."""
+        return int(getattr(self.models, "judge_samples", 1) or 1)
 
     def aggregate(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                   ) -> dict[str, Any]:

@@ -24,8 +24,16 @@ _PRECISION_NOTE = ("pooled: Σ n_correct / Σ (n_correct + n_incorrect) over the
 
 def pooled_precision(variant: str) -> Callable[[Sequence[dict[str, Any]]], float | None]:
     """Σ correct / Σ (correct + incorrect) over `rows`; at 0/0 null under the paper's rules,
-    0 under upstream's (as `scores.aggregate`)."""
+    0 under upstream's (as `scores.aggregate`). Rows of a judge panel (`judges`): that pooled
+    precision per judge, then the mean over the judges (`panel.py`)."""
     def aggregate(rows: Sequence[dict[str, Any]]) -> float | None:
+        if any(r.get("judges") for r in rows):      # a judge panel: the judges' mean
+            from scholarbench.benchmarks.deepsynth.panel import precision_by_judge
+            values = [e["mean"] for e in precision_by_judge(rows, variant).values()
+                      if e["mean"] is not None]
+            if values:
+                return sum(values) / len(values)
+            return 0.0 if variant == "upstream" else None
         correct = sum(int(r.get("n_correct") or 0) for r in rows)
         incorrect = sum(int(r.get("n_incorrect") or 0) for r in rows)
         if correct + incorrect:

@@ -23,6 +23,11 @@ manifest's ``judge_line_calls``: they depend on the reply cache, not on the judg
 and ``oracle_context`` (the task's oracle source and entry counts, ``{"status": "error"}``, or
 null without an oracle record).
 
+With a judge panel or --judge-samples (`panel.py`) a row also carries ``judges`` (each
+judge's Overall / General / Constraint, their unscored counts, repeats, n_correct and
+n_incorrect), its score columns are the judges' means and its counts are summed over every
+judge and repeat; the summary then adds ``judge_panel`` and ``judge_agreement``.
+
 The summary's means and counts come from `scores.aggregate_rows` over the rows that are not
 ``error``; `summary.run_counts` adds the rest.
 """
@@ -38,6 +43,7 @@ def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[
                   manifest: dict[str, Any], run: Any) -> list[dict[str, Any]]:
     from scholarbench.benchmarks.deepsynth.loader import parse_task
     from scholarbench.benchmarks.deepsynth.scores import TASK_METRICS, metric_key, score_task
+    from scholarbench.benchmarks.deepsynth.panel import panel_status
     from scholarbench.benchmarks.deepsynth.stages import (ORACLE, JudgeStage, current_lines,
                                                           report_status, write_judged)
     variant = bench._variant()
@@ -47,7 +53,8 @@ def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[
     if client is not None:
         stage = JudgeStage(client, prompt=bench._opt("judge_prompt", "checklist_judge_v1"),
                            retries=bench._opt("judge_retries", 2),
-                           workers=bench.options.get("judge_workers"))
+                           workers=bench.options.get("judge_workers"),
+                           panel=bench.judge_clients(), samples=bench.judge_samples())
         stage.run(run, judgeable, generated, progress=bench.progress)
         identity = stage.identity
     else:
@@ -80,13 +87,22 @@ def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[
                        unscored_reasons=None, **extra, status="error")
             rows.append(row)
             continue
-        score = score_task(judged[s.id], variant)  # type: ignore[arg-type]
-        row = {**score.row(), "report_status": line["report_status"],
+        if line.get("panel"):                      # a judge panel or repeats: panel.py
+            fields, judges = panel_fields(s, line, generated.get(s.id), variant)
+            status = panel_status(fields, variant)
+        else:
+            score = score_task(judged[s.id], variant)  # type: ignore[arg-type]
+            fields, judges, status = {**score.row(), **score.counts()}, None, score.status
+        counts = {k: fields.pop(k) for k in ("n_groups", "n_groups_undefined",
+                                             "n_empty_sub_groups", "unscored_reasons")}
+        row = {**fields, "report_status": line["report_status"],
                "n_requirements": s.gold.n_requirements, "n_judge_calls": line.get("calls", 0),
-               **score.counts(), **extra}
+               **counts, **extra}
         row["status"] = (line["report_status"] if line["report_status"] in
-                         ("missing", "malformed") else score.status)
+                         ("missing", "malformed") else status)
         row.update(leak_findings(s.gold, generated.get(s.id), corpus).row())  # leakage.md
+        if judges is not None:
+            row["judges"] = judges
         rows.append(row)
     return rows
 
@@ -103,11 +119,30 @@ def audit_corpus(bench: Any, manifest: dict[str, Any]) -> Any:
         return None
 
 
+def panel_fields(sample: Any, line: dict[str, Any], record: dict[str, Any] | None,
+                 variant: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A panel line's row fields and `judges`: every judge's repeats scored by the paper's
+    rules, combined by `panel.panel_row`."""
+    from scholarbench.benchmarks.deepsynth.loader import parse_task
+    from scholarbench.benchmarks.deepsynth.panel import panel_row
+    from scholarbench.benchmarks.deepsynth.scores import score_task
+    from scholarbench.benchmarks.deepsynth.stages import judged_record
+    parts = {label: [score_task(parse_task(judged_record(sample.gold, {**line, **part},
+                                                         record), require_prompts=False),
+                                variant)  # type: ignore[arg-type]
+                     for part in runs] for label, runs in line["panel"].items()}
+    samples = max(len(runs) for runs in parts.values())
+    fields = panel_row(parts, variant, samples)
+    return fields, fields.pop("judges")
+
+
 def judge_counts(line: dict[str, Any] | None) -> dict[str, Any]:
-    """A task's judge line, counted (zeros for a task not judged)."""
+    """A task's judge line, counted (zeros for a task not judged; with a panel, over every
+    judge's and repeat's sub-groups)."""
+    from scholarbench.benchmarks.deepsynth.stages import line_subgroups
     line = line or {}
     reasons: dict[str, int] = {}
-    subgroups = line.get("subgroups") or []
+    subgroups = [sub for subs in line_subgroups(line) for sub in subs] if line else []
     for sub in subgroups:
         for reason in sub.get("reasons") or []:
             if reason:
@@ -149,6 +184,23 @@ def oracle_task_counts(record: dict[str, Any] | None) -> dict[str, Any] | None:
     return {"source": context.source, **context.counts()}
 
 
+def panel_summary_of(rows: Sequence[dict[str, Any]], variant: str) -> dict[str, Any]:
+    """With a judge panel or repeats (rows carrying `judges`): `judge_panel` (each judge's
+    mean, repeats and spread of Overall / General / Constraint, and its pooled Precision) and
+    `judge_agreement` (α between the judges on each per-task measure; none for the pooled
+    Precision: one value per judge); {} otherwise."""
+    from scholarbench.benchmarks.deepsynth.measures import TASK_KEYS
+    from scholarbench.benchmarks.deepsynth.panel import precision_by_judge
+    from scholarbench.benchmarks.deepsynth.scores import metric_key
+    from scholarbench.metrics.agreement import panel_summary
+    out = panel_summary(rows, {metric_key(b, variant): metric_key(b, variant)
+                               for b in TASK_KEYS})
+    if out:
+        out["judge_panel"][metric_key("dse_precision", variant)] = \
+            precision_by_judge(rows, variant)
+    return out
+
+
 def row_variant(bench: Any, rows: Sequence[dict[str, Any]]) -> str:
     """The variant the rows were scored under (a re-score may change it: `api.score_run`),
     else the options'."""
@@ -177,10 +229,12 @@ def aggregate_rows(bench: Any, rows: Sequence[dict[str, Any]], manifest: dict[st
             n = len(counted) - summary["n_undefined"][key]
         metrics[key] = {"mean": mean, "n": n, "n_null": len(counted) - n}
     summary["metrics"] = metrics
+    summary.update(panel_summary_of(counted, variant))
     if not manifest.get("judged"):     # a judged file (`score deepsynth --judged`) is no run
         summary.update(run_counts(manifest, rows))
     return summary
 
 
-__all__ = ["aggregate_rows", "judge_counts", "oracle_task_counts", "record_judge_calls",
+__all__ = ["aggregate_rows", "judge_counts", "oracle_task_counts", "panel_fields",
+           "panel_summary_of", "record_judge_calls",
            "row_variant", "score_samples", "writer_counts"]

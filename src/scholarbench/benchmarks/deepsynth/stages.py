@@ -8,7 +8,10 @@ judge.jsonl   (after generate, from `score`) one line per task with a finished g
               {"task_id", "judge" (model identity, prompt version, retries), "report_sha256"
               (the text judged), "report_status", "subgroups": [{"g", "s", "statuses",
               "reasons", "attempts", "problems", "replies"}], "calls" (judge requests, cache
-              hits included), "model_calls", "cache_hits", "status", "seconds"}. A line made by
+              hits included), "model_calls", "cache_hits", "status", "seconds"}; with a judge
+              panel or --judge-samples also "panel": {judge: [per repeat {"subgroups",
+              "calls", "model_calls", "cache_hits"}]} ("subgroups" is then the first judge's
+              first repeat; the counts are totals). A line made by
               another judge or for another report text is redone, and so is one with items
               left unscored (the replies that parsed come from the reply cache; the others
               are asked again).
@@ -220,17 +223,52 @@ def judged_record(task: Task, line: dict[str, Any], record: dict[str, Any] | Non
 class JudgeStage:
     """Judge every task whose generate line is finished and has no current judgement (same
     judge identity, same report text); a judge endpoint that fails after the client's retries
-    stops the stage (module docstring)."""
+    stops the stage (module docstring). `panel`: every judge's client (the first is `client`),
+    each asked `samples` times (`panel.py`); the line then keeps every judge's and repeat's
+    sub-groups under `panel` and the first judge's first under `subgroups` (judged.jsonl)."""
 
-    def __init__(self, client: Any, *, prompt: str, retries: int, workers: int | None = None
-                 ) -> None:
+    def __init__(self, client: Any, *, prompt: str, retries: int, workers: int | None = None,
+                 panel: Sequence[Any] | None = None, samples: int = 1) -> None:
+        from scholarbench.judges.panel_common import labels_of, panel_identity
         self.client, self.prompt, self.retries = client, prompt, retries
         self.workers = workers or default_workers(client)
+        self.given_workers = workers
+        self.clients = list(panel) if panel else [client]
+        self.samples = samples
+        self.labels = labels_of(self.clients)
         self.identity = judge_identity(client, prompt, retries)
+        if not self.single:
+            self.identity.update(samples=samples,
+                                 panel=panel_identity(self.clients, samples, self.labels))
         self.down: tuple[str, str] | None = None
+
+    @property
+    def single(self) -> bool:
+        return len(self.clients) == 1 and self.samples == 1
 
     def current(self, line: dict[str, Any], record: dict[str, Any] | None) -> bool:
         return line.get("judge") == self.identity and is_current(line, record)
+
+    def judge(self, task: Task, record: dict[str, Any] | None) -> dict[str, Any]:
+        """One task's judge.jsonl fields: the lone judge's, or every judge's and repeat's."""
+        if self.single:
+            return judge_task(self.client, task, record, prompt=self.prompt,
+                              retries=self.retries, workers=self.workers)
+        from scholarbench.benchmarks.deepsynth.panel import Seeded
+        from scholarbench.judges.panel_common import repeat_seed
+        parts: dict[str, list[dict[str, Any]]] = {}
+        for label, client in zip(self.labels, self.clients):
+            workers = self.given_workers or default_workers(client)
+            parts[label] = [judge_task(Seeded(client, repeat_seed(client, r)) if r else client,
+                                       task, record, prompt=self.prompt, retries=self.retries,
+                                       workers=workers) for r in range(self.samples)]
+        first = parts[self.labels[0]][0]
+        every = [p for runs in parts.values() for p in runs]
+        return {**first, **{k: sum(p[k] for p in every)
+                            for k in ("calls", "model_calls", "cache_hits")},
+                "panel": {label: [{k: p[k] for k in ("subgroups", "calls", "model_calls",
+                                                     "cache_hits")} for p in runs]
+                          for label, runs in parts.items()}}
 
     def run(self, run: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
             progress: bool = True) -> None:
@@ -239,35 +277,47 @@ class JudgeStage:
             if self.down is not None:
                 raise RuntimeError(f"not judged: the judge model failed on task {self.down[0]}")
             try:
-                line = judge_task(self.client, sample.gold, generated.get(sample.id),
-                                  prompt=self.prompt, retries=self.retries,
-                                  workers=self.workers)
+                line = self.judge(sample.gold, generated.get(sample.id))
             except LLMCallError as exc:
                 self.down = (sample.id, str(exc))
                 raise
             return {**line, "judge": self.identity}
-        record_model(run, "judge", self.client)
+        from scholarbench.judges.panel_common import judge_roles, panel_models
+        if self.single:
+            record_model(run, "judge", self.client)
         manifest = run.read_manifest()
+        if not self.single:
+            manifest.setdefault("models", {}).update(panel_models(self.clients))
         manifest["judge"] = self.identity
         run.write_manifest(manifest)
-        before = usage_of(self.client)
+        roles = judge_roles(self.clients)
+        before = [usage_of(c) for c in self.clients]
         try:
             run_stage(run, JUDGE, samples, step, stage="judge", id_key="task_id",
                       progress=progress,
                       redo=lambda line: not self.current(line, generated.get(str(
                           line.get("task_id")))) or has_unscored(line))
         finally:
-            add_usage(run, "judge", "judge", "judge", self.client, before)
+            for role, client, b in zip(roles, self.clients, before):
+                add_usage(run, "judge", role, role, client, b)
         if self.down is not None:
             raise ScholarbenchError(f"the judge model failed on task {self.down[0]} "
                                     f"({self.down[1]}); the run stopped — rerun to resume")
 
 
+def line_subgroups(line: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """Every judgement's sub-groups in a judge.jsonl line: the lone judge's, or each judge's
+    and repeat's (`panel`)."""
+    if line.get("panel"):
+        return [p.get("subgroups") or [] for runs in line["panel"].values() for p in runs]
+    return [line.get("subgroups") or []]
+
+
 def has_unscored(line: dict[str, Any]) -> bool:
     """A judgement with items the judge left unscored: asked again (only replies that parsed
     are served from the reply cache, llm.cache)."""
-    return any(s is None for sub in line.get("subgroups") or () for s in sub.get("statuses")
-               or ())
+    return any(s is None for subs in line_subgroups(line) for sub in subs
+               for s in sub.get("statuses") or ())
 
 
 def current_lines(run: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
@@ -303,5 +353,6 @@ def is_current(line: dict[str, Any], record: dict[str, Any] | None) -> bool:
 
 __all__ = ["GENERATE", "JUDGE", "JUDGED", "JUDGE_CALL_FAILED", "JudgeStage", "ORACLE",
            "REPORT_STATUSES", "add_usage", "config_sha256", "current_lines", "default_workers",
-           "is_current", "judge_identity", "judge_task", "judged_record", "oracle_stage",
+           "is_current", "judge_identity", "judge_task", "judged_record", "line_subgroups",
+           "oracle_stage",
            "record_model", "report_status", "write_judged"]

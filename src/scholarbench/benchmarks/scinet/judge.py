@@ -191,8 +191,8 @@ class SciNetJudge:
     def seed(self, sample: int = 0) -> int | None:
         """Repeat `sample`'s seed: the configured seed (0 when none) + `sample`, so every
         repeat is a distinct request (and reply-cache key); repeat 0 asks as a lone judge."""
-        base = getattr(getattr(self.client, "config", None), "seed", None)
-        return base if sample == 0 else (base or 0) + sample
+        from scholarbench.judges.panel_common import repeat_seed
+        return repeat_seed(self.client, sample)
 
     def _judge(self, metric: str, subject: str, text: str, sample: int = 0) -> Judgement:
         prompt_id = self.prompt_id(metric)

@@ -21,27 +21,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from scholarbench.benchmarks.scinet.judge import PROMPTS, SciNetJudge
-from scholarbench.metrics.agreement import PANEL_KEY, samples_key
-
-
-def labels_of(judges: Sequence[SciNetJudge]) -> list[str]:
-    """Short, unique judge names: the model name (`--judge NAME`), `NAME#2` for a second
-    judge of the same name at another endpoint."""
-    out: list[str] = []
-    for judge in judges:
-        config = getattr(judge.client, "config", None)
-        name = str(getattr(config, "model", None) or judge.model)
-        label, n = name, 1
-        while label in out:
-            n += 1
-            label = f"{name}#{n}"
-        out.append(label)
-    return out
-
-
-def _mean(values: Sequence[float | None]) -> float | None:
-    defined = [float(v) for v in values if v is not None]
-    return sum(defined) / len(defined) if defined else None
+from scholarbench.judges.panel_common import (judge_entry, judge_roles, labels_of,
+                                              mean_defined as _mean, panel_models)
+from scholarbench.metrics.agreement import PANEL_KEY
 
 
 class JudgePanel:
@@ -72,15 +54,10 @@ class JudgePanel:
         metric = next((k for k in first if k in PROMPTS), None)
         if metric is None:
             return {}                      # a pair task: nothing judged
-        per_judge: dict[str, Any] = {}
-        for label, runs in parts.items():
-            values = [p[metric] for p in runs]
-            entry: dict[str, Any] = {metric: _mean(values),
-                                     f"{metric}_unscored": sum(p[f"{metric}_unscored"]
-                                                               for p in runs)}
-            if self.samples > 1:
-                entry[samples_key(metric)] = values
-            per_judge[label] = entry
+        per_judge = {label: judge_entry(metric, [p[metric] for p in runs],
+                                        sum(p[f"{metric}_unscored"] for p in runs),
+                                        self.samples)
+                     for label, runs in parts.items()}
         every = [p for runs in parts.values() for p in runs]
         return {metric: _mean([e[metric] for e in per_judge.values()]),
                 f"{metric}_judged": sum(p[f"{metric}_judged"] for p in every),
@@ -117,22 +94,4 @@ class JudgePanel:
         tmp.replace(store)
 
 
-def judge_roles(panel: JudgePanel) -> list[str]:
-    """The usage roles of the panel's judges: `judge`, then `judge_2`, `judge_3`, … (as
-    ReportBench's vote judges)."""
-    return ["judge"] + [f"judge_{i}" for i in range(2, len(panel.judges) + 1)]
-
-
-def panel_models(panel: JudgePanel) -> dict[str, Any]:
-    """The manifest's `models` entries: `judge` (the first), and with a panel `judges`: every
-    judge's public configuration, label and usage role."""
-    def public(judge: SciNetJudge) -> dict[str, Any]:
-        client = judge.client
-        config = getattr(client, "config", None)
-        return {**(config.public() if config is not None else {}),
-                "model_id": getattr(client, "model_id", judge.model)}
-    out: dict[str, Any] = {"judge": public(panel.judges[0])}
-    if len(panel.judges) > 1:
-        out["judges"] = [{"label": label, "usage_role": role, **public(j)} for label, role, j
-                         in zip(panel.labels, judge_roles(panel), panel.judges)]
-    return out
+__all__ = ["JudgePanel", "judge_roles", "labels_of", "panel_models"]

@@ -23,6 +23,7 @@ from typing import Any, Sequence
 
 from scholarbench.benchmarks.scinet.measures import (FAMILY_METRICS, LLM_METRICS,  # noqa: F401
                                                     METRICS, metric_key)
+from scholarbench.judges.panel_common import format_panel  # noqa: F401 (re-exported)
 
 JUDGE_FILE = "judge.jsonl"
 
@@ -174,23 +175,6 @@ def panel_fields(rows: Sequence[dict[str, Any]], families: dict[str, Any], varia
                                      {m: m})["judge_panel"][m]
                 agg[m]["judges"] = {label: e["mean"] for label, e in mine.items()}
     return out
-
-
-def format_panel(summary: dict[str, Any]) -> list[str]:
-    lines = []
-    for name, judges in (summary.get("judge_panel") or {}).items():
-        agreement = (summary.get("judge_agreement") or {}).get(name) or {}
-        alpha = agreement.get("alpha")
-        parts = []
-        for label, e in judges.items():
-            mean = "—" if e["mean"] is None else f"{e['mean']:.4f}"
-            spread = (f", spread {e['spread']:.3f} over {e['repeats']} repeats"
-                      if e.get("spread") is not None else "")
-            parts.append(f"{label} {mean} (n={e['n']}{spread})")
-        head = (f"α {alpha:.3f} between {agreement.get('n_judges')} judges; "
-                if alpha is not None else ("α undefined; " if len(judges) > 1 else ""))
-        lines.append(f"  judges {name}: {head}{'; '.join(parts)}")
-    return lines
 
 
 def format_summary(summary: dict[str, Any]) -> str:

@@ -11,9 +11,11 @@ Run-directory files (beside the engine's manifest.json and summary.json):
                     `missing` / `malformed` flags, `status`, the agent's whole-number counts
                     (`agent_info`), `suspected_leak` (Deep Research: the answer names the
                     survey; docs/leakage.md); with a judge also judge_coverage … judge_avg and
-                    judge_unscored. summary.json is built from these rows and the manifest
-                    alone (`scholarbench aggregate`)
+                    judge_unscored (with a judge panel or --judge-samples also `judges`:
+                    each judge's values, `panel.py`). summary.json is built from these rows
+                    and the manifest alone (`scholarbench aggregate`)
     judge.jsonl     with a judge: per instance its scores, reasoning, attempts, prompt version
+                    (with a panel or repeats: one record per instance, judge and repeat)
 
 The task a user's agent sees (`Task`): `prompt` is the paper's Bottom-Up taxonomy prompt
 (Figure 11, upstream's text, with the expert paper list) in Bottom-Up mode, and in Deep Research
@@ -206,6 +208,7 @@ class TaxoBench(Benchmark):
 
     judge_reads = "the taxonomy's category labels (the probe joins the root's label)"
     judge_measure = "judge_avg"
+    judge_panel = True              # every judge of a panel, K repeats (taxobench/panel.py)
 
     @property
     def judge_scored(self) -> tuple[str, ...]:  # type: ignore[override]

@@ -239,9 +239,15 @@ class TaxoBenchJudge:
                 "max_tokens": self.max_tokens, "max_tree_chars": self.max_tree_chars,
                 "reasoning_max_chars": self.reasoning_max_chars, "repairs": 1}
 
-    def judge(self, gold: TaxoNode, taxonomy: TaxoNode) -> JudgeResult:
+    def judge(self, gold: TaxoNode, taxonomy: TaxoNode, sample: int = 0) -> JudgeResult:
+        """`sample` r > 0: a repeat (`--judge-samples`), asked with seed `seed + r` (its own
+        reply-cache key); repeat 0 is the lone judge's request."""
         messages = build_messages(gold, taxonomy, self.prompt, self.max_tree_chars)
-        sampling = {"max_tokens": self.max_tokens} if self.max_tokens is not None else {}
+        sampling: dict[str, Any] = ({"max_tokens": self.max_tokens}
+                                    if self.max_tokens is not None else {})
+        if sample:
+            from scholarbench.judges.panel_common import repeat_seed
+            sampling["seed"] = repeat_seed(self.client, sample)
         outcome = ask_json(self.client, messages, validate=validate_reply, schema=self.schema,
                            name="taxonomy_judgement", repairs=1, **sampling)
         if not outcome.ok:

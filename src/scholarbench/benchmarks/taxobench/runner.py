@@ -29,7 +29,9 @@ class RunConfig:
     run_name: str | None = None
     progress: bool = True
     llm: Any = None          # LLMRoles, or a factory called only if the agent uses a model
-    judge: Any = None        # the judge role's ChatClient (or a TaxoBenchJudge): LLM-judge scores
+    judge: Any = None        # the judge role's ChatClient (or a TaxoBenchJudge): LLM-judge scores;
+                             # a list of them: a judge panel (docs/judges.md)
+    judge_samples: int = 1   # each judge asked this many times per sample (--judge-samples)
 
 
 def run(config: RunConfig, embedder: Any) -> dict[str, Any]:
@@ -39,18 +41,26 @@ def run(config: RunConfig, embedder: Any) -> dict[str, Any]:
                        "with_judge": config.judge is not None}, embedder=embedder)
     outcome = run_benchmark(bench, config.mode, config.agent, Path(config.out),
                             params=config.agent_params, limit=config.limit,
-                            models=Models.given(agent=config.llm, judge=config.judge),
+                            models=_models(config.judge, config.judge_samples,
+                                           agent=config.llm),
                             name=config.run_name, progress=config.progress)
     return outcome.summary
 
 
-def score_run(out: Path, embedder: Any, progress: bool = True, judge: Any = None
-              ) -> dict[str, Any]:
+def _models(judge: Any, samples: int = 1, agent: Any = None) -> Models:
+    """The run's models: `judge` one judge or a list of them (a panel)."""
+    if isinstance(judge, (list, tuple)):
+        return Models.given(agent=agent, judges=list(judge), judge_samples=samples)
+    return Models.given(agent=agent, judge=judge, judge_samples=samples)
+
+
+def score_run(out: Path, embedder: Any, progress: bool = True, judge: Any = None,
+              judge_samples: int = 1) -> dict[str, Any]:
     """(Re-)score a run from its generate.jsonl; rewrites scores.jsonl and summary.json."""
     manifest = RunDir(Path(out)).read_manifest()
     bench = TaxoBench({**(manifest.get("options") or {}), "with_judge": judge is not None},
                       embedder=embedder)
-    return engine_score_run(Path(out), bench=bench, models=Models.given(judge=judge),
+    return engine_score_run(Path(out), bench=bench, models=_models(judge, judge_samples),
                             progress=progress).summary
 
 

@@ -2,14 +2,16 @@
 asked, the summary's means, and `score taxobench --gold --pred --out` on files."""
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from scholarbench.benchmarks.taxobench.judge import (NOT_JUDGED, JudgeResult, aggregate_judge,
-                                                     as_judge, format_judge_summary)
+from scholarbench.benchmarks.taxobench.judge import (JUDGE_KEYS, NOT_JUDGED, JudgeResult,
+                                                     aggregate_judge, as_judge,
+                                                     format_judge_summary)
 from scholarbench.benchmarks.taxobench.leakage import leak_findings
+from scholarbench.benchmarks.taxobench.panel import TaxoPanel
 from scholarbench.benchmarks.taxobench.measures import METRIC_KEYS, METRICS, score_instance
+from scholarbench.judges.panel_common import format_panel
 from scholarbench.records import TaxoPrediction
 
 JUDGE = "judge.jsonl"
@@ -44,12 +46,14 @@ def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[
     With `--with-judge` the judge role (a ChatClient or a `TaxoBenchJudge`) adds the judge keys
     to each row; a missing or malformed prediction is not sent to it. Judge calls run
     concurrently (up to the client's concurrency; one at a time for the local model) and are
-    answered from the reply cache when a run is re-scored."""
+    answered from the reply cache when a run is re-scored. With several judges or
+    `--judge-samples K` every judge judges every sample K times and the columns are the
+    panel's (`panel.py`)."""
     embedder = bench.embedder
     preds = predictions(generated)
-    judge = as_judge(bench.models.judge()) if bench.options.get("with_judge") else None
-    before = judge.client.usage.as_dict() if judge is not None else None
-    pending = _start_judging(judge, samples, preds) if judge is not None else None
+    panel = _panel(bench) if bench.options.get("with_judge") else None
+    before = [_usage(j.client) for j in panel.judges] if panel is not None else None
+    pending = _start_judging(panel, samples, preds) if panel is not None else None
     rows, judged = [], []
     try:
         for sample in samples:
@@ -59,9 +63,7 @@ def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[
             if sample.task.subtask == "deep-research":    # flagged, not changed (leakage.md)
                 row.update(leak_findings(sample.task.native, pred).row())
             if pending is not None:
-                result = pending[sample.id].result() if sample.id in pending else NOT_JUDGED
-                row.update(result.row())
-                judged.append(_judge_record(sample.id, result))
+                judged += _judge_columns(panel, row, sample.id, pending.get(sample.id))
             if pred is None and record.get("error"):
                 row["error"] = record["error"]
             if counts := info_counts(record):
@@ -74,10 +76,11 @@ def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[
             rows.append(row)
     finally:
         if pending is not None:
-            for future in pending.values():
-                future.cancel()          # only matters when scoring stopped on an error
-            _finish_judging(run, judge, before)
-    if judge is not None:
+            for futures in pending.values():
+                for future in (f for runs in futures.values() for f in runs):
+                    future.cancel()      # only matters when scoring stopped on an error
+            _finish_judging(run, panel, before)
+    if panel is not None:
         run.write_jsonl(JUDGE, judged)
     else:
         _forget_judge(run)
@@ -93,29 +96,56 @@ def row_status(row: dict[str, Any]) -> str:
     return "missing" if row.get("missing") else "malformed" if row.get("malformed") else "scored"
 
 
-def _start_judging(judge: Any, samples: Sequence[Any],
+def _panel(bench: Any) -> TaxoPanel:
+    """The judge role's judges (a panel when several were given), each asked
+    `--judge-samples` times."""
+    judges = getattr(bench.models, "judges", None)
+    clients = judges() if judges is not None else [bench.models.judge()]
+    return TaxoPanel([as_judge(c) for c in clients],
+                     int(getattr(bench.models, "judge_samples", 1) or 1))
+
+
+def _usage(client: Any) -> dict[str, Any] | None:
+    return client.usage.as_dict() if hasattr(client, "usage") else None
+
+
+def _start_judging(panel: TaxoPanel, samples: Sequence[Any],
                    preds: dict[str, TaxoPrediction | None]) -> dict[str, Any]:
-    config = getattr(judge.client, "config", None)
-    workers = 1 if config is None or config.is_local else max(1, config.concurrency)
-    executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="judge")
-    pending = {}
+    """Every judgeable sample (a prediction that parsed) to every judge, every repeat."""
+    jobs = {}
     for sample in samples:
         pred = preds.get(sample.id)
         if pred is not None and pred.taxonomy is not None and not pred.error:
-            pending[sample.id] = executor.submit(_judge_safely, judge, sample.gold,
-                                                 pred.taxonomy)
-    executor.shutdown(wait=False)
-    return pending
+            jobs[sample.id] = (sample.gold, pred.taxonomy)
+    return panel.start(jobs, _judge_safely)
 
 
-def _judge_safely(judge: Any, gold: Any, taxonomy: Any) -> JudgeResult:
+def _judge_safely(judge: Any, gold: Any, taxonomy: Any, sample: int = 0) -> JudgeResult:
     """Bad model output is already "unscored" inside the judge; this catches anything else
     (e.g. a reply nested too deeply to parse) so one sample can never stop the scoring."""
     try:
-        return judge.judge(gold, taxonomy)
+        return judge.judge(gold, taxonomy, sample=sample) if sample else \
+            judge.judge(gold, taxonomy)
     except Exception as exc:
         return JudgeResult(unscored=f"judge raised {type(exc).__name__}: {exc}"[:500],
                            attempts=1, prompt=judge.prompt)
+
+
+def _judge_columns(panel: TaxoPanel, row: dict[str, Any], task_id: str,
+                   futures: dict[str, list[Any]] | None) -> list[dict[str, Any]]:
+    """Add the judge columns to `row`; returns the sample's judge.jsonl records (one; with a
+    panel or repeats one per judge and repeat, naming them)."""
+    if futures is None:                     # nothing to judge: a missing or malformed answer
+        row.update(NOT_JUDGED.row())
+        return [_judge_record(task_id, NOT_JUDGED)] if panel.single else []
+    results = {label: [f.result() for f in runs] for label, runs in futures.items()}
+    if panel.single:
+        result = results[panel.labels[0]][0]
+        row.update(result.row())
+        return [_judge_record(task_id, result)]
+    row.update(panel.row(results))
+    return [{**_judge_record(task_id, result), "judge": label, "sample": r}
+            for label, runs in results.items() for r, result in enumerate(runs)]
 
 
 def _judge_record(task_id: str, result: JudgeResult) -> dict[str, Any]:
@@ -124,18 +154,25 @@ def _judge_record(task_id: str, result: JudgeResult) -> dict[str, Any]:
             "reasoning": result.reasoning, "prompt": result.prompt}
 
 
-def _finish_judging(run: Any, judge: Any, before: dict[str, Any]) -> None:
-    """Record the judge model, its prompt version and this scoring's usage in the manifest."""
+def _finish_judging(run: Any, panel: TaxoPanel, before: list[Any]) -> None:
+    """Record the judge model(s), the prompt version (and, with a panel or repeats, every
+    judge's model id, temperature and seeds) and this scoring's usage per judge."""
     from scholarbench.core.engine import add_stage_usage
-    client = judge.client
+    from scholarbench.judges.panel_common import judge_roles, panel_models
     manifest = run.read_manifest()
-    if hasattr(client, "config"):
-        manifest.setdefault("models", {})["judge"] = {**client.config.public(),
-                                                      "model_id": client.model_id}
-    manifest["judge"] = judge.info()
+    if panel.single:
+        client = panel.judges[0].client
+        if hasattr(client, "config"):
+            manifest.setdefault("models", {})["judge"] = {**client.config.public(),
+                                                          "model_id": client.model_id}
+        manifest["judge"] = panel.judges[0].info()
+    else:
+        manifest.setdefault("models", {}).update(panel_models(panel))
+        manifest["judge"] = panel.identity()
     run.write_manifest(manifest)
-    if hasattr(client, "usage"):
-        add_stage_usage(run, "judge", "judge", client, before)
+    for role, judge, b in zip(judge_roles(panel), panel.judges, before):
+        if hasattr(judge.client, "usage"):
+            add_stage_usage(run, "judge", role, judge.client, b)
 
 
 def _forget_judge(run: Any) -> None:
@@ -177,14 +214,18 @@ def aggregate(rows: Sequence[dict[str, Any]], manifest: dict[str, Any]) -> dict[
         values = [r[key] for r in counted if r.get(key) is not None]
         metrics[key] = {"mean": sum(values) / len(values) if values else None,
                         "n": len(values), "n_null": len(counted) - len(values)}
+    panel: dict[str, Any] = {}
     if counted and all("judge_avg" in r for r in counted):
         metrics.update(aggregate_judge(counted))
+        from scholarbench.metrics.agreement import panel_summary
+        panel = panel_summary(counted, {k: k for k in JUDGE_KEYS})   # a panel or repeats
     return {"benchmark": "taxobench", "mode": manifest["mode"], "agent": manifest["agent"],
             "run_name": manifest.get("run_name"), "n_samples": len(rows),
             "n_missing": sum(1 for r in rows if r.get("missing")),
             "n_malformed": sum(1 for r in rows if r.get("malformed")),
             "metrics": metrics, "agent_info": sum_info(rows),
-            **({"judge": manifest["judge"]} if manifest.get("judge") is not None else {})}
+            **({"judge": manifest["judge"]} if manifest.get("judge") is not None else {}),
+            **panel}
 
 
 def format_summary(summary: dict[str, Any]) -> str:
@@ -204,6 +245,7 @@ def format_summary(summary: dict[str, Any]) -> str:
         lines.append(f"  {info.key:<14} {value:>10}{null}")
     if judge_lines := format_judge_summary(summary):
         lines.append(judge_lines)
+    lines += format_panel(summary)
     return "\n".join(lines)
 
 
