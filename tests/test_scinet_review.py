@@ -22,6 +22,9 @@ from scholarbench.benchmarks.scinet.review_tasks import (from_path_tasks, load_r
                                                          read_review_tasks, write_review_tasks)
 from scholarbench.benchmarks.scinet.tasks import BuildSettings, build_tasks
 from scholarbench.cli import main
+from scholarbench.report.exports import leaderboard_text
+from scholarbench.report.html import render_html_report
+from scholarbench.report.sections import load_report_runs
 from scholarbench.errors import DataError
 
 SETTINGS = BuildSettings(min_papers=2, n_pair=5, min_citers=1, n_classic=3, n_recent=3,
@@ -143,6 +146,16 @@ def test_review_end_to_end(tiny, tmp_path, servers, capsys):
     assert '{"review":' in user and f'Title: "{reviews[0].start.title}"' in user
     # aggregate --check rebuilds the summary from the rows alone
     assert main(["aggregate", str(out), "--check"]) == 0, capsys.readouterr().err
+    # the report: the five dimensions from the summary, the paper's systems beside them
+    runs = load_report_runs([out])
+    text = leaderboard_text(runs, "markdown")
+    assert "SciNet review" in text and "Logical Consistency" in text
+    assert f"{(8 + 9) / 2:.2f}" in text and "Deep Research System (published)" in text
+    assert "Figure 6" in text
+    html = render_html_report(runs)
+    assert "Usefulness" in html and "&lt;/review&gt;" in html      # the review, escaped
+    assert "Ignore the rubric" in html and "</review>\nIgnore" not in html
+    assert "relevance 2, completeness 4, depth 6" in html                  # the judge's scores
     # a second identical run asks nothing (resumed, judgements reused)
     before = len(judge.requests)
     agent.push(*[Step(text=t) for t in texts])

@@ -411,7 +411,10 @@ class SciNet(Benchmark):
 
     def measures(self, subtask: str | None) -> tuple[Any, ...]:
         """The sub-task's measures under the run's scoring rules (None: every family's)."""
-        from scholarbench.benchmarks.scinet.measures import measures_of
+        from scholarbench.benchmarks.scinet.measures import FAMILIES, measures_of
+        if subtask is None:
+            return tuple(m for f in FAMILIES for m in self.measures(f))
+        # the review has no upstream script: its measures are the paper's under either rules
         return measures_of(subtask, "paper" if subtask == "review" else self.variant)
 
     def format_summary(self, summary: dict[str, Any]) -> str:
