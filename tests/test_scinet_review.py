@@ -156,6 +156,16 @@ def test_review_end_to_end(tiny, tmp_path, servers, capsys):
     assert "Usefulness" in html and "&lt;/review&gt;" in html      # the review, escaped
     assert "Ignore the rubric" in html and "</review>\nIgnore" not in html
     assert "relevance 2, completeness 4, depth 6" in html                  # the judge's scores
+    # the run's generate.jsonl replays to the same reviews (SciNet's task_id lines)
+    again = tmp_path / "replay"
+    args = run_args(tiny, again, agent.base_url, judge.base_url, "--agent-arg",
+                    f"path={out / 'generate.jsonl'}")
+    args[args.index("endpoint")] = "replay"
+    assert main(args) == 0, capsys.readouterr().err
+    replayed = {g["task_id"]: g for g in lines(again / "generate.jsonl")}
+    assert replayed[ids[0]]["review"] == gen[ids[0]]["review"]
+    assert replayed[ids[1]]["status"] == "malformed"
+    assert json.loads((again / "summary.json").read_text())["metrics"] == summary["metrics"]
     # a second identical run asks nothing (resumed, judgements reused)
     before = len(judge.requests)
     agent.push(*[Step(text=t) for t in texts])
@@ -282,3 +292,13 @@ def test_published_table4_is_the_papers():
         line = f"{r.system}\t{r.avg_rank:.2f}\t" + "\t".join(map(str, r.rank_counts))
         assert line in text
     assert "Figure 6. LLM Evaluation of Survey Generation Quality." in text
+
+
+def test_review_is_runnable_but_not_an_eval_default(tiny):
+    from scholarbench.benchmarks.scinet import SciNet
+    graph, unarxive, _, _ = tiny
+    bench = SciNet({"graph": str(graph), "unarxive": str(unarxive)})
+    assert "review" in bench.subtasks and bench.subtasks["review"] == "report"
+    assert bench.available_subtasks() == ["ego", "pair", "path"]
+    assert [m.key for m in bench.measures("review")] == [f"review_{d}" for d in DIMENSIONS]
+    assert all(m.judge and m.provenance.startswith("paper §6") for m in bench.measures("review"))

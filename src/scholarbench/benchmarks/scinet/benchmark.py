@@ -1,5 +1,6 @@
-"""SciNet on the engine: sub-tasks `ego`, `pair` (task family `ranking`) and `path` (family
-`path`), chosen with `--task`.
+"""SciNet on the engine: sub-tasks `ego`, `pair` (task family `ranking`), `path` (family
+`path`) and `review` (family `report`: the paper's §6 downstream literature review, judged on
+five dimensions — `review*.py`), chosen with `--task`.
 
 - `load`: the tasks of the sub-task — read from `--tasks` (a SciNet task file; the graph's
   measure settings come from its tasks) or built by rule from the citation graph (`--graph`,
@@ -279,6 +280,16 @@ class SciNet(Benchmark):
         file's (`--tasks`) is looked up in it."""
         from scholarbench.benchmarks.scinet.answers import FAMILY
         from scholarbench.core.agent import Task
+        if subtask == "review":             # review/<its path task's id>
+            from scholarbench.benchmarks.scinet.tasks import has_built_id_form
+            if self.options.get("tasks"):
+                ids = {s.id for s in self.load("review", None).samples}
+                known = task_id in ids
+            else:
+                known = has_built_id_form("path", task_id.removeprefix("review/")) and \
+                    task_id.startswith("review/")
+            return Sample(task_id, Task(id=task_id, benchmark=self.name, subtask=subtask,
+                                        family="report", prompt="")) if known else None
         if self.options.get("tasks"):
             from scholarbench.benchmarks.scinet.records import read_tasks
             known = any(t.family == subtask and t.task_id == task_id
@@ -293,6 +304,11 @@ class SciNet(Benchmark):
 
     def tool_task_hint(self, subtask: str) -> str:
         from scholarbench.benchmarks.scinet.tasks import ID_FORMS
+        if subtask == "review":
+            if self.options.get("tasks"):
+                from scholarbench.core.benchmark import ids_hint
+                return ids_hint([s.id for s in self.load("review", None).samples])
+            return f"built review task ids are review/{ID_FORMS['path']}"
         if self.options.get("tasks"):
             from scholarbench.benchmarks.scinet.records import read_tasks
             from scholarbench.core.benchmark import ids_hint
