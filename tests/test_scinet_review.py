@@ -152,6 +152,12 @@ def test_review_end_to_end(tiny, tmp_path, servers, capsys):
     assert "SciNet review" in text and "Logical Consistency" in text
     assert f"{(8 + 9) / 2:.2f}" in text and "Deep Research System (published)" in text
     assert "Figure 6" in text
+    for fmt in ("terminal", "latex"):
+        assert "Logical Consistency" in leaderboard_text(runs, fmt)
+    import csv
+    import io
+    row = next(csv.DictReader(io.StringIO(leaderboard_text(runs, "csv"))))
+    assert float(row["review_depth"]) == (6 + 9) / 2 and row["family"] == "review"
     html = render_html_report(runs)
     assert "Usefulness" in html and "&lt;/review&gt;" in html      # the review, escaped
     assert "Ignore the rubric" in html and "</review>\nIgnore" not in html
@@ -302,3 +308,18 @@ def test_review_is_runnable_but_not_an_eval_default(tiny):
     assert bench.available_subtasks() == ["ego", "pair", "path"]
     assert [m.key for m in bench.measures("review")] == [f"review_{d}" for d in DIMENSIONS]
     assert all(m.judge and m.provenance.startswith("paper §6") for m in bench.measures("review"))
+
+
+def test_survey_prompt_is_the_papers_appendix_c():
+    """prompts/review_survey.v1.txt is the paper's text; the task prompt is it without the
+    first line (the system role), placeholders as {fields}, every other line in order."""
+    from scholarbench.benchmarks.scinet.judge import load_prompt
+    paper = load_prompt("review_survey.v1").text.splitlines()
+    ours = load_prompt("review_task.v1").text.splitlines()
+    pos = 0
+    for line in paper[1:]:
+        if line and "[" not in line:
+            pos = ours.index(line, pos) + 1
+    if PAPER.exists():
+        text = PAPER.read_text(encoding="utf-8")
+        assert all(line in text for line in paper if line)
