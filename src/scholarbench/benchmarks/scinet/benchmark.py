@@ -283,8 +283,8 @@ class SciNet(Benchmark):
         if subtask == "review":             # review/<its path task's id>
             from scholarbench.benchmarks.scinet.tasks import has_built_id_form
             if self.options.get("tasks"):
-                ids = {s.id for s in self.load("review", None).samples}
-                known = task_id in ids
+                from scholarbench.benchmarks.scinet.review_tasks import review_ids
+                known = task_id in review_ids(self.options["tasks"])
             else:
                 known = has_built_id_form("path", task_id.removeprefix("review/")) and \
                     task_id.startswith("review/")
@@ -306,8 +306,9 @@ class SciNet(Benchmark):
         from scholarbench.benchmarks.scinet.tasks import ID_FORMS
         if subtask == "review":
             if self.options.get("tasks"):
+                from scholarbench.benchmarks.scinet.review_tasks import review_ids
                 from scholarbench.core.benchmark import ids_hint
-                return ids_hint([s.id for s in self.load("review", None).samples])
+                return ids_hint(review_ids(self.options["tasks"]))
             return f"built review task ids are review/{ID_FORMS['path']}"
         if self.options.get("tasks"):
             from scholarbench.benchmarks.scinet.records import read_tasks

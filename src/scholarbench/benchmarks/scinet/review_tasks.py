@@ -140,6 +140,20 @@ def load_review_tasks(path: str | Path, env: Any, n: int | None = N_REVIEW
     return from_path_tasks(read_tasks(p), env, n)
 
 
+def review_ids(path: str | Path, n: int | None = N_REVIEW) -> list[str]:
+    """The task ids `load_review_tasks(path, …)` gives, without opening the graph."""
+    if is_review_file(path):
+        return [t.task_id for t in read_review_tasks(path)]
+    p = Path(path)
+    if p.is_dir() or p.suffix == ".json":
+        from scholarbench.benchmarks.scinet.queries import load_queries
+        tasks = load_queries(p, "path")
+    else:
+        from scholarbench.benchmarks.scinet.records import read_tasks
+        tasks = [t for t in read_tasks(p) if t.family == "path"]
+    return [f"review/{t.task_id}" for t in tasks[:n]]
+
+
 def tasks_sha256(tasks: Sequence[ReviewTask]) -> str:
     digest = hashlib.sha256()
     for task in tasks:
