@@ -172,6 +172,13 @@ def test_review_end_to_end(tiny, tmp_path, servers, capsys):
     assert replayed[ids[0]]["review"] == gen[ids[0]]["review"]
     assert replayed[ids[1]]["status"] == "malformed"
     assert json.loads((again / "summary.json").read_text())["metrics"] == summary["metrics"]
+    # re-scoring the run (no agent call) reuses every scored judgement: only the unscored
+    # review is asked again (ask + repair), and the summary is the same
+    n_judge, n_agent = len(judge.requests), len(agent.requests)
+    assert main(["score", str(out), "--judge", "fake-judge", "--judge-base-url",
+                 judge.base_url, "--no-llm-cache"]) == 0, capsys.readouterr().err
+    assert len(judge.requests) - n_judge == 2 and len(agent.requests) == n_agent
+    assert json.loads((out / "summary.json").read_text())["metrics"] == summary["metrics"]
     # a second identical run asks nothing (resumed, judgements reused)
     before = len(judge.requests)
     agent.push(*[Step(text=t) for t in texts])
