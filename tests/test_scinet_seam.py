@@ -116,7 +116,7 @@ def test_every_summary_key_is_a_declared_measure_of_its_variant():
                 else:
                     assert "(" not in m.key and source.startswith("paper §")
         assert {m.key for m in bench.measures(None)} == {
-            m.key for f in ("ego", "pair", "path") for m in bench.measures(f)}
+            m.key for f in ("ego", "pair", "path", "review") for m in bench.measures(f)}
 
 
 # ---- runs rebuilt from their scores alone --------------------------------------------------------

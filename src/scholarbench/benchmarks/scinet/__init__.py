@@ -1,7 +1,7 @@
 """SciNet: relation-aware tasks built from a citation graph, their metrics, judge and agents, on
 the engine (docs/scinet.md).
 
-    benchmark   the `Benchmark` (sub-tasks ego, pair → ranking; path → path; `--task`)
+    benchmark   the `Benchmark` (sub-tasks ego, pair → ranking; path → path; review → report)
     samples     what an agent sees of a task (prompt = SciNet's query, fields)
     answers     answers in (both file forms) and their references resolved offline
     scoring     rows, judge pass, summary per family, terminal lines
@@ -16,6 +16,9 @@ the engine (docs/scinet.md).
     agents      the built-in agents (embedding, bm25, relation-aware, deep-research)
     measures    the measures as objects (one Spec each; registered as scinet/<key>)
     report      the report section (report_display: what it shows; drilldown: per task)
+    review*     the downstream review sub-task (§6): review_tasks (task records), review
+                (answers, built-in writer), review_judge (five dimensions), review_scoring
+                (rows, summary), report_review (report table); published: the paper's numbers
 
 Importing this package registers the benchmark, its agents, measures and report section and
 nothing heavy (numpy, the graph, the report stack load when used); the old public names are

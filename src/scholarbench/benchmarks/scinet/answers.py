@@ -18,8 +18,8 @@ scores are those of the references as given) and `info` (the agent's own info, p
 Answer files (`--answers` of `score scinet`, `--agent replay --agent-arg path=…`), one JSON
 object per line, either form:
 
-- SciNet's: `{"task_id": …, "papers": [...]}` (other keys ignored, so a run's generate.jsonl
-  can be scored again as it is);
+- SciNet's: `{"task_id": …, "papers": [...]}` (and `"review"` for the review sub-task; other
+  keys ignored, so a run's generate.jsonl can be scored again as it is);
 - the family schema: `{"id": …, "papers": [...]}` (unknown keys make the answer malformed).
 
 In SciNet's lines, SciNet's released answer items — `{"id": …, "title": …}` objects and nulls —
@@ -102,8 +102,10 @@ def read_answer_file(path: str | Path, lines: Iterable[tuple[int, dict[str, Any]
         if tid in out:
             raise DataError(f"task {tid!r} answered twice (first on line {first[tid]})",
                             file=str(path), line=line, field=key)
-        if key == "task_id":        # SciNet's answer lines: the papers, nothing else is read
+        if key == "task_id":        # SciNet's answer lines: the papers (and a review's text)
             out[tid] = {"papers": obj.get("papers")}
+            if "review" in obj:
+                out[tid]["review"] = obj["review"]
             if is_upstream_items(obj.get("papers")):      # SciNet's released item objects
                 out[tid]["info"] = {"upstream_items": True}
         else:                       # the family schema, read strictly

@@ -1,5 +1,6 @@
-"""SciNet on the engine: sub-tasks `ego`, `pair` (task family `ranking`) and `path` (family
-`path`), chosen with `--task`.
+"""SciNet on the engine: sub-tasks `ego`, `pair` (task family `ranking`), `path` (family
+`path`) and `review` (family `report`: the paper's §6 downstream literature review, judged on
+five dimensions — `review*.py`), chosen with `--task`.
 
 - `load`: the tasks of the sub-task — read from `--tasks` (a SciNet task file; the graph's
   measure settings come from its tasks) or built by rule from the citation graph (`--graph`,
@@ -54,7 +55,7 @@ def env_settings_of(tasks: Sequence[Any]) -> Any:
 class SciNet(Benchmark):
     name = "scinet"
     title = "SciNet"
-    subtasks = {"ego": "ranking", "pair": "ranking", "path": "path"}
+    subtasks = {"ego": "ranking", "pair": "ranking", "path": "path", "review": "report"}
     subtask_flag = "--task"
     id_key = "task_id"
     order = 50
@@ -88,8 +89,10 @@ class SciNet(Benchmark):
     def headline(self) -> dict[str, tuple[str, ...]]:   # type: ignore[override]
         from scholarbench.benchmarks.scinet.measures import metric_key
         v = self.variant
-        return {fam: tuple(metric_key(k, v) for k in keys) for fam, keys in
-                (("ego", EGO_METRICS), ("pair", PAIR_METRICS), ("path", PATH_METRICS))}
+        from scholarbench.benchmarks.scinet.review_judge import REVIEW_METRICS
+        return {**{fam: tuple(metric_key(k, v) for k in keys) for fam, keys in
+                   (("ego", EGO_METRICS), ("pair", PAIR_METRICS), ("path", PATH_METRICS))},
+                "review": REVIEW_METRICS}
 
     # -- command line ------------------------------------------------------------------------
     @classmethod
@@ -141,7 +144,8 @@ class SciNet(Benchmark):
                 self._dirs()
             except ScholarbenchError:
                 return []
-        return list(self.subtasks)
+        # the review needs an agent model and the judge for every task: `run` only
+        return [s for s in self.subtasks if s != "review"]
 
     # -- samples and agents ------------------------------------------------------------------
     def env(self, settings: Any = None) -> Any:
@@ -187,28 +191,51 @@ class SciNet(Benchmark):
         from scholarbench.benchmarks.scinet.samples import make_sample
         env = self.env()
         self._tasks = tasks
-        return Loaded([make_sample(t, env) for t in tasks],
-                      {"tasks_sha256": tasks_sha256(tasks), "n_tasks": len(tasks),
+        if tasks and not hasattr(tasks[0], "family"):         # review tasks
+            from scholarbench.benchmarks.scinet import review_tasks as rt
+            from scholarbench.benchmarks.scinet.review import make_review_sample
+            samples, sha = [make_review_sample(t) for t in tasks], rt.tasks_sha256(tasks)
+        else:
+            samples, sha = [make_sample(t, env) for t in tasks], tasks_sha256(tasks)
+        return Loaded(samples,
+                      {"tasks_sha256": sha, "n_tasks": len(tasks),
                        "tasks_source": self._source, "env": env.describe(),
                        **({"sentiment_labels": labels.summary()}
                           if (labels := getattr(self, "_sentiment", None)) else {})})
 
     def load(self, subtask: str, limit: int | None) -> Loaded:
+        if subtask == "review":
+            from scholarbench.benchmarks.scinet.review_tasks import (from_path_tasks,
+                                                                     load_review_tasks)
+            if self.options.get("tasks"):
+                self._source = str(self.options["tasks"])
+                reviews = load_review_tasks(self.options["tasks"], self.env())
+            else:
+                reviews = from_path_tasks(self.read_tasks("path"), self.env())
+            return self._loaded(reviews[:limit] if limit is not None else reviews)
         tasks = self.read_tasks(subtask)
         return self._loaded(tasks[:limit] if limit is not None else tasks)
 
     def load_for_rescore(self, run: Any, manifest: dict[str, Any]) -> Loaded:
         """The run's own task set (tasks.jsonl, with its ground truth)."""
         from scholarbench.benchmarks.scinet.records import read_tasks
-        tasks = read_tasks(run.file(TASKS))
-        self.env(env_settings_of(tasks))
+        if manifest.get("mode") == "review":
+            from scholarbench.benchmarks.scinet.review_tasks import read_review_tasks
+            tasks: list[Any] = read_review_tasks(run.file(TASKS))
+        else:
+            tasks = read_tasks(run.file(TASKS))
+            self.env(env_settings_of(tasks))
         self._source = (manifest.get("data") or {}).get("tasks_source") or \
             manifest.get("tasks_source") or str(run.file(TASKS))
         return self._loaded(tasks)
 
     def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any]) -> None:
         from scholarbench.benchmarks.scinet.records import write_tasks
-        write_tasks(self._tasks, run.file(TASKS))
+        if manifest.get("mode") == "review":
+            from scholarbench.benchmarks.scinet.review_tasks import write_review_tasks
+            write_review_tasks(self._tasks, run.file(TASKS))
+        else:
+            write_tasks(self._tasks, run.file(TASKS))
         if self._embedder_id is not None:
             manifest["embedder"] = self._embedder_id
             run.write_manifest(manifest)
@@ -216,7 +243,7 @@ class SciNet(Benchmark):
     def agent(self, name: str, params: dict[str, Any], subtask: str) -> Agent | None:
         """`replay` (SciNet's answer lines or the family schema), a built-in agent as `NAME`
         or `scinet/NAME`, or an agent registered for SciNet (either contract)."""
-        from scholarbench.benchmarks.scinet.builtin import is_native, native_agent
+        from scholarbench.benchmarks.scinet.builtin import NativeAgent, is_native, native_agent
         from scholarbench.core.agent import agent_from_object
         from scholarbench.core.registry import REGISTRY
         if name == "replay":
@@ -228,6 +255,14 @@ class SciNet(Benchmark):
             obj = REGISTRY.find("agent", name)
         if obj is None:
             return None
+        if subtask == "review" and (is_native(obj) or (isinstance(obj, type) and
+                                                      issubclass(obj, NativeAgent))):
+            from scholarbench.benchmarks.scinet.review import ReviewWriter
+            params = dict(params)          # SciNet's retrieval, then the agent model writes
+            max_tokens = params.pop("review_max_tokens", 2048)
+            wrapped = native_agent(obj, short, params) if is_native(obj) else \
+                agent_from_object(obj, short, params)
+            return ReviewWriter(wrapped.native, short, max_tokens)
         if is_native(obj):
             return native_agent(obj, short, params)
         return agent_from_object(obj, short if name.startswith("scinet/") else name, params)
@@ -269,6 +304,16 @@ class SciNet(Benchmark):
         file's (`--tasks`) is looked up in it."""
         from scholarbench.benchmarks.scinet.answers import FAMILY
         from scholarbench.core.agent import Task
+        if subtask == "review":             # review/<its path task's id>
+            from scholarbench.benchmarks.scinet.tasks import has_built_id_form
+            if self.options.get("tasks"):
+                from scholarbench.benchmarks.scinet.review_tasks import review_ids
+                known = task_id in review_ids(self.options["tasks"])
+            else:
+                known = has_built_id_form("path", task_id.removeprefix("review/")) and \
+                    task_id.startswith("review/")
+            return Sample(task_id, Task(id=task_id, benchmark=self.name, subtask=subtask,
+                                        family="report", prompt="")) if known else None
         if self.options.get("tasks"):
             from scholarbench.benchmarks.scinet.records import read_tasks
             known = any(t.family == subtask and t.task_id == task_id
@@ -283,6 +328,12 @@ class SciNet(Benchmark):
 
     def tool_task_hint(self, subtask: str) -> str:
         from scholarbench.benchmarks.scinet.tasks import ID_FORMS
+        if subtask == "review":
+            if self.options.get("tasks"):
+                from scholarbench.benchmarks.scinet.review_tasks import review_ids
+                from scholarbench.core.benchmark import ids_hint
+                return ids_hint(review_ids(self.options["tasks"]))
+            return f"built review task ids are review/{ID_FORMS['path']}"
         if self.options.get("tasks"):
             from scholarbench.benchmarks.scinet.records import read_tasks
             from scholarbench.core.benchmark import ids_hint
@@ -291,6 +342,9 @@ class SciNet(Benchmark):
         return f"built task ids are {ID_FORMS[subtask]}"
 
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
+        if sample.task.subtask == "review":
+            from scholarbench.benchmarks.scinet import review
+            return {**review.record_fields(answer, self.env()), "error": None}
         from scholarbench.benchmarks.scinet.answers import record_fields
         return {**record_fields(sample.task.subtask or "", answer, self.env()), "error": None}
 
@@ -316,6 +370,14 @@ class SciNet(Benchmark):
         clients = self.judge_clients()
         return JudgePanel([self.make_judge(c, store) for c in clients], self.judge_samples())
 
+    def make_review_panel(self, store: Any) -> Any:
+        """The review judge (`review_judge.py`), every judge of a panel, `judge_samples()`
+        times each."""
+        from scholarbench.benchmarks.scinet.panel import JudgePanel
+        from scholarbench.benchmarks.scinet.review_judge import ReviewJudge
+        return JudgePanel([ReviewJudge(c, store=store) for c in self.judge_clients()],
+                          self.judge_samples())
+
     def make_judge(self, client: Any, store: Any) -> Any:
         """The judge under the scoring rules (upstream's scripts judge the first 5 items) with
         the chosen prompts (`--judge-prompt`)."""
@@ -332,6 +394,15 @@ class SciNet(Benchmark):
     def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
               manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
         from scholarbench.benchmarks.scinet import scoring
+        if manifest.get("mode") == "review":       # judged always: its measures are the judge's
+            from scholarbench.benchmarks.scinet.review_scoring import review_rows
+            rows: list[dict[str, Any]] = []
+            self._with_panel(run_dir, self.make_review_panel(run_dir.file(scoring.JUDGE_FILE)),
+                             lambda panel: rows.extend(review_rows(samples, generated, panel)))
+            for row in rows:
+                if (agent_llm := scoring.agent_llm_fields(generated.get(row["task_id"]))):
+                    row["agent_llm"] = agent_llm
+            return rows
         env = self.env()
         samples = [s for s in samples if s.unscorable is None]
         tasks = [s.gold for s in samples]
@@ -348,13 +419,19 @@ class SciNet(Benchmark):
     def _judge_rows(self, run: Any, tasks: list[Any], rows: list[dict[str, Any]],
                     answers: dict[str, Any]) -> None:
         from scholarbench.benchmarks.scinet.scoring import JUDGE_FILE, judge_rows
+        env = self.env()
+        self._with_panel(run, self.make_panel(run.file(JUDGE_FILE)),
+                         lambda panel: judge_rows(panel, tasks, rows, answers, env))
+
+    def _with_panel(self, run: Any, panel: Any, work: Any) -> None:
+        """`work(panel)`, then the judgements saved and the judges' usage, models and
+        identity recorded in the manifest (even when the work fails midway)."""
         from scholarbench.benchmarks.scinet.panel import judge_roles, panel_models
         from scholarbench.core.engine import add_stage_usage
-        panel = self.make_panel(run.file(JUDGE_FILE))
         clients = [j.client for j in panel.judges]
         before = [c.usage.as_dict() for c in clients]
         try:
-            judge_rows(panel, tasks, rows, answers, self.env())
+            work(panel)
         finally:
             panel.save()
             for role, client, b in zip(judge_roles(panel), clients, before):
@@ -368,17 +445,26 @@ class SciNet(Benchmark):
                   ) -> dict[str, Any]:
         """The summary from the score rows alone (`scoring.summarise`); the variant is the
         run's recorded option."""
+        if manifest.get("mode") == "review" or (rows and rows[0].get("family") == "review"):
+            from scholarbench.benchmarks.scinet import review_scoring
+            return review_scoring.summarise(rows)
         from scholarbench.benchmarks.scinet.scoring import summarise
         return summarise(rows, self.variant)
 
     def measures(self, subtask: str | None) -> tuple[Any, ...]:
         """The sub-task's measures under the run's scoring rules (None: every family's)."""
-        from scholarbench.benchmarks.scinet.measures import measures_of
-        return measures_of(subtask, self.variant)
+        from scholarbench.benchmarks.scinet.measures import FAMILIES, measures_of
+        if subtask is None:
+            return tuple(m for f in FAMILIES for m in self.measures(f))
+        # the review has no upstream script: its measures are the paper's under either rules
+        return measures_of(subtask, "paper" if subtask == "review" else self.variant)
 
     def format_summary(self, summary: dict[str, Any]) -> str:
-        from scholarbench.benchmarks.scinet.scoring import format_summary
+        from scholarbench.benchmarks.scinet.scoring import format_panel, format_summary
         head = [summary_line(summary)] if "status" in summary and "n_samples" in summary else []
+        if "review" in (summary.get("families") or {}):
+            from scholarbench.benchmarks.scinet.review_scoring import format_summary as review
+            return "\n".join(head + review(summary) + format_panel(summary))
         return "\n".join(head + [format_summary(summary)])
 
     def score_files(self, models: Any) -> int:

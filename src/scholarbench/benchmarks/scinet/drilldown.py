@@ -173,6 +173,8 @@ class DrillDown:
                              f"unscored ({j.get('unscored') or '?'})")
                     parts.append(f'<p class="legend-line"><b>Judge (path rationality):</b> '
                                  f'{e(score)} — {e(j.get("reasoning") or "")}</p>')
+        if run.mode == "review":
+            parts.append(self._review_block(run, sid, record, page))
         info = (record or {}).get("info")
         if isinstance(info, dict):
             bits = []
@@ -185,3 +187,22 @@ class DrillDown:
             if bits:
                 parts.append(f'<p class="muted">{e("; ".join(bits))}</p>')
         return '<div class="run-block">' + "".join(parts) + "</div>"
+
+    def _review_block(self, run: ReportRun, sid: str, record: dict[str, Any] | None,
+                      page: Page) -> str:
+        """The review (escaped, first 20,000 characters) and the judge's scores and reasons."""
+        review = (record or {}).get("review")
+        out = []
+        if isinstance(review, str):
+            cut = " (first 20,000 characters)" if len(review) > 20_000 else ""
+            out.append(f'<details class="excerpt" data-list="review"><summary>review, '
+                       f'{len(review):,} characters{cut}</summary><pre>{e(review[:20_000])}'
+                       "</pre></details>")
+        j = self._judgements(run, page).get(("review", sid))
+        if j is not None:
+            score = (", ".join(f"{k} {v}" for k, v in j["score"].items())
+                     if isinstance(j.get("score"), dict)
+                     else f"unscored ({j.get('unscored') or '?'})")
+            out.append(f'<p class="legend-line"><b>Judge:</b> {e(score)} — '
+                       f'{e(j.get("reasoning") or "")}</p>')
+        return "".join(out)

@@ -130,7 +130,16 @@ class Judgement:
 
 class SciNetJudge:
     """The judge of one run. `store` (a `judge.jsonl` path) keeps every judgement; scored ones
-    made by the same model and prompt are reused on the next scoring (no request)."""
+    made by the same model and prompt are reused on the next scoring (no request). A subclass
+    judging something else (`review_judge.ReviewJudge`) sets the prompts and the reply's
+    schema and check below."""
+    PROMPT_NAMES: dict[str, str] = PROMPTS
+    REPLY_SCHEMA: dict[str, Any] = SCORE_SCHEMA
+    REPLY_NAME = "score"
+
+    @staticmethod
+    def validate_reply(value: Any) -> dict[str, Any]:
+        return validate_score(value)
 
     def __init__(self, client: Any, *, k: int = K, max_tokens: int = 512,
                  max_chars: int = 2000, store: str | Path | None = None, first: int = K,
@@ -145,7 +154,7 @@ class SciNetJudge:
             raise ValueError(f"judge k must be an integer >= 1, got {k!r}")
         self.client, self.k, self.max_tokens, self.max_chars = client, k, max_tokens, max_chars
         self.first, self.empty_value = first, empty_value
-        self.prompts = {m: load_prompt(n) for m, n in PROMPTS.items()}
+        self.prompts = {m: load_prompt(n) for m, n in self.PROMPT_NAMES.items()}
         self.systems: dict[str, Prompt] = {}
         if prompt_set == "upstream":
             for m in PROMPTS:
@@ -206,8 +215,9 @@ class SciNetJudge:
                                     else {})
         if sample:
             sampling["seed"] = self.seed(sample)
-        out = ask_json(self.client, self.messages(metric, text), validate=validate_score,
-                       schema=SCORE_SCHEMA, name="score", max_tokens=self.max_tokens, **sampling)
+        out = ask_json(self.client, self.messages(metric, text), validate=self.validate_reply,
+                       schema=self.REPLY_SCHEMA, name=self.REPLY_NAME,
+                       max_tokens=self.max_tokens, **sampling)
         j = Judgement(key, metric, subject,
                       out.value["score"] if out.ok else None,
                       out.value["reasoning"] if out.ok else None,

@@ -38,6 +38,7 @@ class Spec:
 
 UNIT_RATE = "fraction"
 _SOS, _RATE, _JUDGE = "SoS 0–10", UNIT_RATE, "judge score 0–10"
+_REVIEW = "judge score 1–10"
 SPECS: tuple[Spec, ...] = (
     Spec("novelty_sos", "ego", "Novelty SoS", _SOS, "mean percentile (/10) of the returned "
          "papers' novelty in the graph", "paper §3, Novelty-SoS (Table 1)",
@@ -80,9 +81,16 @@ SPECS: tuple[Spec, ...] = (
          "of the returned path as an evolution of ideas",
          "paper §5, Rationality-LLM (Table 3; appendix C prompt)", "task3-path-llm.py",
          judge=True),
+    # the downstream review (paper §6): the judge scores each review once on five dimensions,
+    # 1–10; upstream released no script for it
+    *(Spec(f"review_{key}", "review", label, _REVIEW, f"the judge's {label} score (1–10) of "
+           "the review", "paper §6, LLM automatic scoring (Figure 6)", "", judge=True)
+      for key, label in (("relevance", "Relevance"), ("completeness", "Completeness"),
+                         ("depth", "Depth"), ("logical_consistency", "Logical Consistency"),
+                         ("usefulness", "Usefulness"))),
 )
 SPEC = {s.key: s for s in SPECS}
-FAMILIES = ("ego", "pair", "path")
+FAMILIES = ("ego", "pair", "path", "review")
 EGO_METRICS = tuple(s.key for s in SPECS if s.family == "ego" and not s.judge)
 PAIR_METRICS = tuple(s.key for s in SPECS if s.family == "pair" and not s.judge)
 PATH_METRICS = tuple(s.key for s in SPECS if s.family == "path" and not s.judge)
@@ -123,6 +131,8 @@ def _provenance(spec: Spec, variant: str) -> str:
 
 
 def _measures(spec: Spec, variant: str) -> tuple[Measure, ...]:
+    if variant == "upstream" and not spec.script:
+        return ()                    # no upstream script: no upstream variant (the review)
     common = {"direction": "higher", "provenance": _provenance(spec, variant),
               "judge": spec.judge}
     out = [Measure("scinet", metric_key(spec.key, variant), description=spec.description,

@@ -12,6 +12,9 @@ repeats, each repeat's value (`judges.agreement` reads them):
 - `<metric>_judged` / `_unscored` / `_unscored_reasons`: summed over judges and repeats, so a
   judge that fails on an item leaves that item unscored for that judge only.
 
+A judge's row may carry several measures (the review judge: its five dimensions from one call);
+each is combined as above.
+
 With one judge and one sample the panel is that judge: rows exactly as before.
 """
 from __future__ import annotations
@@ -21,9 +24,12 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from scholarbench.benchmarks.scinet.judge import PROMPTS, SciNetJudge
+from scholarbench.benchmarks.scinet.review_judge import REVIEW_METRICS
 from scholarbench.judges.panel_common import (judge_entry, judge_roles, labels_of,
                                               mean_defined as _mean, panel_models)
 from scholarbench.metrics.agreement import PANEL_KEY
+
+JUDGED = (*PROMPTS, *REVIEW_METRICS)     # the measures a judge's row carries (review: five)
 
 
 class JudgePanel:
@@ -51,20 +57,25 @@ class JudgePanel:
         parts = {label: [judge.score(task, papers, env, sample=r) for r in range(self.samples)]
                  for label, judge in zip(self.labels, self.judges)}
         first = parts[self.labels[0]][0]
-        metric = next((k for k in first if k in PROMPTS), None)
-        if metric is None:
+        metrics = [k for k in first if k in JUDGED]
+        if not metrics:
             return {}                      # a pair task: nothing judged
-        per_judge = {label: judge_entry(metric, [p[metric] for p in runs],
-                                        sum(p[f"{metric}_unscored"] for p in runs),
-                                        self.samples)
-                     for label, runs in parts.items()}
+        per_judge: dict[str, Any] = {label: {} for label in parts}
+        out: dict[str, Any] = {}
         every = [p for runs in parts.values() for p in runs]
-        return {metric: _mean([e[metric] for e in per_judge.values()]),
-                f"{metric}_judged": sum(p[f"{metric}_judged"] for p in every),
-                f"{metric}_unscored": sum(p[f"{metric}_unscored"] for p in every),
-                f"{metric}_unscored_reasons": [c for p in every
-                                               for c in p[f"{metric}_unscored_reasons"]],
-                PANEL_KEY: per_judge}
+        for metric in metrics:
+            for label, runs in parts.items():
+                per_judge[label].update(judge_entry(
+                    metric, [p.get(metric) for p in runs],
+                    sum(p.get(f"{metric}_unscored", 0) for p in runs), self.samples))
+            out.update({metric: _mean([e[metric] for e in per_judge.values()]),
+                        f"{metric}_judged": sum(p.get(f"{metric}_judged", 0) for p in every),
+                        f"{metric}_unscored": sum(p.get(f"{metric}_unscored", 0)
+                                                  for p in every),
+                        f"{metric}_unscored_reasons": [c for p in every for c in
+                                                       p.get(f"{metric}_unscored_reasons", [])]})
+        out[PANEL_KEY] = per_judge
+        return out
 
     def identity(self) -> dict[str, Any]:
         """The first judge's identity (as a lone judge's), plus with a panel or repeats every

@@ -94,7 +94,9 @@ class SciNetSection(DrillDown, ReportSection):
         # the report's run table and metadata read these generic keys; summary.json's own
         # keys are all kept as they are
         raw = {**raw, "n_samples": n_tasks, "n_missing": agg.get("missing_answers", 0)}
-        if isinstance(agg.get("judge"), dict):
+        if family == "review":                  # one judgement scores all five dimensions
+            raw["n_unscored"] = int(agg.get("unscored", 0) or 0)
+        elif isinstance(agg.get("judge"), dict):
             raw["n_unscored"] = sum(int((c or {}).get("unscored", 0))
                                     for c in agg["judge"].values() if isinstance(c, dict))
         summary = RunSummary(run_dir, family, str(manifest.get("agent") or raw.get("agent")
@@ -236,10 +238,14 @@ class SciNetSection(DrillDown, ReportSection):
             fam_runs = [r for r in runs if r.mode == family]
             if not fam_runs:
                 continue
-            tables = [self._table(family, fam_runs)]
-            llm = self._llm_table(family, fam_runs)
-            if llm is not None:
-                tables.append(llm)
+            if family == "review":
+                from scholarbench.benchmarks.scinet.report_review import review_table
+                tables = [review_table(fam_runs, published)]
+            else:
+                tables = [self._table(family, fam_runs)]
+                llm = self._llm_table(family, fam_runs)
+                if llm is not None:
+                    tables.append(llm)
             out.append(TableGroup(self.mode_title(family), tuple(tables), self.benchmark,
                                   family))
         return out

@@ -37,9 +37,11 @@ UNDEFINED_WHY = {
     "novelty_llm": "every judged paper unscored",
     "disruption_llm": "every judged paper unscored",
     "path_rationality_llm": "the judge's reply unscored",
+    **{f"review_{d}": "no usable review, or the judge's reply unscored"
+       for d in ("relevance", "completeness", "depth", "logical_consistency", "usefulness")},
 }
 FAMILY_TITLES = {"ego": "ego-centric tasks", "pair": "pair-wise tasks",
-                 "path": "path-wise tasks"}
+                 "path": "path-wise tasks", "review": "literature review (downstream, §6)"}
 NO_PUBLISHED = ("No published rows: SciNet released its query files but no ground truth, so "
                 "these tasks are built by rule from a real citation graph (arxiv-2023 by "
                 "default) in SciNet's query wording and scored by deterministic metrics; the "
