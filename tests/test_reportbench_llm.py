@@ -25,7 +25,7 @@ from scholarbench.benchmarks.reportbench.construct import (NO_EXAMPLE, SurveySou
 from scholarbench.benchmarks.reportbench.fetch import FetchResult
 from scholarbench.benchmarks.reportbench.llm_common import load_prompt, quote, split_report
 from scholarbench.benchmarks.reportbench.llm_titles import LLMTitleExtractor
-from scholarbench.benchmarks.reportbench.report_refs import parse_report
+from scholarbench.references.report_refs import parse_report
 from scholarbench.benchmarks.reportbench.sources import (CorpusEvidence, Passage, SourceLookup,
                                                          select_passages)
 from scholarbench.benchmarks.reportbench.statements import (CitationIndex, StatementConfig,

@@ -9,10 +9,10 @@ import pytest
 
 from scholarbench.benchmarks.reportbench import (ExtractedTitle, extract_references, parse_report,
                                                  references_from_items)
-from scholarbench.benchmarks.reportbench.identifiers_in_text import (find_arxiv, find_dois,
+from scholarbench.references.identifiers_in_text import (find_arxiv, find_dois,
                                                                      find_urls, ids_in_url, trim,
                                                                      url_key)
-from scholarbench.benchmarks.reportbench.report_refs import entry_title
+from scholarbench.references.report_refs import entry_title
 
 
 def urls(text: str) -> list[str]:

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from scholarbench.benchmarks.reportbench.report_refs import parse_report
+from scholarbench.references.report_refs import parse_report
 from scholarbench.benchmarks.reportbench.run_scoring import statement_judge
 from scholarbench.benchmarks.reportbench.sources import Passage, SourceText, Unreachable
 from scholarbench.benchmarks.reportbench.statement_prompts import PromptSet

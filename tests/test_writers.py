@@ -118,7 +118,7 @@ def test_e2e_over_the_oracle_cites_its_ids(fake, corpus):
 
 
 def test_the_references_section_reads_back_through_reportbench_parser(fake, corpus):
-    from scholarbench.benchmarks.reportbench.report_refs import parse_report
+    from scholarbench.references.report_refs import parse_report
     fake.default = Step(text="# W\n\nA [1]. B [2].")
     out = make_writer("e2e-writer").write(request(oracle=oracle()),
                                           WriterContext(llm=client(fake), corpus=corpus))

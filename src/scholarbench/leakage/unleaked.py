@@ -66,8 +66,8 @@ def leak_lines(summary: dict[str, Any], keys: Sequence[str] | None = None) -> li
 def _headline(run: Any) -> tuple[str, ...]:
     """The run's headline measures (its benchmark's, by sub-task); () when unknown."""
     try:
-        from scholarbench.core.engine import benchmark_class
-        bench = benchmark_class(run.benchmark)(run.manifest.get("options") or {})
+        from scholarbench.registry import REGISTRY     # the registry: core sits above
+        bench = REGISTRY.find("benchmark", run.benchmark)(run.manifest.get("options") or {})
         return tuple(bench.headline.get(run.mode, ()))
     except Exception:       # a benchmark this install does not know: every measure
         return ()

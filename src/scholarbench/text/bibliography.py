@@ -1,7 +1,7 @@
 """Where a Markdown report's bibliography is: the last heading named References / Bibliography /
 Sources / Works Cited / Citations / Literature (numbering, emphasis and a colon allowed; a bold
 line or a "References:" line counts as a heading) up to the next heading of the same or a higher
-level. ReportBench reads the items there (`benchmarks.reportbench.report_refs`); the shared
+level. ReportBench reads the items there (`references.report_refs`); the shared
 writers drop the section a model wrote before adding their own (`agents.writers.common`)."""
 from __future__ import annotations
 

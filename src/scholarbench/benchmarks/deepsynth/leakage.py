@@ -8,7 +8,7 @@ the first day of its arXiv month). So the answer key is the survey's arXiv id an
 scoring corpus holds the survey, its corpus id, title and abstract, and that cut-off.
 
 The audited works are every reference the report's text gives (parsed and resolved as
-ReportBench does: `reportbench.extract.extract_references`, each once) and the answer's
+ReportBench does: `references.extract.extract_references`, each once) and the answer's
 `cited` REFs not already among them (a corpus id or the REF as given). The text adds
 `title_quoted` (the prompt does not give the title, so quoting it is a finding) and
 `abstract_words`, both only when the corpus gives the title / abstract. No rule excludes a
@@ -41,7 +41,7 @@ def leak_findings(task: Any, record: dict[str, Any] | None, corpus: Any = None) 
     """The sample's audit ({} counts without a report or cited works). A counted reference's
     `ref` is `#i` (its position among the report's references) or the `cited` REF, its
     `label` the report's bibliography label and first title or id."""
-    from scholarbench.benchmarks.reportbench.extract import extract_references
+    from scholarbench.references.extract import extract_references
     record = record or {}
     report = record.get("report") if isinstance(record.get("report"), str) else None
     refs = extract_references(report, corpus).references if report and report.strip() else []

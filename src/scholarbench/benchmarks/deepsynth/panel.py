@@ -28,7 +28,7 @@ from typing import Any, Sequence
 
 from scholarbench.benchmarks.deepsynth.scores import TaskScore, metric_key
 from scholarbench.benchmarks.deepsynth.measures import TASK_KEYS
-from scholarbench.judges.panel_common import judge_entry, mean_defined
+from scholarbench.metrics.judge_panel import judge_entry, mean_defined
 from scholarbench.metrics.agreement import PANEL_KEY
 
 COUNT_KEYS = ("n_correct", "n_incorrect", "n_not_mentioned", "n_unscored")

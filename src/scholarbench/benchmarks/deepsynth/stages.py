@@ -229,7 +229,7 @@ class JudgeStage:
 
     def __init__(self, client: Any, *, prompt: str, retries: int, workers: int | None = None,
                  panel: Sequence[Any] | None = None, samples: int = 1) -> None:
-        from scholarbench.judges.panel_common import labels_of, panel_identity
+        from scholarbench.metrics.judge_panel import labels_of, panel_identity
         self.client, self.prompt, self.retries = client, prompt, retries
         self.workers = workers or default_workers(client)
         self.given_workers = workers
@@ -255,7 +255,7 @@ class JudgeStage:
             return judge_task(self.client, task, record, prompt=self.prompt,
                               retries=self.retries, workers=self.workers)
         from scholarbench.benchmarks.deepsynth.panel import Seeded
-        from scholarbench.judges.panel_common import repeat_seed
+        from scholarbench.metrics.judge_panel import repeat_seed
         parts: dict[str, list[dict[str, Any]]] = {}
         for label, client in zip(self.labels, self.clients):
             workers = self.given_workers or default_workers(client)
@@ -282,7 +282,7 @@ class JudgeStage:
                 self.down = (sample.id, str(exc))
                 raise
             return {**line, "judge": self.identity}
-        from scholarbench.judges.panel_common import judge_roles, panel_models
+        from scholarbench.metrics.judge_panel import judge_roles, panel_models
         if self.single:
             record_model(run, "judge", self.client)
         manifest = run.read_manifest()

@@ -84,7 +84,7 @@ def format_run_summary(summary: dict[str, Any]) -> str:
                  f"calls ({judge.get('model_calls', 0)} to the model, "
                  f"{judge.get('cache_hits', 0)} cached)"
                  + (f"; unscored: {reasons}" if reasons else ""))
-    from scholarbench.judges.panel_common import format_panel
+    from scholarbench.metrics.judge_panel import format_panel
     lines += format_panel(summary)
     if judge.get("same_model_as_agent"):
         lines.append("  note: the judge and the agent are the same model")

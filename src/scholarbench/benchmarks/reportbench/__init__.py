@@ -13,7 +13,7 @@ Modules (docs/reportbench.md):
   (constructed prompts before generate), `scoring` (per-sample rows, recorded judge outputs),
   `summary` (aggregate and the terminal text), `section` + `published` (the report);
 - the non-LLM half: `tasks`, `ground_truth`, `survey_gt` (+ `latex_text`, `latex_cites`,
-  `pandoc_cites`, `bibliography`), `identifiers_in_text`, `report_refs`, `resolve`, `extract`,
+  `pandoc_cites`, `bibliography`; a report's references: `scholarbench.references`),
   `metrics`, `score_files` (`scholarbench score reportbench`), `fetch`;
 - the LLM half: `llm_common`, `construct`, `llm_titles`, `sources`, `statements` (+
   `statement_rows`), `replay` (the `{"arxiv_id", "report"}` file format).
@@ -35,13 +35,13 @@ REGISTRY.lazy("dataset", "reportbench",     # `data import reportbench`
 _EXPORTS = {
     "construct": ("GRANULARITIES", "ConstructedPrompt", "SurveySource", "compare_prompts",
                   "construct_prompt", "survey_source"),
-    "extract": ("ExtractedReferences", "extract_references", "references_from_items"),
+    "scholarbench.references.extract": ("ExtractedReferences", "extract_references", "references_from_items"),
     "fetch": ("FetchError", "FetchRefused", "FetchResult", "fetch_url"),
     "ground_truth": ("GTReference", "load_ground_truth", "read_gt_file"),
     "llm_titles": ("LLMTitleExtractor",),
     "metrics": ("RefScores", "reference_scores"),
-    "report_refs": ("Reference", "parse_report"),
-    "resolve": ("ExtractedTitle", "TitleExtractor", "resolve_references"),
+    "scholarbench.references.report_refs": ("Reference", "parse_report"),
+    "scholarbench.references.resolve": ("ExtractedTitle", "TitleExtractor", "resolve_references"),
     "score_files": ("format_summary", "score_reportbench_files"),
     "sources": ("CorpusEvidence", "Evidence", "EvidenceTool", "NoEvidence", "SourceLookup"),
     "statements": ("StatementConfig", "StatementJudge", "StatementResult"),

@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from scholarbench.benchmarks.reportbench.identifiers_in_text import (find_arxiv, find_dois,
+from scholarbench.references.identifiers_in_text import (find_arxiv, find_dois,
                                                                      find_urls, ids_in_url,
                                                                      url_key)
-from scholarbench.benchmarks.reportbench.report_refs import Reference, _labels
+from scholarbench.references.report_refs import Reference, _labels
 from scholarbench.text.normalize import normalize_title
 
 _MARKER_TEXT = re.compile(r"\[\s*(\^[^\]\s]+|\d{1,4}(?:\s*[-–,;]\s*\d{1,4})*)\s*\]")

@@ -37,8 +37,8 @@ from typing import Any, Sequence
 from scholarbench.llm.structured import ask_json
 from scholarbench.benchmarks.reportbench.llm_common import (as_bool, load_prompt, need_object,
                                                             one_line, quote, split_report)
-from scholarbench.benchmarks.reportbench.report_refs import Reference
-from scholarbench.benchmarks.reportbench.resolve import ExtractedTitle
+from scholarbench.references.report_refs import Reference
+from scholarbench.references.resolve import ExtractedTitle
 from scholarbench.errors import ScholarbenchError
 from scholarbench.text.normalize import normalize_title
 from scholarbench.benchmarks.reportbench.fetch import fetch_url

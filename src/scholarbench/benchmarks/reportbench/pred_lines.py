@@ -23,7 +23,7 @@ from typing import Any
 from scholarbench.data.jsonl import iter_jsonl_lines
 from scholarbench.data.sources.keys import id_key
 from scholarbench.core.families import Malformed, parse_answer
-from scholarbench.benchmarks.reportbench.extract import item_error
+from scholarbench.references.extract import item_error
 
 LINE_KEYS = frozenset({"arxiv_id", "report", "references"})
 RUN_KEYS = frozenset({"id", "status", "report", "error", "cited", "cited_scored", "info",

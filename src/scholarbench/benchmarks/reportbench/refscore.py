@@ -25,11 +25,11 @@ from typing import Any, Sequence
 
 from scholarbench.text.normalize import normalize_title
 from scholarbench.data.identifiers import parse_id
-from scholarbench.benchmarks.reportbench.extract import ExtractedReferences
-from scholarbench.benchmarks.reportbench.identifiers_in_text import ids_in_url
+from scholarbench.references.extract import ExtractedReferences
+from scholarbench.references.identifiers_in_text import ids_in_url
 from scholarbench.benchmarks.reportbench.metrics import reference_scores
-from scholarbench.benchmarks.reportbench.report_refs import Mention, Reference, parse_report
-from scholarbench.benchmarks.reportbench.resolve import resolve_references
+from scholarbench.references.report_refs import Mention, Reference, parse_report
+from scholarbench.references.resolve import resolve_references
 
 HIDDEN_MARK = "cited the hidden survey itself arxiv"
 

@@ -50,14 +50,14 @@ import os
 from pathlib import Path
 from typing import Any
 
-from scholarbench.benchmarks.reportbench.extract import ExtractedReferences, references_from_items
+from scholarbench.references.extract import ExtractedReferences, references_from_items
 from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
 from scholarbench.benchmarks.reportbench.leakage import leak_findings
 from scholarbench.benchmarks.reportbench.metrics import Match, Unresolved, reference_scores
 from scholarbench.benchmarks.reportbench.pred_lines import as_record, read_predictions
 from scholarbench.benchmarks.reportbench.refscore import (HiddenSurvey, references_for,
                                                           score_references)
-from scholarbench.benchmarks.reportbench.resolve import TitleExtractor
+from scholarbench.references.resolve import TitleExtractor
 from scholarbench.benchmarks.reportbench.scoring import REF_KEYS
 from scholarbench.benchmarks.reportbench.statements import (format_statement_summary,
                                                             not_judged_row, statement_row)

@@ -82,7 +82,7 @@ class RecordedTitles:
         return out
 
     def __call__(self, report: str, unresolved: Sequence[Any]) -> list[Any]:
-        from scholarbench.benchmarks.reportbench.resolve import ExtractedTitle
+        from scholarbench.references.resolve import ExtractedTitle
         fp = fingerprint({**self.base, "report": sha(report), "n": len(unresolved)})
         old = self.records.get(str(self.current))
         if old is not None and old.get("fingerprint") == fp:

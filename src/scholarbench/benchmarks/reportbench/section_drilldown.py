@@ -17,7 +17,7 @@ from scholarbench.report.sections.base import ReportRun
 from scholarbench.data.jsonl import read_jsonl_tolerant
 from scholarbench.leakage.marks import LeakMarks, badge_html, findings_html, tag_html
 from scholarbench.text.normalize import normalize_title
-from scholarbench.benchmarks.reportbench.extract import extract_references
+from scholarbench.references.extract import extract_references
 from scholarbench.benchmarks.reportbench.metrics import distinct_references
 
 LIST_LIMIT = 40          # titles per list in the drill-down

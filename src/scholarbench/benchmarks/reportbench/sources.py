@@ -40,7 +40,7 @@ from html.parser import HTMLParser
 from typing import Any, Callable, Protocol, Sequence
 
 from scholarbench.errors import ScholarbenchError
-from scholarbench.benchmarks.reportbench.report_refs import Reference
+from scholarbench.references.report_refs import Reference
 from scholarbench.benchmarks.reportbench.fetch import FetchRefused, fetch_url
 
 K1, B = 1.5, 0.75

@@ -74,7 +74,7 @@ from scholarbench.llm.client import LLMCallError
 from scholarbench.llm.structured import ask_json
 from scholarbench.benchmarks.reportbench.citation_index import CitationIndex  # noqa: F401
 from scholarbench.benchmarks.reportbench.llm_common import as_bool, need_object, split_report
-from scholarbench.benchmarks.reportbench.report_refs import Reference
+from scholarbench.references.report_refs import Reference
 from scholarbench.benchmarks.reportbench.sources import (EvidenceTool, NoEvidence, SourceLookup,
                                                          SourceText, Unreachable, render_evidence,
                                                          render_passages, select_passages)

@@ -200,7 +200,7 @@ class SciNetJudge:
     def seed(self, sample: int = 0) -> int | None:
         """Repeat `sample`'s seed: the configured seed (0 when none) + `sample`, so every
         repeat is a distinct request (and reply-cache key); repeat 0 asks as a lone judge."""
-        from scholarbench.judges.panel_common import repeat_seed
+        from scholarbench.metrics.judge_panel import repeat_seed
         return repeat_seed(self.client, sample)
 
     def _judge(self, metric: str, subject: str, text: str, sample: int = 0) -> Judgement:

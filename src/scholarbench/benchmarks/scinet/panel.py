@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 from scholarbench.benchmarks.scinet.judge import PROMPTS, SciNetJudge
 from scholarbench.benchmarks.scinet.review_judge import REVIEW_METRICS
-from scholarbench.judges.panel_common import (judge_entry, judge_roles, labels_of,
+from scholarbench.metrics.judge_panel import (judge_entry, judge_roles, labels_of,
                                               mean_defined as _mean, panel_models)
 from scholarbench.metrics.agreement import PANEL_KEY
 

@@ -23,7 +23,7 @@ from typing import Any, Sequence
 
 from scholarbench.benchmarks.scinet.measures import (FAMILY_METRICS, LLM_METRICS,  # noqa: F401
                                                     METRICS, metric_key)
-from scholarbench.judges.panel_common import format_panel  # noqa: F401 (re-exported)
+from scholarbench.metrics.judge_panel import format_panel  # noqa: F401 (re-exported)
 
 JUDGE_FILE = "judge.jsonl"
 

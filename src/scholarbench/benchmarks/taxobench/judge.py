@@ -246,7 +246,7 @@ class TaxoBenchJudge:
         sampling: dict[str, Any] = ({"max_tokens": self.max_tokens}
                                     if self.max_tokens is not None else {})
         if sample:
-            from scholarbench.judges.panel_common import repeat_seed
+            from scholarbench.metrics.judge_panel import repeat_seed
             sampling["seed"] = repeat_seed(self.client, sample)
         outcome = ask_json(self.client, messages, validate=validate_reply, schema=self.schema,
                            name="taxonomy_judgement", repairs=1, **sampling)

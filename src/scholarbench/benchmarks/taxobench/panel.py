@@ -21,7 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable, Sequence
 
 from scholarbench.benchmarks.taxobench.judge import JUDGE_KEYS, JudgeResult, TaxoBenchJudge
-from scholarbench.judges.panel_common import (judge_entry, labels_of, mean_defined,
+from scholarbench.metrics.judge_panel import (judge_entry, labels_of, mean_defined,
                                               panel_identity)
 from scholarbench.metrics.agreement import PANEL_KEY
 

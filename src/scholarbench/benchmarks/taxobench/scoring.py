@@ -11,7 +11,7 @@ from scholarbench.benchmarks.taxobench.judge import (JUDGE_KEYS, NOT_JUDGED, Jud
 from scholarbench.benchmarks.taxobench.leakage import leak_findings
 from scholarbench.benchmarks.taxobench.panel import TaxoPanel
 from scholarbench.benchmarks.taxobench.measures import METRIC_KEYS, METRICS, score_instance
-from scholarbench.judges.panel_common import format_panel
+from scholarbench.metrics.judge_panel import format_panel
 from scholarbench.records import TaxoPrediction
 
 JUDGE = "judge.jsonl"
@@ -158,7 +158,7 @@ def _finish_judging(run: Any, panel: TaxoPanel, before: list[Any]) -> None:
     """Record the judge model(s), the prompt version (and, with a panel or repeats, every
     judge's model id, temperature and seeds) and this scoring's usage per judge."""
     from scholarbench.core.engine import add_stage_usage
-    from scholarbench.judges.panel_common import judge_roles, panel_models
+    from scholarbench.metrics.judge_panel import judge_roles, panel_models
     manifest = run.read_manifest()
     if panel.single:
         client = panel.judges[0].client

@@ -28,7 +28,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-from scholarbench.benchmarks.reportbench.identifiers_in_text import (find_arxiv, find_dois,
+from scholarbench.references.identifiers_in_text import (find_arxiv, find_dois,
                                                                      find_urls, ids_in_url,
                                                                      url_key)
 from scholarbench.text.bibliography import BULLET as _ITEM_BULLET

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from scholarbench.benchmarks.reportbench.identifiers_in_text import ids_in_url
-from scholarbench.benchmarks.reportbench.report_refs import Mention, Reference, parse_report
-from scholarbench.benchmarks.reportbench.resolve import (CorpusLike, ResolveStats, TitleExtractor,
+from scholarbench.references.identifiers_in_text import ids_in_url
+from scholarbench.references.report_refs import Mention, Reference, parse_report
+from scholarbench.references.resolve import (CorpusLike, ResolveStats, TitleExtractor,
                                                          resolve_references)
 from scholarbench.data.sources.keys import id_key
 

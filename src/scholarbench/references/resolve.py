@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Protocol, Sequence
 
-from scholarbench.benchmarks.reportbench.report_refs import Mention, Reference
+from scholarbench.references.report_refs import Mention, Reference
 from scholarbench.text.normalize import normalize_title
 
 
