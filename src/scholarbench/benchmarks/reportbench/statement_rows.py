@@ -21,6 +21,7 @@ STATEMENT_COUNTS = ("n_cited", "n_cited_statements", "n_cited_checked", "n_cited
                     "n_noncited", "n_noncited_correct", "n_noncited_incorrect",
                     "n_noncited_tie", "n_noncited_unscored", "n_votes", "n_votes_unscored",
                     "n_extraction_unscored")
+PANEL_ONLY = ("n_cited_tie", "judges")    # on the lines of a panel's (or repeats') judging
 
 
 def statement_row(metrics: dict[str, Any]) -> dict[str, Any]:
@@ -30,6 +31,9 @@ def statement_row(metrics: dict[str, Any]) -> dict[str, Any]:
     row.update({k: metrics.get(k, 0) for k in STATEMENT_COUNTS})
     row["cited_unreachable_reasons"] = metrics.get("cited_unreachable_reasons", {})
     row["statements"] = "judged" if "n_cited" in metrics else "failed"
+    for key in PANEL_ONLY:                  # a judge panel or repeats (`statement_panel`)
+        if key in metrics:
+            row[key] = metrics[key]
     return row
 
 
@@ -80,6 +84,11 @@ def aggregate_statement_rows(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
                       "n_undefined": len(judged) - len(values)}
     summed = totals(judged)
     stats["counts"] = summed
+    if any("n_cited_tie" in r for r in judged):
+        summed["n_cited_tie"] = sum(r.get("n_cited_tie", 0) or 0 for r in judged)
+        means = judge_means_of(judged)
+        for key in STATEMENT_RATES:
+            stats[key]["judges"] = means.get(key, {})
     reasons: dict[str, int] = {}
     for r in judged:
         for why, n in (r.get("cited_unreachable_reasons") or {}).items():
@@ -89,6 +98,13 @@ def aggregate_statement_rows(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     stats["mean_cited_per_report"] = _mean([r.get("n_cited", 0) for r in judged])
     stats["mean_noncited_per_report"] = _mean([r.get("n_noncited", 0) for r in judged])
     return stats
+
+
+def judge_means_of(judged: Sequence[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
+    """{rate: {judge: its mean over the judged reports}} (`metrics.agreement.judge_means`)."""
+    from scholarbench.metrics.agreement import judge_means
+    return {key: {label: e["mean"] for label, e in judge_means(judged, key).items()}
+            for key in STATEMENT_RATES}
 
 
 def format_statement_summary(stats: dict[str, Any]) -> list[str]:
@@ -104,7 +120,8 @@ def format_statement_summary(stats: dict[str, Any]) -> list[str]:
     lines.append(f"  cited: {c['n_cited']} pairs, {c['n_cited_checked']} checked "
                  f"({c['n_cited_matched']} match, {c['n_cited_not_found']} NOT_FOUND), "
                  f"{c['n_cited_unreachable']} unreachable ({reasons}), "
-                 f"{c['n_cited_unscored']} unscored")
+                 f"{c['n_cited_unscored']} unscored"
+                 + (f", {c['n_cited_tie']} ties" if "n_cited_tie" in c else ""))
     lines.append(f"  non-cited: {c['n_noncited']} statements, {c['n_noncited_correct']} "
                  f"correct, {c['n_noncited_incorrect']} incorrect, {c['n_noncited_tie']} "
                  f"ties, {c['n_noncited_unscored']} unscored; {c['n_votes_unscored']} of "
