@@ -139,9 +139,13 @@ def test_two_judges_per_judge_rates_panel_majority_and_alpha(tmp_path, corpus_di
     # for N11..N22): a's rates 1, 1/2; b's 1/2, 0
     assert one["judges"] == {
         "judge-a": {CM: 1.0, f"{CM}_unscored": 0, CK: 1.0, f"{CK}_unscored": 0,
-                    NA: 1.0, f"{NA}_unscored": 0, NU: 1.0, f"{NU}_unscored": 0},
+                    NA: 1.0, f"{NA}_unscored": 0, NU: 1.0, f"{NU}_unscored": 0,
+                    "cited_verdicts": ["match", "match"],
+                    "noncited_verdicts": ["correct", "correct"]},
         "judge-b": {CM: 0.5, f"{CM}_unscored": 0, CK: 0.5, f"{CK}_unscored": 0,
-                    NA: 0.5, f"{NA}_unscored": 0, NU: 0.5, f"{NU}_unscored": 0}}
+                    NA: 0.5, f"{NA}_unscored": 0, NU: 0.5, f"{NU}_unscored": 0,
+                    "cited_verdicts": ["match", "no match"],
+                    "noncited_verdicts": ["correct", "incorrect"]}}
     assert {j: two["judges"][j][CM] for j in two["judges"]} == {"judge-a": 0.5, "judge-b": 0.0}
     # the panel, per item the majority: C11 ✓✓ match, C12 ✓✗ tie | C21 ✓✗ tie, C22 ✗✗ no
     # match — ties out of the rates: S1 1/1, S2 0/1; non-cited alike: S1 1/1 (upstream, ties
@@ -167,6 +171,14 @@ def test_two_judges_per_judge_rates_panel_majority_and_alpha(tmp_path, corpus_di
     assert summary["judge_agreement"][CM]["alpha"] == pytest.approx(
         alpha_by_hand([[1, .5], [.5, 0]])) == pytest.approx(0.25)
     assert "judges cited_match_rate: α 0.250 between 2 judges" in format_summary(summary)
+    # nominal α per statement item: a = m m | m n, b = m n | n n (m match, n no match; the
+    # non-cited verdicts alike); 8 pairable values, 4 m and 4 n; two units disagree:
+    # D_o = (2 + 2)/8 = 1/2, D_e = 2·4·4/(8·7) = 4/7, α = 1 - (1/2)/(4/7) = 1/8
+    assert st["agreement"] == {kind: {"level": "nominal", "n_judges": 2, "n_items": 4,
+                                      "alpha": pytest.approx(1 / 8)}
+                               for kind in ("cited", "noncited")}
+    assert "judges per statement (nominal α): cited 0.125 over 4 items; noncited 0.125" \
+        in format_summary(summary)
     # only the first judge extracts; both judge every pair and vote on every statement
     a, b = judges
     assert not any("Identify every statement" in user_text(r) or "Already cited statements"
@@ -238,7 +250,8 @@ def test_a_failing_judge_is_unscored_for_that_judge_only(tmp_path, corpus_dir, j
     # b answered C11 ✓ only and N12 ✗ only: its rates 1/1 and 0/1, one item unscored each
     assert one["judges"]["judge-b"] == {
         CM: 1.0, f"{CM}_unscored": 1, CK: 1.0, f"{CK}_unscored": 1,
-        NA: 0.0, f"{NA}_unscored": 1, NU: 0.0, f"{NU}_unscored": 1}
+        NA: 0.0, f"{NA}_unscored": 1, NU: 0.0, f"{NU}_unscored": 1,
+        "cited_verdicts": ["match", None], "noncited_verdicts": [None, "incorrect"]}
     assert one["judges"]["judge-a"][CM] == 1.0 and one["judges"]["judge-a"][f"{CM}_unscored"] == 0
     # the panel takes a's verdict where b has none: C11 ✓✓, C12 ✓ → 2/2; N11 ✓, N12 ✓✗ tie → 1/1
     assert (one[CM], one["n_cited_unscored"], one["n_cited_tie"]) == (1.0, 0, 0)
@@ -285,3 +298,34 @@ def test_the_command_line_panel_and_repeats(tmp_path, corpus_dir, judges, capsys
     assert len(a.requests) + len(b.requests) == before
     assert json.loads((out / "summary.json").read_text())["judge_panel"] == \
         summary["judge_panel"]
+
+
+def test_score_files_with_a_panel(tmp_path, corpus_dir, judges, capsys):
+    """`score reportbench --statements` on a predictions file: the same panel, lines and α."""
+    from scholarbench.cli import main
+    a, b = judges
+    out = tmp_path / "scores.jsonl"
+    assert main(["score", "reportbench", "--gt-dir", str(GT), "--pred",
+                 str(reports_file(tmp_path)), "--out", str(out), "--corpus", str(corpus_dir),
+                 "--statements", "--samples", "1", "--no-llm-cache",
+                 "--judge", "judge-a", "--judge-base-url", a.base_url,
+                 "--judge", "judge-b", "--judge-base-url", b.base_url]) == 0
+    assert "judges cited_match_rate: α 0.250 between 2 judges" in capsys.readouterr().out
+    lines = {r["arxiv_id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert {j: e[CM] for j, e in lines[S1]["judges"].items()} == {"judge-a": 1.0,
+                                                                  "judge-b": 0.5}
+    assert lines[S1][CM] == 1.0 and lines[S1]["n_cited_tie"] == 1
+
+
+def test_a_panel_without_statements_says_it_is_not_used(tmp_path, judges, capsys):
+    from scholarbench.cli import main
+    a, b = judges
+    code = main(["run", "reportbench", "--agent", "replay", "--agent-arg",
+                 f"path={reports_file(tmp_path)}", "--tasks", str(RUN_DATA), "--gt-dir",
+                 str(GT), "--out", str(tmp_path / "r"), "--no-llm-cache", "--quiet",
+                 "--judge", "judge-a", "--judge-base-url", a.base_url,
+                 "--judge", "judge-b", "--judge-base-url", b.base_url])
+    err = capsys.readouterr().err
+    assert code == 0 and "warning: reportbench: a judge panel and --judge-samples judge the " \
+        "statements (--statements), which this run does not judge; no judge is used" in err
+    assert not a.requests and not b.requests

@@ -17,6 +17,8 @@ voters, and the same rule for the cited pairs. Equal counts are a tie, reported 
 and `noncited_accuracy` (as the paper's non-cited ties; `noncited_accuracy_upstream` keeps
 non-cited ties in its denominator). A judge's own value (`judges`): the same rule over its
 verdicts alone (every repeat pooled); `<rate>_samples`: each repeat's alone;
+`cited_verdicts` / `noncited_verdicts`: its own verdict per item (the units of the nominal α
+per statement, `statement_rows.item_agreement`);
 `<rate>_unscored`: the items it gave no usable verdict on (cited pairs, non-cited statements) —
 a judge failing on an item leaves it unscored for that judge only.
 
@@ -36,6 +38,15 @@ from scholarbench.metrics.agreement import PANEL_KEY, samples_key
 CITED_RATES = ("cited_match_rate", "cited_match_rate_checkable")
 NONCITED_RATES = ("noncited_accuracy", "noncited_accuracy_upstream")
 VERDICT_KEYS = ("status", "match", "not_found", "reason", "attempts")
+VERDICTS = ("cited_verdicts", "noncited_verdicts")    # a judge's per-item labels (nominal α)
+
+
+def cited_label(unit: CitedUnit) -> str | None:
+    """A pair's verdict as a nominal label; None where no judge decided (unreachable,
+    unscored)."""
+    if unit.status == "checked":
+        return "match" if unit.match else "no match"
+    return "tie" if unit.status == "tie" else None
 
 
 class _Seat:
@@ -99,8 +110,9 @@ class PanelVerdicts:
         per_judge: dict[str, Any] = {}
         for label in self.voters:
             runs = self.cited.get(label)
-            own = self._rates([majority([u[i] for u in runs]) for i in range(n)] if runs
-                              else [], _noncited(result, lambda v: v.judge == label), {})
+            units = [majority([u[i] for u in runs]) for i in range(n)] if runs else []
+            verdicts = _noncited(result, lambda v: v.judge == label)
+            own = self._rates(units, verdicts, {})
             reps = [self._rates(runs[r] if runs else [], _noncited(
                 result, lambda v, r=r: v.judge == label and v.sample // self.votes == r), {})
                 for r in range(self.samples)]
@@ -111,6 +123,10 @@ class PanelVerdicts:
                                                 else "n_noncited_unscored"]
                 if self.samples > 1:
                     entry[samples_key(rate)] = [m[rate] for m in reps]
+            if runs:
+                entry["cited_verdicts"] = [cited_label(u) for u in units]
+            entry["noncited_verdicts"] = [None if v.outcome == "unscored" else v.outcome
+                                          for v in verdicts]
             per_judge[label] = entry
         out[PANEL_KEY] = per_judge
         return out

@@ -89,6 +89,7 @@ def aggregate_statement_rows(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         means = judge_means_of(judged)
         for key in STATEMENT_RATES:
             stats[key]["judges"] = means.get(key, {})
+        stats["agreement"] = item_agreement(judged)
     reasons: dict[str, int] = {}
     for r in judged:
         for why, n in (r.get("cited_unreachable_reasons") or {}).items():
@@ -105,6 +106,30 @@ def judge_means_of(judged: Sequence[dict[str, Any]]) -> dict[str, dict[str, floa
     from scholarbench.metrics.agreement import judge_means
     return {key: {label: e["mean"] for label, e in judge_means(judged, key).items()}
             for key in STATEMENT_RATES}
+
+
+def item_agreement(judged: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Nominal α between the judges with every statement item of every judged report as a
+    unit (cited pairs: match / no match / tie; non-cited statements: correct / incorrect /
+    tie; an item a judge left undecided is a missing rating), from the lines' `judges`."""
+    from scholarbench.metrics.agreement import krippendorff_alpha
+    out: dict[str, Any] = {}
+    for kind in ("cited", "noncited"):
+        key = f"{kind}_verdicts"
+        labels = list(dict.fromkeys(label for r in judged
+                                    for label, e in (r.get("judges") or {}).items()
+                                    if isinstance(e, dict) and key in e))
+        matrix: list[list[Any]] = [[] for _ in labels]
+        for r in judged:
+            per = [((r.get("judges") or {}).get(label) or {}).get(key) or [] for label in labels]
+            n = max(map(len, per), default=0)
+            for i, values in enumerate(per):
+                matrix[i] += list(values) + [None] * (n - len(values))
+        rated = sum(1 for unit in zip(*matrix) if sum(v is not None for v in unit) >= 2)
+        out[kind] = {"level": "nominal", "n_judges": len(labels), "n_items": rated,
+                     "alpha": krippendorff_alpha(matrix, "nominal") if len(labels) > 1
+                     else None}
+    return out
 
 
 def format_statement_summary(stats: dict[str, Any]) -> list[str]:
@@ -127,6 +152,10 @@ def format_statement_summary(stats: dict[str, Any]) -> list[str]:
                  f"ties, {c['n_noncited_unscored']} unscored; {c['n_votes_unscored']} of "
                  f"{c['n_votes']} votes unscored; {c['n_extraction_unscored']} extraction "
                  f"chunks unscored")
+    if agreement := stats.get("agreement"):
+        lines.append("  judges per statement (nominal α): " + "; ".join(
+            f"{kind} {'—' if a['alpha'] is None else format(a['alpha'], '.3f')} over "
+            f"{a['n_items']} items" for kind, a in agreement.items()))
     lines.append(f"  reports judged {stats['n_judged']}, not judged {stats['n_not_judged']}, "
                  f"judging failed {stats['n_failed']}")
     return lines
