@@ -109,9 +109,9 @@ def bench(corpus_dir) -> ReportBench:
                         "statements": True, "samples": 1, "evidence": "none"})
 
 
-def run(tmp_path, corpus_dir, judges, samples=1, panel=True, out="run"):
+def run(tmp_path, corpus_dir, judges, samples=1, panel=True, out="run", cache=None):
     a, b = judges
-    ca, cb = make_client(a, "judge-a"), make_client(b, "judge-b")
+    ca, cb = make_client(a, "judge-a", cache), make_client(b, "judge-b", cache)
     models = Models(lambda need_agent, need_judge: LLMRoles(
         judge=ca, judges=[ca, cb] if panel else None))
     models.judge_samples = samples
@@ -201,7 +201,9 @@ def test_two_judges_per_judge_rates_panel_majority_and_alpha(tmp_path, corpus_di
 
 
 def test_repeats_spread_and_within_judge_alpha(tmp_path, corpus_dir, judges):
-    summary, out = run(tmp_path, corpus_dir, judges, samples=2)
+    from scholarbench.llm.cache import ReplyCache
+    cache = ReplyCache(tmp_path / "cache.sqlite")
+    summary, out = run(tmp_path, corpus_dir, judges, samples=2, cache=cache)
     a, b = judges
     # judge a's repeat 1: cited checks with seed 1; its vote (N = 1) with seed 0 + 1·N = 1
     seeds = sorted((r.get("seed") or 0) for r in a.requests
@@ -240,6 +242,12 @@ def test_repeats_spread_and_within_judge_alpha(tmp_path, corpus_dir, judges):
     assert manifest["judge"]["panel"][0]["seeds"] == [0, 1]         # configured seed 0
     assert manifest["judge"]["panel"][0]["vote_seeds"] == [[0], [1]]
     check(out)
+    # each repeat is its own reply-cache entry (above: repeat 1 reached the server although
+    # repeat 0's reply was cached); a new run directory on the same cache asks nothing
+    asked = len(a.requests) + len(b.requests)
+    again, _ = run(tmp_path, corpus_dir, judges, samples=2, cache=cache, out="again")
+    assert len(a.requests) + len(b.requests) == asked
+    assert again["judge_panel"] == summary["judge_panel"]
 
 
 def test_a_failing_judge_is_unscored_for_that_judge_only(tmp_path, corpus_dir, judges):
