@@ -109,13 +109,16 @@ def bench(corpus_dir) -> ReportBench:
                         "statements": True, "samples": 1, "evidence": "none"})
 
 
-def run(tmp_path, corpus_dir, judges, samples=1, panel=True, out="run", cache=None):
+def run(tmp_path, corpus_dir, judges, samples=1, panel=True, out="run", cache=None,
+        vote_judges=()):
     a, b = judges
     ca, cb = make_client(a, "judge-a", cache), make_client(b, "judge-b", cache)
     models = Models(lambda need_agent, need_judge: LLMRoles(
         judge=ca, judges=[ca, cb] if panel else None))
     models.judge_samples = samples
-    result = run_benchmark(bench(corpus_dir), "shipped", "replay", tmp_path / out,
+    benchmark = bench(corpus_dir)
+    benchmark.vote_judges = list(vote_judges)
+    result = run_benchmark(benchmark, "shipped", "replay", tmp_path / out,
                            params={"path": str(reports_file(tmp_path))}, models=models,
                            progress=False)
     return result.summary, tmp_path / out
@@ -337,3 +340,25 @@ def test_a_panel_without_statements_says_it_is_not_used(tmp_path, judges, capsys
     assert code == 0 and "warning: reportbench: a judge panel and --judge-samples judge the " \
         "statements (--statements), which this run does not judge; no judge is used" in err
     assert not a.requests and not b.requests
+
+
+def test_an_api_vote_judge_votes_beside_the_panel(tmp_path, corpus_dir, judges):
+    """`bench.vote_judges` (API) still vote on the non-cited statements with a panel: in the
+    pooled vote and with its own non-cited rates (it judges no cited pair)."""
+    c = FakeOpenAI(default=judge_route(lambda seed: {k: True for k in B})).start()
+    try:
+        summary, out = run(tmp_path, corpus_dir, judges, vote_judges=[make_client(c, "judge-c")])
+    finally:
+        c.stop()
+    one = rows_of(out)[S1]
+    assert list(one["judges"]) == ["judge-a", "judge-b", "judge-c"]
+    assert one["judges"]["judge-c"] == {NA: 1.0, f"{NA}_unscored": 0, NU: 1.0,
+                                        f"{NU}_unscored": 0,
+                                        "noncited_verdicts": ["correct", "correct"]}
+    # N12: a ✓, b ✗, c ✓ → correct (without c: a tie); the cited pairs as before (C12 a tie)
+    assert (one[NA], one["n_noncited_tie"], one[CM], one["n_cited_tie"]) == (1.0, 0, 1.0, 1)
+    assert not any("You will decide whether a claim" in user_text(r) for r in c.requests)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["usage"]["score"]["judge_3"]["calls"] == 2 + 2     # one vote per statement
+    assert [v["model"] for v in manifest["models"]["vote_judges"]] == ["judge-c"]
+    check(out)

@@ -149,9 +149,9 @@ class StatementPanel:
             raise ValueError(f"judge samples must be an integer >= 1, got {samples!r}")
         self.base, self.clients, self.samples = base, list(judges), samples
         self.judges = [_Seat(c) for c in self.clients]
-        self.labels = labels_of(self.judges)
-        extra = [str(getattr(c, "model_id", c)) for c in base.voters[len(self.clients):]]
-        base.names, base.repeats = self.labels + extra, samples
+        voters = labels_of(self.judges + [_Seat(c) for c in base.voters[len(self.clients):]])
+        self.labels = voters[:len(self.clients)]       # then the API's vote judges' names
+        base.names, base.repeats = voters, samples
         self.judge, self.voters = base.judge, base.voters
 
     @property
