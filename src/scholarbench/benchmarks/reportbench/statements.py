@@ -47,9 +47,10 @@ Non-cited statements (two steps):
    dropped.
 2. Voting (A.2.5, ``fact_check_v1``): K judges (the judge role plus any extra clients; with a
    judge panel its judges, `statement_panel`) × N samples (default 3; sample i is asked with
-   ``seed=i`` at ``vote_temperature`` 0.7, so the samples differ and each is cached). The judges get the top `evidence_k` corpus passages for
-   the statement from an `EvidenceTool` (corpus BM25 by default; web search is a tool the user
-   plugs in; none by default reaches the network). A vote whose reply is unusable after the
+   ``seed=i`` at ``vote_temperature`` 0.7, so the samples differ and each is cached). The
+   judges get the top `evidence_k` corpus passages for the statement from an `EvidenceTool`
+   (corpus BM25 by default; web search is a tool the user plugs in; none by default reaches
+   the network). A vote whose reply is unusable after the
    repair is unscored and counted; the statement's outcome is the majority of the usable votes:
    ``correct`` / ``incorrect``; equal counts are a ``tie`` (reported apart); no usable vote:
    ``unscored``. ``confidence`` = majority share (0.5 for a tie), as upstream.
@@ -59,7 +60,9 @@ Non-cited statements (two steps):
    incorrect + tie) reproduces upstream, whose denominator holds ties (and whose failed calls
    are "false" votes — here they are unscored instead).
 
-Prompts: ``prompt_set="v1"`` (default) or ``"upstream"`` (`statement_prompts`).
+Prompts: ``prompt_set="v1"`` (default, the names above) or ``"upstream"`` (upstream
+``statement/prompts.py`` @ 1826140 verbatim, texts raw, no JSON mode, the whole report's cited
+statements as "already cited"); see `statement_prompts`.
 """
 from __future__ import annotations
 
