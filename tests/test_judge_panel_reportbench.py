@@ -362,3 +362,24 @@ def test_an_api_vote_judge_votes_beside_the_panel(tmp_path, corpus_dir, judges):
     assert manifest["usage"]["score"]["judge_3"]["calls"] == 2 + 2     # one vote per statement
     assert [v["model"] for v in manifest["models"]["vote_judges"]] == ["judge-c"]
     check(out)
+
+
+def test_eval_scores_reportbench_with_the_panel(tmp_path, corpus_dir, judges, capsys):
+    from scholarbench.cli import main
+    a, b = judges
+    options = [f"reportbench.{k}={v}" for k, v in (
+        ("tasks", RUN_DATA), ("gt_dir", GT), ("corpus", corpus_dir), ("statements", "true"),
+        ("samples", 1), ("evidence", "none"))]
+    code = main(["eval", "--benchmarks", "reportbench", "--agent", "replay", "--agent-arg",
+                 f"path={reports_file(tmp_path)}", "--out", str(tmp_path / "ev"),
+                 "--no-llm-cache", "--quiet", *[x for o in options for x in ("--option", o)],
+                 "--judge", "judge-a", "--judge-base-url", a.base_url,
+                 "--judge", "judge-b", "--judge-base-url", b.base_url])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "reportbench" not in next((x for x in captured.err.splitlines()
+                                      if "first judge only" in x), "")
+    summaries = list((tmp_path / "ev").rglob("summary.json"))
+    assert len(summaries) == 1
+    summary = json.loads(summaries[0].read_text())
+    assert summary["judge_agreement"][CM]["alpha"] == pytest.approx(0.25)
