@@ -50,6 +50,8 @@ class ReportBench(Benchmark):
     # the statement rates (their judges read the report); the reference metrics are not judged
     judge_scored: ClassVar[tuple[str, ...]] = tuple(s.key for s in MEASURES
                                                     if s.measure.judge)
+    # the statement judges take a panel and repeats (`statement_panel`, docs/reportbench.md §11)
+    judge_panel = True
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         super().__init__(options)
@@ -196,6 +198,7 @@ class ReportBench(Benchmark):
         needs_judge = self._needs_judge(subtask)
         roles.bind(agent=agent.needs.llm, judge=needs_judge)
         self._judge = roles.judge() if needs_judge else None
+        self._warn_unused_panel(roles, needs_judge)
         self._corpus, self._corpus_dir = None, None
         corpus_dir = self.options.get("corpus")
         if not corpus_dir and (agent.name != "replay" or self.options.get("statements")
@@ -212,6 +215,19 @@ class ReportBench(Benchmark):
         return AgentContext(benchmark=self.name, subtask=subtask,
                             llm=roles.agent() if agent.needs.llm else None,
                             corpus=self._corpus, corpus_dir=self._corpus_dir)
+
+    def _warn_unused_panel(self, roles: Any, needs_judge: bool) -> None:
+        """A panel or repeats judge the statements only: without --statements, say so."""
+        if self.options.get("statements"):
+            return
+        recipe = getattr(roles, "recipe", None) or {}
+        if recipe.get("panel_flags") or getattr(roles, "judge_samples", 1) > 1 or (
+                needs_judge and len(roles.judges()) > 1):
+            import sys
+            print("warning: reportbench: a judge panel and --judge-samples judge the "
+                  "statements (--statements), which this run does not judge; "
+                  + ("the first judge alone constructs prompts / extracts titles"
+                     if needs_judge else "no judge is used"), file=sys.stderr)
 
     def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any]) -> None:
         manifest["corpus"] = self._data.get("corpus")

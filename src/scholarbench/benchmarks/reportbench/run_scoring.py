@@ -9,8 +9,10 @@ Which judge scores (`judge_for`):
   used them;
 - `score RUN_DIR`: no judge — recorded judge outputs are replayed (fingerprinted with the
   identities the manifest recorded), nothing new is judged.
-The judge's usage at this stage is the manifest's `usage.score.judge` (and `judge_2`, … for
-vote judges).
+With a judge panel (`--judge` repeated, `--judge-samples K`; `Models.judges()`) the statements
+are judged by every judge of it (`statement_panel`); LLM titles stay the first judge's. The
+judge's usage at this stage is the manifest's `usage.score.judge` (and `judge_2`, … for the
+panel's other judges, then the API's vote judges).
 """
 from __future__ import annotations
 
@@ -36,6 +38,15 @@ def judge_for(bench: Any, statements: bool, llm_titles: bool) -> Any:
     if bench.options.get("with_judge"):
         return bench.models.judge()
     return None
+
+
+def panel_of(bench: Any, judge: Any) -> tuple[list[Any], int]:
+    """The judge panel (its first is `judge`) and the repeats per judge."""
+    models = getattr(bench, "models", None)
+    judges = getattr(models, "judges", None)
+    panel = list(judges()) if judge is not None and callable(judges) else [judge]
+    return (panel if panel and panel[0] is judge else [judge],
+            int(getattr(models, "judge_samples", 1) or 1))
 
 
 def score_run_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
@@ -68,7 +79,8 @@ def score_run_samples(bench: Any, samples: Sequence[Any], generated: dict[str, d
     if statements:
         stmt_judge = identity = None
         if judge is not None:
-            stmt_judge = statement_judge(bench, judge, corpus, allow_network)
+            stmt_judge = statement_judge(bench, judge, corpus, allow_network,
+                                         *panel_of(bench, judge))
             identity = stmt_judge.identity()
         else:
             identity = manifest.get("statements")
@@ -79,7 +91,7 @@ def score_run_samples(bench: Any, samples: Sequence[Any], generated: dict[str, d
                     statements=stmt)
     prompts = run.stage(PROMPTS).records if manifest.get("mode") != "shipped" else {}
     before = _usage(judge)
-    votes = list(bench.vote_judges) if judge is not None and statements else []
+    votes = list(stmt.judge.voters[1:]) if stmt is not None and stmt.judge is not None else []
     before_votes = [_usage(c) for c in votes]
     rows: list[dict[str, Any]] = []
     try:
@@ -93,18 +105,35 @@ def score_run_samples(bench: Any, samples: Sequence[Any], generated: dict[str, d
             m = run.read_manifest()
             models = m.setdefault("models", {})
             models["judge"] = {**judge.config.public(), "model_id": judge.model_id}
-            if votes:
+            if bench.vote_judges and votes:
                 models["vote_judges"] = [{**c.config.public(), "model_id": c.model_id}
-                                         for c in votes]
+                                         for c in bench.vote_judges]
             if stmt is not None and stmt.judge is not None:
                 m["statements"] = stmt.judge.identity()
+                record_panel(m, stmt.judge)
             if titles is not None and titles.inner is not None:
                 m["title_extractor"] = titles.inner.identity()
             run.write_manifest(m)
     return rows
 
 
-def statement_judge(bench: Any, judge: Any, corpus: Any, allow_network: bool) -> Any:
+def record_panel(manifest: dict[str, Any], judge: Any) -> None:
+    """A panel's judges in the manifest: `models.judges` (label, usage role, configuration)
+    and `judge` (`samples`, `panel`: model ids, temperatures, seeds), as SciNet's."""
+    from scholarbench.benchmarks.reportbench.statement_panel import StatementPanel
+    if not isinstance(judge, StatementPanel) or judge.single:
+        return
+    from scholarbench.metrics.judge_panel import panel_models
+    models = manifest.setdefault("models", {})
+    models.pop("judges", None)
+    models.update({k: v for k, v in panel_models(judge.models()).items() if k == "judges"})
+    manifest["judge"] = {"samples": judge.samples, "panel": judge.panel()}
+
+
+def statement_judge(bench: Any, judge: Any, corpus: Any, allow_network: bool,
+                    judges: Sequence[Any] = (), samples: int = 1) -> Any:
+    """The statement judge: `StatementJudge` for one judge asked once (as always), else a
+    `StatementPanel` whose other judges are the first vote judges (then `bench.vote_judges`)."""
     opts = bench.options
     evidence = opts.get("evidence") or "corpus"
     tool = bench.evidence_tool or (CorpusEvidence(corpus) if evidence == "corpus"
@@ -115,5 +144,11 @@ def statement_judge(bench: Any, judge: Any, corpus: Any, allow_network: bool) ->
                                 f"{' or '.join(PROMPT_SETS)}")
     config = bench.statement_config or StatementConfig(samples=int(opts.get("samples") or 3),
                                                        prompt_set=prompt_set)
-    return StatementJudge(judge, lookup=SourceLookup(corpus, allow_network=allow_network),
-                          evidence=tool, vote_judges=bench.vote_judges, config=config)
+    panel = list(judges) or [judge]
+    votes = panel[1:] + [c for c in bench.vote_judges if all(c is not p for p in panel)]
+    base = StatementJudge(judge, lookup=SourceLookup(corpus, allow_network=allow_network),
+                          evidence=tool, vote_judges=votes, config=config)
+    if len(panel) == 1 and samples == 1:
+        return base
+    from scholarbench.benchmarks.reportbench.statement_panel import StatementPanel
+    return StatementPanel(base, panel, samples)

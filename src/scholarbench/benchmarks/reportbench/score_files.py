@@ -288,7 +288,8 @@ def format_summary(summary: dict[str, Any]) -> str:
     if summary["n_malformed_lines"] > 5:
         lines.append(f"  … {summary['n_malformed_lines'] - 5} more malformed lines")
     if summary.get("statements"):
-        lines += format_statement_summary(summary["statements"])
+        from scholarbench.benchmarks.reportbench.summary import panel_lines
+        lines += format_statement_summary(summary["statements"]) + panel_lines(summary)
     lines += [f"  {line}" for line in leak_lines(summary, list(METRICS))]
     return "\n".join(lines)
 
@@ -308,7 +309,8 @@ def score_files_command(bench: Any) -> int:
         extractor = LLMTitleExtractor(judge, allow_network=allow_network)
     if opts.get("statements"):
         from scholarbench.benchmarks.reportbench.run_scoring import statement_judge
-        stmt = statement_judge(bench, judge, corpus, allow_network)
+        stmt = statement_judge(bench, judge, corpus, allow_network, bench.models.judges(),
+                               int(getattr(bench.models, "judge_samples", 1) or 1))
     summary = score_reportbench_files(Path(opts["gt_dir"]), Path(opts["pred"]),
                                       Path(opts["out"]), corpus=corpus,
                                       title_extractor=extractor, match=opts.get("match") or

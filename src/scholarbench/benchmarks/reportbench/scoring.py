@@ -138,8 +138,11 @@ class RecordedStatements:
 def _has_unscored(record: dict[str, Any]) -> bool:
     """A statements record with items the judge left unscored (`n_*_unscored` > 0)."""
     metrics = record.get("metrics") or {}
+    per_judge = [v for e in (metrics.get("judges") or {}).values() if isinstance(e, dict)
+                 for k, v in e.items() if k.endswith("_unscored")]    # a panel judge's too
     return any(isinstance(v, int) and v > 0 for k, v in metrics.items()
-               if k.startswith("n_") and k.endswith("_unscored"))
+               if k.startswith("n_") and k.endswith("_unscored")) or \
+        any(isinstance(v, int) and v > 0 for v in per_judge)
 
 
 def zero_row(row: dict[str, Any], n_gt: int, status: str, error: str | None) -> dict[str, Any]:

@@ -21,6 +21,7 @@ STATEMENT_COUNTS = ("n_cited", "n_cited_statements", "n_cited_checked", "n_cited
                     "n_noncited", "n_noncited_correct", "n_noncited_incorrect",
                     "n_noncited_tie", "n_noncited_unscored", "n_votes", "n_votes_unscored",
                     "n_extraction_unscored")
+PANEL_ONLY = ("n_cited_tie", "judges")    # on the lines of a panel's (or repeats') judging
 
 
 def statement_row(metrics: dict[str, Any]) -> dict[str, Any]:
@@ -30,6 +31,9 @@ def statement_row(metrics: dict[str, Any]) -> dict[str, Any]:
     row.update({k: metrics.get(k, 0) for k in STATEMENT_COUNTS})
     row["cited_unreachable_reasons"] = metrics.get("cited_unreachable_reasons", {})
     row["statements"] = "judged" if "n_cited" in metrics else "failed"
+    for key in PANEL_ONLY:                  # a judge panel or repeats (`statement_panel`)
+        if key in metrics:
+            row[key] = metrics[key]
     return row
 
 
@@ -80,6 +84,12 @@ def aggregate_statement_rows(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
                       "n_undefined": len(judged) - len(values)}
     summed = totals(judged)
     stats["counts"] = summed
+    if any("n_cited_tie" in r for r in judged):
+        summed["n_cited_tie"] = sum(r.get("n_cited_tie", 0) or 0 for r in judged)
+        means = judge_means_of(judged)
+        for key in STATEMENT_RATES:
+            stats[key]["judges"] = means.get(key, {})
+        stats["agreement"] = item_agreement(judged)
     reasons: dict[str, int] = {}
     for r in judged:
         for why, n in (r.get("cited_unreachable_reasons") or {}).items():
@@ -89,6 +99,37 @@ def aggregate_statement_rows(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     stats["mean_cited_per_report"] = _mean([r.get("n_cited", 0) for r in judged])
     stats["mean_noncited_per_report"] = _mean([r.get("n_noncited", 0) for r in judged])
     return stats
+
+
+def judge_means_of(judged: Sequence[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
+    """{rate: {judge: its mean over the judged reports}} (`metrics.agreement.judge_means`)."""
+    from scholarbench.metrics.agreement import judge_means
+    return {key: {label: e["mean"] for label, e in judge_means(judged, key).items()}
+            for key in STATEMENT_RATES}
+
+
+def item_agreement(judged: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Nominal α between the judges with every statement item of every judged report as a
+    unit (cited pairs: match / no match / tie; non-cited statements: correct / incorrect /
+    tie; an item a judge left undecided is a missing rating), from the lines' `judges`."""
+    from scholarbench.metrics.agreement import krippendorff_alpha
+    out: dict[str, Any] = {}
+    for kind in ("cited", "noncited"):
+        key = f"{kind}_verdicts"
+        labels = list(dict.fromkeys(label for r in judged
+                                    for label, e in (r.get("judges") or {}).items()
+                                    if isinstance(e, dict) and key in e))
+        matrix: list[list[Any]] = [[] for _ in labels]
+        for r in judged:
+            per = [((r.get("judges") or {}).get(label) or {}).get(key) or [] for label in labels]
+            n = max(map(len, per), default=0)
+            for i, values in enumerate(per):
+                matrix[i] += list(values) + [None] * (n - len(values))
+        rated = sum(1 for unit in zip(*matrix) if sum(v is not None for v in unit) >= 2)
+        out[kind] = {"level": "nominal", "n_judges": len(labels), "n_items": rated,
+                     "alpha": krippendorff_alpha(matrix, "nominal") if len(labels) > 1
+                     else None}
+    return out
 
 
 def format_statement_summary(stats: dict[str, Any]) -> list[str]:
@@ -104,12 +145,17 @@ def format_statement_summary(stats: dict[str, Any]) -> list[str]:
     lines.append(f"  cited: {c['n_cited']} pairs, {c['n_cited_checked']} checked "
                  f"({c['n_cited_matched']} match, {c['n_cited_not_found']} NOT_FOUND), "
                  f"{c['n_cited_unreachable']} unreachable ({reasons}), "
-                 f"{c['n_cited_unscored']} unscored")
+                 f"{c['n_cited_unscored']} unscored"
+                 + (f", {c['n_cited_tie']} ties" if "n_cited_tie" in c else ""))
     lines.append(f"  non-cited: {c['n_noncited']} statements, {c['n_noncited_correct']} "
                  f"correct, {c['n_noncited_incorrect']} incorrect, {c['n_noncited_tie']} "
                  f"ties, {c['n_noncited_unscored']} unscored; {c['n_votes_unscored']} of "
                  f"{c['n_votes']} votes unscored; {c['n_extraction_unscored']} extraction "
                  f"chunks unscored")
+    if agreement := stats.get("agreement"):
+        lines.append("  judges per statement (nominal α): " + "; ".join(
+            f"{kind} {'—' if a['alpha'] is None else format(a['alpha'], '.3f')} over "
+            f"{a['n_items']} items" for kind, a in agreement.items()))
     lines.append(f"  reports judged {stats['n_judged']}, not judged {stats['n_not_judged']}, "
                  f"judging failed {stats['n_failed']}")
     return lines

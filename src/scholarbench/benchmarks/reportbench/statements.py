@@ -45,11 +45,12 @@ Non-cited statements (two steps):
 1. Extraction (A.2.2, ``noncited_statements_v1``) per chunk, given the cited statements found
    in the same chunk; statements equal (normalised) to a cited one or to an earlier one are
    dropped.
-2. Voting (A.2.5, ``fact_check_v1``): K judges (the judge role plus any extra clients) × N
-   samples (default 3; sample i is asked with ``seed=i`` at ``vote_temperature`` 0.7, so the
-   samples differ and each is cached). The judges get the top `evidence_k` corpus passages for
-   the statement from an `EvidenceTool` (corpus BM25 by default; web search is a tool the user
-   plugs in; none by default reaches the network). A vote whose reply is unusable after the
+2. Voting (A.2.5, ``fact_check_v1``): K judges (the judge role plus any extra clients; with a
+   judge panel its judges, `statement_panel`) × N samples (default 3; sample i is asked with
+   ``seed=i`` at ``vote_temperature`` 0.7, so the samples differ and each is cached). The
+   judges get the top `evidence_k` corpus passages for the statement from an `EvidenceTool`
+   (corpus BM25 by default; web search is a tool the user plugs in; none by default reaches
+   the network). A vote whose reply is unusable after the
    repair is unscored and counted; the statement's outcome is the majority of the usable votes:
    ``correct`` / ``incorrect``; equal counts are a ``tie`` (reported apart); no usable vote:
    ``unscored``. ``confidence`` = majority share (0.5 for a tie), as upstream.
@@ -73,8 +74,11 @@ from typing import Any, Callable, Sequence
 from scholarbench.llm.client import LLMCallError
 from scholarbench.llm.structured import ask_json
 from scholarbench.benchmarks.reportbench.citation_index import CitationIndex  # noqa: F401
-from scholarbench.benchmarks.reportbench.llm_common import as_bool, need_object, split_report
+from scholarbench.benchmarks.reportbench.llm_common import split_report
 from scholarbench.references.report_refs import Reference
+from scholarbench.benchmarks.reportbench.statement_replies import (  # noqa: F401  (re-exported)
+    CITED_SCHEMA, DECISION_SCHEMA, MATCH_SCHEMA, NONCITED_SCHEMA, parse_cited, parse_decision,
+    parse_match, parse_noncited)
 from scholarbench.benchmarks.reportbench.sources import (EvidenceTool, NoEvidence, SourceLookup,
                                                          SourceText, Unreachable, render_evidence,
                                                          render_passages, select_passages)
@@ -86,24 +90,6 @@ from scholarbench.text.normalize import normalize_title
 
 PASSAGE_MODES = ("llm", "bm25")
 NOT_IN_REPORT = "citation not in report"
-
-CITED_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["statements"],
-                "properties": {"statements": {"type": "array", "items": {
-                    "type": "object", "additionalProperties": False,
-                    "required": ["statement", "citation"],
-                    "properties": {"statement": {"type": "string"},
-                                   "citation": {"type": "string"}}}}}}
-NONCITED_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["statements"],
-                   "properties": {"statements": {"type": "array", "items": {
-                       "type": "object", "additionalProperties": False,
-                       "required": ["statement"],
-                       "properties": {"statement": {"type": "string"}}}}}}
-MATCH_SCHEMA = {"type": "object", "additionalProperties": False, "required": ["reason", "match"],
-                "properties": {"reason": {"type": "string"}, "match": {"type": "boolean"}}}
-DECISION_SCHEMA = {"type": "object", "additionalProperties": False,
-                   "required": ["reason", "decision"],
-                   "properties": {"reason": {"type": "string"}, "decision": {"type": "boolean"}}}
-
 
 @dataclass(frozen=True)
 class StatementConfig:
@@ -202,8 +188,11 @@ class StatementResult:
     cited: list[CitedUnit] = field(default_factory=list)
     noncited: list[NonCitedVerdict] = field(default_factory=list)
     extraction: dict[str, Any] = field(default_factory=dict)
+    panel: Any = None                 # `statement_panel.PanelVerdicts` with a judge panel
 
     def metrics(self) -> dict[str, Any]:
+        if self.panel is not None:
+            return self.panel.metrics(self)
         units = self.cited
         checked = [u for u in units if u.status == "checked"]
         unreachable = [u for u in units if u.status == "unreachable"]
@@ -240,59 +229,8 @@ class StatementResult:
     def to_record(self) -> dict[str, Any]:
         return {"metrics": self.metrics(), "extraction": self.extraction,
                 "cited": [asdict(u) for u in self.cited],
-                "noncited": [v.to_dict() for v in self.noncited]}
-
-
-# ---- validation of replies ---------------------------------------------------------------------
-
-def _items(value: Any) -> list:
-    if isinstance(value, dict):
-        value = need_object(value, ("statements",))["statements"]
-    if not isinstance(value, list):
-        raise ValueError(f"'statements' must be a list, got {type(value).__name__}")
-    return value
-
-
-def parse_cited(value: Any) -> tuple[list[tuple[str, str]], int]:
-    """(statement, citation) pairs and the number of items dropped as empty."""
-    pairs, dropped = [], 0
-    for i, item in enumerate(_items(value)):
-        if not isinstance(item, dict):
-            raise ValueError(f"statements[{i}] must be an object")
-        statement = item.get("statement")
-        citation = item.get("citation", item.get("url"))
-        if not isinstance(statement, str) or not isinstance(citation, (str, type(None))):
-            raise ValueError(f"statements[{i}]: 'statement' and 'citation' must be strings")
-        if not statement.strip() or not (citation or "").strip():
-            dropped += 1
-            continue
-        pairs.append((statement.strip(), citation.strip()))  # type: ignore[union-attr]
-    return pairs, dropped
-
-
-def parse_noncited(value: Any) -> tuple[list[str], int]:
-    out, dropped = [], 0
-    for i, item in enumerate(_items(value)):
-        text = item.get("statement") if isinstance(item, dict) else item
-        if not isinstance(text, str):
-            raise ValueError(f"statements[{i}] must be an object with a 'statement' string")
-        if text.strip():
-            out.append(text.strip())
-        else:
-            dropped += 1
-    return out, dropped
-
-
-def parse_match(value: Any) -> tuple[bool, str]:
-    obj = need_object(value, ("match",))
-    reason = obj.get("reason", "")
-    return as_bool(obj["match"], "match"), reason if isinstance(reason, str) else str(reason)
-
-
-def parse_decision(value: Any) -> tuple[bool, str]:
-    obj = need_object(value, ("decision",))
-    reason = obj.get("reason", "")
-    return as_bool(obj["decision"], "decision"), reason if isinstance(reason, str) else str(reason)
+                "noncited": [v.to_dict() for v in self.noncited],
+                **({"panel": self.panel.to_record()} if self.panel is not None else {})}
 
 
 # ---- the pipeline ------------------------------------------------------------------------------
@@ -311,7 +249,8 @@ class StatementJudge:
 
     def __init__(self, judge: Any, *, lookup: SourceLookup | None = None,
                  evidence: EvidenceTool | None = None, vote_judges: Sequence[Any] = (),
-                 config: StatementConfig | None = None, workers: int | None = None) -> None:
+                 config: StatementConfig | None = None, workers: int | None = None,
+                 names: Sequence[str] | None = None, repeats: int = 1) -> None:
         if judge is None:
             raise ValueError("statement metrics need a judge model (the judge role)")
         self.judge = judge
@@ -319,6 +258,8 @@ class StatementJudge:
         self.evidence = evidence or NoEvidence()
         self.voters = [judge] + [j for j in vote_judges if j is not judge]
         self.config = config or StatementConfig()
+        # a panel's labels for the voters' names, and repeats r of every vote (seed i + r·N)
+        self.names, self.repeats = list(names or ()), repeats
         self.prompts = PromptSet(self.config.prompt_set)
         if workers is None:
             local = any(getattr(getattr(c, "config", None), "is_local", False)
@@ -366,8 +307,10 @@ class StatementJudge:
         return found, dropped, None
 
     # -- stage 2/3: one (statement, reference) pair --
-    def _check(self, unit: CitedUnit, ref: Reference | None) -> CitedUnit:
-        cfg = self.config
+    def _check(self, unit: CitedUnit, ref: Reference | None, client: Any = None,
+               seed: int | None = None) -> CitedUnit:
+        """`client`, `seed`: another panel judge or repeat (default: the judge, its seed)."""
+        cfg, client = self.config, client or self.judge
         if ref is None:
             unit.status, unit.unreachable = "unreachable", NOT_IN_REPORT
             unit.reason = f"the citation {unit.citation!r} names no reference of the report"
@@ -383,10 +326,10 @@ class StatementJudge:
         source_text = render_passages(shown)
         if cfg.passage == "llm":
             try:
-                reply = self.judge.complete(
+                reply = client.complete(
                     self.prompts.messages("passage", statement=unit.statement,
                                           source_text=source_text),
-                    max_tokens=cfg.passage_max_tokens)
+                    max_tokens=cfg.passage_max_tokens, seed=seed)
             except LLMCallError as exc:
                 unit.status, unit.reason = "unscored", f"passage call failed: {exc}"
                 return unit
@@ -403,11 +346,12 @@ class StatementJudge:
         else:
             passage = source_text
         unit.passage = passage
-        outcome = ask_json(self.judge, self.prompts.messages("consistency",
-                                                             statement=unit.statement,
-                                                             source_sentence=passage),
+        outcome = ask_json(client, self.prompts.messages("consistency",
+                                                         statement=unit.statement,
+                                                         source_sentence=passage),
                            validate=parse_match, schema=MATCH_SCHEMA, name="consistency",
-                           constrain=self.prompts.quoted, max_tokens=cfg.judge_max_tokens)
+                           constrain=self.prompts.quoted, max_tokens=cfg.judge_max_tokens,
+                           seed=seed)
         unit.attempts += outcome.attempts
         if not outcome.ok:
             unit.status, unit.reason = "unscored", outcome.unscored
@@ -427,7 +371,8 @@ class StatementJudge:
                            constrain=self.prompts.quoted,
                            temperature=self.config.vote_temperature, seed=sample,
                            max_tokens=self.config.judge_max_tokens)
-        name = getattr(client, "model_id", f"judge{j}")
+        name = self.names[j] if j < len(self.names) else getattr(client, "model_id",
+                                                                  f"judge{j}")
         if not outcome.ok:
             return Vote(name, sample, None, unscored=outcome.unscored, attempts=outcome.attempts)
         decision, reason = outcome.value
@@ -438,7 +383,7 @@ class StatementJudge:
             if self.config.evidence_k > 0 and self.prompts.shows_evidence() else []
         rendered = render_evidence(found, self.config.evidence_chars)
         jobs = [(j, s, statement, rendered) for j in range(len(self.voters))
-                for s in range(self.config.samples)]
+                for s in range(self.config.samples * self.repeats)]
         return NonCitedVerdict(statement, [self._vote(job) for job in jobs],
                                [e.source for e in found])
 

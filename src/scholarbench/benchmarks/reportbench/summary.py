@@ -84,6 +84,22 @@ def metric_entries(rows: Sequence[dict[str, Any]], counted: Sequence[dict[str, A
     return metrics
 
 
+def panel_fields(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """With a judge panel or repeats (judged lines carrying `judges`): `judge_panel` (each
+    judge's mean, n, repeats, spread and α across its repeats per statement rate) and
+    `judge_agreement` (interval α between the judges, the judged reports as units and each
+    judge's per-report rate as its rating; `metrics.agreement`); {} otherwise."""
+    from scholarbench.benchmarks.reportbench.statement_rows import STATEMENT_RATES, judged_rows
+    from scholarbench.metrics.agreement import panel_summary
+    return panel_summary(judged_rows(rows), {k: k for k in STATEMENT_RATES})
+
+
+def panel_lines(summary: dict[str, Any]) -> list[str]:
+    """One `judges <rate>:` line per panel-judged rate (SciNet's format)."""
+    from scholarbench.metrics.judge_panel import format_panel
+    return format_panel(summary)
+
+
 def summarise(rows: Sequence[dict[str, Any]], manifest: dict[str, Any]) -> dict[str, Any]:
     """The benchmark's part of summary.json: a function of the score rows and the manifest."""
     from scholarbench.benchmarks.reportbench.statements import aggregate_statement_rows
@@ -108,6 +124,7 @@ def summarise(rows: Sequence[dict[str, Any]], manifest: dict[str, Any]) -> dict[
     judged = any("statements" in r for r in rows)
     if judged:
         summary["statements"] = aggregate_statement_rows(rows)
+        summary.update(panel_fields(rows))
     summary["metrics"] = metric_entries(rows, counted, judged,
                                         summary.get("statements", {}).get("n_judged", 0))
     if (titles := title_extractor_summary(rows)) is not None:
@@ -149,7 +166,7 @@ def format_summary(summary: dict[str, Any]) -> str:
                      + (f", {te['not_run']} reports not run (no judge)"
                         if te.get("not_run") else ""))
     if summary.get("statements"):
-        lines += format_statement_summary(summary["statements"])
+        lines += format_statement_summary(summary["statements"]) + panel_lines(summary)
     if "prompts" in summary:
         p = summary["prompts"]
         lines.append(f"  prompts: {p['n']} constructed ({p['n_unscored']} unscored), cut-off "
