@@ -227,3 +227,16 @@ def test_a_dry_run_refuses_what_the_run_would_refuse(tiny, tmp_path, fake, capsy
     assert "unknown agent" in capsys.readouterr().err and not out.exists()
     assert main(run_args(tiny, "pair", AGENT, out, "--dry-run")) == 0      # no --with-judge
     assert "no judge calls" in capsys.readouterr().out and not fake.requests
+
+
+def test_scinet_review_plans_one_judge_call_per_review():
+    """The review sub-task is judged always: one call per review task before the run; after
+    it, one per answer that is a review (a malformed one is not sent)."""
+    from types import SimpleNamespace
+    from scholarbench.benchmarks.scinet.benchmark import SciNet
+    samples = [SimpleNamespace(id=f"r{i}", unscorable=None, gold=None) for i in range(3)]
+    before = SciNet({}).planned_judge_calls("review", samples)
+    assert [(p.stage, p.bound) for p in before] == [("score", 3)]
+    after = SciNet({}).planned_judge_calls("review", samples, {
+        "r0": {"status": "ok"}, "r1": {"status": "malformed"}, "r2": {"status": "ok"}})
+    assert [p.bound for p in after] == [2]

@@ -489,6 +489,11 @@ class SciNet(Benchmark):
         so a re-score makes at most these."""
         from scholarbench.benchmarks.scinet.scoring import answer_of
         from scholarbench.core.planning import PlannedCalls
+        if subtask == "review":         # judged always: one call scores the five dimensions
+            n = len(samples) if generated is None else sum(
+                1 for s in samples if (generated.get(s.id) or {}).get("status", "ok") == "ok")
+            return [PlannedCalls("score", bound=n, basis="review: 1 per review task whose "
+                                 "answer is a review (+1 repair per unusable reply)")]
         if not self.with_judge:
             return []
         from scholarbench.benchmarks.scinet.upstream import TOP
