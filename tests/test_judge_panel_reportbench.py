@@ -383,3 +383,8 @@ def test_eval_scores_reportbench_with_the_panel(tmp_path, corpus_dir, judges, ca
     assert len(summaries) == 1
     summary = json.loads(summaries[0].read_text())
     assert summary["judge_agreement"][CM]["alpha"] == pytest.approx(0.25)
+    # the eval table says it too, under the table: one line per panel-judged rate
+    table = captured.out[captured.out.index("benchmark "):]
+    assert f"  reportbench {summary['mode']}: judges {CM}: α 0.250 between 2 judges; " in table
+    entry = json.loads((tmp_path / "ev" / "eval.json").read_text())["runs"][0]
+    assert entry["judge_agreement"][CM]["alpha"] == pytest.approx(0.25)

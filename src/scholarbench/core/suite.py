@@ -271,6 +271,9 @@ def run_entry(bench: Benchmark, subtask: str, run_dir: Path,
     if summary.get("without_leaked"):           # docs/leakage.md
         entry["n_suspected_leak"] = summary.get("n_suspected_leak")
         entry["without_leaked"] = summary["without_leaked"]
+    if summary.get("judge_panel"):              # a judge panel or repeats: docs/judges.md
+        entry["judge_panel"] = summary["judge_panel"]
+        entry["judge_agreement"] = summary.get("judge_agreement") or {}
     return entry
 
 
@@ -303,7 +306,15 @@ def format_table(entries: list[dict[str, Any]]) -> str:
     lines.append("columns: " + ", ".join(f"{_SHORT[c]} = {LABELS.get(c, c)}" for c in COLUMNS
                                          if _SHORT[c] != c)
                  + "; headline: mean ±half its 95% bootstrap interval")
-    return "\n".join(lines + flagged_lines(entries))
+    return "\n".join(lines + flagged_lines(entries) + judge_lines(entries))
+
+
+def judge_lines(entries: list[dict[str, Any]]) -> list[str]:
+    """Under the table, per run scored by a judge panel or with repeats: one line per judged
+    measure — α between the judges, each judge's mean and repeat spread (docs/judges.md)."""
+    from scholarbench.metrics.judge_panel import format_panel
+    return [f"  {e['benchmark']} {e['subtask']}: {line.strip()}" for e in entries
+            if e.get("judge_panel") for line in format_panel(e)]
 
 
 def flagged_lines(entries: list[dict[str, Any]]) -> list[str]:
