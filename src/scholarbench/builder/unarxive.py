@@ -217,6 +217,6 @@ def unarxive_source(source: str, folder: Path | None, corpus: Any = None,
     if where is None and data is not None and (data / "unarxive").exists():
         where = data / "unarxive"
     if where is None:
-        raise DataError(f"{key}: no unArXive data to read it from (pass --unarxive DIR, or "
+        raise DataError("no unArXive data to read its full text from (pass --unarxive DIR, or "
                         "scholarbench data import unarxive PATH)", file=source)
     return f"{PREFIX}{where}#{key.removeprefix('arxiv:')}"
