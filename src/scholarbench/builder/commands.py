@@ -24,7 +24,10 @@ def cmd_build(args: argparse.Namespace) -> int:
         from scholarbench.llm.commands import roles_from_args
         client = roles_from_args(args, need_agent=False, need_judge=True).judge
     graph = _graph_loader(args) if "scinet" in names else None
-    result = build(args.sources, names, Path(args.out), corpus=corpus, client=client,
+    from scholarbench.builder.unarxive import unarxive_source     # arXiv / corpus ids
+    sources = [unarxive_source(s, Path(args.unarxive) if args.unarxive else None, corpus,
+                               data_dir(args.data)) for s in args.sources]
+    result = build(sources, names, Path(args.out), corpus=corpus, client=client,
                    bibliographies=args.bib or (), arxiv_ids=args.arxiv_id or (),
                    survey_dates=args.survey_date or (), granularity=args.granularity,
                    graph=graph, concurrency=args.concurrency)
@@ -85,7 +88,8 @@ def add_build_parser(sub: argparse._SubParsersAction) -> None:
                        "(Manubot/Pandoc Markdown, LaTeX + .bib)")
     p.add_argument("sources", nargs="+", metavar="SOURCE",
                    help="a Manubot folder (content/*.md), a .md file, a .tex file or a LaTeX "
-                   "folder")
+                   "folder; or a paper with unarXive full text: unarxive:FILE_OR_DIR#ARXIV_ID, "
+                   "or an arXiv id or corpus paper id (read from --unarxive)")
     p.add_argument("--benchmarks", required=True,
                    help="comma-separated: taxobench, deepsynth, reportbench, "
                    "researcharena, scinet")
@@ -103,8 +107,10 @@ def add_build_parser(sub: argparse._SubParsersAction) -> None:
                    help="reportbench: the constructed prompt's granularity (paper §2.1.2)")
     p.add_argument("--graph", help="scinet: the citation graph folder (arxiv2023 format; "
                    "default: the imported arxiv2023), as `run scinet --graph`")
-    p.add_argument("--unarxive", help="scinet: unArXive folder for citation contexts (default: "
-                   "the imported unarxive, when present)")
+    p.add_argument("--unarxive", help="unArXive folder: full text of SOURCEs given as arXiv or "
+                   "corpus ids (default: the corpus's unarXive input, else the imported "
+                   "unarxive); scinet: citation contexts (default: the imported unarxive, "
+                   "when present)")
     p.add_argument("--corpus", help="corpus folder (default: the data dir's default corpus "
                    "when it exists)")
     p.add_argument("--no-corpus", action="store_true", help="resolve nothing in a corpus")

@@ -7,7 +7,8 @@ Accepted sources (`read_source(path, bibliographies=())`):
 - one Pandoc Markdown file (`.md`) with `bibliographies` (CSL-JSON, BibTeX or .bbl); the title
   from its YAML `title:` or its first `#` heading;
 - a LaTeX survey: its main `.tex` file or its folder, with the `.bib`/`.bbl` files
-  `reportbench.survey_gt.from_latex` finds (or `bibliographies`); the title from `\\title{…}`.
+  `reportbench.survey_gt.from_latex` finds (or `bibliographies`); the title from `\\title{…}`;
+- `unarxive:PATH#ARXIV_ID`: a paper of unarXive's full text (`builder.unarxive`).
 
 Citations and their works are the ReportBench ground-truth readers' (`survey_gt.from_markdown`
 / `from_latex`: Pandoc/Manubot keys with aliases, LaTeX cite commands with `\\input` followed);
@@ -319,6 +320,9 @@ def _read_latex(main: Path, bibliographies: Sequence[Path]) -> SurveyDoc:
 
 def read_source(path: str | Path, bibliographies: Sequence[str | Path] = ()) -> SurveyDoc:
     """The survey at `path` (see the module docstring for what is accepted)."""
+    if str(path).startswith("unarxive:"):
+        from scholarbench.builder.unarxive import read_unarxive_source
+        return read_unarxive_source(str(path))
     path = Path(path)
     bibs = [Path(b) for b in bibliographies]
     if not path.exists():

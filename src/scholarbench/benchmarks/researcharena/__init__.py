@@ -20,5 +20,9 @@ offline corpus — everything of the benchmark in one package.
 Only `benchmark.py` is imported with the package (building the command line stays fast).
 """
 from scholarbench.benchmarks.researcharena.benchmark import ResearchArena
+from scholarbench.core.registry import REGISTRY
+
+REGISTRY.lazy("dataset", "researcharena",       # `data import researcharena` (build output)
+              "scholarbench.benchmarks.researcharena.data:import_surveys")
 
 __all__ = ["ResearchArena"]

@@ -4,7 +4,8 @@
     --corpus DIR          the offline corpus (default: the data dir's default corpus, built on
                           demand — needed for corpus / TaxoBench tasks and for every agent but
                           `replay`, which may score an upstream survey.jsonl against its own ids)
-    --tasks-from SRC      corpus (default) | taxobench | a survey.jsonl path
+    --tasks-from SRC      corpus (default) | taxobench | a survey.jsonl path | the name of a
+                          survey file imported with `data import researcharena` (`survey`)
     --task-set NAME       corpus tasks: reference-lists (default) | all (`tasks.TASK_SETS`)
     --qrels VARIANT       searchable (default: only references an agent may find) | all
     --taxobench FILE      TaxoBench instances: mind-maps for organisation, and the tasks of
@@ -126,9 +127,14 @@ def load_task_set(options: dict[str, Any], inputs: Inputs, corpus: Any
         info["grading"] = "binary: TaxoBench has no influence labels"
     else:
         path = Path(tasks_from)
+        if not path.is_file():     # a survey file imported with `data import researcharena`
+            from scholarbench.data.task_files import imported_file
+            path = imported_file(data_dir(options.get("data")), "researcharena",
+                                 tasks_from) or path
         if not path.is_file():
-            raise ScholarbenchError(f"--tasks-from: {path} is not 'corpus', 'taxobench' or a "
-                                    "file")
+            raise ScholarbenchError(f"--tasks-from: {path} is not 'corpus', 'taxobench', a "
+                                    "file or the name of an imported survey file (scholarbench "
+                                    "data import researcharena PATH)")
         tasks = load_survey_jsonl(path, corpus)
         info.update(path=str(path.resolve()), sha256=sha256_file(path),
                     grading="influential = 2, relevant = 1 (upstream labels)")

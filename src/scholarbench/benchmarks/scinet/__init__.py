@@ -36,6 +36,7 @@ from scholarbench.lazy import lazy_getattr
 
 # the report section is imported when a report needs it (the report stack is heavy)
 REGISTRY.lazy("section", "scinet", "scholarbench.benchmarks.scinet.report:SciNetSection")
+REGISTRY.lazy("dataset", "scinet", "scholarbench.benchmarks.scinet.data:import_tasks")
 
 _LAZY = {
     "BuildSettings": "tasks", "build_tasks": "tasks", "EnvSettings": "env", "SciNetEnv": "env",

@@ -105,7 +105,8 @@ class SciNet(Benchmark):
                                 "<out stem>.summary.json")
         else:
             parser.add_argument("--tasks", help="a SciNet task file instead of the tasks built "
-                                "from the graph")
+                                "from the graph (a path, or the name of a file imported with "
+                                "`data import scinet`)")
         parser.add_argument("--graph", help="citation graph folder (default: the imported "
                             "arxiv2023 dataset)")
         parser.add_argument("--unarxive", help="unArXive folder for citation contexts "
@@ -160,9 +161,10 @@ class SciNet(Benchmark):
         from scholarbench.benchmarks.scinet.records import read_tasks
         from scholarbench.benchmarks.scinet.tasks import build_tasks
         if self.options.get("tasks"):
-            given = read_tasks(self.options["tasks"])
+            path = self._tasks_file(self.options["tasks"])
+            given = read_tasks(path)
             self.env(env_settings_of(given))
-            self._source = str(self.options["tasks"])
+            self._source = str(path)
             return [t for t in given if t.family == subtask]
         self._source = "built"
         settings, labeler = self._sentiment_settings()
@@ -185,6 +187,14 @@ class SciNet(Benchmark):
             return settings, None
         from scholarbench.benchmarks.scinet.sentiment_judge import JudgeLabels, SentimentJudge
         return settings, JudgeLabels(SentimentJudge(self.models.judge()))
+
+    def _tasks_file(self, name: str) -> Path:
+        """--tasks: a path, else a task file imported with `data import scinet` by its name."""
+        if Path(name).exists():
+            return Path(name)
+        from scholarbench.data.task_files import imported_file
+        from scholarbench.paths import data_dir
+        return imported_file(data_dir(self.options.get("data")), "scinet", name) or Path(name)
 
     def _loaded(self, tasks: list[Any]) -> Loaded:
         from scholarbench.benchmarks.scinet.records import tasks_sha256
@@ -317,7 +327,7 @@ class SciNet(Benchmark):
         if self.options.get("tasks"):
             from scholarbench.benchmarks.scinet.records import read_tasks
             known = any(t.family == subtask and t.task_id == task_id
-                        for t in read_tasks(self.options["tasks"]))
+                        for t in read_tasks(self._tasks_file(self.options["tasks"])))
         else:
             from scholarbench.benchmarks.scinet.tasks import has_built_id_form
             known = has_built_id_form(subtask, task_id)
@@ -337,8 +347,8 @@ class SciNet(Benchmark):
         if self.options.get("tasks"):
             from scholarbench.benchmarks.scinet.records import read_tasks
             from scholarbench.core.benchmark import ids_hint
-            return ids_hint([t.task_id for t in read_tasks(self.options["tasks"])
-                             if t.family == subtask])
+            given = read_tasks(self._tasks_file(self.options["tasks"]))
+            return ids_hint([t.task_id for t in given if t.family == subtask])
         return f"built task ids are {ID_FORMS[subtask]}"
 
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
