@@ -47,7 +47,7 @@ class Script:
         text = body["messages"][0]["content"]
         if self.fail and self.fail in text:
             return Step(status=400, text="bad request")
-        delay = 0.3 if self.slow and self.slow in text else 0.0
+        delay = 1.0 if self.slow and self.slow in text else 0.0   # long enough under load
         if "General Question Generation" in text:
             return Step(text="Provide a comprehensive survey on the topic.", delay=delay)
         if "This is the first step: the topics" in text:
