@@ -106,6 +106,23 @@ def panel_identity(judges: Sequence[Any], samples: int, labels: Sequence[str] | 
     return out
 
 
+class PanelBase:
+    """What every benchmark's judge panel holds: its judges (each asked `samples` times per
+    item) and their labels; `single` when it is one judge asked once (rows as before)."""
+
+    def __init__(self, judges: Sequence[Any], samples: int = 1) -> None:
+        if not judges:
+            raise ValueError("a judge panel needs at least one judge")
+        if not isinstance(samples, int) or isinstance(samples, bool) or samples < 1:
+            raise ValueError(f"judge samples must be an integer >= 1, got {samples!r}")
+        self.judges, self.samples = list(judges), samples
+        self.labels = labels_of(self.judges)
+
+    @property
+    def single(self) -> bool:
+        return len(self.judges) == 1 and self.samples == 1
+
+
 def format_panel(summary: dict[str, Any]) -> list[str]:
     """One `judges <metric>:` line per panel-scored measure of a summary (`judge_panel`,
     `judge_agreement`): α between the judges, each judge's mean, n and repeat spread."""
@@ -125,6 +142,6 @@ def format_panel(summary: dict[str, Any]) -> list[str]:
     return lines
 
 
-__all__ = ["client_of", "format_panel", "judge_entry", "judge_roles", "labels_of",
+__all__ = ["PanelBase", "client_of", "format_panel", "judge_entry", "judge_roles", "labels_of",
            "mean_defined", "panel_identity", "panel_models", "public_model", "repeat_seed",
            "temperature_of"]

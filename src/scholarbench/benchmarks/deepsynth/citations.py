@@ -21,7 +21,8 @@ _SECTION = re.compile(r"^\s{0,3}(?:#{1,6}\s*|\*\*)?(?:references|bibliography)\b
                       re.IGNORECASE | re.MULTILINE)
 
 
-def _resolve(corpus: Any, ref: str) -> str | None:
+def resolve_ref(corpus: Any, ref: str) -> str | None:
+    """A REF's corpus id (None without a corpus or when it does not resolve)."""
     if corpus is None:
         return None
     try:
@@ -45,7 +46,7 @@ def with_references(report: str, cited: Sequence[str], corpus: Any
                     ) -> tuple[str, list[str], dict[str, int]]:
     """(the report the judge reads, the cited list as stored, the info counts)."""
     refs = [r for r in (str(c).strip() for c in cited) if r]
-    resolved = [_resolve(corpus, r) for r in refs]
+    resolved = [resolve_ref(corpus, r) for r in refs]
     stored = [pid or ref for pid, ref in zip(resolved, refs)]
     counts = {"n_cited_refs": len(refs),
               "n_cited_unresolved": sum(pid is None for pid in resolved),

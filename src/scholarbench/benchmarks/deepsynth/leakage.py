@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Sequence
 
+from scholarbench.benchmarks.deepsynth.citations import resolve_ref
 from scholarbench.leakage import AnswerKey, Cited, Findings, findings, from_corpus
 from scholarbench.text.normalize import normalize_title
 
@@ -50,7 +51,7 @@ def leak_findings(task: Any, record: dict[str, Any] | None, corpus: Any = None) 
         for i, r in enumerate(refs)]
     labels = [_label(r) for r in refs]
     for ref in _extra_cited(record.get("cited"), refs):
-        given.append((Cited(ref), _resolve(corpus, ref)))
+        given.append((Cited(ref), resolve_ref(corpus, ref)))
         labels.append(ref)
     found = findings(answer_key(task, corpus), from_corpus(corpus, given), report)
     return replace(found, items=tuple(dict(i, label=labels[i["index"]]) for i in found.items))
@@ -67,15 +68,6 @@ def _extra_cited(cited: Any, refs: Sequence[Any]) -> list[str]:
     from scholarbench.leakage.audit import id_keys
     return [str(c) for c in cited if isinstance(c, str) and c.strip()
             and not (id_keys([c]) | {normalize_title(c)}) & seen]
-
-
-def _resolve(corpus: Any, ref: str) -> str | None:
-    if corpus is None:
-        return None
-    try:
-        return corpus.resolve(ref)
-    except Exception:          # an unparseable identifier resolves to nothing
-        return None
 
 
 def _label(ref: Any) -> str:

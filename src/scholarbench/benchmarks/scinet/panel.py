@@ -25,27 +25,17 @@ from typing import Any, Sequence
 
 from scholarbench.benchmarks.scinet.judge import PROMPTS, SciNetJudge
 from scholarbench.benchmarks.scinet.review_judge import REVIEW_METRICS
-from scholarbench.metrics.judge_panel import (judge_entry, judge_roles, labels_of,
+from scholarbench.metrics.judge_panel import (PanelBase, judge_entry, judge_roles, labels_of,
                                               mean_defined as _mean, panel_models)
 from scholarbench.metrics.agreement import PANEL_KEY
 
 JUDGED = (*PROMPTS, *REVIEW_METRICS)     # the measures a judge's row carries (review: five)
 
 
-class JudgePanel:
+class JudgePanel(PanelBase):
     """Every judge of the run, `samples` times each, on one task at a time."""
 
-    def __init__(self, judges: Sequence[SciNetJudge], samples: int = 1) -> None:
-        if not judges:
-            raise ValueError("a judge panel needs at least one judge")
-        if not isinstance(samples, int) or isinstance(samples, bool) or samples < 1:
-            raise ValueError(f"judge samples must be an integer >= 1, got {samples!r}")
-        self.judges, self.samples = list(judges), samples
-        self.labels = labels_of(self.judges)
-
-    @property
-    def single(self) -> bool:
-        return len(self.judges) == 1 and self.samples == 1
+    judges: list[SciNetJudge]
 
     @property
     def asked(self) -> int:

@@ -21,7 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable, Sequence
 
 from scholarbench.benchmarks.taxobench.judge import JUDGE_KEYS, JudgeResult, TaxoBenchJudge
-from scholarbench.metrics.judge_panel import (judge_entry, labels_of, mean_defined,
+from scholarbench.metrics.judge_panel import (PanelBase, judge_entry, mean_defined,
                                               panel_identity)
 from scholarbench.metrics.agreement import PANEL_KEY
 
@@ -30,20 +30,10 @@ def value_of(result: JudgeResult, key: str) -> float | None:
     return result.avg if key == "judge_avg" else result.scores.get(key)
 
 
-class TaxoPanel:
+class TaxoPanel(PanelBase):
     """The run's judges (`TaxoBenchJudge`s), each asked `samples` times per sample."""
 
-    def __init__(self, judges: Sequence[TaxoBenchJudge], samples: int = 1) -> None:
-        if not judges:
-            raise ValueError("a judge panel needs at least one judge")
-        if not isinstance(samples, int) or isinstance(samples, bool) or samples < 1:
-            raise ValueError(f"judge samples must be an integer >= 1, got {samples!r}")
-        self.judges, self.samples = list(judges), samples
-        self.labels = labels_of(self.judges)
-
-    @property
-    def single(self) -> bool:
-        return len(self.judges) == 1 and self.samples == 1
+    judges: list[TaxoBenchJudge]
 
     def start(self, jobs: dict[str, tuple[Any, Any]],
               judge_one: Callable[..., JudgeResult]) -> dict[str, dict[str, list[Future]]]:
