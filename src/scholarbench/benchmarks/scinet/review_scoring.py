@@ -24,13 +24,10 @@ FAMILY = "review"
 
 def review_of(record: dict[str, Any] | None) -> tuple[str | None, str]:
     """(the review to judge or None, the row's status) of a generate.jsonl line."""
-    if record is None:
-        return None, "missing"
-    status = record.get("status", "ok")
-    if status == "error":
-        return None, "error"
-    if status != "ok":
-        return None, "missing" if record.get("missing") else "malformed"
+    from scholarbench.benchmarks.scinet.scoring import failed_status
+    if (failed := failed_status(record)) is not None:
+        return None, failed
+    assert record is not None
     review = record.get("review")
     if not isinstance(review, str) or not review.strip():
         return None, "malformed"

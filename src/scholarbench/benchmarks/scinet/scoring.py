@@ -28,15 +28,24 @@ from scholarbench.metrics.judge_panel import format_panel  # noqa: F401 (re-expo
 JUDGE_FILE = "judge.jsonl"
 
 
-def answer_of(record: dict[str, Any] | None) -> tuple[list[Any] | None, str]:
-    """(the papers to score or None, the row's status) of a generate.jsonl line."""
+def failed_status(record: dict[str, Any] | None) -> str | None:
+    """The row's status of a generate.jsonl line that carries no answer (missing, error,
+    malformed); None when the line is an answer to read."""
     if record is None:
-        return None, "missing"
+        return "missing"
     status = record.get("status", "ok")
     if status == "error":
-        return None, "error"
+        return "error"
     if status != "ok":
-        return None, "missing" if record.get("missing") else "malformed"
+        return "missing" if record.get("missing") else "malformed"
+    return None
+
+
+def answer_of(record: dict[str, Any] | None) -> tuple[list[Any] | None, str]:
+    """(the papers to score or None, the row's status) of a generate.jsonl line."""
+    if (failed := failed_status(record)) is not None:
+        return None, failed
+    assert record is not None
     papers = record.get("papers")
     if not isinstance(papers, list):       # a line of a run made before the engine
         return None, "missing" if papers is None else "malformed"
