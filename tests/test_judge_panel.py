@@ -397,9 +397,22 @@ def test_a_benchmark_with_one_judge_refuses_a_panel_in_one_line(tmp_path, capsys
     code = main(["run", "researcharena", "--task", "discovery", "--agent", "bm25", "--out",
                  str(tmp_path / "r"), *panel])
     err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and len(err) == 1 and "researcharena scores with one judge" in err[0] \
-        and "scinet" in err[0] and "taxobench" in err[0] and "deepsynth" in err[0], err
+    assert code == 2 and len(err) == 1 and "researcharena has no LLM judge" in err[0], err
     assert not (tmp_path / "r").exists()
+    # a benchmark with one judge names the benchmarks that take a panel
+    from argparse import Namespace
+    from scholarbench.core.commands import check_panel
+    from scholarbench.errors import ScholarbenchError
+
+    class OneJudge:
+        name, judge_panel, judge_scored = "onejudge", False, ("score",)
+    with pytest.raises(ScholarbenchError) as refused:
+        check_panel(Namespace(judge=["x", "y"], judge_base_url=[a.base_url, b.base_url],
+                              judge_api_key_env=None, judge_samples=None,
+                              judge_panel=None, llm_config=None), OneJudge)
+    line = str(refused.value)
+    assert "onejudge scores with one judge" in line and all(
+        name in line for name in ("scinet", "taxobench", "deepsynth", "reportbench"))
     code = main(["run", "researcharena", "--task", "discovery", "--agent", "bm25", "--out",
                  str(tmp_path / "r"), "--judge", "x", "--judge-base-url", a.base_url,
                  "--judge-samples", "3"])

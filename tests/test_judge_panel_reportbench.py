@@ -377,8 +377,8 @@ def test_eval_scores_reportbench_with_the_panel(tmp_path, corpus_dir, judges, ca
                  "--judge", "judge-b", "--judge-base-url", b.base_url])
     captured = capsys.readouterr()
     assert code == 0, captured.err
-    assert "reportbench" not in next((x for x in captured.err.splitlines()
-                                      if "first judge only" in x), "")
+    # every built-in judge takes a panel (ResearchArena has none): no first-judge warning
+    assert "first judge only" not in captured.err
     summaries = list((tmp_path / "ev").rglob("summary.json"))
     assert len(summaries) == 1
     summary = json.loads(summaries[0].read_text())

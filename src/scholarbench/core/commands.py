@@ -213,6 +213,13 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     return opts
 
 
+def single_judge(cls: Any) -> bool:
+    """A benchmark with an LLM judge that scores with one judge (a benchmark with no judge,
+    such as ResearchArena, is neither)."""
+    return not getattr(cls, "judge_panel", False) and bool(
+        getattr(cls, "judge_scored", ()) or getattr(cls, "judge_reads", None))
+
+
 def panel_size(args: argparse.Namespace) -> tuple[int, int]:
     """(judges, samples per judge) the model flags ask for."""
     return len(judge_panel_flags(args)), judge_samples(args)
@@ -223,6 +230,9 @@ def check_panel(args: argparse.Namespace, cls: Any) -> None:
     never silently reduced to the first judge."""
     judges, samples = panel_size(args)
     if (judges > 1 or samples > 1) and not getattr(cls, "judge_panel", False):
+        if not single_judge(cls):
+            raise ScholarbenchError(f"{cls.name} has no LLM judge: judge panels and "
+                                    "--judge-samples do not apply to it (docs/judges.md)")
         able = [b for b in engine_benchmarks() if getattr(benchmark_class(b), "judge_panel",
                                                           False)]
         raise ScholarbenchError(f"{cls.name} scores with one judge: judge panels and "
@@ -293,10 +303,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from scholarbench.core.suite import run_suite
     judges, samples = panel_size(args)
     if judges > 1 or samples > 1:
-        one = [b for b in engine_benchmarks() if not benchmark_class(b).judge_panel]
-        print(f"warning: judge panel of {judges} judge(s) × {samples} sample(s): "
-              f"{', '.join(one)} score with the first judge only (panels: docs/judges.md)",
-              file=sys.stderr)
+        one = [b for b in engine_benchmarks() if single_judge(benchmark_class(b))]
+        if one:
+            print(f"warning: judge panel of {judges} judge(s) × {samples} sample(s): "
+                  f"{', '.join(one)} score with the first judge only (panels: "
+                  "docs/judges.md)", file=sys.stderr)
     return run_suite(args, _models(args))
 
 
