@@ -493,44 +493,6 @@ class SciNet(Benchmark):
     def planned_judge_calls(self, subtask: str, samples: Sequence[Sample],
                             generated: dict[str, dict[str, Any]] | None = None
                             ) -> list[Any]:
-        """`--dry-run`: with `--with-judge`, per judge and repeat: 1 call per path task with a
-        non-empty answer; 1 per distinct in-graph paper among the first `judge_k` of each ego
-        answer (a paper is judged once per run). Judgements recorded in the run are reused,
-        so a re-score makes at most these."""
-        from scholarbench.benchmarks.scinet.scoring import answer_of
-        from scholarbench.core.planning import PlannedCalls
-        if subtask == "review":         # judged always: one call scores the five dimensions
-            n = len(samples) if generated is None else sum(
-                1 for s in samples if (generated.get(s.id) or {}).get("status", "ok") == "ok")
-            return [PlannedCalls("score", bound=n, basis="review: 1 per review task whose "
-                                 "answer is a review (+1 repair per unusable reply)")]
-        if not self.with_judge:
-            return []
-        from scholarbench.benchmarks.scinet.upstream import TOP
-        upstream = self.variant == "upstream"
-        first, k = (TOP, min(self.judge_k, TOP)) if upstream else (K, self.judge_k)
-        samples = [s for s in samples if s.unscorable is None]
-        tasks = [s.gold for s in samples]
-        papers = {s.id: answer_of(generated.get(s.id))[0] or [] for s in samples} \
-            if generated is not None else None
-        out = []
-        if path := [t for t in tasks if t.family == "path"]:
-            n = len(path) if papers is None else sum(bool(papers[t.task_id]) for t in path)
-            out.append(PlannedCalls("score", bound=n, basis="path_rationality_llm: 1 per path "
-                                    "task with a non-empty answer (+1 repair per unusable "
-                                    "reply)"))
-        if ego := [t for t in tasks if t.family == "ego"]:
-            if papers is None:
-                n = k * len(ego)
-            else:
-                env, ids = self.env(), set()
-                for t in ego:
-                    resolved = (env.resolve(p) for p in papers[t.task_id][:first])
-                    ids |= set(list(dict.fromkeys(g for g in resolved if g is not None))[:k])
-                n = len(ids)
-            out.append(PlannedCalls("score", bound=n, basis=f"novelty/disruption_llm: 1 per "
-                                    f"distinct in-graph paper in the first {k} of each ego "
-                                    "answer, once per run (+1 repair per unusable reply)"))
-        if not out:
-            out.append(PlannedCalls("score", calls=0, basis="pair tasks are not judged"))
-        return out
+        """`--dry-run`'s judge calls (`scinet/planning.py`)."""
+        from scholarbench.benchmarks.scinet.planning import planned_judge_calls
+        return planned_judge_calls(self, subtask, samples, generated)

@@ -72,17 +72,23 @@ def _check(obj: dict, path: Path, line: int) -> SciNetTask:
     return SciNetTask(**{k: obj.get(k) for k in FIELDS if k not in ("info",)}, info=info)
 
 
-def read_tasks(path: str | Path) -> list[SciNetTask]:
+def read_unique(path: str | Path, check: Any) -> list[Any]:
+    """Every line of a task file as `check(obj, path, line)` makes it (a record with a
+    `task_id`); `DataError` (file, line, field) on a bad line or a repeated task_id."""
     path = Path(path)
     tasks, seen = [], set()
     for line, obj in iter_jsonl(path):
-        task = _check(obj, path, line)
+        task = check(obj, path, line)
         if task.task_id in seen:
             raise DataError(f"task_id {task.task_id!r} repeated", file=str(path), line=line,
                             field="task_id")
         seen.add(task.task_id)
         tasks.append(task)
     return tasks
+
+
+def read_tasks(path: str | Path) -> list[SciNetTask]:
+    return read_unique(path, _check)
 
 
 def task_line(task: SciNetTask) -> str:

@@ -20,6 +20,7 @@ from typing import Any, Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from scholarbench.benchmarks.scinet.records import read_tasks, read_unique
 from scholarbench.data.jsonl import iter_jsonl
 from scholarbench.errors import DataError
 from scholarbench.files import require_regular
@@ -96,23 +97,17 @@ def _where(exc: ValidationError) -> tuple[str, str]:
     return field, first["msg"]
 
 
+def _check_review(obj: Any, path: Path, line: int) -> ReviewTask:
+    try:
+        return ReviewTask.model_validate(obj)
+    except ValidationError as exc:
+        field, msg = _where(exc)
+        raise DataError(msg, file=str(path), line=line, field=field) from None
+
+
 def read_review_tasks(path: str | Path) -> list[ReviewTask]:
     """Every task of a review task file; `DataError` (file, line, field) on the first bad one."""
-    path = Path(path)
-    tasks: list[ReviewTask] = []
-    seen: set[str] = set()
-    for line, obj in iter_jsonl(path):
-        try:
-            task = ReviewTask.model_validate(obj)
-        except ValidationError as exc:
-            field, msg = _where(exc)
-            raise DataError(msg, file=str(path), line=line, field=field) from None
-        if task.task_id in seen:
-            raise DataError(f"task_id {task.task_id!r} repeated", file=str(path), line=line,
-                            field="task_id")
-        seen.add(task.task_id)
-        tasks.append(task)
-    return tasks
+    return read_unique(path, _check_review)
 
 
 def is_review_file(path: str | Path) -> bool:
@@ -136,7 +131,6 @@ def load_review_tasks(path: str | Path, env: Any, n: int | None = N_REVIEW
     if p.is_dir() or p.suffix == ".json":
         from scholarbench.benchmarks.scinet.queries import load_queries
         return from_path_tasks(load_queries(p, "path"), env, n)
-    from scholarbench.benchmarks.scinet.records import read_tasks
     return from_path_tasks(read_tasks(p), env, n)
 
 
@@ -149,8 +143,7 @@ def review_ids(path: str | Path, n: int | None = N_REVIEW) -> list[str]:
         from scholarbench.benchmarks.scinet.queries import load_queries
         tasks = load_queries(p, "path")
     else:
-        from scholarbench.benchmarks.scinet.records import read_tasks
-        tasks = [t for t in read_tasks(p) if t.family == "path"]
+            tasks = [t for t in read_tasks(p) if t.family == "path"]
     return [f"review/{t.task_id}" for t in tasks[:n]]
 
 
