@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from scholarbench.benchmarks.scinet.judge import load_prompt, quote
 from scholarbench.benchmarks.scinet.sentiment import LABELS
@@ -108,5 +108,3 @@ class JudgeLabels:
         return {"rule": self.rule, "labelled": self.labelled, "unscored": len(self.unscored),
                 "unscored_reasons": reasons}
 
-
-Labeler = Callable[[str, "str | None"], "str | None"]
