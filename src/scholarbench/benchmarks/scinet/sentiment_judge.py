@@ -11,6 +11,7 @@ turn (`ask_json`'s, with a label hint) and is then *unscored*, with the reason.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -102,9 +103,6 @@ class JudgeLabels:
 
     def summary(self) -> dict[str, Any]:
         """The manifest's record: the rule, contexts labelled, unscored and why."""
-        reasons: dict[str, int] = {}
-        for why in self.unscored:
-            reasons[why] = reasons.get(why, 0) + 1
         return {"rule": self.rule, "labelled": self.labelled, "unscored": len(self.unscored),
-                "unscored_reasons": reasons}
+                "unscored_reasons": dict(Counter(self.unscored))}
 
