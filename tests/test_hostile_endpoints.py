@@ -7,6 +7,7 @@ keeps each request's path, query and Authorization header:
 - a base URL's query stays a query after the joined path;
 - with `user:password@` in the base URL and a key variable, the key is sent as Bearer and the
   user:password is not (one warning line says so); without a key, user:password is Basic;
+- with no base URL, `$OPENAI_API_KEY` does not follow the SDK's `$OPENAI_BASE_URL`;
 - a dry run in a fresh cache directory creates no file.
 """
 from __future__ import annotations
@@ -135,3 +136,26 @@ def test_a_dry_run_in_a_fresh_cache_writes_nothing(tmp_path):
         assert "taxobench bottom-up: 1 samples" in done.stdout
         assert not cache.exists() or list(cache.rglob("*")) == []
         assert not out.exists()
+
+
+def test_the_default_key_never_follows_openai_base_url(server, monkeypatch, tmp_path, capsys):
+    """With no base URL configured, `$OPENAI_API_KEY` goes to api.openai.com only: the SDK's
+    `$OPENAI_BASE_URL` (here the recording server) is not read. The call to api.openai.com goes
+    through a proxy that refuses connections, so nothing leaves the machine."""
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        closed = sock.getsockname()[1]
+    for var in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{closed}")
+    monkeypatch.setenv("https_proxy", f"http://127.0.0.1:{closed}")
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    config = tmp_path / "scholarbench.toml"
+    config.write_text("[agent]\nmax_retries = 0\ntimeout = 5\ndeadline = 5\n")
+    rc = main(["llm", "ask", "hi", "--model", "gpt-x", "--no-llm-cache", "--llm-config",
+               str(config)])
+    err = capsys.readouterr().err
+    assert rc != 0 and "APIConnectionError" in err and KEY not in err
+    assert server.heard == []

@@ -19,6 +19,8 @@ from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 from scholarbench.llm.config import PLACEHOLDER_KEYS
 
+OPENAI_URL = "https://api.openai.com/v1"     # a role with no base URL; never $OPENAI_BASE_URL
+
 
 @dataclass(frozen=True)
 class BaseURL:

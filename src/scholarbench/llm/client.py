@@ -7,7 +7,8 @@ retries raise `LLMCallError`; callers turn them into "unscored" items, never int
 run. A redirect to another host (or port) is refused, never followed: a model call goes only
 where it was configured to go. The base URL's query is sent as a query on every request and
 one credential is sent — the API key when one is configured, else the URL's user:password
-(`llm.base_url`).
+(`llm.base_url`). With no base URL configured the call goes to api.openai.com: the SDK's
+`$OPENAI_BASE_URL` is not read (it would take `$OPENAI_API_KEY` wherever it points).
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from scholarbench.errors import ScholarbenchError
-from scholarbench.llm.base_url import BaseURL, split_base_url
+from scholarbench.llm.base_url import OPENAI_URL, split_base_url
 from scholarbench.llm.cache import CachedReply, ReplyCache, cache_key
 from scholarbench.llm.config import ModelConfig
 from scholarbench.llm.reply import BadReply, read_reply
@@ -142,13 +143,13 @@ class ChatClient:
                 self._base_url = self._connect()
                 self._connected = True
         key = self.config.api_key()
-        base = split_base_url(self._base_url) if self._base_url else BaseURL("")
+        base = split_base_url(self._base_url or OPENAI_URL)   # never $OPENAI_BASE_URL
         if base.both(key):
             self._warn_once(f"warning: the {self.config.role} model's base URL has a "
                             f"user:password and ${self.config.api_key_env} holds a key: the "
                             "key is sent (Authorization: Bearer), the user:password is not")
         http = openai.DefaultHttpxClient(event_hooks={"response": [_refuse_cross_host]})
-        return openai.OpenAI(base_url=base.url or None, api_key=key, max_retries=0,
+        return openai.OpenAI(base_url=base.url, api_key=key, max_retries=0,
                              default_query=base.query or None,
                              default_headers=base.headers(key) or None,
                              timeout=self.config.timeout, http_client=http)
