@@ -275,3 +275,23 @@ def test_a_lone_surrogate_is_malformed_for_an_endpoint_and_a_python_agent(site):
     assert python["error"] == endpoint["error"] == (
         "answer is not JSON: a string holds a lone surrogate ('\\ud800'), which is not UTF-8")
     assert runs["endpoint"]["h1"]["status"] == "malformed"      # every reply: the same rule
+
+
+def test_a_judge_reply_with_a_lone_surrogate_is_unscored_not_an_internal_error(tmp_path,
+                                                                                env):  # noqa: F811
+    """The judge's reply is JSON whose reasoning is `"r \\ud800"`: no run file could hold it, so
+    it gets the repair turn naming that, then the item is unscored with the reason (before, the
+    scores file could not be written: `internal error`, exit 1)."""
+    gold, pred = _gold_and_pred(tmp_path)
+    env.default = Step(text=json.dumps({d: {"score": 4, "reasoning": "r \ud800"} for d in DIMS}))
+    out = tmp_path / "run"
+    assert main(["run", "taxobench", "--mode", "bottom-up", "--agent", "replay", "--agent-arg",
+                 f"path={pred}", "--gold", str(gold), "--out", str(out), "--quiet",
+                 "--with-judge", "--judge", "j", "--judge-base-url", env.base_url]) == 0
+    verdicts = [json.loads(x) for x in (out / "judge.jsonl").read_text().splitlines()]
+    assert [v["unscored"] for v in verdicts] == [
+        "after 1 repair(s): not UTF-8 (a lone surrogate, '\\ud800')"] * 3
+    assert len(env.requests) == 6                          # each item: the ask and one repair
+    repairs = [r for r in env.requests if len(r["messages"]) > 2]
+    assert len(repairs) == 3 and all(r["messages"][-1]["content"].startswith(
+        "Your reply was not UTF-8 (a lone surrogate, '\\ud800').") for r in repairs)
