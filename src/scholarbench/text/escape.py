@@ -11,9 +11,10 @@ newline (NUL, ESC and so ANSI sequences, CR, DEL …) and the bidirectional embe
 isolates and marks (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C: the "Trojan Source"
 characters that make shown text read differently from what it is) are removed, and a lone UTF-16
 surrogate (which UTF-8 cannot hold, so the file could not be written) becomes U+FFFD. Only
-`html()` keeps line breaks (the page shows reasoning as it was written); in the other formats a
-string is one line, since a newline there ends a Markdown table row or heading, the LaTeX comment
-it was in (the next line is live TeX: `\\input{...}`), or a terminal table's alignment.
+`html()` and `csv_row()` keep line breaks (the page shows reasoning as it was written; the csv
+module quotes a cell that holds one); in the other formats a string is one line, since a newline
+there ends a Markdown table row or heading, the LaTeX comment it was in (the next line is live
+TeX: `\\input{...}`), or a terminal table's alignment.
 """
 from __future__ import annotations
 
