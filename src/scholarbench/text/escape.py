@@ -89,4 +89,5 @@ def csv_row(cells: Iterable[Any]) -> list[Any]:
     return [neutralise(c) if isinstance(c, str) else c for c in cells]
 
 
-__all__ = ["BIDI", "csv_row", "html", "latex", "latex_comment", "md", "neutralise", "one_line", "terminal"]
+__all__ = ["BIDI", "csv_row", "html", "latex", "latex_comment", "md", "neutralise", "one_line",
+           "terminal"]
