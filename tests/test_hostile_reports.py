@@ -157,6 +157,9 @@ def test_every_format_through_one_function(runs):
         text = leaderboard_text(loaded, fmt)
         for ch in HIDDEN:
             assert ch not in text, (fmt, repr(ch))
+    html = render_html_report(loaded)
+    for ch in HIDDEN + ("\u2066",):
+        assert ch not in html, ("html", repr(ch))
     assert "GPT-4o" in leaderboard_text(loaded, "markdown")
 
 
