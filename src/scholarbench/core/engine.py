@@ -48,6 +48,7 @@ from scholarbench.injection.unflagged import flagged_note
 from scholarbench.leakage.unleaked import leak_lines
 from scholarbench.llm.secrets import redact
 from scholarbench.llm.usage import sample_scope
+from scholarbench.text.escape import neutralise
 from scholarbench.procs import stop_requested, watch_stops
 
 EXIT_OK, EXIT_USAGE, EXIT_INCOMPLETE = 0, 2, 3
@@ -478,4 +479,4 @@ def format_outcome(bench: Benchmark, outcome: RunOutcome) -> str:
     run = RunDir(outcome.run_dir)
     for line in judge_usage_lines(run.read_manifest() if run.manifest_path.exists() else {}):
         text += f"\n  judge usage: {line}"       # every judge, per stage (core.usage)
-    return text
+    return neutralise(text)      # names and reasons are untrusted: no escape sequence, no bidi

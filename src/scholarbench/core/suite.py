@@ -40,6 +40,7 @@ from scholarbench.core.engine import (EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, Mode
 from scholarbench.core.rundir import RunDir, RunLocked, atomic_write_json
 from scholarbench.core.status import COLUMNS, LABELS, run_counts
 from scholarbench.errors import ScholarbenchError
+from scholarbench.text.escape import terminal
 
 EVAL_LOCK = ".eval.lock"       # held while eval.json is built and written
 
@@ -290,7 +291,7 @@ def format_table(entries: list[dict[str, Any]]) -> str:
     for e in entries:
         if e["status"] in ("failed", "no answers") or "counts" not in e:
             lines.append(f"{e['benchmark']:<14} {e['subtask']:<14} {e['status']:<11} "
-                         f"{e.get('reason', '')}")
+                         f"{terminal(e.get('reason', ''))}")
             continue
         hl = "  ".join(f"{k} {_mean_cell(v, (e.get('headline_ci95') or {}).get(k))}"
                        for k, v in e["headline"].items())
@@ -302,7 +303,7 @@ def format_table(entries: list[dict[str, Any]]) -> str:
         if e["status"] == "skipped":
             why = e["reason"]
         if why:
-            lines.append(f"{'':<30}{why}")
+            lines.append(f"{'':<30}{terminal(why)}")     # reasons are the agent's own text
     lines.append("columns: " + ", ".join(f"{_SHORT[c]} = {LABELS.get(c, c)}" for c in COLUMNS
                                          if _SHORT[c] != c)
                  + "; headline: mean ±half its 95% bootstrap interval")

@@ -231,7 +231,7 @@ class ChatClient:
             stored = _wrap(text, calls) if tools else text
             if not self.cache.put(key, self.model_id, CachedReply(stored, prompt_tokens,
                                                                   completion_tokens)):
-                self.usage.add_warning()       # too long to cache: asked again next time
+                self.usage.add_warning()       # too long or not UTF-8: asked again next time
         return ChatReply(text, False, prompt_tokens, completion_tokens, calls)
 
     def __call__(self, messages: Messages, *, response_format: dict | None = None) -> str:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from scholarbench.metrics.agreement import PANEL_KEY, counted, per_judge_of, rank_agreement
 from scholarbench.report.sections.base import MetricDisplay, ReportRun, section_for
@@ -272,10 +272,12 @@ def tau_text(tau: float | None) -> str:
     return "undefined" if tau is None else f"{tau:.2f}"
 
 
-def top_text(ranks: Mapping[str, Any]) -> str:
+def top_text(ranks: Mapping[str, Any], esc: Callable[[object], str] = str) -> str:
+    """Whether the top run stays on top; run names and judge labels through `esc` (the
+    report's tables escape the whole note themselves)."""
     if ranks["top_stays"]:
-        return f"every judge puts {ranks['top_run']} on top"
-    tops = ", ".join(f"{j} {run if run is not None else '(a tie)'}"
+        return f"every judge puts {esc(ranks['top_run'])} on top"
+    tops = ", ".join(f"{esc(j)} {esc(run) if run is not None else '(a tie)'}"
                      for j, run in ranks["top_by_judge"].items())
     return f"the top run changes with the judge (top by judge: {tops})"
 

@@ -30,6 +30,7 @@ from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportS
                                                register_section, strip_group)
 from scholarbench.report.tables import Row, RunSummary, Table, TableGroup
 from scholarbench.data.jsonl import read_jsonl_tolerant
+from scholarbench.text.escape import csv_row
 
 TASKS = ("discovery", "selection", "organisation")
 TASK_TITLES = {"discovery": "Information discovery", "selection": "Information selection",
@@ -197,7 +198,7 @@ class ResearchArenaSection(ReportSection):
                 m = r.summary.metrics.get(key)
                 row += (["", "", ""] if m is None else
                         ["" if m.mean is None else repr(m.mean), m.n, m.n_null])
-            writer.writerow(row)
+            writer.writerow(csv_row(row))
         return buffer.getvalue()
 
     # -------------------------------------------------------------------------------- HTML

@@ -35,6 +35,7 @@ from scholarbench.report.formats import FORMATS
 from scholarbench.report.tables import (NULL, JudgeInfo, Row, RunSummary, Table,
                                         TableGroup, _count, _first_text, _metric, _text,
                                         read_json_object, render_groups)
+from scholarbench.text.escape import csv_row
 
 MODES = (DEEP_RESEARCH, BOTTOM_UP)  # the paper's order
 
@@ -363,5 +364,5 @@ def to_csv(runs: Sequence[RunSummary]) -> str:
         judge = run.judge if run.judged else None
         row += ([judge.model or "", judge.model_id or "", judge.prompt or ""] if judge
                 else ["", "", ""])
-        writer.writerow(row)
+        writer.writerow(csv_row(row))
     return buffer.getvalue()

@@ -6,8 +6,9 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
-from html import escape
 from typing import Sequence
+
+from scholarbench.text.escape import html as html_text
 
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#8C6D1F",
            "#000000")
@@ -19,8 +20,7 @@ def colour(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
-def _e(text: object) -> str:
-    return escape(str(text), quote=True)
+_e = html_text   # text.escape.html: escaped, controls and bidi removed
 
 
 def _num(value: float) -> str:
