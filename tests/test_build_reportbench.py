@@ -49,3 +49,39 @@ def test_reportbench_needs_an_arxiv_id_per_source(tmp_path, capsys):
                "--benchmarks", "reportbench", "--out", str(tmp_path / "o"), "--no-corpus"])
     assert rc == 2 and "one --arxiv-id and one --survey-date per SOURCE" in \
         capsys.readouterr().err
+
+
+def test_a_rebuild_never_replays_an_unusable_reply_or_another_endpoints(tmp_path, monkeypatch,
+                                                                         capsys):
+    """The reply cache serves a build only replies it could use, asked of the same endpoint
+    and model (issue 35): a prompt whose cut-off stays wrong after the repair is asked again
+    by the next build; a usable one is replayed; another model or endpoint is asked afresh."""
+    from scholarbench.llm.client import ChatClient
+    from scholarbench.llm.config import ModelConfig
+    monkeypatch.setenv("SCHOLARBENCH_CACHE", str(tmp_path / "cache"))
+    bad = FakeOpenAI(default=lambda body: Step(text="Please survey deep learning.")).start()
+    good = FakeOpenAI(default=_reportbench_reply).start()
+
+    def build(out, fake, model="judge-x"):
+        before = len(fake.requests)
+        rc = main(["build", str(shared_path("data", "survey_source_deep_review")),
+                   "--benchmarks", "reportbench", "--out", str(tmp_path / out), "--no-corpus",
+                   "--arxiv-id", "2112.00001", "--survey-date", "2021-12-28",
+                   "--judge", model, "--judge-base-url", fake.base_url])
+        assert rc == 0, capsys.readouterr().err
+        return len(fake.requests) - before
+    try:
+        assert build("o1", bad) == 2             # the reply and its repair: both unusable
+        assert build("o2", bad) == 2             # asked again, not replayed
+        assert build("o3", good) == 1            # another endpoint: asked
+        assert build("o4", good) == 0            # a usable reply: replayed
+        assert build("o5", good, "judge-y") == 1  # another model: asked
+    finally:
+        bad.stop()
+        good.stop()
+    # no base URL given: the SDK calls OPENAI_BASE_URL, which the cache key then names
+    config = ModelConfig("judge", model="m")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert ChatClient(config).model_id == "openai|m"
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    assert ChatClient(config).model_id == "http://127.0.0.1:9/v1|m"
