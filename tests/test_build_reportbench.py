@@ -44,11 +44,41 @@ def test_reportbench_tasks_and_ground_truth_pass_data_import(tmp_path, capsys):
     assert manifest["usage"]["reportbench.prompt"]["calls"] == 1
 
 
-def test_reportbench_needs_an_arxiv_id_per_source(tmp_path, capsys):
+def test_reportbench_needs_a_survey_date_per_source(tmp_path, capsys):
+    # issue 35: the arXiv id is no longer required (a survey may not be on arXiv); the date is
     rc = main(["build", str(shared_path("data", "survey_source_deep_review")),
                "--benchmarks", "reportbench", "--out", str(tmp_path / "o"), "--no-corpus"])
-    assert rc == 2 and "one --arxiv-id and one --survey-date per SOURCE" in \
-        capsys.readouterr().err
+    assert rc == 2 and "one --survey-date per SOURCE" in capsys.readouterr().err
+    rc = main(["build", str(shared_path("data", "survey_source_deep_review")),
+               "--benchmarks", "reportbench", "--out", str(tmp_path / "o"), "--no-corpus",
+               "--arxiv-id", "not-an-id", "--survey-date", "2021-12-28"])
+    assert rc == 2 and "--arxiv-id 'not-an-id': not an arXiv id" in capsys.readouterr().err
+
+
+def test_reportbench_builds_a_survey_not_on_arxiv(tmp_path, capsys):
+    """No --arxiv-id (or `--arxiv-id none`): the task and its GT are keyed local-<slug>, and
+    the folder passes `data import` and loads."""
+    from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
+    from scholarbench.benchmarks.reportbench.tasks import load_tasks as load_rb
+    fake = FakeOpenAI(default=_reportbench_reply).start()
+    try:
+        for out, extra in (("a", []), ("b", ["--arxiv-id", "none"])):
+            rc = main(["build", str(shared_path("data", "survey_source_deep_review")),
+                       "--benchmarks", "reportbench", "--out", str(tmp_path / out),
+                       "--no-corpus", "--survey-date", "2021-12-28", *extra,
+                       "--judge", "judge-x", "--judge-base-url", fake.base_url,
+                       "--no-llm-cache"])
+            assert rc == 0, capsys.readouterr().err
+    finally:
+        fake.stop()
+    key = "local-opportunities-and-obstacles-for-deep-learning-in-biology-and"   # 60 chars
+    for out in ("a", "b"):
+        folder = tmp_path / out / "reportbench"
+        (task,) = load_rb(folder)
+        assert task.arxiv_id == key and task.cutoff.isoformat() == "2021-12-01"
+        assert len(load_ground_truth(folder / "ReportBench_v1.1_GT")[key]) == 596
+    entry = import_dataset("reportbench", tmp_path / "a" / "reportbench", tmp_path / "data")
+    assert entry["files"]["tasks"]["surveys"] == 1
 
 
 def test_a_rebuild_never_replays_an_unusable_reply_or_another_endpoints(tmp_path, monkeypatch,
@@ -85,3 +115,12 @@ def test_a_rebuild_never_replays_an_unusable_reply_or_another_endpoints(tmp_path
     assert ChatClient(config).model_id == "openai|m"
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     assert ChatClient(config).model_id == "http://127.0.0.1:9/v1|m"
+
+
+def test_a_local_key_is_a_plain_slug_only():
+    """A task's local key names a GT file: only `local-` and lower-case words joined by '-'."""
+    from scholarbench.benchmarks.reportbench.tasks import is_survey_key
+    assert is_survey_key("local-deep-learning") and is_survey_key("2112.00001")
+    for bad in ("local-", "local-../../etc/passwd", "local-A", "local--x", "local-x-",
+                "local-x/y", "local-x.jsonl"):
+        assert not is_survey_key(bad), bad
