@@ -272,6 +272,10 @@ def run_entry(bench: Benchmark, subtask: str, run_dir: Path,
     if summary.get("without_leaked"):           # docs/leakage.md
         entry["n_suspected_leak"] = summary.get("n_suspected_leak")
         entry["without_leaked"] = summary["without_leaked"]
+    notes = {k: v for k, v in (summary.get("measure_notes") or {}).items()
+             if k in entry["headline"] and isinstance(v, str)}
+    if notes:                                   # e.g. ResearchArena HER's NER model, caveat
+        entry["measure_notes"] = notes
     if summary.get("judge_panel"):              # a judge panel or repeats: docs/judges.md
         entry["judge_panel"] = summary["judge_panel"]
         entry["judge_agreement"] = summary.get("judge_agreement") or {}
@@ -307,7 +311,9 @@ def format_table(entries: list[dict[str, Any]]) -> str:
     lines.append("columns: " + ", ".join(f"{_SHORT[c]} = {LABELS.get(c, c)}" for c in COLUMNS
                                          if _SHORT[c] != c)
                  + "; headline: mean ±half its 95% bootstrap interval")
-    return "\n".join(lines + flagged_lines(entries) + judge_lines(entries))
+    notes = [f"  {e['benchmark']} {e['subtask']}: {k}: {v}" for e in entries
+             for k, v in (e.get("measure_notes") or {}).items()]
+    return "\n".join(lines + notes + flagged_lines(entries) + judge_lines(entries))
 
 
 def judge_lines(entries: list[dict[str, Any]]) -> list[str]:

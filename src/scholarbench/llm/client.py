@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import json
+import os
 import sys
 import threading
 import time
@@ -120,7 +121,10 @@ class ChatClient:
         self._base_url = base_url or config.base_url
         self._connect = connect          # starts a local server on the first cache miss
         remember_url(self._base_url)     # its password / query key: masked wherever written
-        self.model_id = model_id or f"{redact_url(self._base_url) or 'openai'}|{config.model}"
+        # the endpoint the SDK will call: OPENAI_BASE_URL when no base URL is given, so a
+        # changed endpoint never replays another endpoint's cached replies
+        endpoint = self._base_url or os.environ.get("OPENAI_BASE_URL") or None
+        self.model_id = model_id or f"{redact_url(endpoint) or 'openai'}|{config.model}"
         self._retry_wait = retry_wait
         self._slots = threading.BoundedSemaphore(config.concurrency)
         self._flights: dict[str, list[Any]] = {}

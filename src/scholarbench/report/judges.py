@@ -23,7 +23,7 @@ Markdown, LaTeX and HTML outputs show the same cells.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from scholarbench.metrics.agreement import PANEL_KEY, counted, per_judge_of, rank_agreement
@@ -132,8 +132,11 @@ def judged_measures(run: ReportRun) -> list[str]:
 
 
 def _display(run: ReportRun, key: str) -> MetricDisplay:
+    """The measure's display in its section; a percent printed without its sign there (under
+    a "(%)" header, DeepSynth's) gets the sign back here, where no header says so."""
     shown = {d.key: d for d in section_for(run.benchmark).metrics(run.mode)}
-    return shown.get(key) or MetricDisplay(key, key, decimals=3, bounds=(None, None))
+    d = shown.get(key) or MetricDisplay(key, key, decimals=3, bounds=(None, None))
+    return replace(d, sign="%") if d.percent and not d.sign else d
 
 
 def _unscored(run: ReportRun, key: str, judge: str | None = None) -> int | None:

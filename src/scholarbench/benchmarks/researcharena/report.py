@@ -151,6 +151,9 @@ class ResearchArenaSection(ReportSection):
                                     for k in keys),
                             tuple(row.values[k] for k in keys)))
         notes = tuple(n for r in runs if (n := self._notes(r)))
+        notes += tuple(f"{r.name}: {k}: {note}" for r in runs for k in keys
+                       if isinstance(note := (r.raw_summary.get("measure_notes") or {}).get(k),
+                                     str))
         if published:
             notes += tuple(f"{NOT_COMPARABLE_MARK} {NOT_COMPARABLE[k]}" for k in keys
                            if k in NOT_COMPARABLE)

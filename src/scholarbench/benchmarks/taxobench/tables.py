@@ -300,8 +300,9 @@ def mode_layouts(mode: str, runs: Sequence[RunSummary]) -> tuple[TableLayout, ..
 
 def _footnote(runs: Sequence[RunSummary]) -> str:
     counts = sorted({run.n_samples for run in runs})
-    ours = (f"ours on the {counts[0]} instances listed" if len(counts) == 1
-            else f"ours on the {'/'.join(map(str, counts))} instances listed per row")
+    ours = (f"ours on {counts[0]} instance(s)" if len(counts) == 1
+            else f"ours on {'/'.join(map(str, counts))} instances (n per row)")
+    ours += " of each run's own data (its scores.jsonl lists them)"
     return (f"Published rows: {PAPER_CITATION}, measured on all {PAPER_N_SURVEYS} surveys with "
             f"the agents' real outputs; {ours}.")
 

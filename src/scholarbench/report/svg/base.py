@@ -47,12 +47,19 @@ def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     return ticks
 
 
+def _decimals(step: float) -> int:
+    """The fewest decimals (≤ 3) that print every multiple of `step` exactly, so ticks
+    0, 2.5, 5, 7.5, 10 do not round to 0, 2, 5, 8, 10."""
+    for d in range(3):
+        if abs(round(step, d) - step) <= 1e-9 * max(1.0, abs(step)):
+            return d
+    return 3
+
+
 def _tick_label(value: float, percent: bool, step: float) -> str:
     if percent:
-        decimals = 0 if step * 100 >= 1 else 1
-        return f"{value * 100:.{decimals}f}%"
-    decimals = 0 if step >= 1 else (1 if step >= 0.1 else 2)
-    return f"{value:.{decimals}f}"
+        return f"{value * 100:.{_decimals(step * 100)}f}%"
+    return f"{value:.{_decimals(step)}f}"
 
 
 def _step(ticks: Sequence[float]) -> float:
