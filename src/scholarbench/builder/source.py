@@ -35,6 +35,7 @@ from scholarbench.benchmarks.reportbench.latex_text import (braced, latex_to_tex
 from scholarbench.benchmarks.reportbench.pandoc_cites import visible_text
 from scholarbench.benchmarks.reportbench.survey_gt import SurveyGT, from_latex, from_markdown
 from scholarbench.errors import DataError
+from scholarbench.files import read_regular_file
 from scholarbench.benchmarks.reportbench.latex_cites import (_INCLUDE, _INCLUDE_BARE, _main_body,
                                                              _resolve_include, latex_citations)
 from scholarbench.benchmarks.reportbench.pandoc_cites import citations
@@ -156,7 +157,7 @@ def latex_segments(main: Path) -> list[tuple[str, int, int]]:
         if path.resolve() in seen or not path.is_file():
             return
         seen.add(path.resolve())
-        text = strip_comments(path.read_text(encoding="utf-8", errors="replace"))
+        text = strip_comments(read_regular_file(path, errors="replace"))
         start, stop = (0, len(text)) if whole else _main_body(text)
         found = sorted([(m.start(), m.group(2), m.group(1)) for m in
                         _INCLUDE.finditer(text, start, stop)]
@@ -261,12 +262,12 @@ def _drop_excluded(sections: list[Section]) -> tuple[list[Section], list[str]]:
 
 def _md_title(files: Sequence[Path], metadata: Path | None) -> str:
     for path in ([metadata] if metadata and metadata.is_file() else []) + list(files):
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_file(path)
         match = _YAML_TITLE.search(text)
         if match and (path == metadata or text.startswith("---")):
             return _NOTE.sub("", match.group(2)).strip()
     for path in files:
-        for head in markdown_headings(path.read_text(encoding="utf-8")):
+        for head in markdown_headings(read_regular_file(path)):
             if head.level == 1:
                 return head.title
     return files[0].stem if files else ""
@@ -277,12 +278,12 @@ def _read_markdown(files: list[Path], bibliographies: Sequence[Path],
     gt = from_markdown(files, bibliographies)
     cites, headings = [], {}
     for path in files:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_file(path)
         cites += citations(text, str(path))
         headings[str(path)] = markdown_headings(text)
     events = [e for path in files for e in _file_events(str(path), cites, headings)]
     sections, unsectioned = _tree(events)
-    _attach_text(sections, {str(p): visible_text(p.read_text(encoding="utf-8")).split("\n")
+    _attach_text(sections, {str(p): visible_text(read_regular_file(p)).split("\n")
                             for p in files}, headings, latex=False)
     abstract = next((s.text for s in sections if s.title.lower() == "abstract"), "")
     sections, excluded = _drop_excluded(sections)
@@ -300,14 +301,13 @@ def _file_events(file: str, cites, headings: dict[str, list[_Heading]]):
 def _read_latex(main: Path, bibliographies: Sequence[Path]) -> SurveyDoc:
     gt = from_latex(main, list(bibliographies) or None)
     found = latex_citations(main)
-    headings = {str(p): latex_headings(p.read_text(encoding="utf-8", errors="replace"))
+    headings = {str(p): latex_headings(read_regular_file(p, errors="replace"))
                 for p in found.files}
     sections, unsectioned = _tree(_events(found.citations, headings, latex_segments(main)))
-    _attach_text(sections, {str(p): strip_comments(p.read_text(encoding="utf-8",
-                                                                errors="replace")).split("\n")
+    _attach_text(sections, {str(p): strip_comments(read_regular_file(p, errors="replace")).split("\n")
                             for p in found.files}, headings, latex=True)
     sections, excluded = _drop_excluded(sections)
-    text = strip_comments(main.read_text(encoding="utf-8", errors="replace"))
+    text = strip_comments(read_regular_file(main, errors="replace"))
     match = _TEX_TITLE.search(text)
     title = latex_to_text(braced(text, match.end() - 1) or "") if match else main.stem
     bibs = (list(bibliographies) or [p for p in found.bib_files if p.is_file()]

@@ -32,6 +32,7 @@ from scholarbench.data.identifiers import arxiv_id_in_citation, clean_doi
 from scholarbench.data.sources.keys import id_key
 from scholarbench.data.sources.reportbench import reference_ids
 from scholarbench.errors import DataError
+from scholarbench.files import read_regular_file
 from scholarbench.benchmarks.reportbench.latex_text import braced, latex_to_text
 
 
@@ -80,10 +81,7 @@ def _problem(bib: Bibliography, message: str, path: Path, line: int | None, stri
 
 
 def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise DataError(f"cannot read: {exc.strerror}", file=str(path)) from exc
+    return read_regular_file(path, errors="replace")
 
 
 def clean_field(value: str) -> str:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from scholarbench.benchmarks.reportbench.latex_text import group_end, strip_comments
 from scholarbench.benchmarks.reportbench.pandoc_cites import Citation
+from scholarbench.files import read_regular_file
 
 SINGLE = ("cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear",
           "citeyearpar", "citenum", "Cite", "Citep", "Citet", "Citealp", "Citealt", "Citeauthor",
@@ -123,11 +124,10 @@ def latex_citations(main: str | Path) -> LatexCitations:
         if real in seen:
             return
         seen.add(real)
-        try:
-            raw = path.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            out.problems.append(f"{path}: cannot read ({exc.strerror})")
+        if not path.exists():
+            out.problems.append(f"{path}: cannot read (no such file)")
             return
+        raw = read_regular_file(path, errors="replace")   # a FIFO or a device is refused
         out.files.append(path)
         text = _THEBIB.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), strip_comments(raw))
         for match in _BIBCMD.finditer(text):
@@ -174,10 +174,7 @@ def find_main_tex(folder: str | Path) -> Path | None:
     several do, e.g. main.tex beside main_backup.tex); None when none does."""
     candidates = []
     for path in sorted(Path(folder).rglob("*.tex")):
-        try:
-            text = strip_comments(path.read_text(encoding="utf-8", errors="replace"))
-        except OSError:
-            continue
+        text = strip_comments(read_regular_file(path, errors="replace"))
         if "\\documentclass" in text and "\\begin{document}" in text:
             candidates.append(path)
     if not candidates:
