@@ -24,10 +24,11 @@ Sections named like front or back matter (`EXCLUDED`: abstract, authors, referen
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from scholarbench.benchmarks.reportbench.latex_cites import find_main_tex
 from scholarbench.benchmarks.reportbench.latex_text import (braced, latex_to_text,
@@ -115,14 +116,22 @@ def markdown_headings(text: str) -> list[_Heading]:
     return out
 
 
+def _line_of(text: str) -> Callable[[int], int]:
+    """position -> 1-based line number of `text`, by bisection (counting the newlines before
+    every match again made reading quadratic in the number of headings)."""
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    return lambda pos: bisect.bisect_right(starts, pos)
+
+
 def latex_headings(text: str) -> list[_Heading]:
     text = strip_comments(text)
+    line_of = _line_of(text)
     out = []
     for match in _TEX_HEADING.finditer(text):
         body = braced(text, match.end() - 1)
         if body is not None and body.strip():
-            out.append(_Heading(text.count("\n", 0, match.start()) + 1,
-                                LATEX_LEVELS[match.group(1)], latex_to_text(body)))
+            out.append(_Heading(line_of(match.start()), LATEX_LEVELS[match.group(1)],
+                                latex_to_text(body)))
     return out
 
 
@@ -179,9 +188,12 @@ def _events(cites, headings: dict[str, list[_Heading]], segments: list[tuple[str
             ) -> list[tuple[str, object]]:
     """Headings and citations merged in reading order (by `latex_segments`); headings outside
     the main text (a preamble) are left out."""
+    by_file: dict[str, list[tuple[int, int, int]]] = {}
+    for i, (f, lo, hi) in enumerate(segments):
+        by_file.setdefault(f, []).append((lo, hi, i))
+
     def key(file: str, line: int) -> int | None:
-        return next((i for i, (f, lo, hi) in enumerate(segments)
-                     if f == file and lo <= line <= hi), None)
+        return next((i for lo, hi, i in by_file.get(file, ()) if lo <= line <= hi), None)
 
     items = []
     for file, heads in headings.items():
@@ -236,12 +248,13 @@ def _attach_text(sections: list[Section], texts: dict[str, list[str]],
                  headings: dict[str, list[_Heading]], latex: bool) -> None:
     """Each section's own text: its file's lines after the heading up to the next heading
     (any heading, excluded ones too)."""
+    starts = {file: sorted(h.line for h in heads) for file, heads in headings.items()}
     for node in [s for top in sections for _, s in top.walk()]:
         file, _, line = node.where.rpartition(":")
         start = int(line)
-        later = [h.line for h in headings.get(file, []) if h.line > start]
-        lines = texts.get(file, [])
-        body = "\n".join(lines[start:(min(later) - 1) if later else len(lines)])
+        lines, heads = texts.get(file, []), starts.get(file, [])
+        after = bisect.bisect_right(heads, start)           # the next heading, by bisection
+        body = "\n".join(lines[start:(heads[after] - 1) if after < len(heads) else len(lines)])
         node.text = body.strip()
         node.tables = (latex_tables(body, file, start + 1) if latex
                        else markdown_tables(body, file, start + 1))
