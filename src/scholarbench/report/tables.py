@@ -85,18 +85,8 @@ def read_json_object(path: Path, run_dir: Path) -> dict[str, Any]:
         raise DataError(f"missing; {run_dir} is not a finished run directory"
                         + (" (score it with `scholarbench score RUN_DIR`)"
                            if path.name == "summary.json" else ""), file=str(path))
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(f"not valid JSON ({exc.msg}, column {exc.colno})", file=str(path),
-                        line=exc.lineno) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"cannot be read ({exc})", file=str(path)) from exc
-    except RecursionError:
-        raise DataError("JSON nested too deeply", file=str(path)) from None
-    if not isinstance(data, dict):
-        raise DataError("expected a JSON object", file=str(path))
-    return data
+    from scholarbench.core.rundir import read_json_file
+    return read_json_file(path)       # a regular file, bounded; bad JSON is one line
 
 
 def _count(data: dict[str, Any], key: str, path: Path, prefix: str = "") -> int:
