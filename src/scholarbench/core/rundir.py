@@ -43,10 +43,11 @@ class NotJSON(ValueError):
 
 def record_line(record: Any) -> str:
     """`record` as one line of UTF-8 JSON, or `NotJSON`: sets and other objects (TypeError),
-    cycles and ints past the digit limit (ValueError), nesting past the recursion limit, and
+    cycles, NaN/±Infinity and ints past the digit limit (ValueError), nesting past the
+    recursion limit, and
     lone surrogates (which json writes but UTF-8 cannot encode) are all refused here."""
     try:
-        text = json.dumps(record, ensure_ascii=False)
+        text = json.dumps(record, ensure_ascii=False, allow_nan=False)   # NaN is not JSON
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise NotJSON(f"a string holds a lone surrogate ({text[exc.start:exc.end]!a}), "

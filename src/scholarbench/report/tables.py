@@ -81,12 +81,16 @@ class RunSummary:
 # ---------------------------------------------------------------------------------------- loading
 
 def read_json_object(path: Path, run_dir: Path) -> dict[str, Any]:
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():    # a FIFO is refused when read
         raise DataError(f"missing; {run_dir} is not a finished run directory"
                         + (" (score it with `scholarbench score RUN_DIR`)"
                            if path.name == "summary.json" else ""), file=str(path))
     from scholarbench.core.rundir import read_json_file
-    return read_json_file(path)       # a regular file, bounded; bad JSON is one line
+    data = read_json_file(path)       # a regular file, bounded; bad JSON is one line
+    if path.name == "summary.json":
+        from scholarbench.report.summary_check import check_summary
+        check_summary(data, path)     # every section reads it: checked once, here
+    return data
 
 
 def _count(data: dict[str, Any], key: str, path: Path, prefix: str = "") -> int:
