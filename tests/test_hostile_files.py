@@ -362,3 +362,51 @@ def test_nan_in_an_agents_info_never_reaches_generate_jsonl(value, tmp_path):
         raise AssertionError(f"{name} written into generate.jsonl")
     record = json.loads(line, parse_constant=refuse)
     assert record["ranking"] == ["a"] and "info" not in record and record["info_dropped"]
+
+
+# -- the .bib and heading readers (their speed: bench/bench_readers.py) ---------------------------
+
+LATEX_VALUES = [
+    r"A study of {G}raph networks with \'{e}", r"Bj\o rn and Caf\'e", r"{\em Deep} learning -- a review",
+    r"\textbf{Bold {nested} text} and $\alpha$-helix", r"Smith, J. and M{\"u}ller, K.",
+    r"Proceedings of the {IEEE} \& ACM", r"``Quoted'' title", r"50\% of all", r"G\"{o}del's theorem",
+    r"\c{c}a va", r"\ss{} x", r"Na\"ive Bayes", r"{\'E}cole Polytechnique", r"{GPT}-4 and {\LaTeX}",
+    r"A~B", r"\url{https://x.org/a_b}", r"\emph{word}s", r"{\i}nd{\'\i}ce", r"x^2 and $x^2$",
+    r"{T}he {\v{S}}koda", r"\textit{In} \textsc{Vivo}", r"Title --- subtitle", r"\& and &",
+    r"Learning {\em{via}} graph", r"\relax x", r"O'Neil", "multi\n  line {T}itle", r"{\"a}{\"o}",
+    r"Erd\H{o}s", r"\AA{}ngstr\"om", r"{\o}ystein", r"Dvo\v{r}\'ak", r"Ko\c{c}", r"L\'{\i}via",
+    r"$\mathcal{O}(n)$ time", r"\textsuperscript{2}", r"{{Nested {Caps}}}", r"\mbox{X-ray}",
+    r"\emph{A} and \emph{B}", "plain title, no LaTeX at all", r"unbalanced {brace \'e",
+]
+
+
+@pytest.mark.parametrize("value", LATEX_VALUES)
+def test_the_linear_bib_decoder_gives_bibtexparsers_text(value):
+    """Decoding only the LaTeX spans (linear) gives what the stock LatexDecodingMiddleware gives
+    for the whole value (pylatexenc over every character), up to the braces and spaces
+    `clean_field` drops anyway."""
+    from bibtexparser.middlewares import LatexDecodingMiddleware
+    from scholarbench.benchmarks.reportbench.bibliography import clean_field, decode_latex_value
+    stock, error = LatexDecodingMiddleware()._transform_python_value_string(value)
+    assert not error
+    assert clean_field(decode_latex_value(value)) == clean_field(stock)
+
+
+def test_a_bib_entry_is_decoded_by_hand_computed_example(tmp_path):
+    from scholarbench.benchmarks.reportbench.bibliography import read_bibtex
+    path = tmp_path / "r.bib"
+    path.write_text("@article{k, title={{\\em Deep} {G}raph nets -- a review of G\\\"{o}del},\n"
+                    "  author={M{\\\"u}ller, Anna}, doi={10.1000/ABC}}\n")
+    entry = read_bibtex(path).entries["k"]
+    assert entry.title == "Deep Graph nets – a review of Gödel"
+    assert entry.fields["author"] == "Müller, Anna" and entry.ids == ("doi:10.1000/abc",)
+
+
+def test_markdown_section_text_ends_at_the_next_heading_of_any_level(tmp_path):
+    """The bisection that made heading reading linear keeps each section's own text."""
+    from scholarbench.builder.source import read_source
+    path = tmp_path / "s.md"
+    path.write_text("# A\n\none [@doi:10.1/a]\n\n## B\n\ntwo\n\n# C\n\nthree\n")
+    doc = read_source(path)
+    texts = {p[-1]: s.text for top in doc.sections for p, s in top.walk()}
+    assert texts == {"A": "one [@doi:10.1/a]", "B": "two", "C": "three"}
