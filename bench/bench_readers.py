@@ -1,4 +1,4 @@
-"""Benchmark: the survey-source readers of `build` grow linearly with their input (docs/performance.md).
+"""Benchmark: `build`'s survey-source readers grow linearly with their input (docs/performance.md).
 
     python bench/bench_readers.py [--bib-mb 50] [--headings 20000] [--stock-mb 0.5]
 
@@ -40,7 +40,8 @@ if kind == "bib":
     n = len(read_bibtex(path).entries)
 elif kind == "stock":
     text = open(path, encoding="utf-8").read()
-    n = len(bibtexparser.parse_string(text, append_middleware=[mw.LatexDecodingMiddleware()]).entries)
+    stock = [mw.LatexDecodingMiddleware()]
+    n = len(bibtexparser.parse_string(text, append_middleware=stock).entries)
 else:
     doc = read_source(path)
     n = sum(1 for top in doc.sections for _ in top.walk())

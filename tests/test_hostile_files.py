@@ -367,9 +367,11 @@ def test_nan_in_an_agents_info_never_reaches_generate_jsonl(value, tmp_path):
 # -- the .bib and heading readers (their speed: bench/bench_readers.py) ---------------------------
 
 LATEX_VALUES = [
-    r"A study of {G}raph networks with \'{e}", r"Bj\o rn and Caf\'e", r"{\em Deep} learning -- a review",
+    r"A study of {G}raph networks with \'{e}", r"Bj\o rn and Caf\'e",
+    r"{\em Deep} learning -- a review",
     r"\textbf{Bold {nested} text} and $\alpha$-helix", r"Smith, J. and M{\"u}ller, K.",
-    r"Proceedings of the {IEEE} \& ACM", r"``Quoted'' title", r"50\% of all", r"G\"{o}del's theorem",
+    r"Proceedings of the {IEEE} \& ACM", r"``Quoted'' title", r"50\% of all",
+    r"G\"{o}del's theorem",
     r"\c{c}a va", r"\ss{} x", r"Na\"ive Bayes", r"{\'E}cole Polytechnique", r"{GPT}-4 and {\LaTeX}",
     r"A~B", r"\url{https://x.org/a_b}", r"\emph{word}s", r"{\i}nd{\'\i}ce", r"x^2 and $x^2$",
     r"{T}he {\v{S}}koda", r"\textit{In} \textsc{Vivo}", r"Title --- subtitle", r"\& and &",

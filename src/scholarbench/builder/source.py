@@ -317,7 +317,8 @@ def _read_latex(main: Path, bibliographies: Sequence[Path]) -> SurveyDoc:
     headings = {str(p): latex_headings(read_regular_file(p, errors="replace"))
                 for p in found.files}
     sections, unsectioned = _tree(_events(found.citations, headings, latex_segments(main)))
-    _attach_text(sections, {str(p): strip_comments(read_regular_file(p, errors="replace")).split("\n")
+    _attach_text(sections, {str(p): strip_comments(read_regular_file(p, errors="replace"))
+                            .split("\n")
                             for p in found.files}, headings, latex=True)
     sections, excluded = _drop_excluded(sections)
     text = strip_comments(read_regular_file(main, errors="replace"))

@@ -76,7 +76,8 @@ def check_measure_value(value: Any, unit: str = "") -> str | None:
     return None
 
 
-def check_score_row(row: dict[str, Any], id_key: str, units: dict[str, str]) -> tuple[str, str] | None:
+def check_score_row(row: dict[str, Any], id_key: str, units: dict[str, str]
+                    ) -> tuple[str, str] | None:
     """(field, problem) of the first thing wrong with one score row, or None."""
     ident = row.get(id_key)
     if ident is None:
