@@ -265,13 +265,14 @@ def load_report_run(run_dir: Path | str) -> ReportRun:
     if not run_dir.is_dir():
         raise ScholarbenchError(f"{run_dir}: not a directory (expected a finished run directory)")
     manifest = read_json_object(run_dir / "manifest.json", run_dir)
-    from scholarbench.core.migrate import check_format
-    check_format(manifest, run_dir / "manifest.json")      # 99, [3], "" or none: one line
     benchmark = manifest.get("benchmark")
     if not isinstance(benchmark, str) or not benchmark:
         raise DataError(f"expected the benchmark's name, got {benchmark!r}",
                         file=str(run_dir / "manifest.json"), field="benchmark")
-    return section_for(benchmark).load(run_dir, manifest)
+    section = section_for(benchmark)
+    from scholarbench.core.migrate import check_format
+    check_format(manifest, run_dir / "manifest.json")      # 99, [3], "" or none: one line
+    return section.load(run_dir, manifest)
 
 
 def load_report_runs(run_dirs: Sequence[Path | str]) -> list[ReportRun]:
