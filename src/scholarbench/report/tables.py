@@ -6,7 +6,6 @@ them; the HTML report renders the same `Table` objects, so every format shows th
 """
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Sequence
