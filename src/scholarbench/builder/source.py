@@ -29,10 +29,11 @@ Sections named like front or back matter (`EXCLUDED`: abstract, authors, referen
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from scholarbench.benchmarks.reportbench.latex_cites import find_main_tex
 from scholarbench.benchmarks.reportbench.latex_text import (braced, latex_to_text,
@@ -41,6 +42,7 @@ from scholarbench.benchmarks.reportbench.pandoc_cites import visible_text
 from scholarbench.benchmarks.reportbench.survey_gt import SurveyGT, from_latex, from_markdown
 from scholarbench.confine import Refused, inside, keep_inside, root_of
 from scholarbench.errors import DataError
+from scholarbench.files import read_regular_file
 from scholarbench.benchmarks.reportbench.latex_cites import (_INCLUDE, _INCLUDE_BARE, _main_body,
                                                              _resolve_include, latex_citations)
 from scholarbench.benchmarks.reportbench.pandoc_cites import citations
@@ -121,14 +123,22 @@ def markdown_headings(text: str) -> list[_Heading]:
     return out
 
 
+def _line_of(text: str) -> Callable[[int], int]:
+    """position -> 1-based line number of `text`, by bisection (counting the newlines before
+    every match again made reading quadratic in the number of headings)."""
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    return lambda pos: bisect.bisect_right(starts, pos)
+
+
 def latex_headings(text: str) -> list[_Heading]:
     text = strip_comments(text)
+    line_of = _line_of(text)
     out = []
     for match in _TEX_HEADING.finditer(text):
         body = braced(text, match.end() - 1)
         if body is not None and body.strip():
-            out.append(_Heading(text.count("\n", 0, match.start()) + 1,
-                                LATEX_LEVELS[match.group(1)], latex_to_text(body)))
+            out.append(_Heading(line_of(match.start()), LATEX_LEVELS[match.group(1)],
+                                latex_to_text(body)))
     return out
 
 
@@ -169,7 +179,7 @@ def latex_segments(main: Path, root: Path | None = None) -> list[tuple[str, int,
         except Refused:
             return
         seen.add(path.resolve())
-        text = strip_comments(path.read_text(encoding="utf-8", errors="replace"))
+        text = strip_comments(read_regular_file(path, errors="replace"))
         start, stop = (0, len(text)) if whole else _main_body(text)
         found = sorted([(m.start(), m.group(2), m.group(1)) for m in
                         _INCLUDE.finditer(text, start, stop)]
@@ -191,9 +201,12 @@ def _events(cites, headings: dict[str, list[_Heading]], segments: list[tuple[str
             ) -> list[tuple[str, object]]:
     """Headings and citations merged in reading order (by `latex_segments`); headings outside
     the main text (a preamble) are left out."""
+    by_file: dict[str, list[tuple[int, int, int]]] = {}
+    for i, (f, lo, hi) in enumerate(segments):
+        by_file.setdefault(f, []).append((lo, hi, i))
+
     def key(file: str, line: int) -> int | None:
-        return next((i for i, (f, lo, hi) in enumerate(segments)
-                     if f == file and lo <= line <= hi), None)
+        return next((i for lo, hi, i in by_file.get(file, ()) if lo <= line <= hi), None)
 
     items = []
     for file, heads in headings.items():
@@ -248,12 +261,13 @@ def _attach_text(sections: list[Section], texts: dict[str, list[str]],
                  headings: dict[str, list[_Heading]], latex: bool) -> None:
     """Each section's own text: its file's lines after the heading up to the next heading
     (any heading, excluded ones too)."""
+    starts = {file: sorted(h.line for h in heads) for file, heads in headings.items()}
     for node in [s for top in sections for _, s in top.walk()]:
         file, _, line = node.where.rpartition(":")
         start = int(line)
-        later = [h.line for h in headings.get(file, []) if h.line > start]
-        lines = texts.get(file, [])
-        body = "\n".join(lines[start:(min(later) - 1) if later else len(lines)])
+        lines, heads = texts.get(file, []), starts.get(file, [])
+        after = bisect.bisect_right(heads, start)           # the next heading, by bisection
+        body = "\n".join(lines[start:(heads[after] - 1) if after < len(heads) else len(lines)])
         node.text = body.strip()
         node.tables = (latex_tables(body, file, start + 1) if latex
                        else markdown_tables(body, file, start + 1))
@@ -274,12 +288,12 @@ def _drop_excluded(sections: list[Section]) -> tuple[list[Section], list[str]]:
 
 def _md_title(files: Sequence[Path], metadata: Path | None) -> str:
     for path in ([metadata] if metadata and metadata.is_file() else []) + list(files):
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_file(path)
         match = _YAML_TITLE.search(text)
         if match and (path == metadata or text.startswith("---")):
             return _NOTE.sub("", match.group(2)).strip()
     for path in files:
-        for head in markdown_headings(path.read_text(encoding="utf-8")):
+        for head in markdown_headings(read_regular_file(path)):
             if head.level == 1:
                 return head.title
     return files[0].stem if files else ""
@@ -290,12 +304,12 @@ def _read_markdown(files: list[Path], bibliographies: Sequence[Path],
     gt = from_markdown(files, bibliographies)
     cites, headings = [], {}
     for path in files:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_file(path)
         cites += citations(text, str(path))
         headings[str(path)] = markdown_headings(text)
     events = [e for path in files for e in _file_events(str(path), cites, headings)]
     sections, unsectioned = _tree(events)
-    _attach_text(sections, {str(p): visible_text(p.read_text(encoding="utf-8")).split("\n")
+    _attach_text(sections, {str(p): visible_text(read_regular_file(p)).split("\n")
                             for p in files}, headings, latex=False)
     abstract = next((s.text for s in sections if s.title.lower() == "abstract"), "")
     sections, excluded = _drop_excluded(sections)
@@ -314,15 +328,15 @@ def _read_latex(main: Path, bibliographies: Sequence[Path], root: Path) -> Surve
     gt = from_latex(main, list(bibliographies) or None, root)
     found = latex_citations(main, root)
     refused = list(dict.fromkeys(gt.refused + found.refused))
-    headings = {str(p): latex_headings(p.read_text(encoding="utf-8", errors="replace"))
+    headings = {str(p): latex_headings(read_regular_file(p, errors="replace"))
                 for p in found.files}
     sections, unsectioned = _tree(_events(found.citations, headings,
                                           latex_segments(main, root)))
-    _attach_text(sections, {str(p): strip_comments(p.read_text(encoding="utf-8",
-                                                                errors="replace")).split("\n")
+    _attach_text(sections, {str(p): strip_comments(read_regular_file(p, errors="replace"))
+                            .split("\n")
                             for p in found.files}, headings, latex=True)
     sections, excluded = _drop_excluded(sections)
-    text = strip_comments(main.read_text(encoding="utf-8", errors="replace"))
+    text = strip_comments(read_regular_file(main, errors="replace"))
     match = _TEX_TITLE.search(text)
     title = latex_to_text(braced(text, match.end() - 1) or "") if match else main.stem
     bibs = (list(bibliographies) or [p for p in found.bib_files if p.is_file()]

@@ -151,8 +151,9 @@ def _row_judge_reasons(rows: list[dict[str, Any]]) -> str | None:
 def _jsonl(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
+    from scholarbench.files import read_regular_file
     rows = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for line in read_regular_file(path, errors="replace").splitlines():   # bounded, no FIFO
         try:
             obj = json.loads(line)
         except json.JSONDecodeError:
@@ -168,7 +169,8 @@ def run_counts(run_dir: Path, benchmark: str | None = None) -> StatusCounts:
     summary: dict[str, Any] = {}
     if (run_dir / "summary.json").exists():
         try:
-            summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+            from scholarbench.files import read_regular_file
+            summary = json.loads(read_regular_file(run_dir / "summary.json", errors="replace"))
         except (json.JSONDecodeError, UnicodeDecodeError):
             summary = {}
     name = benchmark or summary.get("benchmark")

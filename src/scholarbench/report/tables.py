@@ -6,7 +6,6 @@ them; the HTML report renders the same `Table` objects, so every format shows th
 """
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Sequence
@@ -82,21 +81,15 @@ class RunSummary:
 # ---------------------------------------------------------------------------------------- loading
 
 def read_json_object(path: Path, run_dir: Path) -> dict[str, Any]:
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():    # a FIFO is refused when read
         raise DataError(f"missing; {run_dir} is not a finished run directory"
                         + (" (score it with `scholarbench score RUN_DIR`)"
                            if path.name == "summary.json" else ""), file=str(path))
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(f"not valid JSON ({exc.msg}, column {exc.colno})", file=str(path),
-                        line=exc.lineno) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"cannot be read ({exc})", file=str(path)) from exc
-    except RecursionError:
-        raise DataError("JSON nested too deeply", file=str(path)) from None
-    if not isinstance(data, dict):
-        raise DataError("expected a JSON object", file=str(path))
+    from scholarbench.core.rundir import read_json_file
+    data = read_json_file(path)       # a regular file, bounded; bad JSON is one line
+    if path.name == "summary.json":
+        from scholarbench.report.summary_check import check_summary
+        check_summary(data, path)     # every section reads it: checked once, here
     return data
 
 

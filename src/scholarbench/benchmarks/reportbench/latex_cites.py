@@ -32,6 +32,7 @@ from pathlib import Path
 from scholarbench.benchmarks.reportbench.latex_text import group_end, strip_comments
 from scholarbench.confine import Refused, inside
 from scholarbench.benchmarks.reportbench.pandoc_cites import Citation
+from scholarbench.files import read_regular_file
 
 SINGLE = ("cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear",
           "citeyearpar", "citenum", "Cite", "Citep", "Citet", "Citealp", "Citealt", "Citeauthor",
@@ -134,11 +135,10 @@ def latex_citations(main: str | Path, root: str | Path | None = None) -> LatexCi
         except Refused as exc:
             out.refused.append(str(exc))
             return
-        try:
-            raw = path.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            out.problems.append(f"{path}: cannot read ({exc.strerror})")
+        if not path.exists():
+            out.problems.append(f"{path}: cannot read (no such file)")
             return
+        raw = read_regular_file(path, errors="replace")   # a FIFO or a device is refused
         out.files.append(path)
         text = _THEBIB.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), strip_comments(raw))
         for match in _BIBCMD.finditer(text):
@@ -193,10 +193,7 @@ def find_main_tex(folder: str | Path) -> Path | None:
             inside(folder, path)
         except Refused:
             continue
-        try:
-            text = strip_comments(path.read_text(encoding="utf-8", errors="replace"))
-        except OSError:
-            continue
+        text = strip_comments(read_regular_file(path, errors="replace"))
         if "\\documentclass" in text and "\\begin{document}" in text:
             candidates.append(path)
     if not candidates:

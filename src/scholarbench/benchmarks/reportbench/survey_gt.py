@@ -33,6 +33,7 @@ from scholarbench.data.identifiers import parse_id
 from scholarbench.benchmarks.reportbench.bibliography import Bibliography, read_bibliography
 from scholarbench.benchmarks.reportbench.latex_cites import find_main_tex, latex_citations
 from scholarbench.benchmarks.reportbench.pandoc_cites import Citation, aliases, citations
+from scholarbench.files import read_regular_file
 
 PERSISTENT = {"doi": "doi", "arxiv": "arxiv", "pmid": "pmid", "pubmed": "pmid",
               "pmcid": "pmcid", "pmc": "pmcid", "url": "url", "isbn": "isbn",
@@ -221,7 +222,7 @@ def from_markdown(files: Sequence[str | Path], bibliographies: Sequence[str | Pa
     table: dict[str, str] = {}
     for path in files:
         path = Path(path)
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_file(path)
         cites += citations(text, str(path))
         for key, target in aliases(text).items():
             table.setdefault(key, target)
