@@ -135,7 +135,21 @@ def test_build_refuses_a_source_file_that_is_not_regular(case, kind, tmp_path):
         bad = _hostile(src / "content" / "02.more.md", kind)
         extra = ["--bib", tmp_path / "refs.json"]
     proc = _build(src, tmp_path, *extra)
-    _refused(proc, str(bad.name), SAYS[kind])
+    if case == "bib_flag":                            # a file the user named: exit 2, one line
+        _refused(proc, str(bad.name), SAYS[kind])
+        return
+    # A file the source names or holds (`confine`, issue 34: read only regular files inside
+    # the source folder): refused in one line naming it and the reason, listed in review.md,
+    # and the build goes on without it — never a hang, never a traceback.
+    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    if case == "main_search":                         # not a candidate for the main file
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return
+    lines = [line for line in proc.stderr.splitlines() if bad.name in line]
+    assert len(lines) == 1 and "refused:" in lines[0], proc.stderr[-2000:]
+    assert ("FIFO" if kind == "fifo" else "outside the source folder") in lines[0], lines[0]
+    review = tmp_path / "out" / "review.md"
+    assert review.exists() and bad.name in review.read_text(), proc.stdout[-1000:]
 
 
 # -- a real run directory, tampered -------------------------------------------------------------
