@@ -5,8 +5,9 @@ report all call `sample_status` / `count_samples` (or `run_counts`, which reads 
 directory's scores.jsonl and generate file), so one sample has one status in every file.
 
 The agent's answer decides first: a generate record that says `error` or `oversized` is that;
-one that says `malformed` is `malformed` (or `missing` when it says `missing: true`: no answer
-at all), whatever the benchmark's scorer called the empty answer it scored. A sample the
+one that says `missing` (no answer at all) is `missing`, one that says `malformed` is
+`malformed` (older runs wrote a missing answer as `malformed` with `missing: true`: read as
+`missing`), whatever the benchmark's scorer called the empty answer it scored. A sample the
 benchmark could not score on this data is `unscorable`; otherwise the row's own status stands
 (`unscored` when the judge's replies were unusable). ReportBench's `no_references` (a valid
 answer with nothing to match) is `scored`, and named in the scored column's reason.
@@ -40,7 +41,9 @@ def sample_status(row: dict[str, Any], record: dict[str, Any] | None = None) -> 
         return "unscorable"
     if rec.get("status") in _FROM_RECORD:
         return str(rec["status"])
-    if rec.get("status") == "malformed":
+    if rec.get("status") == "missing":
+        return "missing"
+    if rec.get("status") == "malformed":      # older runs wrote a missing answer this way
         return "missing" if rec.get("missing") else "malformed"
     status = str(row.get("status") or "scored")
     if status == "no_references" or status not in STATUSES:

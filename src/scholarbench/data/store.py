@@ -69,6 +69,11 @@ def _taxobench_files(source: Path) -> list[Path]:
 
 
 def import_dataset(name: str, source: Path, data: Path) -> dict[str, Any]:
+    """Validate and copy `source` into `<data>/<name>/` and add its files to the index.
+
+    The index keeps every file imported under `name` (each with its own source and time); a
+    file of the same name replaces the earlier one, and the returned entry's `replaced` names
+    those (with where they came from) so the command can say so."""
     if name not in datasets():
         raise ScholarbenchError(f"unknown dataset {name!r}; known: {', '.join(datasets())}")
     if not source.exists():
@@ -91,9 +96,21 @@ def import_dataset(name: str, source: Path, data: Path) -> dict[str, Any]:
         entry["files"] = {"records": _import_folder(name, source, target)}
     else:   # a benchmark's own data (its registry "dataset" entry validates and copies)
         entry["files"] = REGISTRY.get("dataset", name)(source, target)
-    index[name] = entry
+    index[name], entry["replaced"] = _merged(index.get(name), entry)
     _write_index(data, index)
     return entry
+
+
+def _merged(old: dict[str, Any] | None, new: dict[str, Any]) -> tuple[dict[str, Any], dict]:
+    """The index entry of a kind after importing `new`: the earlier files kept, those of the
+    same name replaced; and {replaced name: its earlier source}."""
+    stamp = {"source": new["source"], "imported": new["imported"]}
+    files = {k: {**v, **stamp} if isinstance(v, dict) else v for k, v in new["files"].items()}
+    before = dict((old or {}).get("files") or {})
+    replaced = {k: (before[k].get("source") if isinstance(before[k], dict) else None)
+                or (old or {}).get("source") or "?" for k in files if k in before}
+    before.update(files)
+    return {**stamp, "files": before}, replaced
 
 
 def _import_folder(name: str, source: Path, target: Path) -> dict[str, int]:
@@ -134,8 +151,11 @@ def list_datasets(data: Path) -> list[str]:
         lines.append("  (nothing imported yet)")
     for name, entry in sorted(index.items()):
         for fname, info in entry.get("files", {}).items():
-            counts = ", ".join(f"{k}={v}" for k, v in info.items() if k != "sha256")
-            lines.append(f"  {name}/{fname}: {counts}  (from {entry['source']})")
+            info = info if isinstance(info, dict) else {"value": info}
+            counts = ", ".join(f"{k}={v}" for k, v in info.items()
+                               if k not in ("sha256", "source", "imported"))
+            lines.append(f"  {name}/{fname}: {counts}  "
+                         f"(from {info.get('source') or entry.get('source')})")
     corpus = data / "corpus" / "default" / "manifest.json"
     if corpus.exists():
         lines.append(f"  corpus/default: {json.loads(corpus.read_text()).get('counts')}")
