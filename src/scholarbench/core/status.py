@@ -70,6 +70,17 @@ def _reason_of(status: str, row: dict[str, Any], rec: dict[str, Any] | None) -> 
     return text if status in ("scored", "unscorable") or text is None else _general(text)
 
 
+def _example(text: str, sample_id: str, n: int) -> str:
+    """A column's top reason as one of its samples has it (the task and the field named, not
+    a template), with how many more share its form."""
+    text = text.splitlines()[0] if text else ""
+    text = text if len(text) <= 240 else text[:239] + "…"
+    where = [] if sample_id in text else [f"sample {sample_id}"]
+    if n > 1:
+        where.append(f"{n - 1} more like it")
+    return f"{n}× {text}" + (f" ({', '.join(where)})" if where else "")
+
+
 def _general(text: str) -> str:
     """One reason for many samples: ids, quoted names and numbers are left out."""
     text = re.sub(r"'[^'\s]*'|\"[^\"\s]*\"", "…", text.splitlines()[0] if text else "")
@@ -106,6 +117,7 @@ def count_samples(rows: Iterable[dict[str, Any]], generated: dict[str, dict[str,
     `n_unresolved` and the judge's unscored reasons."""
     out = StatusCounts(counts={k: 0 for k in COLUMNS})
     reasons: dict[str, Counter[str]] = {k: Counter() for k in COLUMNS}
+    examples: dict[tuple[str, str], tuple[str, str]] = {}     # (column, form) → (id, text)
     rows_seen = []
     for row in rows:
         rows_seen.append(row)
@@ -115,6 +127,8 @@ def count_samples(rows: Iterable[dict[str, Any]], generated: dict[str, dict[str,
         out.counts[status] = (out.counts.get(status) or 0) + 1
         if (why := _reason_of(status, row, rec)) is not None:
             reasons[status][why] += 1
+            examples.setdefault((status, why), (str(row.get(id_key)),
+                                                reason_of(status, row, rec) or why))
     summary = summary or {}
     unresolved = summary.get("n_unresolved")
     out.counts["unresolved"] = int(unresolved) if isinstance(unresolved, int) else None
@@ -122,7 +136,9 @@ def count_samples(rows: Iterable[dict[str, Any]], generated: dict[str, dict[str,
     for column, counter in reasons.items():
         if counter:
             why, n = counter.most_common(1)[0]
-            out.reasons[column] = f"{n}× {why}"
+            out.reasons[column] = (f"{n}× {why}" if column in ("scored", "unscorable")
+                                   else _example(examples[(column, why)][1],
+                                                 examples[(column, why)][0], n))
     if judge_line:
         out.reasons["unscored"] = judge_line
     return out
