@@ -75,7 +75,8 @@ def _example(text: str, sample_id: str, n: int) -> str:
     a template), with how many more share its form."""
     text = text.splitlines()[0] if text else ""
     text = text if len(text) <= 240 else text[:239] + "…"
-    where = [] if sample_id in text else [f"sample {sample_id}"]
+    named = f"'{sample_id}'" in text or f'"{sample_id}"' in text
+    where = [] if named else [f"sample {sample_id}"]
     if n > 1:
         where.append(f"{n - 1} more like it")
     return f"{n}× {text}" + (f" ({', '.join(where)})" if where else "")
