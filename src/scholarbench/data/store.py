@@ -129,6 +129,15 @@ def _import_folder(name: str, source: Path, target: Path) -> dict[str, int]:
     return counts
 
 
+def latest_import(data: Path, name: str) -> str | None:
+    """The file name imported last under `name` that is still there (by the index's times;
+    `eval` runs it unless told otherwise), else None."""
+    files = (read_index(data).get(name) or {}).get("files") or {}
+    dated = [(str(info.get("imported") or ""), fname) for fname, info in files.items()
+             if isinstance(info, dict) and (data / name / fname).is_file()]
+    return max(dated)[1] if dated else None
+
+
 def taxobench_gold_file(data: Path, name: str | None = None) -> Path:
     folder = data / "taxobench"
     files = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
