@@ -180,10 +180,10 @@ def test_the_suite_report_shows_the_overview_with_scinet_and_deepsynth(gap_suite
     assert "Suite overview" in out
     for name in ("taxobench bottom-up", "deepsynth report", "scinet ego", "scinet path"):
         assert f"| {name} |" in out, name
-    overview = out.split("Suite overview")[2].split("\n\n")[0]
-    scinet = next(line for line in overview.splitlines() if line.startswith("| scinet ego |"))
+    assert out.index("Suite overview") < out.index("| scinet ego |")   # the overview first
+    scinet = next(line for line in out.splitlines() if line.startswith("| scinet ego |"))
     assert "novelty_sos" in scinet                      # SciNet's headline, read per run
-    deepsynth = next(line for line in overview.splitlines()
+    deepsynth = next(line for line in out.splitlines()
                      if line.startswith("| deepsynth report |"))
     assert "dse_overall" in deepsynth
     # the HTML report as users ask for it
@@ -236,3 +236,46 @@ def test_list_agent_and_eval_help_name_the_flags_that_exist(capsys):
     help_text = " ".join(capsys.readouterr().out.split())
     assert "SciNet's judged measures" not in help_text
     assert "every judged measure" in help_text
+
+
+# -- DeepSynth: citations resolve alike by every way in ----------------------------------------
+
+CITED = ["arxiv:2304.07638", "Representation Learning via Invariant Causal Mechanisms"]
+
+
+def test_deepsynth_citations_resolve_alike_by_every_way_in(suite_data, tmp_path,  # noqa: F811
+                                                         monkeypatch, capsys):
+    """The same report and cited list (two papers of the imported arxiv-2023 graph, by id and
+    by title) from a replay file and from a plain function: both resolve against the data's
+    corpus; with `--corpus none` they stay as written, and the warning says so."""
+    monkeypatch.setenv("SCHOLARBENCH_DATA", str(suite_data / "data"))
+    answer = {"report": "# R\n\nCausal models [1] and invariant mechanisms [2].", "cited": CITED}
+    answers = _write(tmp_path / "answers.jsonl", [{"id": "0", **answer}])
+    (tmp_path / "same_answer_agent.py").write_text(
+        f"def solve(task):\n    return {answer!r}\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    judge = FakeOpenAI(default=_judge).start()
+    common = ["--limit", "1", "--quiet", "--judge", "judge-x", "--judge-base-url",
+              judge.base_url]
+    ways = {"replay": ["--agent", "replay", "--agent-arg", f"path={answers}"],
+            "function": ["--agent", "same_answer_agent:solve", "--oracle", "none"],
+            "no-corpus": ["--agent", "replay", "--agent-arg", f"path={answers}", "--corpus",
+                          "none"]}
+    info, err = {}, {}
+    try:
+        for way, argv in ways.items():
+            out = tmp_path / way
+            capsys.readouterr()
+            assert main(["run", "deepsynth", *argv, *common, "--out", str(out)]) == 0, way
+            err[way] = capsys.readouterr().err
+            (record,) = _rows(out / "generate.jsonl")
+            info[way] = (record["info"]["n_cited_refs"], record["info"]["n_cited_unresolved"],
+                         record["cited"])
+    finally:
+        judge.stop()
+    assert info["replay"][:2] == info["function"][:2] == (2, 0), info
+    assert info["replay"][2] == info["function"][2] != CITED       # resolved to corpus ids
+    assert info["no-corpus"] == (2, 2, CITED)
+    assert "resolve to no paper" not in err["replay"] + err["function"]
+    assert "2 of 2 answer references resolve to no paper of the task (kept as written in " \
+        "the report the judge reads)" in err["no-corpus"], err["no-corpus"]
