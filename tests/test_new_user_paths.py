@@ -279,3 +279,26 @@ def test_deepsynth_citations_resolve_alike_by_every_way_in(suite_data, tmp_path,
     assert "resolve to no paper" not in err["replay"] + err["function"]
     assert "2 of 2 answer references resolve to no paper of the task (kept as written in " \
         "the report the judge reads)" in err["no-corpus"], err["no-corpus"]
+
+
+def test_a_tampered_data_index_is_one_line(tmp_path, capsys):
+    data = tmp_path / "data"
+    data.mkdir()
+    for content in ("{not json", '{"researcharena": ["a.jsonl"]}'):
+        (data / "index.json").write_text(content)
+        for argv in (["list"], ["import", "researcharena", str(_write(
+                tmp_path / "s.jsonl", [_survey("s", "T")]))]):
+            capsys.readouterr()
+            assert main(["data", "--data", str(data), *argv]) == 2
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and str(data / "index.json") in err, err
+            assert "Traceback" not in err
+
+
+def test_a_generate_line_that_says_missing_is_missing_everywhere():
+    from scholarbench.core.status import sample_status
+    assert sample_status({"status": "scored"}, {"status": "missing", "missing": True}) == \
+        "missing"                                   # the answer decides first
+    assert sample_status({"status": "missing"}, {"status": "malformed", "missing": True}) == \
+        "missing"                                   # a run written before: read alike
+    assert sample_status({"status": "missing"}, {"status": "malformed"}) == "malformed"

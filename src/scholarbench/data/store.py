@@ -41,7 +41,17 @@ def _index_path(data: Path) -> Path:
 
 def read_index(data: Path) -> dict[str, Any]:
     path = _index_path(data)
-    return json.loads(path.read_text()) if path.exists() else {}
+    if not path.exists():
+        return {}
+    try:
+        index = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ScholarbenchError(f"{path}: not a readable data index ({exc}); move it aside and "
+                                "import the data again") from None
+    if not isinstance(index, dict) or not all(isinstance(v, dict) for v in index.values()):
+        raise ScholarbenchError(f"{path}: not a data index (expected an object of objects); "
+                                "move it aside and import the data again")
+    return index
 
 
 def _write_index(data: Path, index: dict[str, Any]) -> None:
@@ -132,8 +142,10 @@ def _import_folder(name: str, source: Path, target: Path) -> dict[str, int]:
 def latest_import(data: Path, name: str) -> str | None:
     """The file name imported last under `name` that is still there (by the index's times;
     `eval` runs it unless told otherwise), else None."""
-    files = (read_index(data).get(name) or {}).get("files") or {}
-    dated = [(str(info.get("imported") or ""), fname) for fname, info in files.items()
+    entry = read_index(data).get(name) or {}
+    files = entry.get("files") or {}
+    dated = [(str(info.get("imported") or entry.get("imported") or ""), fname)
+             for fname, info in files.items()
              if isinstance(info, dict) and (data / name / fname).is_file()]
     return max(dated)[1] if dated else None
 
