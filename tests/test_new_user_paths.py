@@ -60,6 +60,18 @@ def test_three_imports_of_one_kind_stay_listed_and_usable_by_name(tmp_path, caps
     assert f"researcharena/a.jsonl: surveys=2  (from {again.resolve()})" in listed
     assert latest_import(data, "researcharena") == "a.jsonl"
     assert len(_rows(data / "researcharena" / "a.jsonl")) == 2
+    # eval runs the survey file imported last unless a task source is named; organisation
+    # keeps preferring TaxoBench instances (its mind-maps) once they are imported
+    from scholarbench.benchmarks.researcharena.benchmark import ResearchArena
+    arena = ResearchArena({"data": str(data)})
+    assert arena.eval_options("discovery", {}) == {"tasks_from": "a.jsonl"}
+    assert arena.eval_options("organisation", {}) == {"tasks_from": "a.jsonl"}
+    assert arena.eval_options("selection", {"tasks_from": "corpus"}) == {}
+    from test_replay_suite import shared_path
+    assert main(["data", "--data", str(data), "import", "taxobench",
+                 str(shared_path("data", "taxobench", "taxobench_5_instances.jsonl"))]) == 0
+    assert arena.eval_options("organisation", {}) == {"tasks_from": "taxobench"}
+    assert arena.eval_options("discovery", {}) == {"tasks_from": "a.jsonl"}
 
 
 # -- eval runs the imported task file --------------------------------------------------------
