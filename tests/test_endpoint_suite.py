@@ -228,7 +228,7 @@ def test_an_endpoint_answering_every_prompt_as_asked_scores_on_every_subtask(sui
     report = _cli(["report", "runs/asked", "--format", "markdown"], root, env)
     assert report.returncode == 0, report.stderr[-2000:]
     text = report.stdout.replace("\\_", "_")
-    assert text.startswith("Suite overview"), text[:300]
+    assert text.startswith("## Suite overview"), text[:300]
     for r in runs:
         assert f"| {r['benchmark']} {r['subtask']} | complete |" in text, (r, text[:3000])
     check = _cli(["aggregate", "runs/asked", "--check"], root, env)
