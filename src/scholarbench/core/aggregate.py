@@ -6,6 +6,10 @@ calls `core.summarise.summarise`, the same function `run` and `score` end with. 
 judge, data directory or corpus is opened. `--check` compares the rebuilt summary with the
 run's own and exits 1 naming the keys that differ (nothing is written); without it the
 summary is written under the run's lock.
+
+`aggregate SUITE_DIR` (an `eval --out` folder: eval.json, no manifest) does this for every run
+eval.json lists, then rebuilds eval.json from the run directories (`core.suite.run_entry`, as
+`eval` wrote it); with `--check` it compares both and writes nothing.
 """
 from __future__ import annotations
 
@@ -18,10 +22,12 @@ from typing import Any
 from scholarbench.core.engine import SCORES, SUMMARY, benchmark_class
 from scholarbench.core.migrate import check_format, upgrade_rows
 from scholarbench.core.records import RUN_FORMAT
-from scholarbench.core.rundir import RunDir, read_json_file
+from scholarbench.core.rundir import RunDir, atomic_write_json, read_json_file
 from scholarbench.core.score_rows import measure_units, read_score_rows
 from scholarbench.core.summarise import summarise
 from scholarbench.errors import ScholarbenchError
+
+EVAL_JSON = "eval.json"
 
 
 def read_scores(path: Path, id_key: str, units: dict[str, str] | None = None
@@ -62,13 +68,22 @@ def differences(a: Any, b: Any, path: str = "", *, older: bool = False) -> list[
             else:
                 out += differences(a[key], b[key], where, older=older)
         return out
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b))
+                for d in differences(x, y, f"{path}.{i}" if path else str(i))]
     return [] if a == b else [path or "(whole)"]
 
 
 def cmd_aggregate(args: argparse.Namespace) -> int:
     run_dir = Path(args.run_dir)
+    if (run_dir / EVAL_JSON).is_file() and not (run_dir / "manifest.json").exists():
+        return aggregate_suite(run_dir, args.check)
+    return aggregate_run(run_dir, args.check)
+
+
+def aggregate_run(run_dir: Path, check: bool) -> int:
     summary, bench = rebuild(run_dir)
-    if args.check:
+    if check:
         own_path = run_dir / SUMMARY
         own = read_json_file(own_path) if own_path.exists() else {}
         older = check_format(RunDir(run_dir).read_manifest(), run_dir / "manifest.json") \
@@ -87,10 +102,46 @@ def cmd_aggregate(args: argparse.Namespace) -> int:
     return 0
 
 
+def aggregate_suite(suite: Path, check: bool) -> int:
+    """Every run of the suite (module docstring), then eval.json; 1 when anything differs."""
+    from filelock import FileLock
+    from scholarbench.core.suite import EVAL_LOCK, run_entry
+    path = suite / EVAL_JSON
+    own = read_json_file(path)          # a regular file, bounded, one line when it is not JSON
+    if not isinstance(own.get("runs"), list):
+        raise ScholarbenchError(f"{path}: expected an object with a list \"runs\"")
+    code, entries = 0, []
+    for entry in own["runs"]:
+        run_dir = suite / Path(str((entry or {}).get("run_dir") or "")).name \
+            if isinstance(entry, dict) and entry.get("run_dir") else None
+        if run_dir is None or not (run_dir / "manifest.json").exists():
+            entries.append(entry)          # not run (no answers, failed): as eval wrote it
+            continue
+        code = max(code, aggregate_run(run_dir, check))
+        manifest = RunDir(run_dir).read_manifest()
+        bench = benchmark_class(str(manifest.get("benchmark")))(manifest.get("options") or {})
+        entries.append({**run_entry(bench, str(entry.get("subtask") or manifest.get("mode")),
+                                    run_dir), "run_dir": entry["run_dir"]})
+    rebuilt = {**own, "runs": entries}
+    if check:
+        diff = differences(json.loads(json.dumps(rebuilt)), own)
+        if diff:
+            print(f"{suite}: eval.json rebuilt from its runs differs at: "
+                  f"{', '.join(diff[:20])}", file=sys.stderr)
+            return 1
+        print(f"{suite}: {EVAL_JSON} is reproduced from its runs")
+        return code
+    with FileLock(str(suite / EVAL_LOCK)):
+        atomic_write_json(path, rebuilt)
+    print(f"{suite}: {EVAL_JSON} rebuilt from {len(entries)} run(s)")
+    return code
+
+
 def add_aggregate_parser(sub: Any) -> None:
     p = sub.add_parser("aggregate", help="rebuild a run's summary.json from its scores.jsonl "
-                       "alone (no agent, judge or data)")
-    p.add_argument("run_dir")
+                       "alone (no agent, judge or data); on an eval suite directory, every "
+                       "run's and then eval.json")
+    p.add_argument("run_dir", metavar="RUN_DIR|SUITE_DIR")
     p.add_argument("--check", action="store_true", help="compare with the run's own summary "
                    "and exit 1 if they differ; write nothing")
     p.set_defaults(func=cmd_aggregate)

@@ -315,7 +315,7 @@ def solve_one(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentContext,
         except Oversized as exc:     # not kept: scored as an empty answer, counted on its own
             record.update(status="oversized", missing=True, error=f"oversized: {exc}")
         except Missing as exc:
-            record.update(status="malformed", missing=True, error=str(exc))
+            record.update(status="missing", missing=True, error=str(exc))
         except Malformed as exc:
             record.update(status="malformed", error=str(exc))
         except BaseException as exc:   # the agent or its endpoint failed: never a result

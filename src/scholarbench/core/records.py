@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 RUN_FORMAT = "scholarbench-run/3"      # core.migrate: what changed, how older runs are read
 READABLE_FORMATS = ("scholarbench-run/1", "scholarbench-run/2", RUN_FORMAT)
 
-StageStatus = Literal["ok", "malformed", "error", "oversized"]
+StageStatus = Literal["ok", "malformed", "missing", "error", "oversized"]
 ScoreStatus = Literal["scored", "malformed", "error", "missing", "unscored", "oversized",
                       "unscorable"]
 STATUSES = ("scored", "malformed", "error", "missing", "unscored", "oversized", "unscorable")

@@ -256,7 +256,12 @@ def run_entry(bench: Benchmark, subtask: str, run_dir: Path,
     metrics = summary.get("metrics") or {}
     headline = bench.headline.get(subtask, ()) or tuple(metrics)[:3]
     status = "complete" if summary.get("complete", True) else "incomplete"
-    if counts.n_samples and counts.get("unscorable") == counts.n_samples:
+    entry["tasks"] = tasks = task_set(_manifest(run_dir),
+                                       (getattr(bench, "options", None) or {}).get("data"))
+    if counts.n_samples == 0:
+        status = "skipped"
+        entry["reason"] = f"no {subtask} task in the task set ({tasks})"
+    elif counts.get("unscorable") == counts.n_samples:
         status = "skipped"
         entry["reason"] = (f"every sample unscorable ({counts.reasons.get('unscorable', '')})"
                            + (f"; {hint}" if (hint := bench.unscorable_hint(subtask)) else ""))
@@ -280,6 +285,37 @@ def run_entry(bench: Benchmark, subtask: str, run_dir: Path,
         entry["judge_panel"] = summary["judge_panel"]
         entry["judge_agreement"] = summary.get("judge_agreement") or {}
     return entry
+
+
+def _manifest(run_dir: Path) -> dict[str, Any]:
+    try:
+        obj = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return obj if isinstance(obj, dict) else {}
+
+
+def task_set(manifest: dict[str, Any], data: str | None = None) -> str:
+    """Which tasks a run used, in a few words, from its manifest's `data`: a task file (named
+    as `<kind>/<file>` when it is in the data directory) or what the tasks were built from."""
+    from scholarbench.paths import data_dir
+    info = manifest.get("data") if isinstance(manifest.get("data"), dict) else {}
+    source = info.get("tasks_source") or info.get("tasks_from") or info.get("path")
+    if source == "built":
+        return "built from the citation graph"
+    if source == "corpus":
+        return f"built from the corpus ({info.get('task_set') or 'reference lists'})"
+    if source == "taxobench":
+        file = (info.get("taxobench") or {}).get("path") if isinstance(
+            info.get("taxobench"), dict) else None
+        return "TaxoBench instances" + (f" ({Path(file).name})" if file else "")
+    if not isinstance(source, str) or not source:
+        return "—"
+    path = Path(str(info.get("path") or source))
+    try:
+        return str(path.resolve().relative_to(data_dir(data).resolve()))
+    except (ValueError, OSError):
+        return str(path)
 
 
 _SHORT = {"scored": "scored", "missing": "miss", "malformed": "malf", "oversized": "over",
@@ -306,6 +342,8 @@ def format_table(entries: list[dict[str, Any]]) -> str:
         why = "; ".join(f"{LABELS.get(k, k)}: {v}" for k, v in e.get("reasons", {}).items())
         if e["status"] == "skipped":
             why = e["reason"]
+        if e.get("tasks") not in (None, "—"):
+            lines.append(f"{'':<30}tasks: {e['tasks']}")
         if why:
             lines.append(f"{'':<30}{terminal(why)}")     # reasons are the agent's own text
     lines.append("columns: " + ", ".join(f"{_SHORT[c]} = {LABELS.get(c, c)}" for c in COLUMNS
