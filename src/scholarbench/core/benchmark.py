@@ -291,5 +291,6 @@ def summary_line(summary: dict[str, Any]) -> str:
     parts = [f"{n} {status}" for status, n in counts.items() if n]
     name = summary.get("run_name") or summary.get("agent")
     mode = f" ({summary['mode']})" if summary.get("mode") else ""
-    done = "" if summary.get("complete", True) else "  [INCOMPLETE: errored samples]"
+    why = "errored samples" if counts.get("error") else "judge calls failed"
+    done = "" if summary.get("complete", True) else f"  [INCOMPLETE: {why}]"
     return f"{name}{mode}: {summary['n_samples']} samples: {', '.join(parts) or 'none'}{done}"

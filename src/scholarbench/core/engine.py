@@ -32,6 +32,8 @@ from scholarbench.core.benchmark import Benchmark, Sample, summary_line
 from scholarbench.core.concurrency import check_max_samples, in_flight, samples_at_once
 from scholarbench.core import refs
 from scholarbench.core.families import Malformed
+from scholarbench.core.judging import (JudgeShortfall, JudgeWatch, failed_calls,
+                                       record_shortfalls)
 from scholarbench.core.limits import Oversized, scored_as_missing
 from scholarbench.core.models import Models  # noqa: F401  (re-exported: callers import it from here)
 from scholarbench.core.records import RUN_FORMAT, Manifest
@@ -124,10 +126,27 @@ class RunOutcome:
     summary: dict[str, Any]
     n_errors: int
     error_reasons: dict[str, int] = field(default_factory=dict)
+    judge_shortfalls: list[JudgeShortfall] = field(default_factory=list)
+
+    @property
+    def judge_failed(self) -> int:
+        """Judge calls of this scoring that failed after every retry."""
+        return sum(s.failed for s in self.judge_shortfalls)
 
     @property
     def exit_code(self) -> int:
-        return EXIT_INCOMPLETE if self.n_errors else EXIT_OK
+        return EXIT_INCOMPLETE if self.n_errors or self.judge_failed else EXIT_OK
+
+    def warning_lines(self) -> list[str]:
+        """One line per judge that fell short (failed calls, unusable replies)."""
+        return [s.line() for s in self.judge_shortfalls]
+
+    def print_problems(self) -> None:
+        """The judges' warning lines and the errored samples' line, on stderr."""
+        for line in self.warning_lines():
+            print(f"warning: {line}", file=sys.stderr)
+        if line := self.error_line():
+            print(f"error: {line}", file=sys.stderr)
 
     def error_line(self) -> str | None:
         if not self.n_errors:
@@ -369,7 +388,9 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
     manifest = run.read_manifest()
     stage = run.stage(bench.generate_file, bench.id_key)
     generated = stage.records
+    watch = JudgeWatch(models)                # every judge's failed calls (core.judging)
     rows = bench.score(samples, scored_as_missing(generated), manifest, run)
+    shortfalls = watch.shortfalls()
     refs.attach(rows, generated, bench.id_key)
     errors: dict[str, int] = {}
     for row in rows:
@@ -388,12 +409,14 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
     flag_injections(rows, generated, bench.id_key)
     run.write_jsonl(SCORES, rows)
     manifest = run.read_manifest()
-    if manifest.get("format") != RUN_FORMAT:       # rows and summary now of this format
-        manifest["format"] = RUN_FORMAT
+    before = dict(manifest)
+    manifest["format"] = RUN_FORMAT               # rows and summary now of this format
+    record_shortfalls(manifest, shortfalls)       # the summary's `complete` reads it
+    if manifest != before:
         run.write_manifest(manifest)
     summary = summarise(bench, rows, manifest)
     run.write_json(SUMMARY, summary)
-    return RunOutcome(run.path, summary, sum(errors.values()), errors)
+    return RunOutcome(run.path, summary, sum(errors.values()), errors, shortfalls)
 
 
 def run_stage(run: RunDir, file: str, samples: Sequence[Sample],

@@ -209,8 +209,7 @@ def run_suite(args: argparse.Namespace, models: Models) -> int:
             failures[run_dir] = exc
             print(f"error: {bench.name} {subtask}: {exc}", file=sys.stderr)
             continue
-        if line := outcome.error_line():
-            print(f"error: {line}", file=sys.stderr)
+        outcome.print_problems()      # judges' warnings, errored samples
     from filelock import FileLock
     out.mkdir(parents=True, exist_ok=True)
     with FileLock(str(out / EVAL_LOCK)):       # one eval.json writer at a time
