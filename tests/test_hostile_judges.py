@@ -107,3 +107,81 @@ def test_unusable_replies_are_named_per_judge(tiny, tmp_path, servers, no_retrie
     assert code == 0                       # every call answered: not incomplete, but said
     assert len(lines) == 1 and f"judge-b (judge_2, judge-b): {n_path} reply(ies) unusable" \
         in lines[0]
+
+
+# -- the dry run counts what the run sends (issue 35 item 4) --------------------------------
+
+def ego_same_papers(task):
+    """Every ego task, novel and disruptive alike, answers the same six papers: each is
+    judged for novelty AND for disruption (two calls per paper, not one)."""
+    from test_scinet_core import PAPERS
+    if task["subtask"] == "ego":
+        return {"papers": [p["id"] for p in PAPERS]}
+    return {"papers": []}
+
+
+def dry_counts(printed: str) -> dict[str, int]:
+    import re
+    out: dict[str, int] = {}
+    for line in printed.splitlines():
+        m = re.match(r"\s+(judge(?:_\d+)?) \(\S+\)\s+\S+\s+(?:≤ )?(\d+) calls", line)
+        if m:
+            out[m[1]] = out.get(m[1], 0) + int(m[2])
+    return out
+
+
+def test_scinet_ego_dry_run_counts_a_paper_once_per_judged_measure(tiny, tmp_path, servers,
+                                                                    capsys):
+    up, _ = servers
+    lines = [json.loads(x) for x in tiny[2].read_text().splitlines()]
+    novel = [{**t, "task_id": t["task_id"].replace("disruptive", "novel"), "kind": "novel"}
+             for t in lines if t["family"] == "ego" and t["kind"] == "disruptive"]
+    assert novel                        # the same answers judged for novelty too
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text("".join(json.dumps(t) + "\n" for t in lines + novel))
+    tiny = (tiny[0], tiny[1], tasks)
+    kinds = {t.kind for t in read_tasks(tasks) if t.family == "ego"}
+    assert kinds == {"novel", "disruptive"}
+    out = tmp_path / "ego"
+    assert main(run_args(tiny, "ego", "test_hostile_judges:ego_same_papers", out)) == 0
+    rescore = ["score", str(out), "--with-judge", "--no-llm-cache", "--judge", "judge-a",
+               "--judge-base-url", up.base_url, "--judge", "judge-b", "--judge-base-url",
+               up.base_url, "--judge-samples", "2"]
+    assert main([*rescore, "--dry-run"]) == 0
+    planned = dry_counts(capsys.readouterr().out)
+    assert not up.requests
+    assert main(rescore) == 0
+    sent = len(up.requests)
+    assert sent == sum(planned.values()) and planned["judge"] == planned["judge_2"]
+    # by hand: the graph's papers every ego answer reaches, once per measure, × 2 repeats
+    from scholarbench.benchmarks.scinet.benchmark import SciNet
+    bench = SciNet({"graph": str(tiny[0]), "unarxive": str(tiny[1]), "tasks": str(tiny[2])})
+    env = bench.env()
+    in_graph = {g for g in (env.resolve(p) for p in ego_same_papers({"subtask": "ego"})
+                            ["papers"]) if g is not None}
+    k = min(bench.judge_k, len(in_graph))
+    assert planned["judge"] == 2 * k * len(kinds)
+
+
+# -- one key variable for a panel on one provider (issue 35 item 10) -----------------------
+
+def test_one_judge_api_key_env_serves_every_judge_of_the_panel(servers, monkeypatch, capsys):
+    from scholarbench.cli import build_parser
+    from scholarbench.llm.commands import model_recipe
+    from scholarbench.llm.roles import bind_roles
+    up, down = servers
+    monkeypatch.setenv("PANEL_KEY_VAR", "sk-panel-test-0001")
+    argv = ["llm", "config", "--judge", "x", "--judge-base-url", up.base_url, "--judge", "y",
+            "--judge-base-url", down.base_url, "--judge-api-key-env", "PANEL_KEY_VAR"]
+    assert main(argv) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert [j["api_key_env"] for j in shown["judges"]] == ["PANEL_KEY_VAR"] * 2
+    roles = bind_roles(**{**model_recipe(build_parser().parse_args(argv)), "no_cache": True},
+                       need_judge=True)
+    assert [c.config.api_key() for c in roles.judges] == ["sk-panel-test-0001"] * 2
+    three = ["llm", "config", "--judge", "x", "--judge", "y", "--judge", "z",
+             "--judge-api-key-env", "A", "--judge-api-key-env", "B"]
+    assert main(three) == 2                # two of three is still ambiguous: refused
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: --judge-api-key-env given 2 times for 3 judge(s) (--judge): give "
+                   "it once per --judge (or once for every judge), or not at all"]

@@ -177,6 +177,9 @@ class Benchmark:
     # scores with every judge of a panel (`--judge` repeated) and `--judge-samples K` repeats;
     # a benchmark without it refuses a panel rather than silently using one judge
     judge_panel: ClassVar[bool] = False
+    # the boolean options that turn on its judged measures: `eval` with judges named
+    # (`--judge`, `--judge-panel`) turns each on unless `--option B.KEY=false` says otherwise
+    judge_options: ClassVar[tuple[str, ...]] = ()
 
     def judge_with_probe(self, sample: Sample, record: dict[str, Any],
                          probe: str | None) -> float | None:

@@ -52,6 +52,7 @@ class ReportBench(Benchmark):
                                                     if s.measure.judge)
     # the statement judges take a panel and repeats (`statement_panel`, docs/reportbench.md §11)
     judge_panel = True
+    judge_options = ("statements",)        # on in `eval` when judges are named
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         super().__init__(options)

@@ -61,6 +61,7 @@ class SciNet(Benchmark):
     order = 50
     measure_keys = METRICS + LLM_METRICS
     judge_panel = True          # every judge of a panel, and repeats (benchmarks/scinet/panel.py)
+    judge_options = ("with_judge",)        # on in `eval` when judges are named
     judge_scored = LLM_METRICS
     judges_files = True              # `score scinet … --with-judge` judges an answers file
 
