@@ -185,3 +185,28 @@ def test_one_judge_api_key_env_serves_every_judge_of_the_panel(servers, monkeypa
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["error: --judge-api-key-env given 2 times for 3 judge(s) (--judge): give "
                    "it once per --judge (or once for every judge), or not at all"]
+
+
+# -- a judge that cannot run is said before any stage (issue 35 item 5) ---------------------
+
+def test_deepsynth_with_no_judge_and_no_local_extra_stops_before_any_stage(
+        tmp_path, monkeypatch, capsys):
+    from test_deepsynth_oracle import write_tasks
+    from scholarbench.benchmarks.deepsynth import load_tasks
+    for var in ("SCHOLARBENCH_JUDGE", "SCHOLARBENCH_JUDGE_BASE_URL", "SCHOLARBENCH_CONFIG"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setitem(__import__("sys").modules, "llama_cpp", None)   # the default install
+    monkeypatch.setenv("SCHOLARBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    tasks = write_tasks(tmp_path / "tasks.jsonl")
+    replay = tmp_path / "reports.jsonl"
+    replay.write_text("".join(json.dumps({"task_id": t.task_id, "report": "Widget methods."})
+                              + "\n" for t in load_tasks(tasks)))
+    out = tmp_path / "runs" / "d"
+    code = main(["run", "deepsynth", "--agent", "replay", "--replay", str(replay), "--tasks",
+                 str(tasks), "--out", str(out), "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert "--judge NAME --judge-base-url URL" in err[0]
+    assert "pip install 'scholarbench[local]'" in err[0]
+    assert not out.exists() and not (tmp_path / "cache").exists()

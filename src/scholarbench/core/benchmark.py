@@ -181,6 +181,11 @@ class Benchmark:
     # (`--judge`, `--judge-panel`) turns each on unless `--option B.KEY=false` says otherwise
     judge_options: ClassVar[tuple[str, ...]] = ()
 
+    def asks_judge(self, subtask: str, rescore: bool = False) -> bool:
+        """Whether this run (or re-score) of `subtask` asks an LLM judge, under its options;
+        the engine then checks the judge can run before any stage (`core.judging`)."""
+        return any(self.options.get(o) for o in self.judge_options)
+
     def judge_with_probe(self, sample: Sample, record: dict[str, Any],
                          probe: str | None) -> float | None:
         """The judge's `judge_measure` for `record`'s answer with `probe` added where the judge

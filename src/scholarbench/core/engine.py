@@ -32,7 +32,7 @@ from scholarbench.core.benchmark import Benchmark, Sample, summary_line
 from scholarbench.core.concurrency import check_max_samples, in_flight, samples_at_once
 from scholarbench.core import refs
 from scholarbench.core.families import Malformed
-from scholarbench.core.judging import (JudgeShortfall, JudgeWatch, failed_calls,
+from scholarbench.core.judging import (JudgeShortfall, JudgeWatch, check_judge_can_run,
                                        record_shortfalls)
 from scholarbench.core.limits import Oversized, scored_as_missing
 from scholarbench.core.models import Models  # noqa: F401  (re-exported: callers import it from here)
@@ -176,6 +176,8 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
     bench.progress = progress               # oracle, judge and scoring stages too (--quiet)
     limits = bench.output_limits            # a bad --max-output fails before anything runs
     bench.check(subtask)
+    if bench.asks_judge(subtask):           # a judge that cannot run: before any stage
+        check_judge_can_run(models, bench.title or bench.name)
     agent = resolve_agent(bench, agent_spec, dict(params or {}), subtask)
     for problem in getattr(agent, "problems", None) or ():     # each says what was done
         print(f"warning: {problem}", file=sys.stderr)
@@ -373,6 +375,8 @@ def score_run(run_dir: Path, *, options: dict[str, Any] | None = None,
             {**(manifest.get("options") or {}), **(options or {})})
     bench.models = models or Models()
     bench.progress = progress
+    if bench.asks_judge(str(manifest.get("mode")), rescore=True):
+        check_judge_can_run(bench.models, bench.title or bench.name)
     with run.lock():
         recorded = {k: v for k, v in _plain(options or {}).items() if k not in PER_SCORING}
         if recorded:       # what this scoring used: `aggregate` rebuilds with the same

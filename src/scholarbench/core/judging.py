@@ -200,14 +200,16 @@ def local_judge_missing(config: Any) -> bool:
     return not llama_cpp_available()
 
 
-def check_judge_can_run(args: Any, bench_title: str) -> None:
-    """Before any stage: a run that will ask a judge whose model is the packaged local one
-    needs the `[local]` extra; without it, one line saying the two ways on."""
-    from scholarbench.llm.commands import judge_panel_flags
+def check_judge_can_run(models: Any, bench_title: str) -> None:
+    """Before any stage of a run that will ask a judge: a judge whose model is the packaged
+    local one needs llama.cpp (the `[local]` extra); without it, one line saying the two ways
+    on. Judges handed in as clients (`Models.given`) are what they are: not checked."""
+    recipe = getattr(models, "recipe", None)
+    if not recipe or "judge" in models.bound():
+        return
     from scholarbench.llm.config import resolve_role
-    config_file = getattr(args, "llm_config", None)
-    for flags in judge_panel_flags(args):
-        config = resolve_role("judge", flags, config_file=config_file)
+    for flags in [recipe.get("judge_flags") or {}, *(recipe.get("panel_flags") or [])]:
+        config = resolve_role("judge", flags, config_file=recipe.get("config_file"))
         if local_judge_missing(config):
             raise ScholarbenchError(
                 f"{bench_title} is scored by an LLM judge and none is given: the default "

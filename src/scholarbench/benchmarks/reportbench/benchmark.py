@@ -274,6 +274,13 @@ class ReportBench(Benchmark):
         self.models = models
         return score_files_command(self)
 
+    def asks_judge(self, subtask: str, rescore: bool = False) -> bool:
+        """Statements and LLM titles ask the judge role; a re-score with `--with-judge` the
+        statement judges."""
+        opts = self.options
+        return bool(opts.get("statements") or opts.get("llm_titles")
+                    or (rescore and opts.get("with_judge")))
+
     def planned_judge_calls(self, subtask: str, samples: Sequence[Sample],
                             generated: dict[str, dict[str, Any]] | None = None
                             ) -> list[Any]:

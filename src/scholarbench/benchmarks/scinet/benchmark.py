@@ -491,6 +491,10 @@ class SciNet(Benchmark):
         print(f"scores: {o['out']}")
         return 0
 
+    def asks_judge(self, subtask: str, rescore: bool = False) -> bool:
+        """The review sub-task is judged always; the others with `--with-judge`."""
+        return subtask == "review" or self.with_judge
+
     def planned_judge_calls(self, subtask: str, samples: Sequence[Sample],
                             generated: dict[str, dict[str, Any]] | None = None
                             ) -> list[Any]:
