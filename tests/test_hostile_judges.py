@@ -210,3 +210,48 @@ def test_deepsynth_with_no_judge_and_no_local_extra_stops_before_any_stage(
     assert "--judge NAME --judge-base-url URL" in err[0]
     assert "pip install 'scholarbench[local]'" in err[0]
     assert not out.exists() and not (tmp_path / "cache").exists()
+
+
+# -- DeepSynth HTML with a panel counts requirements, not judgements (issue 35 item 9) -------
+
+def test_deepsynth_html_with_a_panel_counts_requirements_and_names_every_judge(
+        tmp_path, monkeypatch):
+    import re
+    from html import unescape
+    from test_judge_panel_taxo_deepsynth import a_judge, harsh, labels_reply, ds_run
+    from scholarbench.report.html import render_html_report
+    from scholarbench.report.sections import load_report_runs
+    monkeypatch.setenv("SCHOLARBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("SCHOLARBENCH_DATA", str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)
+    a = FakeOpenAI(default=a_judge).start()
+    b = FakeOpenAI(default=lambda body: labels_reply(harsh(body["messages"][0]["content"])))
+    b.start()
+    try:
+        summary_, out = ds_run(tmp_path, a, b, "--judge-samples", "2", "--no-llm-cache")
+    finally:
+        a.stop()
+        b.stop()
+    # the checklist of test_deepsynth_oracle: 5 requirements per task, 2 tasks
+    requirements = 10
+    judgements = sum(summary_[k] for k in ("n_correct", "n_not_mentioned", "n_incorrect",
+                                           "n_unscored"))
+    assert judgements == requirements * 2 * 2             # 2 judges × 2 samples
+    html = render_html_report(load_report_runs([out]))
+    table = re.search(r'<table class="lb" data-title="Checklist requirement statuses \(ours\)"'
+                      r'.*?</table>', html, re.S).group(0)
+    cells = [unescape(c) for c in re.findall(r"<td[^>]*>([^<]*)</td>", table)]
+    assert str(requirements) in cells and str(judgements) not in cells
+    judge_cell = next(c for c in cells if "prompt" in c)
+    assert "judge-a" in judge_cell and "judge-b" in judge_cell and "× 2 samples" in judge_cell
+    footnote = next(unescape(f) for f in re.findall(r'<p class="footnote">([^<]*)</p>', html)
+                    if "Published rows" in unescape(f))
+    assert "judge-a" in footnote and "judge-b" in footnote
+    chart = re.search(r'<svg[^>]*data-chart="status-breakdown".*?</svg>', html, re.S).group(0)
+    bars: dict[str, int] = {}
+    for row, count in re.findall(r'data-row="([^"]*)" data-segment="[^"]*" '
+                                 r'data-count="(\d+)"', chart):
+        bars[unescape(row)] = bars.get(unescape(row), 0) + int(count)
+    overall = next(n for r, n in bars.items() if "·" not in r)
+    parts = [n for r, n in bars.items() if "·" in r]
+    assert overall == requirements and (not parts or sum(parts) == overall)
