@@ -255,3 +255,17 @@ def test_deepsynth_html_with_a_panel_counts_requirements_and_names_every_judge(
     overall = next(n for r, n in bars.items() if "·" not in r)
     parts = [n for r, n in bars.items() if "·" in r]
     assert overall == requirements and (not parts or sum(parts) == overall)
+
+
+def test_a_rescore_without_a_judge_keeps_the_run_incomplete(tiny, tmp_path, servers,
+                                                           no_retries, capsys):
+    """`score RUN_DIR` with no judge asks none: the judge calls that failed are still
+    missing, so the run stays incomplete until a judged scoring asks them."""
+    up, down = servers
+    out = tmp_path / "path"
+    args = run_args(tiny, "path", AGENT, out, *no_retries,
+                    *panel(("judge-a", up.base_url), ("judge-b", down.base_url)))
+    assert main(args) == 3
+    assert main(["score", str(out)]) == 3
+    assert summary(out)["complete"] is False and manifest(out)["judge_failures"]
+    capsys.readouterr()

@@ -32,8 +32,9 @@ from scholarbench.core.benchmark import Benchmark, Sample, summary_line
 from scholarbench.core.concurrency import check_max_samples, in_flight, samples_at_once
 from scholarbench.core import refs
 from scholarbench.core.families import Malformed
-from scholarbench.core.judging import (JudgeShortfall, JudgeWatch, check_judge_can_run,
-                                       record_shortfalls)
+from scholarbench.core.judging import (FAILURES_KEY, JudgeWatch, check_judge_can_run,
+                                       failed_calls, record_shortfalls)
+from scholarbench.core.judging import warning_lines as judge_warning_lines
 from scholarbench.core.limits import Oversized, scored_as_missing
 from scholarbench.core.models import Models  # noqa: F401  (re-exported: callers import it from here)
 from scholarbench.core.records import RUN_FORMAT, Manifest
@@ -126,12 +127,13 @@ class RunOutcome:
     summary: dict[str, Any]
     n_errors: int
     error_reasons: dict[str, int] = field(default_factory=dict)
-    judge_shortfalls: list[JudgeShortfall] = field(default_factory=list)
+    judge_record: dict[str, Any] = field(default_factory=dict)   # the manifest's
+    # `judge_failures` after this scoring (core.judging): the last judged scoring's
 
     @property
     def judge_failed(self) -> int:
-        """Judge calls of this scoring that failed after every retry."""
-        return sum(s.failed for s in self.judge_shortfalls)
+        """Judge calls of the last judged scoring that failed after every retry."""
+        return failed_calls(self.judge_record)
 
     @property
     def exit_code(self) -> int:
@@ -139,7 +141,7 @@ class RunOutcome:
 
     def warning_lines(self) -> list[str]:
         """One line per judge that fell short (failed calls, unusable replies)."""
-        return [s.line() for s in self.judge_shortfalls]
+        return judge_warning_lines(self.judge_record)
 
     def print_problems(self) -> None:
         """The judges' warning lines and the errored samples' line, on stderr."""
@@ -415,12 +417,14 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
     manifest = run.read_manifest()
     before = dict(manifest)
     manifest["format"] = RUN_FORMAT               # rows and summary now of this format
-    record_shortfalls(manifest, shortfalls)       # the summary's `complete` reads it
+    if watch.asked():          # a scoring without a judge keeps the last judged one's record
+        record_shortfalls(manifest, shortfalls)   # the summary's `complete` reads it
     if manifest != before:
         run.write_manifest(manifest)
     summary = summarise(bench, rows, manifest)
     run.write_json(SUMMARY, summary)
-    return RunOutcome(run.path, summary, sum(errors.values()), errors, shortfalls)
+    recorded = {FAILURES_KEY: manifest[FAILURES_KEY]} if manifest.get(FAILURES_KEY) else {}
+    return RunOutcome(run.path, summary, sum(errors.values()), errors, recorded)
 
 
 def run_stage(run: RunDir, file: str, samples: Sequence[Sample],

@@ -150,6 +150,10 @@ class JudgeWatch:
         self.models = models
         self.before = {id(c): _counts(c) for c in _bound_judges(models)}
 
+    def asked(self) -> bool:
+        """Whether this scoring had a judge (bound before it or by it)."""
+        return bool(_bound_judges(self.models))
+
     def shortfalls(self) -> list[JudgeShortfall]:
         judges = _bound_judges(self.models)
         out = []
