@@ -269,3 +269,35 @@ def test_a_rescore_without_a_judge_keeps_the_run_incomplete(tiny, tmp_path, serv
     assert main(["score", str(out)]) == 3
     assert summary(out)["complete"] is False and manifest(out)["judge_failures"]
     capsys.readouterr()
+
+
+def test_deepsynth_panel_with_one_judge_down_exits_3_and_resumes(tmp_path, monkeypatch,
+                                                                 no_retries, capsys):
+    """DeepSynth's judge stage stops at a judge that is down (its other tasks are not sent
+    to a dead endpoint): exit 3 (not 2: nothing the user gave is wrong), the judge named with
+    its count, and the same command completes once the judge is back."""
+    from test_deepsynth_oracle import write_tasks
+    from test_judge_panel_taxo_deepsynth import a_judge
+    monkeypatch.setenv("SCHOLARBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("SCHOLARBENCH_DATA", str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)
+    a, b = FakeOpenAI(default=a_judge).start(), FakeOpenAI(default=DOWN).start()
+    tasks = write_tasks(tmp_path / "tasks.jsonl")
+    args = ["run", "deepsynth", "--agent", "test_judge_panel_taxo_deepsynth:write_report",
+            "--tasks", str(tasks), "--corpus", "none", "--oracle", "none", "--out", "runs/ds",
+            "--quiet", *no_retries, "--judge", "judge-a", "--judge-base-url", a.base_url,
+            "--judge", "judge-b", "--judge-base-url", b.base_url]
+    try:
+        assert main(args) == 3
+        err = capsys.readouterr().err
+        lines = warnings(err)
+        failed = len(b.requests)              # no retries: each failed call is one request
+        assert failed > 0 and len(lines) == 1
+        assert f"judge-b (judge_2, judge-b): {failed} call(s) failed" in lines[0]
+        b.default = a_judge
+        assert main(args) == 0
+        assert not warnings(capsys.readouterr().err)
+    finally:
+        a.stop()
+        b.stop()
+    assert summary(tmp_path / "runs/ds")["complete"] is True

@@ -45,7 +45,7 @@ from scholarbench.core.status import reason_of, sample_status
 from scholarbench.core.summarise import summarise
 from scholarbench.core.usage import (  # noqa: F401  (re-exported: the stages' accounting)
     _usage, add_stage_usage, add_usage_delta, judge_usage_lines, model_identity, usage_delta)
-from scholarbench.errors import ScholarbenchError
+from scholarbench.errors import IncompleteRun, ScholarbenchError
 from scholarbench.injection.detect import flag_injections
 from scholarbench.injection.unflagged import flagged_note
 from scholarbench.leakage.unleaked import leak_lines
@@ -395,7 +395,15 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
     stage = run.stage(bench.generate_file, bench.id_key)
     generated = stage.records
     watch = JudgeWatch(models)                # every judge's failed calls (core.judging)
-    rows = bench.score(samples, scored_as_missing(generated), manifest, run)
+    try:
+        rows = bench.score(samples, scored_as_missing(generated), manifest, run)
+    except IncompleteRun:                     # a stage stopped on a judge that is down
+        stopped = run.read_manifest()
+        record_shortfalls(stopped, watch.shortfalls())
+        run.write_manifest(stopped)
+        for line in judge_warning_lines(stopped):
+            print(f"warning: {line}", file=sys.stderr)
+        raise
     shortfalls = watch.shortfalls()
     refs.attach(rows, generated, bench.id_key)
     errors: dict[str, int] = {}

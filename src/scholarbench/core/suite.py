@@ -39,7 +39,7 @@ from scholarbench.core.engine import (EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, Mode
                                       run_benchmark)
 from scholarbench.core.rundir import RunDir, RunLocked, atomic_write_json
 from scholarbench.core.status import COLUMNS, LABELS, run_counts
-from scholarbench.errors import ScholarbenchError
+from scholarbench.errors import IncompleteRun, ScholarbenchError
 
 EVAL_LOCK = ".eval.lock"       # held while eval.json is built and written
 
@@ -283,6 +283,8 @@ def run_entry(bench: Benchmark, subtask: str, run_dir: Path,
                 summary = None
             if isinstance(summary, dict) and isinstance(summary.get("status"), dict):
                 counts = run_counts(run_dir, bench.name)
+    if isinstance(failure, IncompleteRun):      # a judge down: resumable, not a bad input
+        return {**entry, "status": "incomplete", "reason": str(failure)}
     if counts is None or not isinstance(summary, dict):
         reason = str(failure) if failure is not None else f"{run_dir} holds no summary.json"
         return {**entry, "status": "failed", "reason": reason}
