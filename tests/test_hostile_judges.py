@@ -301,3 +301,28 @@ def test_deepsynth_panel_with_one_judge_down_exits_3_and_resumes(tmp_path, monke
         a.stop()
         b.stop()
     assert summary(tmp_path / "runs/ds")["complete"] is True
+
+
+def test_eval_with_a_judge_plans_scinets_judged_measures_without_any_option(
+        tiny, tmp_path, servers, capsys):
+    """`eval --judge A` turns SciNet's judged measures on (no `--option scinet.with_judge`):
+    the dry run plans its judge calls; `--option scinet.with_judge=false` turns them off and
+    `=maybe` is refused in one line (issue 35 item 3; the whole suite: test_endpoint_suite)."""
+    up, _ = servers
+    graph, unarxive, tasks = tiny
+    base = ["eval", "--benchmarks", "scinet", "--agent", AGENT, "--out", str(tmp_path / "s"),
+            "--option", f"scinet.graph={graph}", "--option", f"scinet.unarxive={unarxive}",
+            "--option", f"scinet.tasks={tasks}", "--dry-run"]
+    judge = ["--judge", "judge-a", "--judge-base-url", up.base_url]
+    assert main([*base, *judge]) == 0
+    on = capsys.readouterr().out
+    assert "pair tasks are not judged" in on and dry_counts(on)["judge"] > 0
+    assert main(base) == 0                              # no judge named: off, as before
+    assert dry_counts(capsys.readouterr().out) == {}
+    assert main([*base, *judge, "--option", "scinet.with_judge=false"]) == 0
+    assert dry_counts(capsys.readouterr().out) == {}
+    assert main([*base, *judge, "--option", "scinet.with_judge=maybe"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: --option scinet.with_judge=maybe: with_judge is a boolean option; "
+                   "give true or false"]
+    assert not up.requests and not (tmp_path / "s").exists()
