@@ -15,7 +15,8 @@ set-up failure leaves nothing that blocks the retry — then, holding the run di
    the running totals in `llm_usage`).
 
 Exit status of `run`, `score` and `eval` (docs/agents.md): 0 complete; 3 some samples errored
-(the run is incomplete: resume to retry them); 2 bad input, usage or a locked run directory.
+or some judge calls failed after every retry (the run is incomplete: resume to retry them;
+`core.judging`); 2 bad input, usage or a locked run directory.
 """
 from __future__ import annotations
 
