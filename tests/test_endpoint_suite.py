@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from fake_openai import FakeOpenAI, Step
+from fake_openai import FakeOpenAI, Step, schema_reply
 from one_story import assert_one_status_per_sample, assert_summary_rebuilt_from_scores
 from test_bring_your_own_agent import _cli, _eval_json, _imports
 from test_deepsynth_oracle import kind_of
@@ -178,6 +178,8 @@ def test_an_endpoint_answering_every_prompt_as_asked_scores_on_every_subtask(sui
     def reply(body: dict) -> Step:
         if kind_of(body) == "judge":
             return _judge_all_correct(body)
+        if body.get("model") == "judge-x":     # eval with a judge: every judged measure is on
+            return schema_reply(body) or _json({"score": 5, "reasoning": "r"})
         prompt = next((m["content"] for m in body["messages"] if m["role"] == "user"), "")
         if prompt in answers:
             return answers[prompt]
@@ -231,26 +233,6 @@ def test_an_endpoint_answering_every_prompt_as_asked_scores_on_every_subtask(sui
     assert not unknown, unknown[:3]
 
 
-def _from_schema(schema: dict):
-    """A value of a JSON schema (the judges' replies are asked with one): the least that
-    fits — an object's required keys, a bounded integer's middle, an enum's first."""
-    if "enum" in schema:
-        return schema["enum"][0]
-    kind = schema.get("type")
-    if kind == "object":
-        props = schema.get("properties") or {}
-        return {k: _from_schema(props.get(k) or {}) for k in schema.get("required", props)}
-    if kind == "array":
-        return [_from_schema(schema.get("items") or {})] * int(schema.get("minItems") or 0)
-    if kind == "integer":
-        return (int(schema.get("minimum", 0)) + int(schema.get("maximum", 10))) // 2
-    if kind == "number":
-        return 0.5
-    if kind == "boolean":
-        return True
-    return "r"
-
-
 def test_eval_with_two_judges_turns_on_every_benchmarks_judged_measures(suite):
     """`eval --judge A --judge B --benchmarks all` (issue 35 item 3): TaxoBench's judge,
     SciNet's judged measures and ReportBench's statements run without any `--option`, each
@@ -264,9 +246,7 @@ def test_eval_with_two_judges_turns_on_every_benchmarks_judged_measures(suite):
             judge_models.append(body["model"])
             if kind_of(body) == "judge":
                 return _judge_all_correct(body)
-            fmt = body.get("response_format") or {}
-            schema = (fmt.get("json_schema") or {}).get("schema") or fmt.get("schema")
-            return _json(_from_schema(schema) if schema else {"score": 5, "reasoning": "r"})
+            return schema_reply(body) or _json({"score": 5, "reasoning": "r"})
         prompt = next((m["content"] for m in body["messages"] if m["role"] == "user"), "")
         return answers.get(prompt, Step(text="A short summary."))
 
