@@ -326,3 +326,27 @@ def test_eval_with_a_judge_plans_scinets_judged_measures_without_any_option(
     assert err == ["error: --option scinet.with_judge=maybe: with_judge is a boolean option; "
                    "give true or false"]
     assert not up.requests and not (tmp_path / "s").exists()
+
+
+def test_deepsynth_unusable_replies_are_named_per_judge(tmp_path, monkeypatch, capsys):
+    """DeepSynth's own reply parser counts a sub-group left unscored after its repairs as one
+    unusable reply of that judge: the run completes (exit 0) and the judge is named."""
+    from test_deepsynth_oracle import write_tasks
+    from test_judge_panel_taxo_deepsynth import a_judge
+    monkeypatch.setenv("SCHOLARBENCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("SCHOLARBENCH_DATA", str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)
+    a, b = FakeOpenAI(default=a_judge).start(), FakeOpenAI(default=Step(text="no idea")).start()
+    tasks = write_tasks(tmp_path / "tasks.jsonl")
+    try:
+        code = main(["run", "deepsynth", "--agent",
+                     "test_judge_panel_taxo_deepsynth:write_report", "--tasks", str(tasks),
+                     "--corpus", "none", "--oracle", "none", "--out", "runs/ds", "--quiet",
+                     "--no-llm-cache", "--judge", "judge-a", "--judge-base-url", a.base_url,
+                     "--judge", "judge-b", "--judge-base-url", b.base_url])
+    finally:
+        a.stop()
+        b.stop()
+    lines = warnings(capsys.readouterr().err)
+    assert code == 0 and len(lines) == 1
+    assert "judge-b (judge_2, judge-b): 6 reply(ies) unusable" in lines[0]   # 2 tasks × 3
