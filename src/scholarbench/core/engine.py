@@ -451,7 +451,7 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
     summary = summarise(bench, rows, manifest)
     run.write_json(SUMMARY, summary)
     recorded = {FAILURES_KEY: manifest[FAILURES_KEY]} if manifest.get(FAILURES_KEY) else {}
-    return RunOutcome(run.path, summary, sum(errors.values()), errors, recorded)
+    return RunOutcome(run.path, summary, sum(errors.values()), errors, judge_record=recorded)
 
 
 def run_stage(run: RunDir, file: str, samples: Sequence[Sample],
