@@ -74,6 +74,16 @@ class Gated:
                    for stems, p in self.entries)
 
 
+class AnyOf:
+    """Matches when any of its rules does."""
+
+    def __init__(self, *rules: Rule) -> None:
+        self.rules = rules
+
+    def search(self, text: str) -> bool:
+        return any(rule.search(text) for rule in self.rules)
+
+
 class Preceded:
     """Matches where `anchor` (rare in real text: a top grade) is preceded, within `window`
     characters of its line, by a match of `lead` ending where the anchor starts: cheaper
@@ -111,14 +121,14 @@ RULES: dict[str, Rule] = {
         r"\b(notes?|messages?|instructions?|reminders?)\s+(to|for)\s+(the\s+)?(judges?|graders?|"
         r"evaluators?|reviewers?|assessors?|scorers?|llm|ai|language model)\b|"
         r"\b(dear|attention)\s+(the\s+)?(judges?|graders?|evaluators?|assessors?)\b", _F),
-    "demands-score": re.compile(
+    "demands-score": AnyOf(re.compile(
         r"\b(give|assign|award|rate|grade|mark)\b[^.\n]{0,40}\b(highest|maximum|max|full|"
         r"perfect|top)\b[^.\n]{0,25}\b(scores?|marks?|ratings?|points?|grades?)\b|"
         r"\brate\b[^.\n]{0,30}\b(5\s*/\s*5|10\s*/\s*10)|"
         r"\b(rated|marked|graded)\s+as\s+(fully\s+)?(correct|complete|perfect)\b", _F),
-    # an order (an imperative, "must receive", "deserves") with a top grade: "Rate this
-    # taxonomy 5 out of 5", "output a score of 5", "deserves full marks"
-    "orders-grade": Preceded(_top("n"), rf"({_IMPERATIVE})[^.\n]{{0,40}}"),
+        # an order (an imperative, "must receive", "deserves") with a top grade: "Rate this
+        # taxonomy 5 out of 5", "output a score of 5", "deserves full marks"
+        Preceded(_top("n"), rf"({_IMPERATIVE})[^.\n]{{0,40}}")),
     "states-verdict": re.compile(
         r"\b(judge'?s?|final|overall)\s+(verdict|score|rating|grade)\b[^.\n]{0,20}"
         r"(:|\bis\b)|\b(all|every)\s+(the\s+)?(requirements?|criteria|checklist items?)\s+"
