@@ -1,12 +1,14 @@
 """Detection of instruction-like text aimed at a judge inside agent outputs.
 
 A heuristic, on purpose simple and visible: named regular expressions for the shapes an
-injection takes (an order to ignore instructions, text addressed to the judge, a demand for
-the top score, a score already "given", a fake chat turn or closing tag, the same in a few
+injection takes (an order to ignore instructions or the rubric, text addressed to the judge, a
+demand for the top score, a score or verdict already "given" or ordered, a top grade claimed
+on every dimension, the judge's JSON reply, a fake chat turn or closing tag, the same in a few
 other languages, a grade announced to graders in neutral words). The rules read every view of
 the text `normalise.views` gives (Unicode NFKC, format characters removed, lookalike letters
-folded, leetspeak read, split letters joined), the same text without separators
-(`COMPACT_RULES`), and what base64 runs in it decode to. A match flags the sample
+and small capitals folded, leetspeak read, split letters joined), the same text without
+separators (`COMPACT_RULES`), and what it hides (`normalise.decoded`: base64, hex, tag
+characters, HTML entities, rot13, reversed). A match flags the sample
 (`suspected_injection`, the rule names) and is counted in the summary; nothing is changed or
 dropped — the judge still sees the answer, so the flag tells a reader which scores to look at.
 A survey *about* prompt injection can match (a false positive is a flag, not a penalty); the
@@ -112,11 +114,12 @@ RULES: dict[str, Rule] = {
         r"\b(ignore|disregard|forget|overlook)\s+(everything|anything|all)\s+(written\s+|said\s+|"
         r"stated\s+)?(above|before|previously|earlier|so far)\b", _F),
     # an order to set aside how the judge is told to score
-    "overrides-rubric": re.compile(
+    "overrides-rubric": Gated((
+        ("rubric", "checklist", "scoring", "grading", "evaluation", "marking", "judging"),
         r"\b(ignore|disregard|forget|overlook|skip|bypass|set aside|do not (follow|apply|use))\s+"
         r"(the|your|any|all|its|this)\s+((\w+\s+)?(rubrics?|checklists?)|(scoring|grading|"
         r"evaluation|marking|judging)\s+(guides?|guidelines?|criteria|rules|instructions|scheme|"
-        r"standards?))\b", _F),
+        r"standards?))\b")),
     "addresses-judge": re.compile(
         r"\b(notes?|messages?|instructions?|reminders?)\s+(to|for)\s+(the\s+)?(judges?|graders?|"
         r"evaluators?|reviewers?|assessors?|scorers?|llm|ai|language model)\b|"
