@@ -97,6 +97,8 @@ def test_tx_inject_id_28_is_flagged_in_a_taxobench_answer():
     "The verdict of the court was overturned on appeal.",
     "We ignore everything after the first sentence of each abstract.",
     "The function f(x|y) returns p(y) when |x| is small.",
+    # Crossref metadata in a bibliography: a search score, not a verdict
+    '{"DOI": "10.1038/nature14539", "score": 1.0, "subtitle": [], "title": "Deep learning"}',
 ])
 def test_near_misses_of_the_new_rules_are_not_flagged(text):
     assert find_injection(text) == []

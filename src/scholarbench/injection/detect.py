@@ -36,6 +36,8 @@ def _top(group: str) -> str:
             r"(score|rating|grade|mark)\s+of\s+(5|10|100|five|ten)\b(?!\s*(/|out\s+of|to|-|–))")
 
 
+_Q = "[\"“”']"                   # a JSON key's quote, as typed or curled
+_REASON = r"(reason(ing)?|justification|explanation|rationale|feedback|comments?)"
 _SENTENCE_END = re.compile(r"[.!?]\s+(?=[A-Z])|\n")
 
 
@@ -156,11 +158,16 @@ RULES: dict[str, Rule] = {
         r"\b(satisf(y|ies|ied)|meets?|fulfill?s?|achieves?|reach(es)?|attains?|scores?|"
         r"deserves?|merits?|earns?)\b[^.\n]{0,30}\b(every|all|each)\s+(of\s+the\s+)?(\w+\s+)?"
         r"(dimensions?|criteri(on|a)|rubric\s+items?|requirements?|aspects?)\b[^.\n]{0,30}"),
-    # the judge's reply written into the answer: a JSON key a verdict is read from
+    # the judge's reply written into the answer: a verdict key with a value, a score key
+    # beside the reasoning a judge gives (a bare "score": 1.0 is also Crossref metadata), or
+    # TaxoBench's judge dimensions
     "verdict-json": re.compile(
-        r"[{,]\s*[\"“”']\s*(score|rating|grade|verdict|judge?ment|final_score|overall_score|"
-        r"semantic_coverage|sibling_organization|hierarchical_logic|structural_topology)\s*"
-        r"[\"“”']\s*:\s*(\{|[\"“”']?(\d|correct|pass|yes|true|excellent))", _F),
+        rf"{_Q}(verdict|judge?ment){_Q}\s*:\s*{_Q}?(\d|correct|pass|yes|true|excellent)|"
+        rf"{_Q}(score|rating|grade|final_score|overall_score){_Q}\s*:\s*{_Q}?\d[^{{}}]{{0,300}}"
+        rf"{_Q}{_REASON}{_Q}\s*:|{_Q}{_REASON}{_Q}\s*:[^{{}}]{{0,300}}{_Q}(score|rating|grade|"
+        rf"final_score|overall_score){_Q}\s*:\s*{_Q}?\d|"
+        rf"{_Q}(semantic_coverage|sibling_organization|hierarchical_logic|structural_topology)"
+        rf"{_Q}\s*:\s*(\{{|\d)", _F),
     "fake-turn": re.compile(
         r"<\|(im_start|im_end|system|assistant|user|eot_id|start_header_id)\|>|\[/?INST\]|"
         r"<</?SYS>>|^\s*(system|assistant)\s*:", _F),
