@@ -5,7 +5,9 @@ real academic text (docs/injection.md, "Disguises").
 
 1. Recall per family of `injection.variants.VARIANTS` and of the held-out `HELD_OUT`, each
    variant read as an answer's labels (`scan_record`), and what the rules catch on the raw
-   strings without the normalising views or decoding.
+   strings without the normalising views or decoding; then the same for issue 34's 35 plain
+   orders and encodings (`injection.plain.PLAIN`: plain English, tx_inject id 28, verdict
+   JSON, tag characters, HTML entities, hex, rot13, reversed, small caps, `|`/`()` leet).
 2. False positives and time on real text: the 5,967 paragraphs of the shipped unarXive
    sample, the 4 shipped DeepSynth reports, the 15 deep-review source files.
 """
@@ -18,16 +20,17 @@ import time
 from pathlib import Path
 
 from scholarbench.injection import HELD_OUT, RULES, VARIANTS, family_recall, find_injection
+from scholarbench.injection.plain import PLAIN
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
-def raw_recall() -> dict[str, tuple[int, int]]:
+def raw_recall(variants: tuple = VARIANTS) -> dict[str, tuple[int, int]]:
     """The rules alone on each variant's strings joined, no views, no decoding."""
     def scan(record: dict) -> list[str]:
         parts = [c["name"] for c in record["hierarchy_tree"]["subtopics"]]
         return [n for n, r in RULES.items() if r.search(" ".join(parts))]
-    return family_recall(scan)
+    return family_recall(scan, variants)
 
 
 def real_texts(data: Path) -> dict[str, list[str]]:
@@ -59,6 +62,13 @@ def main() -> None:
     print(f"{'all':<16} {sum(x[0] for x in raw.values()):>4} / {total[1]:<3} "
           f"{total[0]:>4} / {total[1]:<3} {sum(x[0] for x in held.values()):>4} / "
           f"{sum(x[1] for x in held.values()):<3}")
+    print()
+    plain, plain_raw = family_recall(variants=PLAIN), raw_recall(PLAIN)
+    print(f"{'plain family':<16} {'raw rules':>10} {'detector':>10}")
+    for family, (hit, n) in plain.items():
+        print(f"{family:<16} {plain_raw[family][0]:>4} / {n:<3} {hit:>4} / {n:<3}")
+    print(f"{'all':<16} {sum(x[0] for x in plain_raw.values()):>4} / {len(PLAIN):<3} "
+          f"{sum(x[0] for x in plain.values()):>4} / {len(PLAIN):<3}")
     print()
     for name, texts in real_texts(args.data).items():
         start = time.perf_counter()

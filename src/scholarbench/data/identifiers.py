@@ -14,12 +14,17 @@ A DataCite arXiv DOI (10.48550/arXiv.<id>) is the arXiv key, so a preprint cited
 arXiv id is one paper.
 
 DOIs are case-insensitive (lower-cased); trailing sentence punctuation is not part of a DOI.
+An identifier is read through disguises first (`text.fold.canonical`: NFKC, zero-width and
+other format characters removed, lookalike letters folded), and a percent-encoded one
+("10.1145%2F3292500") as it decodes.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from urllib.parse import unquote
 
+from scholarbench.text.fold import canonical
 from scholarbench.text.normalize import normalize_title
 
 _DOI = re.compile(r"(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
@@ -61,7 +66,11 @@ def arxiv_id(text: str) -> str | None:
 
 def parse_id(text: str) -> PaperId:
     """Classify one identifier string; anything unrecognised is treated as a title."""
-    raw = text.strip()
+    raw = canonical(text).strip()
+    if "%" in raw and (plain := unquote(raw)) != raw:
+        parsed = parse_id(plain)
+        if parsed.kind != "title":
+            return parsed
     low = raw.lower()
     match = _LOCAL.match(raw)
     if match:

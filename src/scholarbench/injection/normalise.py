@@ -12,15 +12,22 @@
   "i.g.n.o.r.e") joined, and word fragments split by a hyphen or dot ("sc-ore") joined.
 - `compact`: lower-case letters and digits only (every separator gone), for the rules that look
   for an order spelt without word boundaries.
-- `decoded`: runs of base64 (≥ 16 characters) that decode to mostly printable text.
+- `symbols`: `|` / `()` leetspeak ("|gn()re", "ju|)ge") read as letters (`|` as i, then l).
+- `decoded`: what the text hides in an encoding, each read again by the detector: runs of
+  base64 (≥ 16 characters) or hex (≥ 8 bytes, bare, spaced or `\\x`-escaped) that decode to
+  mostly printable text, Unicode tag characters (invisible ASCII, U+E0020–E007E), HTML
+  character references, and the text in rot13 or reversed when that holds two of the words an
+  order to a judge uses (`_ORDER_STEMS`).
 """
 from __future__ import annotations
 
 import base64
 import binascii
+import codecs
+import html
 import re
-import unicodedata
-from functools import lru_cache
+
+from scholarbench.text.fold import clean, fold, has_ell, strip_marks
 
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a",
                        "$": "s", "!": "i"})
@@ -32,48 +39,26 @@ _HAS_LEET = re.compile(r"[A-Za-z][0134579@$!]|[0134579@$!][A-Za-z]")
 _SPACED = re.compile(r"(?<![A-Za-z])[A-Za-z](?:[ ._\-][A-Za-z](?![A-Za-z])){2,}")
 _FRAGMENTS = re.compile(r"(?<=[A-Za-z])[.\-](?=[A-Za-z])")
 _B64 = re.compile(r"[A-Za-z0-9+/_\-]{16,}={0,2}")
-
-
-@lru_cache(maxsize=1)
-def _format_chars() -> re.Pattern[str]:
-    """Every code point of category Cf (zero-width, soft hyphen, bidi controls, tags, …)."""
-    return re.compile("[" + "".join(re.escape(chr(c)) for c in range(0x80, 0x110000)
-                                    if unicodedata.category(chr(c)) == "Cf") + "]")
-
-
-def clean(text: str) -> str:
-    if text.isascii():
-        return text                  # NFKC changes no ASCII; ASCII holds no Cf character
-    return _format_chars().sub("", unicodedata.normalize("NFKC", text))
-
-
-@lru_cache(maxsize=1)
-def _fold_table() -> tuple[dict[int, str], frozenset[int]]:
-    """Non-ASCII letter → its ASCII confusable; and the code points folded to "l"."""
-    from confusable_homoglyphs.confusables import confusables_data
-    table: dict[int, str] = {}
-    for char, glyphs in confusables_data.items():
-        if len(char) != 1 or char.isascii():
-            continue
-        letters = [g["c"] for g in glyphs if len(g["c"]) == 1 and g["c"].isascii()
-                   and g["c"].isalpha()]
-        if letters:
-            table[ord(char)] = letters[0]
-    return table, frozenset(k for k, v in table.items() if v == "l")
+_HEX = re.compile(r"(?:(?:\\x|0x)?[0-9A-Fa-f]{2}[ ,:]?){8,}")
+_TAGS = re.compile("[\U000E0020-\U000E007E]+")
+_ENTITY = re.compile(r"&(#\d+|#[xX][0-9A-Fa-f]+|[A-Za-z]+\d*);")
+# `|` and `()` leetspeak, longest first
+_SYMBOLS = (("|\\/|", "m"), ("|\\|", "n"), ("|-|", "h"), ("|_|", "u"), ("|)", "d"), ("|3", "b"),
+            ("|2", "r"), ("|<", "k"), ("|_", "l"), ("()", "o"), ("/\\", "a"), ("\\/", "v"))
+_HAS_SYMBOLS = re.compile(r"[A-Za-z][|(]|[|)][A-Za-z]|\(\)[A-Za-z]")
+# words of an order to a judge: a rot13 or reversed text holding two of them is read again
+_ORDER_STEMS = ("ignore", "disregard", "instruction", "score", "judge", "rubric", "verdict",
+                "marks", "rating", "grade", "evaluator", "highest", "maximum", "5/5", "10/10")
 
 
 def folded(text: str) -> list[str]:
-    """`text` (already `clean`) with lookalike letters as ASCII: one view, or two when an
-    I-like glyph was folded (read as "l" and as "i")."""
+    """`text` (already `clean`) with lookalike letters as ASCII, combining marks dropped: one
+    view, or two when an I-like glyph was folded (read as "l" and as "i")."""
     if text.isascii():
         return [text]
-    table, ells = _fold_table()
-    bare = "".join(ch for ch in unicodedata.normalize("NFD", text)
-                   if unicodedata.category(ch) != "Mn")
-    bare = unicodedata.normalize("NFC", bare)
-    out = bare.translate(table)
-    if any(ord(ch) in ells for ch in bare):
-        return [out, bare.translate({**table, **{k: "i" for k in ells}})]
+    out = fold(text)
+    if has_ell(strip_marks(text)):
+        return [out, fold(text, ell="i")]
     return [out]
 
 
@@ -98,13 +83,62 @@ def joined(text: str) -> str | None:
     return None if out == text else out
 
 
+def symbols(text: str) -> list[str]:
+    """`|` / `()` leetspeak read as letters (`|` as i, then as l); [] when there is none."""
+    if not _HAS_SYMBOLS.search(text):
+        return []
+    for seq, letter in _SYMBOLS:
+        text = text.replace(seq, letter)
+    return [text.replace("|", "i"), text.replace("|", "l")]
+
+
 def compact(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "", text.lower())
 
 
+def _printable(plain: str, min_printable: float) -> bool:
+    return bool(plain) and sum(ch.isprintable() or ch in "\n\t" for ch in plain) \
+        >= min_printable * len(plain)
+
+
+def _order_like(text: str) -> bool:
+    low = text.lower()
+    return sum(stem in low for stem in _ORDER_STEMS) >= 2
+
+
 def decoded(text: str, min_printable: float = 0.9) -> list[str]:
-    """The texts hidden in base64 runs of `text` (standard or URL-safe alphabet): runs of
-    ≥ 16 characters that decode to UTF-8 with at least `min_printable` printable characters."""
+    """The texts `text` hides (see the module docstring), for the detector to read again."""
+    out = [m.group(0).translate({c: c - 0xE0000 for c in range(0xE0020, 0xE007F)})
+           for m in _TAGS.finditer(text)] if not text.isascii() else []
+    text = clean(text)
+    if "&" in text and _ENTITY.search(text) and (plain := html.unescape(text)) != text:
+        out.append(plain)
+    out.extend(_base64(text, min_printable))
+    out.extend(_hex(text, min_printable))
+    for plain in (codecs.decode(text, "rot13"), text[::-1]):
+        if _order_like(plain) and not _order_like(text):
+            out.append(plain)
+    return out
+
+
+def _hex(text: str, min_printable: float) -> list[str]:
+    out = []
+    for match in _HEX.finditer(text):
+        digits = re.sub(r"\\x|0x|[ ,:]", "", match.group(0))
+        if len(digits) % 2:
+            digits = digits[:-1]
+        try:
+            plain = bytes.fromhex(digits).decode("utf-8")
+        except ValueError:
+            continue
+        if _printable(plain, min_printable) and sum(c.isalpha() for c in plain) >= len(plain) / 2:
+            out.append(plain)
+    return out
+
+
+def _base64(text: str, min_printable: float) -> list[str]:
+    """Runs of ≥ 16 characters (standard or URL-safe alphabet) that decode to UTF-8 with at
+    least `min_printable` printable characters."""
     out = []
     for match in _B64.finditer(text):
         run = match.group(0).rstrip("=")
@@ -118,8 +152,7 @@ def decoded(text: str, min_printable: float = 0.9) -> list[str]:
             plain = raw.decode("utf-8")
         except (binascii.Error, ValueError):
             continue
-        if plain and sum(ch.isprintable() or ch in "\n\t" for ch in plain) \
-                >= min_printable * len(plain):
+        if _printable(plain, min_printable):
             out.append(plain)
     return out
 
@@ -130,7 +163,7 @@ def views(text: str) -> list[str]:
     base = clean(text)
     out = [base]
     for fold in folded(base):
-        for view in [fold, *leet(fold)]:
+        for view in [v for s in [fold, *symbols(fold)] for v in [s, *leet(s)]]:
             out.append(view)
             if (j := joined(view)) is not None:
                 out.append(j)

@@ -22,7 +22,13 @@ A report's text (`audit(..., text=...)`) adds two counts:
 - `title_quoted`: how often the normalised text holds the survey's normalised title (titles of
   at least `MIN_TITLE_WORDS` words; only where the task does not give the title itself);
 - `abstract_words`: how many words of the text lie inside a run of `SPAN` (12) or more
-  consecutive words that is also in the survey's abstract (normalised words).
+  consecutive words that is also in the survey's abstract (normalised words), verbatim or
+  with a few words changed (at least `MIN_DENSITY` of the run's words equal, in order; one
+  word in six swapped is still a copy).
+
+Titles, DOIs and ids are compared after the project's one normaliser (`text.fold`: NFKC,
+format characters such as zero-width spaces and soft hyphens removed, lookalike letters
+folded; a percent-encoded DOI decoded), the one reference matching uses too.
 
 `audit` returns the non-zero counts, `{}` when nothing was found: the score row's
 `suspected_leak`. `findings` adds which references were counted (`leaked_items`: rule, index,
@@ -39,6 +45,8 @@ from scholarbench.data.identifiers import parse_id
 from scholarbench.text.normalize import normalize_title
 
 SPAN = 12                # words of a verbatim span shared with the abstract
+MAX_GAP = 2              # a fuzzy copy: equal blocks chained across gaps of at most 2 words
+MIN_DENSITY = 0.75       # … of which at least this share is equal
 MIN_TITLE_WORDS = 5      # shorter titles: matched only when equal, never looked for in a text
 KEYS = ("survey", "after_cutoff", "excluded", "title_quoted", "abstract_words")
 
@@ -199,9 +207,35 @@ def title_quotes(key: AnswerKey, text: str) -> int:
     return total
 
 
+def _fuzzy_cover(source: list[str], words: list[str], span: int) -> list[tuple[int, int]]:
+    """(start, end) word ranges of `words` that copy `source` with a few words changed: the
+    word-level alignment of the two (`rapidfuzz` Levenshtein opcodes) chains its equal blocks
+    across gaps of at most `MAX_GAP` words on either side; a chain of `span` or more words of
+    which at least `MIN_DENSITY` are equal is a copy (one word in six swapped keeps 5/6)."""
+    from rapidfuzz.distance import Levenshtein
+    blocks = [(op.src_start, op.src_end, op.dest_start, op.dest_end)
+              for op in Levenshtein.opcodes(words, source) if op.tag == "equal"]
+    out: list[tuple[int, int]] = []
+    chain: list[tuple[int, int, int, int]] = []
+    for block in [*blocks, None]:
+        if block is not None and chain and block[0] - chain[-1][1] <= MAX_GAP \
+                and block[2] - chain[-1][3] <= MAX_GAP:
+            chain.append(block)
+            continue
+        if chain:
+            start, end = chain[0][0], chain[-1][1]
+            equal = sum(b[1] - b[0] for b in chain)
+            if end - start >= span and equal >= MIN_DENSITY * (end - start):
+                out.append((start, end))
+        chain = [block] if block is not None else []
+    return out
+
+
 def abstract_spans(abstract: str | None, text: str, span: int = SPAN) -> list[str]:
     """The runs of `span` or more consecutive (normalised) words of `text` that are also in
-    `abstract`, each maximal run once, in the text's order."""
+    `abstract` — verbatim, or copied with a few words changed (`_fuzzy_cover`) — each maximal
+    run once, in the text's order. Words are compared after the project's one normaliser
+    (lookalike letters, zero-width characters and soft hyphens read through)."""
     source = normalize_title(abstract or "").split()
     words = normalize_title(text or "").split()
     if len(source) < span or len(words) < span:
@@ -211,6 +245,8 @@ def abstract_spans(abstract: str | None, text: str, span: int = SPAN) -> list[st
     for i in range(len(words) - span + 1):
         if tuple(words[i:i + span]) in grams:
             covered[i:i + span] = [True] * span
+    for start, end in _fuzzy_cover(source, words, span):
+        covered[start:end] = [True] * (end - start)
     runs, start = [], None
     for i, hit in enumerate([*covered, False]):
         if hit and start is None:
