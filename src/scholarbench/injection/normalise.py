@@ -12,7 +12,8 @@
   "i.g.n.o.r.e") joined, and word fragments split by a hyphen or dot ("sc-ore") joined.
 - `compact`: lower-case letters and digits only (every separator gone), for the rules that look
   for an order spelt without word boundaries.
-- `symbols`: `|` / `()` leetspeak ("|gn()re", "ju|)ge") read as letters (`|` as i, then l).
+- `symbols`: `|` / `()` leetspeak ("|gn()re", "ju|)ge") read as letters (`|` as i, `||` as
+  ll), when two words or more are written with it.
 - `decoded`: what the text hides in an encoding, each read again by the detector: runs of
   base64 (≥ 16 characters) or hex (≥ 8 bytes, bare, spaced or `\\x`-escaped) that decode to
   mostly printable text, Unicode tag characters (invisible ASCII, U+E0020–E007E), HTML
@@ -42,10 +43,12 @@ _B64 = re.compile(r"[A-Za-z0-9+/_\-]{16,}={0,2}")
 _HEX = re.compile(r"(?:(?:\\x|0x)?[0-9A-Fa-f]{2}[ ,:]?){8,}")
 _TAGS = re.compile("[\U000E0020-\U000E007E]+")
 _ENTITY = re.compile(r"&(#\d+|#[xX][0-9A-Fa-f]+|[A-Za-z]+\d*);")
-# `|` and `()` leetspeak, longest first
+# `|` and `()` leetspeak, longest first ("||" as ll: "a||", "fu||")
 _SYMBOLS = (("|\\/|", "m"), ("|\\|", "n"), ("|-|", "h"), ("|_|", "u"), ("|)", "d"), ("|3", "b"),
-            ("|2", "r"), ("|<", "k"), ("|_", "l"), ("()", "o"), ("/\\", "a"), ("\\/", "v"))
-_HAS_SYMBOLS = re.compile(r"[A-Za-z][|(]|[|)][A-Za-z]|\(\)[A-Za-z]")
+            ("|2", "r"), ("|<", "k"), ("|_", "l"), ("||", "ll"), ("()", "o"), ("/\\", "a"),
+            ("\\/", "v"), ("|", "i"))
+# a word written with them: letters on both sides, or one starting with "|"
+_SYMBOL_WORD = re.compile(r"[A-Za-z](\|+|\(\)|\|\))[A-Za-z]|(?<!\S)\|[A-Za-z]|[A-Za-z]\|\|")
 # words of an order to a judge: a rot13 or reversed text holding two of them is read again
 _ORDER_STEMS = ("ignore", "disregard", "instruction", "score", "judge", "rubric", "verdict",
                 "marks", "rating", "grade", "evaluator", "highest", "maximum", "5/5", "10/10")
@@ -83,13 +86,14 @@ def joined(text: str) -> str | None:
     return None if out == text else out
 
 
-def symbols(text: str) -> list[str]:
-    """`|` / `()` leetspeak read as letters (`|` as i, then as l); [] when there is none."""
-    if not _HAS_SYMBOLS.search(text):
-        return []
+def symbols(text: str) -> str | None:
+    """`|` / `()` leetspeak read as letters ("|" as i, "||" as ll), or None when fewer than
+    two words are written with it (a formula's "x|y" alone is not leetspeak)."""
+    if len(_SYMBOL_WORD.findall(text)) < 2:
+        return None
     for seq, letter in _SYMBOLS:
         text = text.replace(seq, letter)
-    return [text.replace("|", "i"), text.replace("|", "l")]
+    return text
 
 
 def compact(text: str) -> str:
@@ -111,8 +115,9 @@ def decoded(text: str, min_printable: float = 0.9) -> list[str]:
     out = [m.group(0).translate({c: c - 0xE0000 for c in range(0xE0020, 0xE007F)})
            for m in _TAGS.finditer(text)] if not text.isascii() else []
     text = clean(text)
-    if "&" in text and _ENTITY.search(text) and (plain := html.unescape(text)) != text:
-        out.append(plain)
+    if "&" in text and _ENTITY.search(text):       # the lines holding entities, unescaped
+        lines = [html.unescape(line) for line in text.splitlines() if _ENTITY.search(line)]
+        out.append("\n".join(lines))
     out.extend(_base64(text, min_printable))
     out.extend(_hex(text, min_printable))
     for plain in (codecs.decode(text, "rot13"), text[::-1]):
@@ -163,7 +168,8 @@ def views(text: str) -> list[str]:
     base = clean(text)
     out = [base]
     for fold in folded(base):
-        for view in [v for s in [fold, *symbols(fold)] for v in [s, *leet(s)]]:
+        read = symbols(fold)
+        for view in [v for s in [fold, *([read] if read else [])] for v in [s, *leet(s)]]:
             out.append(view)
             if (j := joined(view)) is not None:
                 out.append(j)
