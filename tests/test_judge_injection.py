@@ -309,8 +309,9 @@ def test_an_unusable_judge_reply_is_counted_not_scored(tmp_path, env, capsys):
 def test_judge_check_refuses_what_it_cannot_check(tmp_path, env, capsys):
     fake_run = tmp_path / "ra"
     fake_run.mkdir()
-    (fake_run / "manifest.json").write_text(json.dumps({"benchmark": "researcharena",
-                                                        "mode": "discovery", "agent": "x"}))
+    (fake_run / "manifest.json").write_text(json.dumps({   # a manifest names its format
+        "format": "scholarbench-run/3", "benchmark": "researcharena", "mode": "discovery",
+        "agent": "x"}))
     assert main(["judge-check", str(fake_run), *_judge_flags(env)]) == 2
     assert "no LLM judge of ResearchArena reads the agent's text" in capsys.readouterr().err
     assert main(["judge-check", str(tmp_path / "nope"), *_judge_flags(env)]) == 2
