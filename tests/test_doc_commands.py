@@ -144,7 +144,7 @@ class Sandbox:
                 out = ["R1" if a == "A" else "G" if a == "B" else a for a in out]
         elif out[:1] == ["compare"] and not (self.work / "runs" / "bu-other").exists():
             self._cli(["run", "taxobench", "--mode", "bottom-up", "--agent", "cluster",
-                       "--agent-arg", "k=2", "--out", "runs/bu-other", "--limit", "2"])
+                       "--agent-arg", "branching=2", "--out", "runs/bu-other", "--limit", "2"])
         elif out[:2] == ["tools", "serve"]:
             out = [self._task_id() if a == "TASK_ID" else a for a in out]
             out = [str(self.tmp / "data" / "corpus" / "default") if a == "DIR" else a
