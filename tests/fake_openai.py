@@ -2,7 +2,8 @@
 
 Each request takes the next step of the script (or `default` when the script is used up): a reply
 text, an HTTP status, a delay before replying, or a dropped connection. Every request body is
-recorded, so tests can check what the client sent.
+recorded, and its path, query and Authorization header (`heard`), so tests can check what the
+client sent.
 """
 from __future__ import annotations
 
@@ -37,6 +38,8 @@ class FakeOpenAI:
     default: Step | Callable[[dict], Step] = field(default_factory=lambda: Step(text="ok"))
     script: deque = field(default_factory=deque)
     requests: list = field(default_factory=list)
+    heard: list = field(default_factory=list)    # per request: its path (with the query) and
+                                                 # Authorization header, as the client sent them
     in_flight: int = 0
     stopping: bool = False
     max_in_flight: int = 0
@@ -86,6 +89,9 @@ class FakeOpenAI:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
+                with fake._lock:
+                    fake.heard.append({"path": self.path,
+                                       "authorization": self.headers.get("Authorization")})
                 step = fake._next(body)
                 with fake._lock:
                     fake.in_flight += 1

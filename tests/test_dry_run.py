@@ -126,7 +126,11 @@ def test_taxobench_dry_run_counts_equal_the_run_and_the_rescore(tmp_path, fake, 
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
     assert main(rescore) == 0
     assert len(fake.requests) == 4          # the 2 printed
-    assert "judge usage: judge (fake-judge): judge 4 calls" in capsys.readouterr().out
+    # the line counts what this re-score sent (issue 35: it showed the directory's 4)
+    line = next(x for x in capsys.readouterr().out.splitlines() if "judge usage:" in x)
+    assert "judge usage: judge (fake-judge): judge 2 calls" in line
+    assert line.endswith("(this invocation; calls over every invocation on this directory: "
+                         "judge 4)")
 
 
 def test_a_stage_without_panel_is_asked_of_the_first_judge_once():

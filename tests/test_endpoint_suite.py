@@ -224,6 +224,16 @@ def test_an_endpoint_answering_every_prompt_as_asked_scores_on_every_subtask(sui
         assert_one_status_per_sample(r, root)
         assert_summary_rebuilt_from_scores(root / r["run_dir"], root, env)
     assert_summary_rebuilt_from_scores(root / "runs/organisation", root, env)
+    # the whole suite's report: its overview lists every sub-task of every benchmark
+    report = _cli(["report", "runs/asked", "--format", "markdown"], root, env)
+    assert report.returncode == 0, report.stderr[-2000:]
+    text = report.stdout.replace("\\_", "_")
+    assert text.startswith("## Suite overview"), text[:300]
+    for r in runs:
+        assert f"| {r['benchmark']} {r['subtask']} | complete |" in text, (r, text[:3000])
+    check = _cli(["aggregate", "runs/asked", "--check"], root, env)
+    assert check.returncode == 0 and "eval.json is reproduced from its runs" in check.stdout, \
+        check.stderr[-2000:]
     prompts = [m["content"] for b in fake.requests for m in b["messages"] if m["role"] == "user"]
     assert any('"papers": [<actual paper numbers>]' in m["content"]
                for b in fake.requests for m in b["messages"]) or \

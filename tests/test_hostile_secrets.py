@@ -67,9 +67,13 @@ def test_planted_secrets_reach_no_file_cache_report_or_output(tmp_path):
     # the endpoint saw the secrets and echoed them into the answers, which are stored masked
     stored = [e for out in outs for x in (out / "generate.jsonl").read_text().splitlines()
               for e in json.loads(x)["info"]["unresolved_examples"]]
-    assert any(e.startswith("POST /v1/?api-key=") for e in stored)       # the query, echoed
+    # the query is kept as a query after the joined path (issue 34: it was `/v1/?api-key=…`
+    # with `chat/completions` glued to the key); the named key wins over the URL's
+    # user:password, which is never sent (issue 34: the userinfo replaced the Bearer key)
+    assert any(e.startswith("POST /v1/chat/completions?api-key=") for e in stored)
     assert any(e.lower().startswith("authorization: bearer") for e in stored)  # the key
-    assert any(e.lower().startswith("authorization: basic") for e in stored)   # the userinfo
+    assert not any(e.lower().startswith("authorization: basic") for e in stored)
+    assert [h["authorization"] for h in fake.heard] == [f"Bearer {KEY}"] * len(fake.heard)
     files = [p for root in (tmp_path,) for p in root.rglob("*") if p.is_file()
              and "corpus" not in p.parts and "data" not in p.parts]
     assert {"manifest.json", "summary.json", "generate.jsonl", "scores.jsonl", "report.html",

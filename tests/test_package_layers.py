@@ -22,7 +22,7 @@ FLOORS = {f"scholarbench.{name}" for name in (
     "data", "corpus", "graph", "embed", "llm", "text", "metrics",   # the ground floor
     "tools", "agents", "report", "injection", "core",               # above it, below benchmarks
     "registry", "errors", "failures", "files", "paths", "procs", "records", "lazy", "leakage",
-    "references")}
+    "references", "confine", "hosts")}
 # Above the benchmarks: the command line and the commands built on whole benchmarks (the demo,
 # `build` of a benchmark's tasks from one's own surveys, `judges` checking a benchmark's judge).
 ABOVE = {f"scholarbench.{name}" for name in ("cli", "__main__", "demo", "builder", "judges")}

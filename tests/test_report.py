@@ -279,7 +279,8 @@ def test_terminal_layout_follows_the_papers_tables(runs):
         assert len(widths) == 1, lines
     assert text.rstrip().endswith(
         "Published rows: TaxoBench paper (Zhang et al. 2026), measured on all 72 surveys with "
-        "the agents' real outputs; ours on the 5 instances listed.")
+        "the agents' real outputs; ours on 5 instance(s) of each run's own data (its "
+        "scores.jsonl lists them).")     # issue 35: "the 5 instances listed" listed none
 
 
 def test_null_means_show_as_a_dash_and_are_explained(runs):
@@ -364,7 +365,7 @@ def test_only_the_modes_present_are_shown(tmp_path):
 
 def test_footnote_with_different_sample_counts(tmp_path):
     runs = load_runs([make_run(tmp_path, "a", n=5), make_run(tmp_path, "b", n=3, agent="x")])
-    assert "ours on the 3/5 instances listed per row." in leaderboard(runs)
+    assert "ours on 3/5 instances (n per row) of each run's own data" in leaderboard(runs)
 
 
 def test_unknown_format_is_refused(runs):

@@ -229,9 +229,12 @@ def test_reportbench_vote_judges_are_not_called_one_judge(reportbench_runs, tmp_
 
 
 def test_a_hand_edited_panel_entry_does_not_break_the_report(tmp_path, judges, fixed_agent):
+    """Issue 34: `report` validates the summary it reads, like `aggregate` — a hand-edited
+    panel entry is one error naming the file and field (it used to be shown as "—")."""
+    from scholarbench.errors import DataError
     out = panel_run(tmp_path, judges, samples=2)
     summary = json.loads((out / "summary.json").read_text())
     summary["judge_panel"][M]["judge-a"].update(n="three", repeats="two", mean="x")
     (out / "summary.json").write_text(json.dumps(summary))
-    row = cells(judge_table(load_report_run(out)))[1]
-    assert row[1:4] == ["judge-a", "—", "—"] and row[5:7] == ["—", "—"]
+    with pytest.raises(DataError, match=rf"summary.json, field 'judge_panel.{M}.judge-a.n'"):
+        load_report_run(out)

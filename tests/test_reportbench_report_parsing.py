@@ -346,3 +346,23 @@ def test_reference_items(corpus):
     assert found.not_academic == 1
     assert [(r.status, r.corpus_title is not None) for r in found.references] == [
         ("resolved", False), ("resolved", True), ("resolved", True)]
+
+
+def test_a_title_with_its_year_in_prose_is_not_an_author_year_citation():
+    """Issue 35: "Title (2020) …" in prose was read as an author-year citation of "Title"'s
+    last word (4 unresolved per report). A capitalised word that continues a title-case run
+    (over small words: of, for, to, …) ends a title; a surname at a sentence's start, after
+    lower-case words or with "et al." / "and" stays a citation."""
+    md = ("Deep Residual Learning (2016) made very deep networks trainable. Later, "
+          "Attention Is All You Need (2017) replaced recurrence, and Learning to Rank (2009) "
+          "is older. Vaswani et al. (2017) trained it; as noted by Smith (2020), it scales. "
+          "Kipf and Welling (2017) is cited too. Jones (2018) agrees.\n\n## References\n\n"
+          "[1] Smith, J. (2020). Scaling things. Venue.\n")
+    refs = parse_report(md)
+    ay = sorted(m.text for r in refs for m in r.mentions if m.kind == "author_year")
+    assert ay == ["Jones (2018)", "Kipf and Welling (2017)", "Smith (2020)",
+                  "Vaswani et al. (2017)"]
+    smith = next(r for r in refs if any(m.text == "Smith (2020)" for m in r.mentions))
+    assert smith.reason is None and "bib_entry" in smith.kinds
+    unresolved = [r for r in refs if r.reason and r.reason.startswith("author-year")]
+    assert len(unresolved) == 3                      # Vaswani, Kipf, Jones: no item

@@ -459,3 +459,40 @@ def test_eval_gives_organisation_its_taxobench_gold_when_imported(tmp_path):
     assert bench.eval_options("organisation", {}) == {"tasks_from": "taxobench"}
     assert bench.eval_options("discovery", {}) == {}
     assert bench.eval_options("organisation", {"tasks_from": "corpus"}) == {}
+
+
+def test_heading_entity_recall_carries_its_ner_model_and_caveat_everywhere(
+        tmp_path, corpus_dir, surveys, monkeypatch):
+    """HER is printed with the NER model the rows record and the FLAIR caveat: in
+    summary.json (`ner_model`, `measure_notes`), the terminal summary, eval.json's entry and
+    the eval table (issue 35)."""
+    import scholarbench.benchmarks.researcharena.measures.organisation as org
+    from scholarbench.benchmarks.researcharena.scoring import format_summary
+    from scholarbench.core.suite import format_table, run_entry
+
+    class Tagger:
+        model_id = "hand-tagger 1.0"
+
+        def extract(self, texts):
+            return [[t] for t in texts]          # each heading is its own entity
+    monkeypatch.setattr(org, "default_entity_extractor", lambda: Tagger())
+    out = tmp_path / "org"
+    summary = run(ArenaRunConfig("organisation", "arena_user_agent:organise", out, corpus_dir,
+                                 tasks_from=str(surveys), progress=False), FakeEmbedder())
+    assert summary["ner_model"] == "hand-tagger 1.0"
+    note = summary["measure_notes"]["heading_entity_recall"]
+    assert note.startswith("NER hand-tagger 1.0; ") and "FLAIR" in note
+    assert json.loads((out / "summary.json").read_text())["measure_notes"] == {
+        "heading_entity_recall": note}
+    line = next(x for x in format_summary(summary).splitlines()
+                if "heading_entity_recall" in x)
+    assert line.endswith(f"({note})")
+    soft = next(x for x in format_summary(summary).splitlines() if "heading_soft_recall" in x)
+    assert "NER" not in soft
+    entry = run_entry(ResearchArena({"tasks_from": str(surveys)}), "organisation", out)
+    assert entry["measure_notes"] == {"heading_entity_recall": note}
+    assert f"researcharena organisation: heading_entity_recall: {note}" in format_table([entry])
+    # ranking runs have no such note
+    assert "measure_notes" not in run(ArenaRunConfig("discovery", "arena_user_agent:solve",
+                                                     tmp_path / "d", corpus_dir,
+                                                     progress=False))

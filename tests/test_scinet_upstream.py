@@ -94,6 +94,21 @@ def test_comention_macro_leaves_empty_answers_out(env):
     assert up["micro"] == pytest.approx(2 / 3)                                # 2 hits / 3
 
 
+def test_comention_upstream_counts_the_query_paper_itself(env):
+    """`task2-comention-acc.py` counts the query paper as co-cited with itself (it shares its
+    own citers B, C, F); our default leaves it out (not co-mentioned with itself)."""
+    assert A not in env.cocited(A)
+    t = task("pair", "cooccur", {"cocited": [B, E], "comentioned": None}, source=A)
+    paper, up = both(t, [A, B, D], env)
+    assert paper["comention_acc"] == pytest.approx(1 / 3)      # B of A, B, D
+    assert up["comention_acc"] == pytest.approx(2 / 3)         # A and B of A, B, D
+    assert up["comention_acc_hits"] == 2
+    # a query paper no graph paper cites shares no citer: not counted, upstream either
+    lone = task("pair", "cooccur", {"cocited": [], "comentioned": None}, source=F)
+    assert env.citers(F) == []
+    assert both(lone, [F, D], env)[1]["comention_acc"] == 0.0
+
+
 # ---- path: consistency over every item, connectivity of the top 5 without endpoints --------------
 def test_connectivity_top_5_without_endpoints(env):
     t = task("path", "path", {"path": [A, B, C, D, E, F]}, classic=A, recent=F)
@@ -135,6 +150,66 @@ def test_upstream_answer_items_are_read(env, tmp_path):
     assert fields["info"]["null_items"] == 1 and fields["info"]["unresolved"] == 1
     rows = score_rows([t], {t.task_id: (fields["papers"], "scored")}, {}, env, "upstream")
     assert rows[0]["cite_acc"] == pytest.approx(2 / 3)
+
+
+def _upstream_fields(env, t, items, tmp_path):
+    path = tmp_path / "answers.jsonl"
+    path.write_text(json.dumps({"task_id": t.task_id, "papers": items}) + "\n")
+    return record_fields(t.family, read_answer_file(path)[t.task_id], env)
+
+
+def test_idless_path_items_are_dropped_upstream(env, tmp_path):
+    """`task3-path-connectivity.py` drops `{"id": null, …}` items before scoring: [B, ?, C]
+    is [B, C] there (consistency 2/2; C cites B: connected); our rules keep the title (a miss
+    in the denominator, and a paper not in the graph breaks the chain)."""
+    t = task("path", "path", {"path": [A, B, C, D, E, F]}, classic=A, recent=F)
+    fields = _upstream_fields(env, t, [{"id": B, "title": "x"},
+                                       {"id": None, "title": "A survey nobody wrote"},
+                                       {"id": C, "title": "y"}], tmp_path)
+    assert fields["papers"] == [B, "A survey nobody wrote", C]
+    assert fields["info"]["idless_items"] == [1]
+    answers = {t.task_id: (fields["papers"], "scored")}
+    records = {t.task_id: fields}
+    up = score_rows([t], answers, records, env, "upstream")[0]
+    assert up["path_consistency"] == 1.0 and up["path_connectivity"] == 1.0
+    assert up["returned"] == 2
+    paper = score_rows([t], answers, records, env)[0]
+    assert paper["path_consistency"] == pytest.approx(2 / 3)
+    assert paper["path_connectivity"] == 0.0
+    # an id-less item whose title names a graph paper: a hit by our rules, dropped upstream
+    fields = _upstream_fields(env, t, [{"id": None, "title": "Attention models"},
+                                       {"id": B, "title": "x"}], tmp_path)
+    assert fields["papers"] == [D, B]
+    up = score_rows([t], {t.task_id: (fields["papers"], "scored")}, {t.task_id: fields}, env,
+                    "upstream")[0]
+    assert up["path_consistency"] == 1.0 and up["path_connectivity"] == 0.0   # B alone
+    # without the recorded positions (our family schema's answers) nothing is dropped
+    up = score_rows([t], {t.task_id: ([B, "A survey nobody wrote", C], "scored")}, {}, env,
+                    "upstream")[0]
+    assert up["path_consistency"] == pytest.approx(2 / 3)
+
+
+def test_idless_items_dropped_after_the_sos_cut_upstream(measured, tmp_path):
+    """The SoS scripts cut to 5 first, then drop items without an id: [C, C, C, C, ?F, D]
+    -> C four times (mean raw -2; D, the 6th, is never read). Dropping first would read D
+    (mean -1.6); keeping the title would read F (mean -1). [?B, D] -> D alone (0) upstream,
+    B and D (-1) when the title is kept."""
+    t = task("ego", "novel", {"measure": "novelty", "ranked": [A]})
+    items = [{"id": C, "title": "t"}] * 4 + [{"id": None, "title": "Pretrained language models"},
+                                             {"id": D, "title": "t"}]
+    fields = _upstream_fields(measured, t, items, tmp_path)
+    assert fields["info"]["idless_items"] == [4]
+    up = score_rows([t], {t.task_id: (fields["papers"], "scored")}, {t.task_id: fields},
+                    measured, "upstream")[0]
+    assert up["novelty_sos_raw"] == -2.0 and up["sos_scorable"] == 4
+    kept = score_task_upstream(t, fields["papers"], measured)     # no positions: title kept
+    assert kept["novelty_sos_raw"] == pytest.approx(-1.0)
+    fields = _upstream_fields(measured, t, [{"id": None, "title": "Convolutional networks for "
+                                             "images"}, {"id": D, "title": "t"}], tmp_path)
+    rec = {t.task_id: fields}
+    ans = {t.task_id: (fields["papers"], "scored")}
+    assert score_rows([t], ans, rec, measured, "upstream")[0]["novelty_sos_raw"] == 0.0
+    assert score_task_upstream(t, fields["papers"], measured)["novelty_sos_raw"] == -1.0
 
 
 def test_variant_names_and_summary_keys(env):

@@ -36,7 +36,8 @@ def test_counts_name_the_top_reason_of_each_column():
     assert c.n_samples == 6 and sum(v for k, v in c.counts.items() if k != "unresolved") == 6
     assert c.counts == {"scored": 2, "missing": 0, "malformed": 2, "oversized": 0,
                         "unresolved": 3, "unscored": 1, "unscorable": 1, "error": 0}
-    assert c.reasons["malformed"] == "2× no prediction for id … in a.jsonl"
+    # the first sample's own reason (issue 35: no template), and how many more share its form
+    assert c.reasons["malformed"] == "2× no prediction for id '1' in a.jsonl (1 more like it)"
     assert c.reasons["scored"] == "1× no references in the answer"
     assert c.reasons["unscorable"] == "1× no_mindmap"
     assert c.reasons["unscored"] == "437 judge item(s) unscored, 437× invalid_json"
@@ -103,4 +104,4 @@ def test_run_counts_reads_the_benchmarks_own_files(tmp_path):
                {"benchmark": "deepsynth"})
     counts = run_counts(run)
     assert counts.counts["malformed"] == 1 and counts.counts["scored"] == 1
-    assert counts.reasons["malformed"] == "1× report: not a string"
+    assert counts.reasons["malformed"] == "1× report: not a string (sample 8)"   # issue 35: names it

@@ -167,3 +167,27 @@ def test_a_users_agent_process_reaches_the_tools_over_mcp_http_and_stdio(tmp_pat
     assert not (out / "tools-sessions").exists() or not any((out / "tools-sessions").iterdir())
     gen = {r["id"]: r for r in _lines(out / "generate.jsonl")}
     assert [pid for pid, _ in gen[S]["ranking"]] == calls[0]["result_ids"]
+
+
+def test_a_plain_function_searches_with_the_synchronous_tools_handle(tmp_path, corpus_dir,
+                                                                     capsys):
+    """Issue 35: `task["tools"].search(...)` in a real `scholarbench run` — synchronous calls
+    in process beside the MCP address, recorded in the sample's trajectory under its rule, a
+    refused call raising ToolError."""
+    out = tmp_path / "run"
+    code = main(["run", "researcharena", "--task", "discovery", "--agent",
+                 "sync_tools_agent:solve", "--corpus", str(corpus_dir), "--out", str(out),
+                 "--quiet"])
+    assert code == 0, capsys.readouterr().err
+    calls = {r["id"]: r["calls"] for r in _lines(out / "tools.jsonl")}[S]
+    assert [(c["step"], c["tool"], c.get("via")) for c in calls] == [
+        (1, "search", None), (2, "citations", None), (3, "search", None)]
+    assert calls[0]["arguments"] == {"query": "Graph learning: a survey", "k": 5}
+    assert calls[0]["result_ids"] and S not in calls[0]["result_ids"]   # the survey's rule
+    assert calls[1]["arguments"]["paper"] == calls[0]["result_ids"][0]
+    assert calls[2]["error"].startswith("search: query")
+    gen = {r["id"]: r for r in _lines(out / "generate.jsonl")}
+    assert [pid for pid, _ in gen[S]["ranking"]] == calls[0]["result_ids"]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["tools"]["by_tool"] == {"citations": 2, "search": 4}   # S and U
+    assert manifest["tools"]["errors"] == 2

@@ -16,6 +16,8 @@ def cmd_data(args: argparse.Namespace) -> int:
     if args.data_cmd == "import":
         entry = import_dataset(args.name, Path(args.path), data)
         print(f"imported {args.name} into {data / args.name}: {entry['files']}")
+        for name, source in entry["replaced"].items():
+            print(f"replaced {args.name}/{name} (imported earlier from {source})")
     else:
         print("\n".join(list_datasets(data)))
     return 0

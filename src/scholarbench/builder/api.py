@@ -9,7 +9,9 @@
   corpus papers the survey cites (`builder.researcharena`, needs a corpus);
 - `scinet/tasks.jsonl`: SciNet pair and path tasks about the survey's papers in a citation
   graph (`builder.scinet`: the existing `scinet.tasks` constructions, needs the graph);
-- `review.md`: what a person must check before the tasks are used, per benchmark and survey;
+- `review.md`: what a person must check before the tasks are used, per benchmark and survey,
+  and the files a source named that were refused (outside its folder, or not regular files:
+  `scholarbench.confine`; each is also one warning line on stderr);
 - `manifest.json`: the sources and their sha256, the corpus, models, prompt versions and
   usage per stage, each unit's status (`builder.manifest`);
 - `units.jsonl`: one record per (survey, benchmark) unit as it completes (`builder.units`).
@@ -131,6 +133,8 @@ def build(sources: Sequence[str | Path], benchmarks: Sequence[str], out: str | P
     inputs = _inputs(names, len(sources), corpus, client, graph, arxiv_ids, survey_dates,
                      granularity)
     docs = [read_source(s, bibliographies) for s in sources]
+    for line in (line for doc in docs for line in doc.refused):
+        print(f"warning: {line}", file=sys.stderr)
     ids = _unique_ids(docs)
     if "researcharena" in names:
         inputs.ra_taken = _taken(docs, ids, inputs)
@@ -195,6 +199,10 @@ def _build_locked(run: Any, units: list[Unit], names: list[str], sources: Sequen
         f"- `{u.key}`: {records[u.key]['status']}"
         + (f" ({records[u.key]['tasks']} task(s))" if records[u.key]["status"] == "done"
            else f": {result.reasons[u.key]}") + "\n" for u in units))
+    if refused := [line for doc in docs for line in doc.refused]:
+        review.append("## Refused source files\n\nNamed by a source but not read (a build reads "
+                      "only regular files inside the source folder):\n\n"
+                      + "".join(f"- {line}\n" for line in refused))
     for name in names:
         written, sections = assemble(run.path, name, units, records, manifest)
         review += sections

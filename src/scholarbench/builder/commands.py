@@ -97,8 +97,9 @@ def add_build_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--bib", action="append", metavar="FILE",
                    help="bibliography (.bib, .bbl, CSL .json) for the sources; repeatable")
     p.add_argument("--arxiv-id", action="append", metavar="ID",
-                   help="reportbench (required), researcharena (finds the survey in the "
-                   "corpus): the survey's arXiv id, one per SOURCE in order")
+                   help="the survey's arXiv id, one per SOURCE in order (`none` for a "
+                   "survey not on arXiv): reportbench keys its task by it (without it: "
+                   "local-<slug>), researcharena finds the survey in the corpus by it")
     p.add_argument("--survey-date", action="append", metavar="YYYY-MM-DD",
                    help="the date of the survey's latest version, one per SOURCE in order: "
                    "reportbench (required; the prompt's cut-off month), researcharena "

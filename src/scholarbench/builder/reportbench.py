@@ -8,8 +8,9 @@ called as they are (no second code path).
   month) and its sections' text as (header path, text) pairs, through the judge role.
 - Task line (`ReportBench_v1.1.jsonl`): `arxiv_id`, `title`, `abstract`, `prompt`,
   `application_domain` (empty), `versions` [{version "v1", created: the date}].
-ReportBench keys tasks and GT by the survey's arXiv id, so each SOURCE needs one
-(`--arxiv-id`, in SOURCE order) and the date (`--survey-date`).
+ReportBench keys tasks and GT by the survey's arXiv id (`--arxiv-id`, in SOURCE order); a
+survey not on arXiv (`--arxiv-id none`, or no `--arxiv-id` at all) is keyed `local-<slug of its
+title>`. Each SOURCE needs its date (`--survey-date`).
 """
 from __future__ import annotations
 
@@ -36,20 +37,38 @@ class Written:
     tasks: int
 
 
-def check_ids(arxiv_ids: Sequence[str], dates: Sequence[str], n: int) -> list[tuple[str, date]]:
-    if len(arxiv_ids) != n or len(dates) != n:
-        raise ScholarbenchError(f"reportbench: give one --arxiv-id and one --survey-date per "
-                                f"SOURCE ({n}); ReportBench keys tasks by the survey's arXiv id")
-    out = []
-    for arxiv, day in zip(arxiv_ids, dates):
+NOT_ON_ARXIV = "none"      # `--arxiv-id none`: this SOURCE is not on arXiv
+
+
+def check_ids(arxiv_ids: Sequence[str], dates: Sequence[str], n: int
+              ) -> list[tuple[str | None, date]]:
+    """(arXiv id, or None for a survey not on arXiv — keyed `local-<slug>` by `survey_key` —,
+    the date) per SOURCE: `--arxiv-id` once per SOURCE (`none` for one not on arXiv) or not
+    at all (none is), `--survey-date` once per SOURCE."""
+    if len(arxiv_ids) not in (0, n) or len(dates) != n:
+        raise ScholarbenchError(f"reportbench: give one --survey-date per SOURCE ({n}) and "
+                                f"--arxiv-id once per SOURCE or not at all (`--arxiv-id none` "
+                                f"for a survey not on arXiv)")
+    out: list[tuple[str | None, date]] = []
+    for arxiv, day in zip(list(arxiv_ids) or [NOT_ON_ARXIV] * n, dates):
         key = id_key("arxiv", arxiv)
-        if key is None or key.split(":", 1)[1] != arxiv:
-            raise ScholarbenchError(f"--arxiv-id {arxiv!r}: not an arXiv id without version")
+        if arxiv == NOT_ON_ARXIV:
+            arxiv = None
+        elif key is None or key.split(":", 1)[1] != arxiv:
+            raise ScholarbenchError(f"--arxiv-id {arxiv!r}: not an arXiv id without version "
+                                    f"(or `none` for a survey not on arXiv)")
         try:
             out.append((arxiv, date.fromisoformat(day)))
         except ValueError:
             raise ScholarbenchError(f"--survey-date {day!r}: not a YYYY-MM-DD date") from None
     return out
+
+
+def survey_key(arxiv: str | None, survey_id: str) -> str:
+    """The task's `arxiv_id`: the survey's arXiv id, else `local-<its build slug>`."""
+    import re
+    return arxiv if arxiv else "local-" + (re.sub(r"[^a-z0-9]+", "-", survey_id.lower())
+                                          .strip("-") or "survey")
 
 
 def build_reportbench(docs: Sequence[SurveyDoc], keys: Sequence[tuple[str, date]],

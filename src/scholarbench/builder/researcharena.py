@@ -53,7 +53,8 @@ def check_dates(dates: Sequence[str], ids: Sequence[str], n: int
             out.append(date.fromisoformat(day))
         except ValueError:
             raise ScholarbenchError(f"--survey-date {day!r}: not a YYYY-MM-DD date") from None
-    return out or [None] * n, list(ids) or [None] * n
+    arxiv = [None if i == "none" else i for i in ids]     # `none`: not on arXiv (reportbench)
+    return out or [None] * n, arxiv or [None] * n
 
 
 def _survey_paper(corpus: Any, doc: SurveyDoc, arxiv: str | None) -> str | None:

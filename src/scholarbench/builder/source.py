@@ -19,22 +19,30 @@ are not headings); LaTeX `\\part \\chapter \\section \\subsection \\subsubsectio
 `\\input`/`\\include` files read where they are included, so an included file's text before
 its own first heading belongs to the including file's section). Citations before any heading
 are `unsectioned`.
+Confinement: only regular files inside the source folder (the folder given, or the folder of
+the file given) are read — included `.tex` files, `.bib`/`.bbl`, Manubot files — with every
+symlink resolved (`scholarbench.confine`); a file named by the source that is not is refused
+and listed in `SurveyDoc.refused` (one line each: the file and the reason). Bibliographies the
+user names (`bibliographies`, `build --bib`) are read where they are.
 Sections named like front or back matter (`EXCLUDED`: abstract, authors, references, funding,
 …) are left out of the tree, at any depth, and their citations counted apart.
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from scholarbench.benchmarks.reportbench.latex_cites import find_main_tex
 from scholarbench.benchmarks.reportbench.latex_text import (braced, latex_to_text,
                                                                 strip_comments)
 from scholarbench.benchmarks.reportbench.pandoc_cites import visible_text
 from scholarbench.benchmarks.reportbench.survey_gt import SurveyGT, from_latex, from_markdown
+from scholarbench.confine import Refused, inside, keep_inside, root_of
 from scholarbench.errors import DataError
+from scholarbench.files import read_regular_file
 from scholarbench.benchmarks.reportbench.latex_cites import (_INCLUDE, _INCLUDE_BARE, _main_body,
                                                              _resolve_include, latex_citations)
 from scholarbench.benchmarks.reportbench.pandoc_cites import citations
@@ -92,6 +100,7 @@ class SurveyDoc:
     excluded: list[str] = field(default_factory=list)      # keys under EXCLUDED headings
     kind: str = "markdown"
     abstract: str = ""     # the text under an "Abstract" heading, or LaTeX's abstract environment
+    refused: list[str] = field(default_factory=list)       # files not read (`confine`): one line each
 
 
 @dataclass(frozen=True)
@@ -114,14 +123,22 @@ def markdown_headings(text: str) -> list[_Heading]:
     return out
 
 
+def _line_of(text: str) -> Callable[[int], int]:
+    """position -> 1-based line number of `text`, by bisection (counting the newlines before
+    every match again made reading quadratic in the number of headings)."""
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    return lambda pos: bisect.bisect_right(starts, pos)
+
+
 def latex_headings(text: str) -> list[_Heading]:
     text = strip_comments(text)
+    line_of = _line_of(text)
     out = []
     for match in _TEX_HEADING.finditer(text):
         body = braced(text, match.end() - 1)
         if body is not None and body.strip():
-            out.append(_Heading(text.count("\n", 0, match.start()) + 1,
-                                LATEX_LEVELS[match.group(1)], latex_to_text(body)))
+            out.append(_Heading(line_of(match.start()), LATEX_LEVELS[match.group(1)],
+                                latex_to_text(body)))
     return out
 
 
@@ -145,18 +162,24 @@ def _tree(events: Sequence[tuple[str, object]]) -> tuple[list[Section], list[str
     return roots, unsectioned
 
 
-def latex_segments(main: Path) -> list[tuple[str, int, int]]:
+def latex_segments(main: Path, root: Path | None = None) -> list[tuple[str, int, int]]:
     """The main text in reading order as (file, first line, last line) runs: a file's lines up
     to an `\\input`/`\\include`, then the included file's, then the rest (the include rules of
-    `reportbench.latex_cites`; a file included twice is read once)."""
+    `reportbench.latex_cites`; a file included twice is read once; only files inside `root`,
+    default the main file's folder)."""
     out: list[tuple[str, int, int]] = []
     seen: set[Path] = set()
+    root = main.parent if root is None else root
 
     def walk(path: Path, whole: bool) -> None:
         if path.resolve() in seen or not path.is_file():
             return
+        try:
+            inside(root, path)
+        except Refused:
+            return
         seen.add(path.resolve())
-        text = strip_comments(path.read_text(encoding="utf-8", errors="replace"))
+        text = strip_comments(read_regular_file(path, errors="replace"))
         start, stop = (0, len(text)) if whole else _main_body(text)
         found = sorted([(m.start(), m.group(2), m.group(1)) for m in
                         _INCLUDE.finditer(text, start, stop)]
@@ -178,9 +201,12 @@ def _events(cites, headings: dict[str, list[_Heading]], segments: list[tuple[str
             ) -> list[tuple[str, object]]:
     """Headings and citations merged in reading order (by `latex_segments`); headings outside
     the main text (a preamble) are left out."""
+    by_file: dict[str, list[tuple[int, int, int]]] = {}
+    for i, (f, lo, hi) in enumerate(segments):
+        by_file.setdefault(f, []).append((lo, hi, i))
+
     def key(file: str, line: int) -> int | None:
-        return next((i for i, (f, lo, hi) in enumerate(segments)
-                     if f == file and lo <= line <= hi), None)
+        return next((i for lo, hi, i in by_file.get(file, ()) if lo <= line <= hi), None)
 
     items = []
     for file, heads in headings.items():
@@ -235,12 +261,13 @@ def _attach_text(sections: list[Section], texts: dict[str, list[str]],
                  headings: dict[str, list[_Heading]], latex: bool) -> None:
     """Each section's own text: its file's lines after the heading up to the next heading
     (any heading, excluded ones too)."""
+    starts = {file: sorted(h.line for h in heads) for file, heads in headings.items()}
     for node in [s for top in sections for _, s in top.walk()]:
         file, _, line = node.where.rpartition(":")
         start = int(line)
-        later = [h.line for h in headings.get(file, []) if h.line > start]
-        lines = texts.get(file, [])
-        body = "\n".join(lines[start:(min(later) - 1) if later else len(lines)])
+        lines, heads = texts.get(file, []), starts.get(file, [])
+        after = bisect.bisect_right(heads, start)           # the next heading, by bisection
+        body = "\n".join(lines[start:(heads[after] - 1) if after < len(heads) else len(lines)])
         node.text = body.strip()
         node.tables = (latex_tables(body, file, start + 1) if latex
                        else markdown_tables(body, file, start + 1))
@@ -261,33 +288,33 @@ def _drop_excluded(sections: list[Section]) -> tuple[list[Section], list[str]]:
 
 def _md_title(files: Sequence[Path], metadata: Path | None) -> str:
     for path in ([metadata] if metadata and metadata.is_file() else []) + list(files):
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_file(path)
         match = _YAML_TITLE.search(text)
         if match and (path == metadata or text.startswith("---")):
             return _NOTE.sub("", match.group(2)).strip()
     for path in files:
-        for head in markdown_headings(path.read_text(encoding="utf-8")):
+        for head in markdown_headings(read_regular_file(path)):
             if head.level == 1:
                 return head.title
     return files[0].stem if files else ""
 
 
 def _read_markdown(files: list[Path], bibliographies: Sequence[Path],
-                   metadata: Path | None) -> SurveyDoc:
+                   metadata: Path | None, refused: Sequence[str] = ()) -> SurveyDoc:
     gt = from_markdown(files, bibliographies)
     cites, headings = [], {}
     for path in files:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_file(path)
         cites += citations(text, str(path))
         headings[str(path)] = markdown_headings(text)
     events = [e for path in files for e in _file_events(str(path), cites, headings)]
     sections, unsectioned = _tree(events)
-    _attach_text(sections, {str(p): visible_text(p.read_text(encoding="utf-8")).split("\n")
+    _attach_text(sections, {str(p): visible_text(read_regular_file(p)).split("\n")
                             for p in files}, headings, latex=False)
     abstract = next((s.text for s in sections if s.title.lower() == "abstract"), "")
     sections, excluded = _drop_excluded(sections)
     return SurveyDoc(_md_title(files, metadata), sections, gt, files + list(bibliographies),
-                     unsectioned, excluded, abstract=abstract)
+                     unsectioned, excluded, abstract=abstract, refused=list(refused))
 
 
 def _file_events(file: str, cites, headings: dict[str, list[_Heading]]):
@@ -297,25 +324,28 @@ def _file_events(file: str, cites, headings: dict[str, list[_Heading]]):
     return [event for _, _, event in sorted(items, key=lambda t: (t[0], t[1]))]
 
 
-def _read_latex(main: Path, bibliographies: Sequence[Path]) -> SurveyDoc:
-    gt = from_latex(main, list(bibliographies) or None)
-    found = latex_citations(main)
-    headings = {str(p): latex_headings(p.read_text(encoding="utf-8", errors="replace"))
+def _read_latex(main: Path, bibliographies: Sequence[Path], root: Path) -> SurveyDoc:
+    gt = from_latex(main, list(bibliographies) or None, root)
+    found = latex_citations(main, root)
+    refused = list(dict.fromkeys(gt.refused + found.refused))
+    headings = {str(p): latex_headings(read_regular_file(p, errors="replace"))
                 for p in found.files}
-    sections, unsectioned = _tree(_events(found.citations, headings, latex_segments(main)))
-    _attach_text(sections, {str(p): strip_comments(p.read_text(encoding="utf-8",
-                                                                errors="replace")).split("\n")
+    sections, unsectioned = _tree(_events(found.citations, headings,
+                                          latex_segments(main, root)))
+    _attach_text(sections, {str(p): strip_comments(read_regular_file(p, errors="replace"))
+                            .split("\n")
                             for p in found.files}, headings, latex=True)
     sections, excluded = _drop_excluded(sections)
-    text = strip_comments(main.read_text(encoding="utf-8", errors="replace"))
+    text = strip_comments(read_regular_file(main, errors="replace"))
     match = _TEX_TITLE.search(text)
     title = latex_to_text(braced(text, match.end() - 1) or "") if match else main.stem
     bibs = (list(bibliographies) or [p for p in found.bib_files if p.is_file()]
-            or sorted(main.parent.rglob("*.bib")))
+            or keep_inside(root, sorted(main.parent.rglob("*.bib")), []))
     abstract = _TEX_ABSTRACT.search(text)
     return SurveyDoc(title, sections, gt, list(found.files) + bibs, unsectioned, excluded,
                      kind="latex",
-                     abstract=latex_to_text(abstract.group(1)) if abstract else "")
+                     abstract=latex_to_text(abstract.group(1)) if abstract else "",
+                     refused=refused)
 
 
 def read_source(path: str | Path, bibliographies: Sequence[str | Path] = ()) -> SurveyDoc:
@@ -327,20 +357,23 @@ def read_source(path: str | Path, bibliographies: Sequence[str | Path] = ()) -> 
     bibs = [Path(b) for b in bibliographies]
     if not path.exists():
         raise DataError("no such file or folder", file=str(path))
+    root, refused = root_of(path), []
     if path.is_dir() and (path / "content").is_dir():
-        files = sorted((path / "content").glob("*.md"))
+        files = keep_inside(root, sorted((path / "content").glob("*.md")), refused)
         if not files:
-            raise DataError("a Manubot folder needs content/*.md", file=str(path / "content"))
-        refs = path / "output" / "references.json"
-        return _read_markdown(files, bibs or ([refs] if refs.is_file() else []),
-                              path / "content" / "metadata.yaml")
+            raise DataError("a Manubot folder needs content/*.md"
+                            + (f" ({refused[0]})" if refused else ""), file=str(path / "content"))
+        refs = keep_inside(root, [p for p in [path / "output" / "references.json"]
+                                  if p.is_file()], refused)
+        metadata = keep_inside(root, [path / "content" / "metadata.yaml"], refused)
+        return _read_markdown(files, bibs or refs, metadata[0] if metadata else None, refused)
     if path.is_file() and path.suffix.lower() in (".md", ".markdown"):
         return _read_markdown([path], bibs, None)
     if path.is_file() and path.suffix.lower() == ".tex":
-        return _read_latex(path, bibs)
+        return _read_latex(path, bibs, root)
     if path.is_dir():
         main = find_main_tex(path)
         if main is not None:
-            return _read_latex(main, bibs)
+            return _read_latex(main, bibs, root)
     raise DataError("not a survey source (need a Manubot folder with content/*.md, a .md "
                     "file, a .tex file or a folder with a main .tex file)", file=str(path))

@@ -145,9 +145,10 @@ def _deepsynth(u: Unit, inp: Inputs, folder: Path, m: BuildManifest) -> tuple[li
 
 def _reportbench(u: Unit, inp: Inputs, folder: Path, m: BuildManifest
                  ) -> tuple[list[str], int]:
-    from scholarbench.builder.reportbench import build_reportbench
-    w = build_reportbench([u.doc], [inp.rb_keys[u.index]], [u.source], folder / "reportbench",
-                          inp.corpus, inp.client, m, inp.granularity)
+    from scholarbench.builder.reportbench import build_reportbench, survey_key
+    arxiv, day = inp.rb_keys[u.index]
+    w = build_reportbench([u.doc], [(survey_key(arxiv, u.survey_id), day)], [u.source],
+                          folder / "reportbench", inp.corpus, inp.client, m, inp.granularity)
     return w.review, w.tasks
 
 

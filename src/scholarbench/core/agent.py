@@ -93,7 +93,8 @@ class AgentError(ScholarbenchError):
 class FunctionAgent:
     """A plain callable `f(task: dict) -> dict` as an agent that fits every family. A function
     with the attribute `tools = True` gets the sample's literature tools as `task["tools"]`:
-    `{"mcp_url": …, "mcp_stdio": {"command", "args"}, "rules": …}` (docs/tools.md)."""
+    `{"mcp_url": …, "mcp_stdio": {"command", "args"}, "rules": …}` with synchronous methods
+    (`task["tools"].search("…", k=5)`; `tools.handle.ToolsHandle`, docs/tools.md)."""
 
     def __init__(self, func: Callable[[dict[str, Any]], Any], spec: str,
                  params: dict[str, Any] | None = None) -> None:

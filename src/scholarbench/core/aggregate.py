@@ -1,11 +1,15 @@
 """`scholarbench aggregate RUN_DIR`: summary.json rebuilt from scores.jsonl alone.
 
 Reads the run's manifest (what the run was) and its score rows — each validated
-(`core.records.ScoreRecord`; a bad line is one error naming the file, line and field) — and
+(`core.score_rows`; a bad line is one error naming the file, line and field) — and
 calls `core.summarise.summarise`, the same function `run` and `score` end with. No agent,
 judge, data directory or corpus is opened. `--check` compares the rebuilt summary with the
 run's own and exits 1 naming the keys that differ (nothing is written); without it the
 summary is written under the run's lock.
+
+`aggregate SUITE_DIR` (an `eval --out` folder: eval.json, no manifest) does this for every run
+eval.json lists, then rebuilds eval.json from the run directories (`core.suite.run_entry`, as
+`eval` wrote it); with `--check` it compares both and writes nothing.
 """
 from __future__ import annotations
 
@@ -15,43 +19,25 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from scholarbench.core.engine import SCORES, SUMMARY, benchmark_class
 from scholarbench.core.migrate import check_format, upgrade_rows
-from scholarbench.core.records import RUN_FORMAT, ScoreRecord
-from scholarbench.core.rundir import RunDir
+from scholarbench.core.records import RUN_FORMAT
+from scholarbench.core.rundir import RunDir, atomic_write_json, read_json_file
+from scholarbench.core.score_rows import measure_units, read_score_rows
 from scholarbench.core.summarise import summarise
 from scholarbench.errors import ScholarbenchError
 
+EVAL_JSON = "eval.json"
 
-def read_scores(path: Path, id_key: str) -> list[dict[str, Any]]:
-    """The rows of a scores.jsonl, each checked against `ScoreRecord`."""
+
+def read_scores(path: Path, id_key: str, units: dict[str, str] | None = None
+                ) -> list[dict[str, Any]]:
+    """The rows of a scores.jsonl, each checked (`core.score_rows`: the typed `ScoreRecord`,
+    the id, the measures of `units`, no id twice)."""
     if not path.exists():
         raise ScholarbenchError(f"{path}: no scores (score the run first: scholarbench score "
                                 f"{path.parent})")
-    rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ScholarbenchError(f"{where}: not JSON ({exc.msg})") from None
-        if not isinstance(row, dict):
-            raise ScholarbenchError(f"{where}: expected a JSON object")
-        if row.get(id_key) is None:
-            raise ScholarbenchError(f"{where}: field {id_key!r}: missing")
-        try:
-            ScoreRecord.model_validate(row)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            field = ".".join(str(p) for p in err["loc"]) or "(record)"
-            raise ScholarbenchError(f"{where}: field {field!r}: {err['msg']}, got "
-                                    f"{json.dumps(err.get('input'))[:80]}") from None
-        rows.append(row)
-    return rows
+    return read_score_rows(path, id_key, units or {})
 
 
 def rebuild(run_dir: Path) -> tuple[dict[str, Any], Any]:
@@ -59,34 +45,50 @@ def rebuild(run_dir: Path) -> tuple[dict[str, Any], Any]:
     run = RunDir(run_dir)
     manifest = run.read_manifest()
     bench = benchmark_class(str(manifest.get("benchmark")))(manifest.get("options") or {})
-    rows = read_scores(run.file(SCORES), bench.id_key)
+    rows = read_scores(run.file(SCORES), bench.id_key,
+                       measure_units(bench, manifest.get("mode")))
     if check_format(manifest, run.manifest_path) != RUN_FORMAT:
         generated = run.stage(bench.generate_file, bench.id_key).records
         rows = upgrade_rows(rows, manifest, generated, bench.id_key)
     return summarise(bench, rows, manifest, warn=False), bench
 
 
-def differences(a: Any, b: Any, path: str = "") -> list[str]:
-    """Keys (dotted) where two JSON values differ."""
+def differences(a: Any, b: Any, path: str = "", *, older: bool = False) -> list[str]:
+    """Keys (dotted) where two JSON values differ. `older`: `b` is the summary of an older run
+    format, so keys only `a` has (what later formats add: `ci95`, `summary_version`, ...) are
+    not differences."""
     if isinstance(a, dict) and isinstance(b, dict):
         out = []
         for key in sorted(set(a) | set(b), key=str):
             where = f"{path}.{key}" if path else str(key)
+            if key not in b and older:
+                continue
             if key not in a or key not in b:
                 out.append(where)
             else:
-                out += differences(a[key], b[key], where)
+                out += differences(a[key], b[key], where, older=older)
         return out
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b))
+                for d in differences(x, y, f"{path}.{i}" if path else str(i))]
     return [] if a == b else [path or "(whole)"]
 
 
 def cmd_aggregate(args: argparse.Namespace) -> int:
     run_dir = Path(args.run_dir)
+    if (run_dir / EVAL_JSON).is_file() and not (run_dir / "manifest.json").exists():
+        return aggregate_suite(run_dir, args.check)
+    return aggregate_run(run_dir, args.check)
+
+
+def aggregate_run(run_dir: Path, check: bool) -> int:
     summary, bench = rebuild(run_dir)
-    if args.check:
+    if check:
         own_path = run_dir / SUMMARY
-        own = json.loads(own_path.read_text(encoding="utf-8")) if own_path.exists() else {}
-        diff = differences(json.loads(json.dumps(summary)), own)
+        own = read_json_file(own_path) if own_path.exists() else {}
+        older = check_format(RunDir(run_dir).read_manifest(), run_dir / "manifest.json") \
+            != RUN_FORMAT
+        diff = differences(json.loads(json.dumps(summary)), own, older=older)
         if diff:
             print(f"{run_dir}: the summary rebuilt from scores.jsonl differs from "
                   f"{SUMMARY} at: {', '.join(diff[:20])}", file=sys.stderr)
@@ -100,10 +102,46 @@ def cmd_aggregate(args: argparse.Namespace) -> int:
     return 0
 
 
+def aggregate_suite(suite: Path, check: bool) -> int:
+    """Every run of the suite (module docstring), then eval.json; 1 when anything differs."""
+    from filelock import FileLock
+    from scholarbench.core.suite import EVAL_LOCK, run_entry
+    path = suite / EVAL_JSON
+    own = read_json_file(path)          # a regular file, bounded, one line when it is not JSON
+    if not isinstance(own.get("runs"), list):
+        raise ScholarbenchError(f"{path}: expected an object with a list \"runs\"")
+    code, entries = 0, []
+    for entry in own["runs"]:
+        run_dir = suite / Path(str((entry or {}).get("run_dir") or "")).name \
+            if isinstance(entry, dict) and entry.get("run_dir") else None
+        if run_dir is None or not (run_dir / "manifest.json").exists():
+            entries.append(entry)          # not run (no answers, failed): as eval wrote it
+            continue
+        code = max(code, aggregate_run(run_dir, check))
+        manifest = RunDir(run_dir).read_manifest()
+        bench = benchmark_class(str(manifest.get("benchmark")))(manifest.get("options") or {})
+        entries.append({**run_entry(bench, str(entry.get("subtask") or manifest.get("mode")),
+                                    run_dir), "run_dir": entry["run_dir"]})
+    rebuilt = {**own, "runs": entries}
+    if check:
+        diff = differences(json.loads(json.dumps(rebuilt)), own)
+        if diff:
+            print(f"{suite}: eval.json rebuilt from its runs differs at: "
+                  f"{', '.join(diff[:20])}", file=sys.stderr)
+            return 1
+        print(f"{suite}: {EVAL_JSON} is reproduced from its runs")
+        return code
+    with FileLock(str(suite / EVAL_LOCK)):
+        atomic_write_json(path, rebuilt)
+    print(f"{suite}: {EVAL_JSON} rebuilt from {len(entries)} run(s)")
+    return code
+
+
 def add_aggregate_parser(sub: Any) -> None:
     p = sub.add_parser("aggregate", help="rebuild a run's summary.json from its scores.jsonl "
-                       "alone (no agent, judge or data)")
-    p.add_argument("run_dir")
+                       "alone (no agent, judge or data); on an eval suite directory, every "
+                       "run's and then eval.json")
+    p.add_argument("run_dir", metavar="RUN_DIR|SUITE_DIR")
     p.add_argument("--check", action="store_true", help="compare with the run's own summary "
                    "and exit 1 if they differ; write nothing")
     p.set_defaults(func=cmd_aggregate)

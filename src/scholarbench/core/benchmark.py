@@ -57,6 +57,7 @@ class Benchmark:
     subtasks: ClassVar[dict[str, str]] = {}
     subtask_flag: ClassVar[str] = "--mode"            # how the CLI names the sub-task
     headline: ClassVar[dict[str, tuple[str, ...]]] = {}   # sub-task → its headline measures
+    unresolved_effect: ClassVar[str] = "scored as misses"   # what an unresolved reference is
     generate_file: ClassVar[str] = "generate.jsonl"
     id_key: ClassVar[str] = "id"                      # the sample id's key in its files
     order: ClassVar[int] = 100                        # position in `eval` and reports

@@ -318,7 +318,7 @@ def _slug(spec: str) -> str:
 GENERIC_FITS = {
     "endpoint": "every benchmark and sub-task (an OpenAI-compatible endpoint is the agent: "
                 "--model, --base-url)",
-    "replay": "every benchmark and sub-task (answers from a file: --replay FILE)",
+    "replay": "every benchmark and sub-task (answers from a file: --agent replay --agent-arg path=FILE)",
     "package.module:attr": "every benchmark and sub-task whose answer family it returns (your "
                            "function or class; docs/agents.md)",
 }

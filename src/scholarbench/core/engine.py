@@ -48,6 +48,7 @@ from scholarbench.injection.unflagged import flagged_note
 from scholarbench.leakage.unleaked import leak_lines
 from scholarbench.llm.secrets import redact
 from scholarbench.llm.usage import sample_scope
+from scholarbench.text.escape import neutralise
 from scholarbench.procs import stop_requested, watch_stops
 
 EXIT_OK, EXIT_USAGE, EXIT_INCOMPLETE = 0, 2, 3
@@ -124,6 +125,9 @@ class RunOutcome:
     summary: dict[str, Any]
     n_errors: int
     error_reasons: dict[str, int] = field(default_factory=dict)
+    # the manifest's `usage` when this invocation began: the terminal's judge usage line says
+    # what this invocation sent, beside the directory's totals
+    usage_before: dict[str, Any] | None = None
 
     @property
     def exit_code(self) -> int:
@@ -189,6 +193,7 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
     created = not out.exists()
     try:
         with run.lock():
+            before = _usage_now(run)
             _take_or_check(run, manifest, IDENTITY_KEYS + tuple(bench.identity_extra),
                            bench.generate_file, bench.id_key)
             if agent_client is not None:
@@ -197,7 +202,9 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
             run.write_manifest(manifest)
             bench.prepare_run(run, loaded, manifest)
             generate(bench, run, loaded.samples, agent, ctx, progress, at_once, remote)
-            return _score_locked(bench, run, loaded.samples, models, progress)
+            outcome = _score_locked(bench, run, loaded.samples, models, progress)
+            outcome.usage_before = before
+            return outcome
     except BaseException:
         if created and not run.manifest_path.exists():
             _remove_empty(out)
@@ -308,7 +315,7 @@ def solve_one(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentContext,
         except Oversized as exc:     # not kept: scored as an empty answer, counted on its own
             record.update(status="oversized", missing=True, error=f"oversized: {exc}")
         except Missing as exc:
-            record.update(status="malformed", missing=True, error=str(exc))
+            record.update(status="missing", missing=True, error=str(exc))
         except Malformed as exc:
             record.update(status="malformed", error=str(exc))
         except BaseException as exc:   # the agent or its endpoint failed: never a result
@@ -355,13 +362,24 @@ def score_run(run_dir: Path, *, options: dict[str, Any] | None = None,
     bench.models = models or Models()
     bench.progress = progress
     with run.lock():
+        before = _usage_now(run)
         recorded = {k: v for k, v in _plain(options or {}).items() if k not in PER_SCORING}
         if recorded:       # what this scoring used: `aggregate` rebuilds with the same
             manifest = run.read_manifest()
             manifest["options"] = {**(manifest.get("options") or {}), **recorded}
             run.write_manifest(manifest)
         loaded = bench.load_for_rescore(run, manifest)
-        return _score_locked(bench, run, loaded.samples, bench.models, progress)
+        outcome = _score_locked(bench, run, loaded.samples, bench.models, progress)
+        outcome.usage_before = before
+        return outcome
+
+
+def _usage_now(run: RunDir) -> dict[str, Any]:
+    """The manifest's `usage` (stage → role → counts) as it is now; {} for a new directory."""
+    import copy
+    if not run.manifest_path.exists():
+        return {}
+    return copy.deepcopy(run.read_manifest().get("usage") or {})
 
 
 def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], models: Models,
@@ -476,6 +494,7 @@ def format_outcome(bench: Benchmark, outcome: RunOutcome) -> str:
                            bench.headline.get(outcome.summary.get("mode")) or None):
         text += f"\n  {line}"
     run = RunDir(outcome.run_dir)
-    for line in judge_usage_lines(run.read_manifest() if run.manifest_path.exists() else {}):
+    for line in judge_usage_lines(run.read_manifest() if run.manifest_path.exists() else {},
+                                  outcome.usage_before):
         text += f"\n  judge usage: {line}"       # every judge, per stage (core.usage)
-    return text
+    return neutralise(text)      # names and reasons are untrusted: no escape sequence, no bidi

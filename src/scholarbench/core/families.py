@@ -98,11 +98,14 @@ def parse_answer(family: str, obj: Any) -> _Answer:
     try:
         return model.model_validate(body)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]
-                         if not str(p).startswith("function-")) or "(answer)"
-        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise Malformed(f"{family} answer, field {where}: {first['msg']}{more}") from None
+        errors = exc.errors()
+        fields = [".".join(str(p) for p in e["loc"] if not str(p).startswith("function-"))
+                  or "(answer)" for e in errors]
+        others = list(dict.fromkeys(f for f in fields[1:] if f != fields[0]))
+        more = (f"; also field{'s' if len(others) > 1 else ''} {', '.join(others[:3])}"
+                + (f" and {len(others) - 3} more" if len(others) > 3 else "")) if others else ""
+        raise Malformed(f"{family} answer, field {fields[0]}: {errors[0]['msg']}{more}") \
+            from None
 
 
 def answer_info(obj: Any) -> dict[str, Any]:

@@ -27,12 +27,12 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
 RUN_FORMAT = "scholarbench-run/3"      # core.migrate: what changed, how older runs are read
 READABLE_FORMATS = ("scholarbench-run/1", "scholarbench-run/2", RUN_FORMAT)
 
-StageStatus = Literal["ok", "malformed", "error", "oversized"]
+StageStatus = Literal["ok", "malformed", "missing", "error", "oversized"]
 ScoreStatus = Literal["scored", "malformed", "error", "missing", "unscored", "oversized",
                       "unscorable"]
 STATUSES = ("scored", "malformed", "error", "missing", "unscored", "oversized", "unscorable")
@@ -60,8 +60,12 @@ class ScoreRecord(_Open):
     status: Literal["scored", "malformed", "error", "missing", "unscored", "oversized",
                     "unscorable", "no_references"] = "scored"
     reason: str | None = None
-    unresolved: int | None = Field(default=None, ge=0)
-    n_refs: int | None = Field(default=None, ge=0)
+    unresolved: StrictInt | None = Field(default=None, ge=0)
+    n_refs: StrictInt | None = Field(default=None, ge=0)
+    # fields the engine adds (typed too: a tampered row is refused, not read as truthy)
+    suspected_injection: list[StrictStr] | None = None     # injection.detect's rule names
+    suspected_leak: dict[StrictStr, StrictInt] | None = None   # leakage.audit's counts
+    leaked_items: list[Any] | None = None
 
 
 class MeasureSummary(BaseModel):

@@ -156,15 +156,15 @@ def attach(rows: Iterable[dict[str, Any]], generated: dict[str, dict[str, Any]],
         row.setdefault("unresolved", bad)
 
 
-def summarise(rows: Sequence[dict[str, Any]], name: str, stream: Any = None
-              ) -> dict[str, int]:
+def summarise(rows: Sequence[dict[str, Any]], name: str, stream: Any = None,
+              effect: str = "scored as misses") -> dict[str, int]:
     """{"n_unresolved", "n_refs"} over the rows; one warning line when more than half of the
-    run's references resolved to nothing."""
+    run's references resolved to nothing, saying what the benchmark does with them."""
     counted = [r for r in rows if r.get("status") not in ("error", "unscorable")]
     n_refs = sum(int(r.get("n_refs") or 0) for r in counted)
     bad = sum(int(r.get("unresolved") or 0) for r in counted)
     if n_refs and 2 * bad > n_refs:
         print(f"warning: {name}: {bad} of {n_refs} answer references resolve to no paper of "
-              f"the task (scored as misses); accepted: {', '.join(FORMS)}",
+              f"the task ({effect}); accepted: {', '.join(FORMS)}",
               file=stream or sys.stderr)
     return {"n_unresolved": bad, "n_refs": n_refs}

@@ -26,9 +26,9 @@ from typing import Any, Iterable, Iterator
 
 from filelock import FileLock, Timeout
 
-from scholarbench.errors import ScholarbenchError
+from scholarbench.errors import DataError, ScholarbenchError
 from scholarbench.llm.secrets import redact_json, redact_known
-from scholarbench.files import require_regular, temp_beside
+from scholarbench.files import read_regular_bytes, require_regular, temp_beside
 
 LOCK = ".lock"
 
@@ -43,10 +43,11 @@ class NotJSON(ValueError):
 
 def record_line(record: Any) -> str:
     """`record` as one line of UTF-8 JSON, or `NotJSON`: sets and other objects (TypeError),
-    cycles and ints past the digit limit (ValueError), nesting past the recursion limit, and
+    cycles, NaN/±Infinity and ints past the digit limit (ValueError), nesting past the
+    recursion limit, and
     lone surrogates (which json writes but UTF-8 cannot encode) are all refused here."""
     try:
-        text = json.dumps(record, ensure_ascii=False)
+        text = json.dumps(record, ensure_ascii=False, allow_nan=False)   # NaN is not JSON
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise NotJSON(f"a string holds a lone surrogate ({text[exc.start:exc.end]!a}), "
@@ -138,10 +139,7 @@ def read_stage(path: Path, id_key: str = "id") -> StageFile:
     out = StageFile()
     if not path.exists():
         return out
-    try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
-    except OSError as exc:
-        raise ScholarbenchError(f"{path}: cannot read ({exc.strerror})") from exc
+    text = read_regular_bytes(path).decode("utf-8", errors="replace")
     lines = text.split("\n")
     for lineno, raw in enumerate(lines, start=1):
         if not raw.strip():
@@ -160,6 +158,29 @@ def read_stage(path: Path, id_key: str = "id") -> StageFile:
         out.records.pop(key, None)             # a later line supersedes (keeps order of last)
         out.records[key] = obj
     return out
+
+
+def read_json_file(path: Path) -> dict[str, Any]:
+    """One JSON object from a run file (manifest.json, summary.json): a regular file within the
+    input size limit (`files.read_regular_bytes`); bad bytes, bad JSON, NaN/Infinity, nesting
+    too deep or another JSON type are one DataError naming the file (and line)."""
+    from scholarbench.data.jsonl import parse_json
+    raw = read_regular_bytes(path)
+    obj, problem, line = parse_json(raw)
+    if problem is None and (b"NaN" in raw or b"Infinity" in raw):
+        try:
+            json.loads(raw, parse_constant=_refuse_constant)
+        except ValueError as exc:
+            problem = str(exc)
+    if problem is not None:
+        raise DataError(problem, file=str(path), line=line)
+    if not isinstance(obj, dict):
+        raise DataError(f"expected a JSON object, got {type(obj).__name__}", file=str(path))
+    return obj
+
+
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
 
 
 class RunDir:
@@ -197,16 +218,16 @@ class RunDir:
     def read_manifest(self) -> dict[str, Any]:
         if not self.manifest_path.exists():
             raise ScholarbenchError(f"{self.path} is not a run directory (no manifest.json)")
-        try:
-            obj = json.loads(self.manifest_path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ScholarbenchError(f"{self.manifest_path}: not valid JSON ({exc})") from exc
-        except RecursionError:
-            raise ScholarbenchError(f"{self.manifest_path}: JSON nested too deeply") from None
-        if not isinstance(obj, dict):
-            raise ScholarbenchError(f"{self.manifest_path}: expected a JSON object")
+        obj = read_json_file(self.manifest_path)
         from scholarbench.core.migrate import check_format
         check_format(obj, self.manifest_path)
+        for key in ("options", "agent_config"):
+            if obj.get(key) is not None and not isinstance(obj[key], dict):
+                raise DataError(f"expected an object, got {type(obj[key]).__name__}",
+                                file=str(self.manifest_path), field=key)
+        if not isinstance(obj.get("benchmark"), str):
+            raise DataError(f"expected the benchmark's name, got {obj.get('benchmark')!r}"[:120],
+                            file=str(self.manifest_path), field="benchmark")
         return obj
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:

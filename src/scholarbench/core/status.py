@@ -5,8 +5,9 @@ report all call `sample_status` / `count_samples` (or `run_counts`, which reads 
 directory's scores.jsonl and generate file), so one sample has one status in every file.
 
 The agent's answer decides first: a generate record that says `error` or `oversized` is that;
-one that says `malformed` is `malformed` (or `missing` when it says `missing: true`: no answer
-at all), whatever the benchmark's scorer called the empty answer it scored. A sample the
+one that says `missing` (no answer at all) is `missing`, one that says `malformed` is
+`malformed` (older runs wrote a missing answer as `malformed` with `missing: true`: read as
+`missing`), whatever the benchmark's scorer called the empty answer it scored. A sample the
 benchmark could not score on this data is `unscorable`; otherwise the row's own status stands
 (`unscored` when the judge's replies were unusable). ReportBench's `no_references` (a valid
 answer with nothing to match) is `scored`, and named in the scored column's reason.
@@ -40,7 +41,9 @@ def sample_status(row: dict[str, Any], record: dict[str, Any] | None = None) -> 
         return "unscorable"
     if rec.get("status") in _FROM_RECORD:
         return str(rec["status"])
-    if rec.get("status") == "malformed":
+    if rec.get("status") == "missing":
+        return "missing"
+    if rec.get("status") == "malformed":      # older runs wrote a missing answer this way
         return "missing" if rec.get("missing") else "malformed"
     status = str(row.get("status") or "scored")
     if status == "no_references" or status not in STATUSES:
@@ -65,6 +68,18 @@ def reason_of(status: str, row: dict[str, Any], rec: dict[str, Any] | None) -> s
 def _reason_of(status: str, row: dict[str, Any], rec: dict[str, Any] | None) -> str | None:
     text = reason_of(status, row, rec)
     return text if status in ("scored", "unscorable") or text is None else _general(text)
+
+
+def _example(text: str, sample_id: str, n: int) -> str:
+    """A column's top reason as one of its samples has it (the task and the field named, not
+    a template), with how many more share its form."""
+    text = text.splitlines()[0] if text else ""
+    text = text if len(text) <= 240 else text[:239] + "…"
+    named = f"'{sample_id}'" in text or f'"{sample_id}"' in text
+    where = [] if named else [f"sample {sample_id}"]
+    if n > 1:
+        where.append(f"{n - 1} more like it")
+    return f"{n}× {text}" + (f" ({', '.join(where)})" if where else "")
 
 
 def _general(text: str) -> str:
@@ -103,6 +118,7 @@ def count_samples(rows: Iterable[dict[str, Any]], generated: dict[str, dict[str,
     `n_unresolved` and the judge's unscored reasons."""
     out = StatusCounts(counts={k: 0 for k in COLUMNS})
     reasons: dict[str, Counter[str]] = {k: Counter() for k in COLUMNS}
+    examples: dict[tuple[str, str], tuple[str, str]] = {}     # (column, form) → (id, text)
     rows_seen = []
     for row in rows:
         rows_seen.append(row)
@@ -112,6 +128,8 @@ def count_samples(rows: Iterable[dict[str, Any]], generated: dict[str, dict[str,
         out.counts[status] = (out.counts.get(status) or 0) + 1
         if (why := _reason_of(status, row, rec)) is not None:
             reasons[status][why] += 1
+            examples.setdefault((status, why), (str(row.get(id_key)),
+                                                reason_of(status, row, rec) or why))
     summary = summary or {}
     unresolved = summary.get("n_unresolved")
     out.counts["unresolved"] = int(unresolved) if isinstance(unresolved, int) else None
@@ -119,7 +137,9 @@ def count_samples(rows: Iterable[dict[str, Any]], generated: dict[str, dict[str,
     for column, counter in reasons.items():
         if counter:
             why, n = counter.most_common(1)[0]
-            out.reasons[column] = f"{n}× {why}"
+            out.reasons[column] = (f"{n}× {why}" if column in ("scored", "unscorable")
+                                   else _example(examples[(column, why)][1],
+                                                 examples[(column, why)][0], n))
     if judge_line:
         out.reasons["unscored"] = judge_line
     return out
@@ -151,8 +171,9 @@ def _row_judge_reasons(rows: list[dict[str, Any]]) -> str | None:
 def _jsonl(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
+    from scholarbench.files import read_regular_file
     rows = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for line in read_regular_file(path, errors="replace").splitlines():   # bounded, no FIFO
         try:
             obj = json.loads(line)
         except json.JSONDecodeError:
@@ -168,7 +189,8 @@ def run_counts(run_dir: Path, benchmark: str | None = None) -> StatusCounts:
     summary: dict[str, Any] = {}
     if (run_dir / "summary.json").exists():
         try:
-            summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+            from scholarbench.files import read_regular_file
+            summary = json.loads(read_regular_file(run_dir / "summary.json", errors="replace"))
         except (json.JSONDecodeError, UnicodeDecodeError):
             summary = {}
     name = benchmark or summary.get("benchmark")

@@ -40,6 +40,7 @@ from scholarbench.core.engine import (EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, Mode
 from scholarbench.core.rundir import RunDir, RunLocked, atomic_write_json
 from scholarbench.core.status import COLUMNS, LABELS, run_counts
 from scholarbench.errors import ScholarbenchError
+from scholarbench.text.escape import terminal
 
 EVAL_LOCK = ".eval.lock"       # held while eval.json is built and written
 
@@ -255,7 +256,12 @@ def run_entry(bench: Benchmark, subtask: str, run_dir: Path,
     metrics = summary.get("metrics") or {}
     headline = bench.headline.get(subtask, ()) or tuple(metrics)[:3]
     status = "complete" if summary.get("complete", True) else "incomplete"
-    if counts.n_samples and counts.get("unscorable") == counts.n_samples:
+    entry["tasks"] = tasks = task_set(_manifest(run_dir),
+                                       (getattr(bench, "options", None) or {}).get("data"))
+    if counts.n_samples == 0:
+        status = "skipped"
+        entry["reason"] = f"no {subtask} task in the task set ({tasks})"
+    elif counts.get("unscorable") == counts.n_samples:
         status = "skipped"
         entry["reason"] = (f"every sample unscorable ({counts.reasons.get('unscorable', '')})"
                            + (f"; {hint}" if (hint := bench.unscorable_hint(subtask)) else ""))
@@ -271,10 +277,45 @@ def run_entry(bench: Benchmark, subtask: str, run_dir: Path,
     if summary.get("without_leaked"):           # docs/leakage.md
         entry["n_suspected_leak"] = summary.get("n_suspected_leak")
         entry["without_leaked"] = summary["without_leaked"]
+    notes = {k: v for k, v in (summary.get("measure_notes") or {}).items()
+             if k in entry["headline"] and isinstance(v, str)}
+    if notes:                                   # e.g. ResearchArena HER's NER model, caveat
+        entry["measure_notes"] = notes
     if summary.get("judge_panel"):              # a judge panel or repeats: docs/judges.md
         entry["judge_panel"] = summary["judge_panel"]
         entry["judge_agreement"] = summary.get("judge_agreement") or {}
     return entry
+
+
+def _manifest(run_dir: Path) -> dict[str, Any]:
+    try:
+        obj = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return obj if isinstance(obj, dict) else {}
+
+
+def task_set(manifest: dict[str, Any], data: str | None = None) -> str:
+    """Which tasks a run used, in a few words, from its manifest's `data`: a task file (named
+    as `<kind>/<file>` when it is in the data directory) or what the tasks were built from."""
+    from scholarbench.paths import data_dir
+    info = manifest.get("data") if isinstance(manifest.get("data"), dict) else {}
+    source = info.get("tasks_source") or info.get("tasks_from") or info.get("path")
+    if source == "built":
+        return "built from the citation graph"
+    if source == "corpus":
+        return f"built from the corpus ({info.get('task_set') or 'reference lists'})"
+    if source == "taxobench":
+        file = (info.get("taxobench") or {}).get("path") if isinstance(
+            info.get("taxobench"), dict) else None
+        return "TaxoBench instances" + (f" ({Path(file).name})" if file else "")
+    if not isinstance(source, str) or not source:
+        return "—"
+    path = Path(str(info.get("path") or source))
+    try:
+        return str(path.resolve().relative_to(data_dir(data).resolve()))
+    except (ValueError, OSError):
+        return str(path)
 
 
 _SHORT = {"scored": "scored", "missing": "miss", "malformed": "malf", "oversized": "over",
@@ -290,7 +331,7 @@ def format_table(entries: list[dict[str, Any]]) -> str:
     for e in entries:
         if e["status"] in ("failed", "no answers") or "counts" not in e:
             lines.append(f"{e['benchmark']:<14} {e['subtask']:<14} {e['status']:<11} "
-                         f"{e.get('reason', '')}")
+                         f"{terminal(e.get('reason', ''))}")
             continue
         hl = "  ".join(f"{k} {_mean_cell(v, (e.get('headline_ci95') or {}).get(k))}"
                        for k, v in e["headline"].items())
@@ -301,12 +342,16 @@ def format_table(entries: list[dict[str, Any]]) -> str:
         why = "; ".join(f"{LABELS.get(k, k)}: {v}" for k, v in e.get("reasons", {}).items())
         if e["status"] == "skipped":
             why = e["reason"]
+        if e.get("tasks") not in (None, "—"):
+            lines.append(f"{'':<30}tasks: {e['tasks']}")
         if why:
-            lines.append(f"{'':<30}{why}")
+            lines.append(f"{'':<30}{terminal(why)}")     # reasons are the agent's own text
     lines.append("columns: " + ", ".join(f"{_SHORT[c]} = {LABELS.get(c, c)}" for c in COLUMNS
                                          if _SHORT[c] != c)
                  + "; headline: mean ±half its 95% bootstrap interval")
-    return "\n".join(lines + flagged_lines(entries) + judge_lines(entries))
+    notes = [f"  {e['benchmark']} {e['subtask']}: {k}: {v}" for e in entries
+             for k, v in (e.get("measure_notes") or {}).items()]
+    return "\n".join(lines + notes + flagged_lines(entries) + judge_lines(entries))
 
 
 def judge_lines(entries: list[dict[str, Any]]) -> list[str]:

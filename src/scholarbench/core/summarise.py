@@ -12,6 +12,7 @@ so `scholarbench aggregate RUN_DIR` rebuilds summary.json byte for byte.
 """
 from __future__ import annotations
 
+import io
 import math
 from typing import Any, Sequence
 
@@ -36,7 +37,8 @@ def summarise(bench: Benchmark, rows: Sequence[dict[str, Any]], manifest: dict[s
                       status=counts.status_dict(), complete=not errors).model_dump(mode="json")
     summary.update(bench.aggregate(rows, manifest))
     name = " ".join(filter(None, (bench.name, manifest.get("mode"))))
-    summary.update(refs.summarise(rows, name) if warn else _quiet_refs(rows, name))
+    effect = getattr(bench, "unresolved_effect", "scored as misses")
+    summary.update(refs.summarise(rows, name, None if warn else io.StringIO(), effect))
     summary["n_suspected_injection"] = sum(1 for r in rows if r.get("suspected_injection"))
     add_intervals(bench, summary, rows, manifest)
     if (unflagged := without_flagged(bench, rows, manifest, summary)) is not None:
@@ -48,9 +50,6 @@ def summarise(bench: Benchmark, rows: Sequence[dict[str, Any]], manifest: dict[s
     return summary
 
 
-def _quiet_refs(rows: Sequence[dict[str, Any]], name: str) -> dict[str, int]:
-    import io
-    return refs.summarise(rows, name, stream=io.StringIO())
 
 
 def measures_by_key(bench: Benchmark, subtask: str | None) -> dict[str, Measure]:

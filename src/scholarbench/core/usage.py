@@ -96,16 +96,30 @@ def _judge_model(manifest: dict[str, Any], role: str) -> str | None:
     return (entry or {}).get("model")
 
 
-def judge_usage_lines(manifest: dict[str, Any]) -> list[str]:
-    """One terminal line per judge: its calls and tokens per stage (every invocation on the
-    run directory, as the manifest adds them up)."""
+def judge_usage_lines(manifest: dict[str, Any], before: dict[str, Any] | None = None
+                      ) -> list[str]:
+    """One terminal line per judge: its calls and tokens per stage. `before`: the manifest's
+    `usage` when this invocation began — the line then counts this invocation's calls and
+    names the directory's totals (every invocation, as the manifest adds them up) beside
+    them where they differ; None: the totals alone."""
     lines = []
+    earlier = judge_usage({"usage": before or {}})
     for role, stages in judge_usage(manifest).items():
         model = _judge_model(manifest, role)
+        now = {stage: c for stage, c in stages.items()} if before is None else {
+            stage: {k: (c.get(k) or 0) - ((earlier.get(role) or {}).get(stage, {}).get(k) or 0)
+                    for k in ("calls", "prompt_tokens", "completion_tokens", "cache_hits")}
+            for stage, c in stages.items()}
         parts = [f"{stage} {c.get('calls', 0)} calls, {c.get('prompt_tokens', 0)}+"
                  f"{c.get('completion_tokens', 0)} tokens"
                  + (f", {c['cache_hits']} cached" if c.get("cache_hits") else "")
-                 for stage, c in stages.items()]
+                 for stage, c in now.items()]
         who = role + (f" ({model})" if model else "")
-        lines.append(f"{who}: {'; '.join(parts)}")
+        line = f"{who}: {'; '.join(parts)}"
+        totals = [f"{stage} {c.get('calls', 0)}" for stage, c in stages.items()
+                  if before is not None and c.get("calls", 0) != now[stage].get("calls", 0)]
+        if totals:
+            line += (f" (this invocation; calls over every invocation on this directory: "
+                     f"{', '.join(totals)})")
+        lines.append(line)
     return lines

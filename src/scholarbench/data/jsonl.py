@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterator
 
 from scholarbench.errors import DataError, exceeds_int_digits
-from scholarbench.files import require_regular
+from scholarbench.files import read_regular_bytes, require_regular
 
 
 def open_text(path: Path):
@@ -121,11 +121,7 @@ def read_jsonl_tolerant(path: str | Path) -> list[dict]:
     path = Path(path)
     if not path.exists():
         return []
-    require_regular(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise DataError(f"cannot read: {exc.strerror}", file=str(path)) from exc
+    data = read_regular_bytes(path)       # a regular file within the input size limit
     lines = data.splitlines()
     out = []
     for i, raw in enumerate(lines):

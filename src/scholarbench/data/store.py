@@ -41,7 +41,17 @@ def _index_path(data: Path) -> Path:
 
 def read_index(data: Path) -> dict[str, Any]:
     path = _index_path(data)
-    return json.loads(path.read_text()) if path.exists() else {}
+    if not path.exists():
+        return {}
+    try:
+        index = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ScholarbenchError(f"{path}: not a readable data index ({exc}); move it aside and "
+                                "import the data again") from None
+    if not isinstance(index, dict) or not all(isinstance(v, dict) for v in index.values()):
+        raise ScholarbenchError(f"{path}: not a data index (expected an object of objects); "
+                                "move it aside and import the data again")
+    return index
 
 
 def _write_index(data: Path, index: dict[str, Any]) -> None:
@@ -69,6 +79,11 @@ def _taxobench_files(source: Path) -> list[Path]:
 
 
 def import_dataset(name: str, source: Path, data: Path) -> dict[str, Any]:
+    """Validate and copy `source` into `<data>/<name>/` and add its files to the index.
+
+    The index keeps every file imported under `name` (each with its own source and time); a
+    file of the same name replaces the earlier one, and the returned entry's `replaced` names
+    those (with where they came from) so the command can say so."""
     if name not in datasets():
         raise ScholarbenchError(f"unknown dataset {name!r}; known: {', '.join(datasets())}")
     if not source.exists():
@@ -91,9 +106,21 @@ def import_dataset(name: str, source: Path, data: Path) -> dict[str, Any]:
         entry["files"] = {"records": _import_folder(name, source, target)}
     else:   # a benchmark's own data (its registry "dataset" entry validates and copies)
         entry["files"] = REGISTRY.get("dataset", name)(source, target)
-    index[name] = entry
+    index[name], entry["replaced"] = _merged(index.get(name), entry)
     _write_index(data, index)
     return entry
+
+
+def _merged(old: dict[str, Any] | None, new: dict[str, Any]) -> tuple[dict[str, Any], dict]:
+    """The index entry of a kind after importing `new`: the earlier files kept, those of the
+    same name replaced; and {replaced name: its earlier source}."""
+    stamp = {"source": new["source"], "imported": new["imported"]}
+    files = {k: {**v, **stamp} if isinstance(v, dict) else v for k, v in new["files"].items()}
+    before = dict((old or {}).get("files") or {})
+    replaced = {k: (before[k].get("source") if isinstance(before[k], dict) else None)
+                or (old or {}).get("source") or "?" for k in files if k in before}
+    before.update(files)
+    return {**stamp, "files": before}, replaced
 
 
 def _import_folder(name: str, source: Path, target: Path) -> dict[str, int]:
@@ -110,6 +137,17 @@ def _import_folder(name: str, source: Path, target: Path) -> dict[str, int]:
     if source.resolve() != target.resolve():
         shutil.copytree(source, target, dirs_exist_ok=True)
     return counts
+
+
+def latest_import(data: Path, name: str) -> str | None:
+    """The file name imported last under `name` that is still there (by the index's times;
+    `eval` runs it unless told otherwise), else None."""
+    entry = read_index(data).get(name) or {}
+    files = entry.get("files") or {}
+    dated = [(str(info.get("imported") or entry.get("imported") or ""), fname)
+             for fname, info in files.items()
+             if isinstance(info, dict) and (data / name / fname).is_file()]
+    return max(dated)[1] if dated else None
 
 
 def taxobench_gold_file(data: Path, name: str | None = None) -> Path:
@@ -134,8 +172,11 @@ def list_datasets(data: Path) -> list[str]:
         lines.append("  (nothing imported yet)")
     for name, entry in sorted(index.items()):
         for fname, info in entry.get("files", {}).items():
-            counts = ", ".join(f"{k}={v}" for k, v in info.items() if k != "sha256")
-            lines.append(f"  {name}/{fname}: {counts}  (from {entry['source']})")
+            info = info if isinstance(info, dict) else {"value": info}
+            counts = ", ".join(f"{k}={v}" for k, v in info.items()
+                               if k not in ("sha256", "source", "imported"))
+            lines.append(f"  {name}/{fname}: {counts}  "
+                         f"(from {info.get('source') or entry.get('source')})")
     corpus = data / "corpus" / "default" / "manifest.json"
     if corpus.exists():
         lines.append(f"  corpus/default: {json.loads(corpus.read_text()).get('counts')}")

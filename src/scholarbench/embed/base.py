@@ -45,7 +45,9 @@ class EmbedStats:
 
 
 class CachedEmbedder:
-    """Embeds each distinct text once: memory cache, then disk cache, then one batched encode."""
+    """Embeds each distinct text once: memory cache, then disk cache, then one batched encode.
+    The disk cache is opened (and created) on the first text to look up, so making an embedder
+    writes nothing (a `--dry-run` leaves the cache folder as it was)."""
 
     def __init__(self, encoder: Encoder, cache_path: str | Path | None = None) -> None:
         self.encoder = encoder
@@ -53,12 +55,16 @@ class CachedEmbedder:
         self.stats = EmbedStats()
         self._memory: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
+        self._path = None if cache_path is None else Path(cache_path)
         self._db: sqlite3.Connection | None = None
-        if cache_path is not None:
-            Path(cache_path).parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(cache_path), check_same_thread=False)
+
+    def _open(self) -> sqlite3.Connection | None:
+        if self._db is None and self._path is not None:
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(self._path), check_same_thread=False)
             self._db.execute("CREATE TABLE IF NOT EXISTS vec (model TEXT, text TEXT, v BLOB, "
                              "PRIMARY KEY (model, text))")
+        return self._db
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         with self._lock:
@@ -68,7 +74,7 @@ class CachedEmbedder:
                     continue
                 todo.append(text)
             self.stats.memory_hits += len(texts) - len(todo)
-            if todo and self._db is not None:
+            if todo and self._open() is not None:
                 found = self._load(todo)
                 self.stats.disk_hits += len(found)
                 self._memory.update(found)

@@ -10,11 +10,11 @@ counts only; they get the badge and the counts, and no item is marked.
 """
 from __future__ import annotations
 
-from html import escape
 from typing import Any, Iterable, Mapping
 
 from scholarbench.data.identifiers import parse_id
 from scholarbench.leakage.audit import id_keys
+from scholarbench.text.escape import html as html_text
 from scholarbench.text.normalize import normalize_title
 
 RULES = {"survey": "the survey itself", "after_cutoff": "after the cut-off",
@@ -37,8 +37,7 @@ li.leak, .paper.leak { background: #fdecea; outline: 1px solid #f2b8b5; }
 """
 
 
-def _e(text: object) -> str:
-    return escape(str(text), quote=True)
+_e = html_text   # text.escape.html: escaped, controls and bidi removed
 
 
 def counts_text(counts: Mapping[str, Any]) -> str:

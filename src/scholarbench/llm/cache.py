@@ -8,6 +8,9 @@ stored text.
 
 A reply longer than `MAX_CACHED_CHARS` characters is not stored (`put` returns False; the client
 counts a warning), so one runaway reply cannot fill the cache file; it is asked again next time.
+Nor is a reply that UTF-8 cannot hold (a lone surrogate, which JSON can carry as `\\ud800`): it
+goes back to the caller as it came, so an endpoint agent's reply is judged like a Python agent's
+answer (`malformed`, by the run's writer) instead of failing in the cache (`error`).
 
 Every reply is stored when it arrives; a caller that cannot parse a reply as what it asked for
 (a judge verdict, a JSON value) drops it again (`ChatClient.forget`), so only usable replies are
@@ -33,7 +36,15 @@ def cache_key(*, model_id: str, messages: list[dict[str, Any]], params: dict[str
     payload = {"v": CACHE_FORMAT, "model": model_id, "messages": messages,
                "params": {k: v for k, v in sorted(params.items()) if v is not None}}
     text = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 @dataclass
@@ -67,8 +78,9 @@ class ReplyCache:
         return CachedReply(*row) if row else None
 
     def put(self, key: str, model_id: str, reply: CachedReply) -> bool:
-        """Store a reply; False (nothing stored) when it is longer than `MAX_CACHED_CHARS`."""
-        if len(reply.text) > MAX_CACHED_CHARS:
+        """Store a reply; False (nothing stored) when it is longer than `MAX_CACHED_CHARS` or
+        is not UTF-8 (a lone surrogate)."""
+        if len(reply.text) > MAX_CACHED_CHARS or not _utf8(reply.text):
             return False
         with self._lock:
             self._db.execute("INSERT OR REPLACE INTO reply VALUES (?, ?, ?, ?, ?)",

@@ -5,12 +5,17 @@ timeouts, dropped connections and replies that are not chat completions) → acc
 A repeated run is served from the cache and makes no model calls. Errors that survive the
 retries raise `LLMCallError`; callers turn them into "unscored" items, never into a crash of the
 run. A redirect to another host (or port) is refused, never followed: a model call goes only
-where it was configured to go.
+where it was configured to go. The base URL's query is sent as a query on every request and
+one credential is sent — the API key when one is configured, else the URL's user:password
+(`llm.base_url`). With no base URL configured the call goes to api.openai.com: the SDK's
+`$OPENAI_BASE_URL` is not read (it would take `$OPENAI_API_KEY` wherever it points).
 """
 from __future__ import annotations
 
 import concurrent.futures
 import json
+import os
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -18,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.llm.base_url import OPENAI_URL, split_base_url
 from scholarbench.llm.cache import CachedReply, ReplyCache, cache_key
 from scholarbench.llm.config import ModelConfig
 from scholarbench.llm.reply import BadReply, read_reply
@@ -115,7 +121,10 @@ class ChatClient:
         self._base_url = base_url or config.base_url
         self._connect = connect          # starts a local server on the first cache miss
         remember_url(self._base_url)     # its password / query key: masked wherever written
-        self.model_id = model_id or f"{redact_url(self._base_url) or 'openai'}|{config.model}"
+        # the endpoint the SDK will call: OPENAI_BASE_URL when no base URL is given, so a
+        # changed endpoint never replays another endpoint's cached replies
+        endpoint = self._base_url or os.environ.get("OPENAI_BASE_URL") or None
+        self.model_id = model_id or f"{redact_url(endpoint) or 'openai'}|{config.model}"
         self._retry_wait = retry_wait
         self._slots = threading.BoundedSemaphore(config.concurrency)
         self._flights: dict[str, list[Any]] = {}
@@ -123,6 +132,7 @@ class ChatClient:
         self._idle: list[Any] = []        # SDK clients not in use; one per attempt at a time
         self._connected = connect is None
         self._sdk_lock = threading.Lock()
+        self._warned: set[str] = set()
         self.json_mode = "schema"   # lowered to "object"/"none" if the server rejects schemas
 
     # -- SDK clients are made on the first cache miss, so cached runs start no server -----------
@@ -136,9 +146,24 @@ class ChatClient:
             if not self._connected:
                 self._base_url = self._connect()
                 self._connected = True
+        key = self.config.api_key()
+        base = split_base_url(self._base_url or OPENAI_URL)   # never $OPENAI_BASE_URL
+        if base.both(key):
+            self._warn_once(f"warning: the {self.config.role} model's base URL has a "
+                            f"user:password and ${self.config.api_key_env} holds a key: the "
+                            "key is sent (Authorization: Bearer), the user:password is not")
         http = openai.DefaultHttpxClient(event_hooks={"response": [_refuse_cross_host]})
-        return openai.OpenAI(base_url=self._base_url, api_key=self.config.api_key(),
-                             max_retries=0, timeout=self.config.timeout, http_client=http)
+        return openai.OpenAI(base_url=base.url, api_key=key, max_retries=0,
+                             default_query=base.query or None,
+                             default_headers=base.headers(key) or None,
+                             timeout=self.config.timeout, http_client=http)
+
+    def _warn_once(self, text: str) -> None:
+        with self._flights_lock:
+            if text in self._warned:
+                return
+            self._warned.add(text)
+        print(text, file=sys.stderr)
 
     def _checkin(self, sdk: Any) -> None:
         with self._sdk_lock:
@@ -210,7 +235,7 @@ class ChatClient:
             stored = _wrap(text, calls) if tools else text
             if not self.cache.put(key, self.model_id, CachedReply(stored, prompt_tokens,
                                                                   completion_tokens)):
-                self.usage.add_warning()       # too long to cache: asked again next time
+                self.usage.add_warning()       # too long or not UTF-8: asked again next time
         return ChatReply(text, False, prompt_tokens, completion_tokens, calls)
 
     def __call__(self, messages: Messages, *, response_format: dict | None = None) -> str:

@@ -35,7 +35,8 @@ def add_model_flags(parser: argparse.ArgumentParser, *, agent: bool = True,
                            "--judge flags (docs/judges.md)")
         group.add_argument("--judge-samples", type=int, metavar="K",
                            help="ask each judge K times (seeds seed, seed+1, …) and report "
-                           "the spread (default 1; SciNet's judged measures)")
+                           "the spread (default 1; every judged measure: TaxoBench, DeepSynth-Eval, "
+                           "ReportBench, SciNet)")
     group.add_argument("--llm-config", help="TOML file with [agent]/[judge] tables "
                        "(default: $SCHOLARBENCH_CONFIG, then ./scholarbench.toml)")
     group.add_argument("--no-llm-cache", action="store_true",

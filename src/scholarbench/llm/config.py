@@ -11,7 +11,8 @@ log, cache or write into manifests. A key goes only where it was configured for:
 gets a key only from a variable named for it (`--api-key-env` / `--judge-api-key-env`,
 `$SCHOLARBENCH_MODEL_API_KEY_ENV`, `api_key_env` in the file) — a loopback server gets none
 otherwise — and never over plain `http://` to a host that is not loopback unless
-`allow_http_key = true`. The key variable's value and the base URL's password and credential-like
+`allow_http_key = true`. Loopback is `hosts.is_loopback_host`: an IP address in 127/8 or ::1,
+or the name `localhost` — never a prefix (`127.evil.example` is a remote name). The key variable's value and the base URL's password and credential-like
 query values are remembered for redaction (`llm.secrets`) as soon as a role is resolved; manifests
 record the base URL through `llm.secrets.redact_url`.
 
@@ -28,9 +29,13 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.hosts import is_loopback_url
 
 ROLES = ("agent", "judge")
 LOCAL = "local"   # the model name that means "the packaged llama.cpp model"
+NO_KEY = "sk-no-key"              # sent to a loopback server when no key is configured
+LOCAL_KEY = "sk-local-no-key"     # sent to the packaged local model's server
+PLACEHOLDER_KEYS = frozenset({NO_KEY, LOCAL_KEY})   # not credentials (`llm.base_url`)
 DEFAULT_CONFIG_FILE = "scholarbench.toml"
 _ENV_PREFIX = {"agent": "SCHOLARBENCH_MODEL", "judge": "SCHOLARBENCH_JUDGE"}
 _FILE_KEYS = {"model", "base_url", "api_key_env", "temperature", "max_tokens", "seed", "timeout",
@@ -68,16 +73,16 @@ class ModelConfig:
         from urllib.parse import urlsplit
         from scholarbench.llm.secrets import redact_url, remember
         if self.is_local:
-            return "sk-local-no-key"
+            return LOCAL_KEY
         url = self.base_url
         host = (urlsplit(url).hostname or "").lower() if url else "api.openai.com"
         openai_host = host == "openai.com" or host.endswith(".openai.com")
         named = ("api_key_env" in self.source         # the user named the variable
                  or self.api_key_env != "OPENAI_API_KEY")
-        loopback = bool(url) and _is_loopback_url(url)
+        loopback = bool(url) and is_loopback_url(url)
         if not (openai_host or named):
             if loopback:
-                return "sk-no-key"   # local servers (vLLM, llama.cpp, Ollama) accept any key
+                return NO_KEY   # local servers (vLLM, llama.cpp, Ollama) accept any key
             raise ScholarbenchError(
                 f"the {self.role} model's endpoint {redact_url(url)} is not OpenAI: "
                 f"${self.api_key_env} is not sent there; name the variable holding its key "
@@ -92,7 +97,7 @@ class ModelConfig:
             remember(key)
             return key
         if loopback:
-            return "sk-no-key"
+            return NO_KEY
         raise ScholarbenchError(
             f"the {self.role} model {self.model!r} needs an API key in ${self.api_key_env} "
             f"(keys are read from the environment only)")
@@ -105,12 +110,6 @@ class ModelConfig:
         out["base_url"] = redact_url(out["base_url"])
         out["configured_by"] = dict(self.source)
         return out
-
-
-def _is_loopback_url(url: str) -> bool:
-    from urllib.parse import urlparse
-    host = (urlparse(url).hostname or "").lower()
-    return host in {"localhost", "127.0.0.1", "::1"} or host.startswith("127.")
 
 
 def check_base_url(url: str, where: str) -> str:

@@ -2,8 +2,9 @@
 
 Strict parsing means the whole reply must be one JSON value; the only leniency is one Markdown
 code fence around it (```json … ```), which small models add even in JSON mode. A reply that
-fails to parse or validate gets one repair turn naming the problem; if that fails too, the item is
-"unscored" with the reason, for the caller to count and show. A reply that did not parse is
+fails to parse or validate, or holds a lone surrogate (no run file could record it), gets one
+repair turn naming the problem; if that fails too, the item is "unscored" with the reason, for the
+caller to count and show. A reply that did not parse is
 dropped from the reply cache, so the next run or re-score asks again. Nothing here raises on bad
 model output.
 """
@@ -76,16 +77,31 @@ def ask_json(client: ChatClient, messages: Messages, *, validate: Callable[[Any]
         except LLMCallError as exc:
             return JsonOutcome(unscored=f"call failed: {exc}", attempts=attempt)
         try:
-            return JsonOutcome(value=validate(parse(text)), attempts=attempt)
+            problem = not_utf8(text) or ""
+            if not problem:
+                value = parse(text)      # `"\\ud800"` in JSON text parses to a lone surrogate
+                problem = not_utf8(json.dumps(value, ensure_ascii=False, default=str)) or ""
+            if not problem:
+                return JsonOutcome(value=validate(value), attempts=attempt)
         except json.JSONDecodeError as exc:
             problem = f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
         except (ValueError, TypeError, KeyError) as exc:
             problem = f"JSON of the wrong shape ({exc})"
         forget_reply(client, history, response_format=used, **sampling)
         history = history + [
-            {"role": "assistant", "content": text},
+            {"role": "assistant", "content": text.encode("utf-8", "replace").decode("utf-8")},
             {"role": "user", "content": f"Your reply was {problem}. {repair_hint}"}]
     return JsonOutcome(unscored=f"after {repairs} repair(s): {problem}", attempts=repairs + 1)
+
+
+def not_utf8(text: str) -> str | None:
+    """Why a reply cannot be kept (a lone surrogate, which JSON carries as `\\ud800` but UTF-8
+    cannot hold, so no run file could record it), or None."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"not UTF-8 (a lone surrogate, {text[exc.start:exc.end]!a})"
+    return None
 
 
 def forget_reply(client: Any, messages: Messages, **params: Any) -> None:

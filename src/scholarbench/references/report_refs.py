@@ -16,7 +16,8 @@
   the bibliography item with that number; a marker without an item is kept as unresolved;
 - **author-year citations** (`(Vaswani et al., 2017)`, `(Smith & Jones 2020a; Lee, 2019)`,
   `Vaswani et al. (2017)`) linked to the bibliography item whose text starts with that surname
-  and holds that year; one without an item is kept as unresolved.
+  and holds that year; one without an item is kept as unresolved. A title written in prose
+  with its year ("Deep Residual Learning (2016) made …") is not one (`_ends_a_title`).
 
 References that name the same work are merged (union of: a shared paper id, the same URL by
 `url_key`, a marker and its item, the same normalised stated title). The result lists one
@@ -53,6 +54,25 @@ _AY_PAREN = re.compile(r"\(([^()]*?(?:19|20)\d\d[a-z]?)\)")
 _YEAR_IN_PARENS = re.compile(r"\((?P<year>(?:19|20)\d\d)[a-z]?\)")
 _AY_NARRATIVE = re.compile(r"(?<![\w])(?P<name>" + _SURNAME + r")(?:\s+(?:and|&)\s+" + _SURNAME
                            + r"|\s+et\s+al\.?)?\s+$")
+_TITLE_GLUE = frozenset("a an and at by for from in of on or the to via vs with".split())
+_SENTENCE_END = re.compile(r"(?:[.!?:;]\s|\n|^)(?!.*(?:[.!?:;]\s|\n))(.*)$", re.DOTALL)
+
+
+def _ends_a_title(before: str) -> bool:
+    """True when a narrative "Name (YEAR)" is the last word of a title written in prose
+    ("Deep Residual Learning (2016) made …"): walking back from it over small words (of, for,
+    the, …), the next word is capitalised and does not begin its sentence. So "Vaswani et
+    al. (2017)", "as Smith (2020) shows" and a sentence that begins "Smith (2020)" stay
+    author-year citations; "Geoffrey Hinton (2006)" reads as a title (write "Hinton (2006)")."""
+    tail = _SENTENCE_END.search(before)
+    words = re.findall(r"[\w'’\-]+", tail.group(1) if tail else before)
+    for i in range(len(words) - 1, -1, -1):
+        if words[i].lower() in _TITLE_GLUE:
+            continue
+        return words[i][:1].isupper() and i > 0
+    return False
+
+
 _NOT_NAMES = frozenset(
     "table figure fig section sec chapter eq equation appendix see in since from by after before "
     "until during january february march april may june july august september october november "
@@ -416,7 +436,8 @@ def parse_report(markdown: str) -> list[Reference]:
         for year in _YEAR_IN_PARENS.finditer(body):     # "Name et al. (2017)"
             lead = body[max(0, year.start() - 80):year.start()]
             match = _AY_NARRATIVE.search(lead)
-            if match:
+            if match and not _ends_a_title(body[max(0, year.start() - 200):
+                                                year.start() - len(lead) + match.start()]):
                 start = year.start() - len(lead) + match.start()
                 author_year(match.group("name"), year.group("year"),
                             body[start:year.end()], start)

@@ -39,9 +39,10 @@ def add_report_arguments(report_parser: argparse.ArgumentParser) -> argparse.Arg
                                    help="finished run directories (any benchmark), or an "
                                    "eval suite directory (its eval.json: a suite overview "
                                    "first, then its runs)")
-    table_format = {"choices": list(TABLE_FORMATS), "default": None,
+    table_format = {"choices": [*TABLE_FORMATS, "html"], "default": None,
                     "help": "leaderboard table format (default: terminal; from --out's suffix "
-                            ".md/.csv/.tex when given)"}
+                            ".md/.csv/.tex/.html when given); html: the HTML report written "
+                            "to --out, the same as --html OUT"}
     if "--format" in options:
         for key, value in table_format.items():
             setattr(options["--format"], key, value)
@@ -108,6 +109,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     if max_samples is not None and max_samples < 0:
         raise ScholarbenchError("--max-samples must be >= 0")
     fmt = getattr(args, "format", None)
+    if fmt is None and out and Path(out).suffix.lower() in (".html", ".htm") and not html:
+        fmt = "html"
+    if fmt == "html":                  # the form users try: the HTML report, to --out
+        if not out or html:
+            raise ScholarbenchError("--format html writes the HTML report to a file: give "
+                                    "--out REPORT.html (or --html REPORT.html), not both")
+        html, out, fmt = out, None, None
     if fmt is None and out:
         fmt = _SUFFIX_FORMAT.get(Path(out).suffix.lower(), "terminal")
     if fmt is None and not html:

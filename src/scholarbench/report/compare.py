@@ -20,19 +20,22 @@ favours only at p ≤ 0.05 (`ALPHA`); above it, "no difference shown".
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from scholarbench.errors import ScholarbenchError
 from scholarbench.report.judges import rank_runs, tau_text, top_text
 from scholarbench.report.sections.base import MetricDisplay, ReportRun, load_report_run, section_for
+from scholarbench.text.escape import md, terminal
 
 TEST_NAME = ("two-sided paired permutation test (sign flips of the per-sample differences, "
              "scipy.stats.permutation_test; exact when 2^n ≤ n_boot)")
 CI_NAME = "95% paired bootstrap percentile CI of the mean difference"
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_@.\-]*")
 
 
 @dataclass(frozen=True)
@@ -215,14 +218,18 @@ def favours(m: MetricComparison, alpha: float = ALPHA) -> str:
 
 
 def format_comparison(result: Comparison, fmt: str = "terminal") -> str:
-    """A table of the comparison with the method stated; fmt "terminal" or "markdown"."""
-    lines = [f"A = {result.name_a} ({result.benchmark} {result.mode_a}): {result.run_a}",
-             f"B = {result.name_b} ({result.benchmark} {result.mode_b}): {result.run_b}"]
+    """A table of the comparison with the method stated; fmt "terminal" or "markdown". Names,
+    paths, judge labels and warnings (a run's own text) go through `text.escape`."""
+    esc = md if fmt == "markdown" else terminal
+    lines = [f"A = {esc(result.name_a)} ({esc(result.benchmark)} {esc(result.mode_a)}): "
+             f"{esc(result.run_a)}",
+             f"B = {esc(result.name_b)} ({esc(result.benchmark)} {esc(result.mode_b)}): "
+             f"{esc(result.run_b)}"]
     for warning in result.warnings:
-        lines.append(f"warning: {warning}")
+        lines.append(f"warning: {esc(warning)}")
     if result.mode_a != result.mode_b:
-        lines.append(f"note: the runs are of different modes ({result.mode_a} vs "
-                     f"{result.mode_b}); samples are paired by id all the same")
+        lines.append(f"note: the runs are of different modes ({esc(result.mode_a)} vs "
+                     f"{esc(result.mode_b)}); samples are paired by id all the same")
     lines.append(f"samples: {result.n_shared} shared, {result.n_only_a} only in A, "
                  f"{result.n_only_b} only in B (only shared samples are compared)")
     lines.append(f"difference = mean(B) − mean(A) over the shared samples where both define "
@@ -236,11 +243,11 @@ def format_comparison(result: Comparison, fmt: str = "terminal") -> str:
         ci = ("—" if m.ci_low is None else f"[{_fmt(d, m.ci_low, True)}, "
               f"{_fmt(d, m.ci_high, True)}]")
         p = "—" if m.p_value is None else f"{m.p_value:.4f}"
-        name = m.metric + ("↑" if m.higher_is_better else "↓")
+        name = _key(m.metric, esc) + ("↑" if m.higher_is_better else "↓")
         n = f"{m.n}" + (f" ({m.n_undefined} undef.)" if m.n_undefined else "")
         rows.append([name, n, _fmt(d, m.mean_a), _fmt(d, m.mean_b), _fmt(d, m.diff, True), ci,
                      p, better])
-    after = ranking_lines(result)
+    after = ranking_lines(result, esc)
     if fmt == "markdown":
         out = ["| " + " | ".join(header) + " |", "| --- | " + " | ".join(["---:"] * 7) + " |"]
         out += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
@@ -254,14 +261,21 @@ def format_comparison(result: Comparison, fmt: str = "terminal") -> str:
     return "\n".join(lines + [""] + table + ([""] + after if after else []))
 
 
-def ranking_lines(result: Comparison) -> list[str]:
-    """How each judge ranks A and B on every measure both runs' judge panels rated."""
+def _key(key: str, esc: Callable[[object], str]) -> str:
+    """A metric key: as it is when it is a plain identifier (`path_rationality_llm`: an
+    underscore inside a word is no Markdown markup), else through `esc`."""
+    return key if _PLAIN_KEY.fullmatch(key) else esc(key)
+
+
+def ranking_lines(result: Comparison, esc: Callable[[object], str] = terminal) -> list[str]:
+    """How each judge ranks A and B on every measure both runs' judge panels rated (judge labels
+    through `esc`)."""
     if not result.judge_rankings:
         return []
     out = ["judges' rankings of A and B (Kendall τ-b between two judges' orderings; "
            "docs/judges.md):"]
     for key, ranks in result.judge_rankings.items():
-        taus = "; ".join(f"τ {pair} {tau_text(t['tau'])}"
+        taus = "; ".join(f"τ {esc(pair)} {tau_text(t['tau'])}"
                          for pair, t in ranks["kendall_tau"].items())
-        out.append(f"{key}: {taus}; {top_text(ranks)}")
+        out.append(f"{_key(key, esc)}: {taus}; {top_text(ranks, esc)}")
     return out

@@ -44,6 +44,7 @@ from scholarbench.report.sections.base import (ReportRun, by_benchmark, load_rep
 from scholarbench.report.formats import TABLE_FORMATS
 from scholarbench.report.judges import judge_groups
 from scholarbench.report.tables import latex_escape, render_groups
+from scholarbench.text.escape import latex_comment
 from scholarbench.text.normalize import normalize_title
 from scholarbench.injection.unflagged import report_notes
 from scholarbench.leakage.unleaked import report_notes as leak_notes
@@ -264,9 +265,9 @@ def export_bibtex(run_dir: Path | str, out_path: Path | str, sample: str | None 
     """Write the BibTeX of the run's retrieved papers; returns the number of entries."""
     run = load_report_run(run_dir)
     entries = bibtex_entries(run, sample)
-    header = " ".join(f"% Papers retrieved by {run.name} ({run.benchmark} {run.mode}), "
-                      f"{len(entries)} entries; exported by scholarbench from "
-                      f"{run.run_dir}".split()) + "\n\n"
+    about = (f"Papers retrieved by {run.name} ({run.benchmark} {run.mode}), {len(entries)} "
+             f"entries; exported by scholarbench from {run.run_dir}")
+    header = f"% {latex_comment(about)}\n\n"      # a name's newline never ends the comment
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(header + "\n\n".join(entries) + "\n",

@@ -1,7 +1,8 @@
 """HTML building blocks shared by the report's benchmark sections.
 
-Everything that reaches the page passes through `e()` (html.escape with quotes): sample ids,
-topics, titles, labels and manifest values are untrusted text. No script is emitted; the
+Everything that reaches the page passes through `e()` (`text.escape.html`: html.escape with
+quotes, control and bidi characters removed): sample ids, topics, titles, labels and manifest
+values are untrusted text. No script is emitted; the
 drill-down uses `<details>`.
 """
 from __future__ import annotations
@@ -9,14 +10,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from html import escape
 from typing import Any, Sequence
 
 from scholarbench.report.tables import Table
+from scholarbench.text.escape import html as html_text
 
 
-def e(text: object) -> str:
-    return escape(str(text), quote=True)
+e = html_text   # text.escape.html: escaped, controls and bidi removed
 
 
 @dataclass

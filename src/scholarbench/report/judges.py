@@ -23,8 +23,8 @@ Markdown, LaTeX and HTML outputs show the same cells.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Mapping, Sequence
 
 from scholarbench.metrics.agreement import PANEL_KEY, counted, per_judge_of, rank_agreement
 from scholarbench.report.sections.base import MetricDisplay, ReportRun, section_for
@@ -132,8 +132,11 @@ def judged_measures(run: ReportRun) -> list[str]:
 
 
 def _display(run: ReportRun, key: str) -> MetricDisplay:
+    """The measure's display in its section; a percent printed without its sign there (under
+    a "(%)" header, DeepSynth's) gets the sign back here, where no header says so."""
     shown = {d.key: d for d in section_for(run.benchmark).metrics(run.mode)}
-    return shown.get(key) or MetricDisplay(key, key, decimals=3, bounds=(None, None))
+    d = shown.get(key) or MetricDisplay(key, key, decimals=3, bounds=(None, None))
+    return replace(d, sign="%") if d.percent and not d.sign else d
 
 
 def _unscored(run: ReportRun, key: str, judge: str | None = None) -> int | None:
@@ -272,10 +275,12 @@ def tau_text(tau: float | None) -> str:
     return "undefined" if tau is None else f"{tau:.2f}"
 
 
-def top_text(ranks: Mapping[str, Any]) -> str:
+def top_text(ranks: Mapping[str, Any], esc: Callable[[object], str] = str) -> str:
+    """Whether the top run stays on top; run names and judge labels through `esc` (the
+    report's tables escape the whole note themselves)."""
     if ranks["top_stays"]:
-        return f"every judge puts {ranks['top_run']} on top"
-    tops = ", ".join(f"{j} {run if run is not None else '(a tie)'}"
+        return f"every judge puts {esc(ranks['top_run'])} on top"
+    tops = ", ".join(f"{esc(j)} {esc(run) if run is not None else '(a tie)'}"
                      for j, run in ranks["top_by_judge"].items())
     return f"the top run changes with the judge (top by judge: {tops})"
 

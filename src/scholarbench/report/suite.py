@@ -104,8 +104,9 @@ def _headline(entry: dict[str, Any], run: Any) -> tuple[str, str]:
         return NULL, NULL
     from scholarbench.core.engine import benchmark_class
     from scholarbench.report.sections.base import section_for
-    try:
-        keys = benchmark_class(run.benchmark).headline.get(run.mode, ())
+    try:        # an instance: SciNet's and DeepSynth's headline depends on the run's variant
+        bench = benchmark_class(run.benchmark)(run.manifest.get("options") or {})
+        keys = tuple(bench.headline.get(run.mode, ()))
     except ScholarbenchError:
         keys = ()
     ours: dict[str, str] = {}

@@ -6,7 +6,6 @@ them; the HTML report renders the same `Table` objects, so every format shows th
 """
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Sequence
@@ -16,6 +15,7 @@ from typing import Any
 
 from scholarbench.errors import DataError
 from scholarbench.report.formats import FORMATS
+from scholarbench.text.escape import latex, latex_comment, md, terminal
 
 NULL = "—"
 @dataclass(frozen=True)
@@ -81,21 +81,15 @@ class RunSummary:
 # ---------------------------------------------------------------------------------------- loading
 
 def read_json_object(path: Path, run_dir: Path) -> dict[str, Any]:
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():    # a FIFO is refused when read
         raise DataError(f"missing; {run_dir} is not a finished run directory"
                         + (" (score it with `scholarbench score RUN_DIR`)"
                            if path.name == "summary.json" else ""), file=str(path))
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(f"not valid JSON ({exc.msg}, column {exc.colno})", file=str(path),
-                        line=exc.lineno) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"cannot be read ({exc})", file=str(path)) from exc
-    except RecursionError:
-        raise DataError("JSON nested too deeply", file=str(path)) from None
-    if not isinstance(data, dict):
-        raise DataError("expected a JSON object", file=str(path))
+    from scholarbench.core.rundir import read_json_file
+    data = read_json_file(path)       # a regular file, bounded; bad JSON is one line
+    if path.name == "summary.json":
+        from scholarbench.report.summary_check import check_summary
+        check_summary(data, path)     # every section reads it: checked once, here
     return data
 
 
@@ -188,63 +182,45 @@ class TableGroup:
 _Row, _Table = Row, Table   # former private names
 
 
-_MD_SPECIAL = set("\\`*_[]<>|")
-
-
-def _md(text: str) -> str:
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in text)
-
-
 def _render_markdown(table: Table) -> list[str]:
     width = len(table.header)
-    lines = [f"### {table.title}", "",
-             "| " + " | ".join(_md(h) for h in table.header) + " |",
+    lines = [f"### {md(table.title)}", "",
+             "| " + " | ".join(md(h) for h in table.header) + " |",
              "| --- | " + " | ".join(["---:"] * (width - 1)) + " |"]
     for row in table.rows:
         if row.kind == "separator":
-            cells = [f"*{_md(row.cells[0])}*"] + [""] * (width - 1)
+            cells = [f"*{md(row.cells[0])}*"] + [""] * (width - 1)
         else:
-            cells = [_md(c) for c in row.cells]
+            cells = [md(c) for c in row.cells]
         lines.append("| " + " | ".join(cells) + " |")
     if table.notes:
         lines.append("")
-        lines.extend(f"- Note — {_md(note)}" for note in table.notes)
+        lines.extend(f"- Note — {md(note)}" for note in table.notes)
     return lines
 
 
 def _render_terminal(table: Table) -> list[str]:
-    data = [r.cells for r in table.rows if r.kind != "separator"]
-    widths = [max(len(row[i]) for row in [table.header, *data]) for i in range(len(table.header))]
+    header = tuple(terminal(h) for h in table.header)
+    shown = [(r.kind, tuple(terminal(c) for c in r.cells)) for r in table.rows]
+    data = [cells for kind, cells in shown if kind != "separator"]
+    widths = [max(len(row[i]) for row in [header, *data]) for i in range(len(header))]
 
     def line(cells: Sequence[str]) -> str:
         return "  ".join([cells[0].ljust(widths[0])]
                          + [c.rjust(w) for c, w in zip(cells[1:], widths[1:])]).rstrip()
 
     rule = "  ".join("-" * w for w in widths)
-    lines = [table.title, line(table.header), rule]
-    for row in table.rows:
-        lines.append(f"·· {row.cells[0]} ··" if row.kind == "separator" else line(row.cells))
+    lines = [terminal(table.title), line(header), rule]
+    for kind, cells in shown:
+        lines.append(f"·· {cells[0]} ··" if kind == "separator" else line(cells))
     if table.notes:
-        lines.extend(f"  note — {note}" for note in table.notes)
+        lines.extend(f"  note — {terminal(note)}" for note in table.notes)
     return lines
 
 
-# LaTeX: the characters TeX treats specially, and the few non-ASCII symbols our tables print.
-_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-          "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-          "^": r"\textasciicircum{}", "<": r"\textless{}", ">": r"\textgreater{}",
-          "|": r"\textbar{}", "—": "---", "–": "--", "↑": r"\ensuremath{\uparrow}",
-          "↓": r"\ensuremath{\downarrow}", "∩": r"\ensuremath{\cap}",
-          "⊥": r"\ensuremath{\bot}", "ρ": r"\ensuremath{\rho}", "≈": r"\ensuremath{\approx}",
-          "×": r"\ensuremath{\times}", "−": "-", "≤": r"\ensuremath{\leq}",
-          "≥": r"\ensuremath{\geq}", "†": r"\ensuremath{\dagger}",
-          "·": r"\ensuremath{\cdot}", "α": r"\ensuremath{\alpha}",
-          "τ": r"\ensuremath{\tau}"}
-
-
 def latex_escape(text: str) -> str:
-    """Plain text → LaTeX source that prints it: specials escaped, arrows and ∩ as math."""
-    return "".join(_LATEX.get(ch, ch) for ch in str(text))
+    """Plain text → LaTeX source that prints it (`text.escape.latex`)."""
+    return latex(text)
 
 
 def _render_latex(table: Table, heading: str = "") -> list[str]:
@@ -252,23 +228,23 @@ def _render_latex(table: Table, heading: str = "") -> list[str]:
     width = len(table.header)
     caption = f"{heading}: {table.title}" if heading else table.title
     lines = [r"\begin{table}[htbp]", r"\centering", r"\small",
-             rf"\caption{{{latex_escape(caption)}}}",
+             rf"\caption{{{latex(caption)}}}",
              r"\begin{tabular}{l" + "r" * (width - 1) + "}", r"\toprule",
-             " & ".join(latex_escape(h) for h in table.header) + r" \\", r"\midrule"]
+             " & ".join(latex(h) for h in table.header) + r" \\", r"\midrule"]
     for row in table.rows:
         if row.kind == "separator":
             lines.append(r"\midrule")
-            lines.append(rf"\multicolumn{{{width}}}{{l}}{{\textit{{{latex_escape(row.cells[0])}}}}}"
+            lines.append(rf"\multicolumn{{{width}}}{{l}}{{\textit{{{latex(row.cells[0])}}}}}"
                          r" \\")
         elif row.kind == "published":
-            lines.append(" & ".join(rf"\textit{{{latex_escape(c)}}}" for c in row.cells)
+            lines.append(" & ".join(rf"\textit{{{latex(c)}}}" for c in row.cells)
                          + r" \\")
         else:
-            lines.append(" & ".join(latex_escape(c) for c in row.cells) + r" \\")
+            lines.append(" & ".join(latex(c) for c in row.cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
     if table.notes:
         lines.append(r"\par\smallskip{\footnotesize "
-                     + r" \\ ".join("Note --- " + latex_escape(n) for n in table.notes) + "}")
+                     + r" \\ ".join("Note --- " + latex(n) for n in table.notes) + "}")
     lines.append(r"\end{table}")
     return lines
 
@@ -285,11 +261,12 @@ def render_groups(groups: Sequence[TableGroup], fmt: str = "terminal",
         if out:
             out.append("")
         if fmt == "markdown":
-            out.extend([f"## {group.title}", ""])
+            out.extend([f"## {md(group.title)}", ""])
         elif fmt == "latex":
-            out.extend([f"% {group.title}", ""])
+            out.extend([f"% {latex_comment(group.title)}", ""])
         else:
-            out.extend([group.title, "=" * len(group.title), ""])
+            title = terminal(group.title)
+            out.extend([title, "=" * len(title), ""])
         for i, table in enumerate(group.tables):
             if i:
                 out.append("")
@@ -301,9 +278,9 @@ def render_groups(groups: Sequence[TableGroup], fmt: str = "terminal",
                 out.extend(_render_terminal(table))
     for note in footnotes:
         if fmt == "markdown":
-            out.extend(["", _md(note)])
+            out.extend(["", md(note)])
         elif fmt == "latex":
-            out.extend(["", "% " + note])
+            out.extend(["", "% " + latex_comment(note)])
         else:
-            out.extend(["", note])
+            out.extend(["", terminal(note)])
     return "\n".join(out)

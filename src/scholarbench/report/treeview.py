@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field
-from html import escape
 from pathlib import Path
 from typing import Protocol, Sequence
 
@@ -34,6 +33,7 @@ import numpy as np
 
 from scholarbench.records import TaxoNode
 from scholarbench.text.align import align_titles
+from scholarbench.text.escape import html as html_text
 from scholarbench.text.normalize import normalize_title
 
 ROOT, MATCHED, RENAMED, MISSING, EXTRA = "root", "matched", "renamed", "missing", "extra"
@@ -269,8 +269,7 @@ def compare_trees(expert: TaxoNode, model: TaxoNode | None,
 
 # ------------------------------------------------------------------------------------ rendering
 
-def _e(text: object) -> str:
-    return escape(str(text), quote=True)
+_e = html_text   # text.escape.html: escaped, controls and bidi removed
 
 
 _SYMBOL = {MATCHED: "=", RENAMED: "≈", MISSING: "−", EXTRA: "+", ROOT: ""}

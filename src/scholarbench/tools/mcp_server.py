@@ -21,10 +21,10 @@ from typing import Any
 import anyio
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.hosts import is_loopback_host
 from scholarbench.tools.schemas import TOOLS
 from scholarbench.tools.session import ToolError, ToolSession
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def build_server(session: ToolSession, via: str, name: str = "scholarbench-literature") -> Any:
@@ -74,7 +74,7 @@ class HttpServer:
     `with HttpServer(session) as url:` — stopped on exit."""
 
     def __init__(self, session: ToolSession, host: str = "127.0.0.1", port: int = 0) -> None:
-        if host not in LOOPBACK:
+        if not is_loopback_host(host):
             raise ScholarbenchError(f"the tools server listens on loopback only, not {host!r}")
         import uvicorn
         app = build_server(session, "http").streamable_http_app(streamable_http_path="/mcp", host=host)

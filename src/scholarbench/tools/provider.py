@@ -4,7 +4,8 @@ For an agent that declares `needs.tools`, the engine makes a `ToolProvider` for 
 benchmark's corpus, opened once) and, for each sample, a `SampleTools` — the agent's
 `ctx.tools` — bound to that sample's rules (`Benchmark.tool_rules`). An agent may use it:
 
-- in process: `ctx.tools.call("search", {"query": …})` (the built-in agents, the endpoint loop);
+- in process: `ctx.tools.call("search", {"query": …})` (the built-in agents, the endpoint loop),
+  and for a plain function `task["tools"].search(…)` (`tools.handle.ToolsHandle`);
 - over MCP streamable HTTP: `ctx.tools.mcp_url()` starts a loopback server for this sample and
   returns its URL (stopped when the sample ends);
 - over MCP stdio: `ctx.tools.mcp_stdio()` gives the command and arguments an MCP client
@@ -78,10 +79,13 @@ class SampleTools:
                 "env": env}
 
     def describe(self) -> dict[str, Any]:
-        """What a plain-function agent gets as `task["tools"]`."""
-        return {"mcp_url": self.mcp_url(), "mcp_stdio": self.mcp_stdio()
-                if self.corpus_dir is not None and self.work_dir is not None else None,
-                "rules": self.rules.describe()}
+        """What a plain-function agent gets as `task["tools"]`: a `tools.handle.ToolsHandle`
+        (`mcp_url`, `mcp_stdio`, `rules`, and synchronous methods `.search(…)` etc.)."""
+        from scholarbench.tools.handle import ToolsHandle
+        return ToolsHandle(self.session, {
+            "mcp_url": self.mcp_url(), "mcp_stdio": self.mcp_stdio()
+            if self.corpus_dir is not None and self.work_dir is not None else None,
+            "rules": self.rules.describe()})
 
     def close(self) -> list[dict[str, Any]]:
         """Stop the sample's servers; its trajectory (in-process and HTTP calls, then the

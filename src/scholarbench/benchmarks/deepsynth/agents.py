@@ -148,10 +148,10 @@ class DeepSynthReplay:
         if self.path is None:
             report = getattr(getattr(task.native, "task", None), "survey_result", None)
             if report is None:
-                raise Missing("missing: the task file has no survey_result for this task")
+                raise Missing("the task file has no survey_result for this task")
             return {"report": report}
         if task.id not in self.answers:
-            raise Missing(f"missing: no report for task {task.id} in {self.path}")
+            raise Missing(f"no report for task {task.id!r} in {self.path}")
         return dict(self.answers[task.id])
 
 

@@ -49,6 +49,7 @@ class DeepSynthBenchmark(Benchmark):
     subtask_flag = "--task"
     id_key = "task_id"
     order = 30
+    unresolved_effect = "kept as written in the report the judge reads"
     progress = True
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
@@ -57,6 +58,7 @@ class DeepSynthBenchmark(Benchmark):
         self._setting: str | None = None
         self._corpus: Any = None
         self._corpus_dir: Path | None = None
+        self._resolver: Any = None      # the corpus an answer's citations resolve against
         self._judge: Any = None
         self._judges: list[Any] = []
         self._oracle: dict[str, Any] | None = None    # builder, client, role, config
@@ -227,6 +229,7 @@ class DeepSynthBenchmark(Benchmark):
         self._setting = ("replay" if replay else f"oracle-{mode}" if use_oracle
                          else "search" if writer or agent.needs.tools else "prompt-only")
         self._open_corpus(explicit_only=not (writer or use_oracle))
+        self._resolver = self._corpus if self._corpus is not None else self._any_corpus()
         llm = self.models.agent() if agent.needs.llm else None
         if agent.needs.llm and llm is None:
             raise ScholarbenchError(f"{agent.name!r} needs the agent role's chat model")
@@ -283,6 +286,22 @@ class DeepSynthBenchmark(Benchmark):
         if not (path / "manifest.json").exists():
             raise ScholarbenchError(f"--corpus {path}: not a corpus directory (no manifest.json)")
         self._corpus, self._corpus_dir = Corpus.open(path), path
+
+    def _any_corpus(self) -> Any:
+        """The corpus citations resolve against when the agent was given none (replay, an
+        endpoint, a prompt-only function), so every way in resolves the same answer alike:
+        the one `--corpus` names or the data's default (built when it has a source), else
+        None (`--corpus none`, no source: cited references stay as written)."""
+        from scholarbench.corpus.build import has_corpus
+        from scholarbench.paths import data_dir
+        option = self.options.get("corpus")
+        if option == NO_CORPUS or (not option and not has_corpus(data_dir(
+                self.options.get("data")))):
+            return None
+        agent_corpus = self._corpus, self._corpus_dir
+        self._open_corpus(explicit_only=False)
+        opened, (self._corpus, self._corpus_dir) = self._corpus, agent_corpus
+        return opened
 
     def _oracle_builder(self, mode: str) -> dict[str, Any]:
         from scholarbench.agents.writers.budget import TokenBudget
@@ -373,7 +392,7 @@ class DeepSynthBenchmark(Benchmark):
         from scholarbench.core.families import answer_info, parse_answer
         parsed = parse_answer("report", answer)
         info = dict(answer_info(answer))
-        report, cited, counts = with_references(parsed.report, parsed.cited, self._corpus)
+        report, cited, counts = with_references(parsed.report, parsed.cited, self._resolver)
         info.update(counts)
         return {"task_id": sample.gold.task_id, "report": report, "cited": cited,
                 "error": None, "info": info}

@@ -33,6 +33,7 @@ from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportS
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
 from scholarbench.benchmarks.deepsynth.display import (COUNT_KEYS, DISPLAY, KEYS, STATUS_COLOURS,
                                                        STATUS_NAMES, TASK_KEYS, TITLE)
+from scholarbench.text.escape import csv_row
 
 
 def _number(value: object) -> float | None:
@@ -229,7 +230,7 @@ class DeepSynthSection(DeepSynthDrilldown, ReportSection):
             row += [raw.get(k, 0) for k in COUNT_KEYS] + [
                 reports.get("ok", ""), sum(v for k, v in reports.items() if k != "ok"),
                 judge.get("model_id", ""), judge.get("prompt", "")]
-            writer.writerow(row)
+            writer.writerow(csv_row(row))
         return buffer.getvalue()
 
     # -------------------------------------------------------------------------------- HTML

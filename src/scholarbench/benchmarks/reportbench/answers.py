@@ -16,7 +16,7 @@ Two kinds of answer come in:
   itself: never a valid citation).
 
 A line without a report (empty markdown, a writer that reported a failure, no replay line) is
-``"status": "malformed", "missing": true`` with `report: null` and its `error`: scored 0 and
+``"status": "missing", "missing": true`` with `report: null` and its `error`: scored 0 and
 counted as missing, as before. An answer that does not fit the schema raises `Malformed`.
 """
 from __future__ import annotations
@@ -33,7 +33,7 @@ def sha256_text(text: str) -> str:
 
 
 def _missing(record: dict[str, Any], why: str) -> dict[str, Any]:
-    record.update(report=None, status="malformed", missing=True)
+    record.update(report=None, status="missing", missing=True)
     record["error"] = record.get("error") or why
     return record
 

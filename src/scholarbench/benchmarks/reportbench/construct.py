@@ -35,7 +35,10 @@ The reply is plain text, cleaned (surrounding quotes, a code fence or a "Prompt:
 removed) and checked: empty, or a cut-off that `tasks.parse_cutoff` does not read as the
 expected month, gets ONE repair turn naming the problem. An empty reply after the repair (or a
 failed call) is `unscored`; a prompt whose cut-off is still wrong is kept and flagged
-(`cutoff_ok = False`), and so is one that names the survey's title (`mentions_title`).
+(`cutoff_ok = False`), and so is one that names the survey's title (`mentions_title`). The
+replies of a construction that ends unusable (unscored, or its cut-off still wrong) are dropped
+from the reply cache (`ChatClient.forget`), so a rebuild asks the model again instead of
+replaying them.
 
 `compare_prompts(generated, shipped, title)` sets a constructed prompt beside the shipped one:
 both cut-offs and whether they agree, word counts, the shipped prompt's granularity as guessed
@@ -51,6 +54,7 @@ from datetime import date
 from typing import Any, Sequence
 
 from scholarbench.llm.client import LLMCallError
+from scholarbench.llm.structured import forget_reply
 from scholarbench.benchmarks.reportbench.llm_common import load_prompt, quote
 from scholarbench.benchmarks.reportbench.tasks import Task, parse_cutoff
 from scholarbench.text.normalize import normalize_title
@@ -227,6 +231,7 @@ def construct_prompt(client: Any, source: SurveySource, granularity: str, *,
     phrase = cutoff_phrase(expected)  # type: ignore[arg-type]
     history = list(messages)
     text, problem, attempts = "", "no reply", 0
+    asked: list[list[dict[str, str]]] = []
     for attempt in (1, 2):
         attempts = attempt
         try:
@@ -234,6 +239,7 @@ def construct_prompt(client: Any, source: SurveySource, granularity: str, *,
         except LLMCallError as exc:
             problem = f"call failed: {exc}"
             break
+        asked.append(history)
         cleaned = clean_reply(reply.text)
         text = cleaned or text            # a usable text survives an empty repair reply
         if not cleaned:
@@ -249,6 +255,9 @@ def construct_prompt(client: Any, source: SurveySource, granularity: str, *,
                 {"role": "user", "content": f"Your prompt is not usable: {problem}. Reply again "
                  f"with the whole prompt only, stating the cut-off exactly as \"published before "
                  f"{phrase}\"."}]
+    if problem:     # not usable as asked: none of its replies is served again from the cache
+        for sent in asked:
+            forget_reply(client, sent, max_tokens=max_tokens)
     found = parse_cutoff(text) if text else None
     unscored = None if text else (problem if problem.startswith("call failed")
                                   else f"after {attempts - 1} repair(s): {problem}")

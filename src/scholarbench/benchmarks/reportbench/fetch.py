@@ -41,10 +41,9 @@ from typing import Callable, Sequence
 from urllib.parse import urljoin, urlsplit
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.hosts import Address, public_address   # the one address rule (`hosts`)
 
-Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
 USER_AGENT = "scholarbench-reportbench/0.1 (+offline benchmark; fetches only when enabled)"
 
 
@@ -77,27 +76,6 @@ class FetchResult:
             return self.body.decode(charset, errors="replace")
         except LookupError:
             return self.body.decode("utf-8", errors="replace")
-
-
-def _embedded_v4(ip: Address) -> list[ipaddress.IPv4Address]:
-    if not isinstance(ip, ipaddress.IPv6Address):
-        return []
-    out = [a for a in (ip.ipv4_mapped, ip.sixtofour) if a is not None]
-    if ip.teredo:
-        out += list(ip.teredo)
-    if ip in _NAT64:
-        out.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
-    return out
-
-
-def public_address(ip: Address) -> bool:
-    """True only for a global unicast address (and, for IPv6 embedding IPv4, a global IPv4)."""
-    if (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_multicast
-            or ip.is_reserved or ip.is_unspecified or not ip.is_global):
-        return False
-    if isinstance(ip, ipaddress.IPv6Address) and ip.is_site_local:
-        return False
-    return all(public_address(v4) for v4 in _embedded_v4(ip))
 
 
 def _system_resolve(host: str, port: int) -> list[str]:

@@ -13,6 +13,8 @@ from the title set silently, here it is an error (none of the 16,204 shipped lin
 """
 from __future__ import annotations
 
+import re
+
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,9 +39,12 @@ class GTReference:
 
 
 def survey_id_from_path(path: Path) -> str:
+    from scholarbench.benchmarks.reportbench.tasks import LOCAL_KEY
     key = id_key("arxiv", path.stem)
-    if key is None or key.split(":", 1)[1] != path.stem:
-        raise DataError("a GT file must be named <arxiv_id>.jsonl (no version)", file=str(path))
+    if (key is None or key.split(":", 1)[1] != path.stem) and \
+            re.fullmatch(LOCAL_KEY, path.stem) is None:
+        raise DataError("a GT file must be named <arxiv_id>.jsonl (no version) or "
+                        "local-<slug>.jsonl", file=str(path))
     return path.stem
 
 

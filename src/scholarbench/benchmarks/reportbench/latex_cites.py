@@ -3,7 +3,9 @@
 Main text: from `\\begin{document}` to `\\end{document}` (the whole file when it has neither),
 with `\\input{…}`, `\\include{…}`, `\\subfile{…}` and `\\import{dir}{file}` followed (relative
 to the including file's folder, `.tex` added when missing; a file included twice is read once;
-a missing file is reported in `problems`), comments and dead blocks removed
+a missing file is reported in `problems`; a file outside the folder of the main file — or of
+the `root` given — or one that is not a regular file is not read and is listed in `refused`:
+`scholarbench.confine`), comments and dead blocks removed
 (`latex_text.strip_comments`), and the `thebibliography` environment left out.
 
 Commands counted as citing (with a `*` variant and any number of optional `[…]` arguments,
@@ -28,7 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scholarbench.benchmarks.reportbench.latex_text import group_end, strip_comments
+from scholarbench.confine import Refused, inside
 from scholarbench.benchmarks.reportbench.pandoc_cites import Citation
+from scholarbench.files import read_regular_file
 
 SINGLE = ("cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear",
           "citeyearpar", "citenum", "Cite", "Citep", "Citet", "Citealp", "Citealt", "Citeauthor",
@@ -52,6 +56,7 @@ class LatexCitations:
     bib_files: list[Path] = field(default_factory=list)       # named by \bibliography etc.
     files: list[Path] = field(default_factory=list)           # every .tex file read
     problems: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)          # files not read (`confine`)
 
 
 def _skip_ws(text: str, i: int) -> int:
@@ -111,10 +116,12 @@ def _resolve_include(base: Path, name: str, subdir: str | None) -> Path:
     return path
 
 
-def latex_citations(main: str | Path) -> LatexCitations:
-    """Citations in the main text of `main` and of the files it includes, in reading order."""
+def latex_citations(main: str | Path, root: str | Path | None = None) -> LatexCitations:
+    """Citations in the main text of `main` and of the files it includes, in reading order;
+    only files inside `root` (default: the main file's folder) are read."""
     import bisect
     main = Path(main)
+    root = main.parent if root is None else Path(root)
     out = LatexCitations()
     seen: set[Path] = set()
 
@@ -124,10 +131,14 @@ def latex_citations(main: str | Path) -> LatexCitations:
             return
         seen.add(real)
         try:
-            raw = path.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            out.problems.append(f"{path}: cannot read ({exc.strerror})")
+            inside(root, path)
+        except Refused as exc:
+            out.refused.append(str(exc))
             return
+        if not path.exists():
+            out.problems.append(f"{path}: cannot read (no such file)")
+            return
+        raw = read_regular_file(path, errors="replace")   # a FIFO or a device is refused
         out.files.append(path)
         text = _THEBIB.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), strip_comments(raw))
         for match in _BIBCMD.finditer(text):
@@ -135,8 +146,11 @@ def latex_citations(main: str | Path) -> LatexCitations:
                 name = name.strip()
                 if name:
                     bib = path.parent / name
-                    out.bib_files.append(bib if bib.suffix == ".bib" else
-                                         bib.with_name(bib.name + ".bib"))
+                    bib = bib if bib.suffix == ".bib" else bib.with_name(bib.name + ".bib")
+                    try:
+                        out.bib_files.append(inside(root, bib))
+                    except Refused as exc:
+                        out.refused.append(str(exc))
         start, stop = (0, len(text)) if whole else _main_body(text)
         starts = _line_starts(text)
         events: list[tuple[int, str, re.Match]] = []
@@ -171,13 +185,15 @@ def latex_citations(main: str | Path) -> LatexCitations:
 
 def find_main_tex(folder: str | Path) -> Path | None:
     """The file holding `\\documentclass` and `\\begin{document}` (the shortest name when
-    several do, e.g. main.tex beside main_backup.tex); None when none does."""
+    several do, e.g. main.tex beside main_backup.tex); None when none does. Files that are not
+    regular files inside `folder` (`confine`) are not candidates."""
     candidates = []
     for path in sorted(Path(folder).rglob("*.tex")):
         try:
-            text = strip_comments(path.read_text(encoding="utf-8", errors="replace"))
-        except OSError:
+            inside(folder, path)
+        except Refused:
             continue
+        text = strip_comments(read_regular_file(path, errors="replace"))
         if "\\documentclass" in text and "\\begin{document}" in text:
             candidates.append(path)
     if not candidates:

@@ -31,6 +31,7 @@ from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportS
                                                count_field, metric_rows, optional_number, plural,
                                                read_json_object, strip_group)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
+from scholarbench.text.escape import csv_row
 
 REF_KEYS = keys("reference")           # the per-survey measures (`measures.MEASURES`)
 RATES = keys("statement")
@@ -240,7 +241,7 @@ class ReportBenchSection(ReportBenchDrilldown, ReportSection):
                         ["" if m.mean is None else repr(m.mean), m.n, m.n_null])
             counts = (st or {}).get("counts") or {}
             row += [counts.get(k, "") if st else "" for k in count_keys]
-            writer.writerow(row)
+            writer.writerow(csv_row(row))
         return buffer.getvalue()
 
     # -------------------------------------------------------------------------------- HTML

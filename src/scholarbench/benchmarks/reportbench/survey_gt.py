@@ -28,10 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from scholarbench.confine import keep_inside
 from scholarbench.data.identifiers import parse_id
 from scholarbench.benchmarks.reportbench.bibliography import Bibliography, read_bibliography
 from scholarbench.benchmarks.reportbench.latex_cites import find_main_tex, latex_citations
 from scholarbench.benchmarks.reportbench.pandoc_cites import Citation, aliases, citations
+from scholarbench.files import read_regular_file
 
 PERSISTENT = {"doi": "doi", "arxiv": "arxiv", "pmid": "pmid", "pubmed": "pmid",
               "pmcid": "pmcid", "pmc": "pmcid", "url": "url", "isbn": "isbn",
@@ -78,6 +80,7 @@ class SurveyGT:
     nocite: list[str] = field(default_factory=list)
     uncited: int = 0                                    # bibliography entries never cited
     problems: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)    # files not read (`confine`)
 
     def keys(self) -> list[str]:
         return [w.key for w in self.works]
@@ -167,31 +170,37 @@ def build_gt(cites: Sequence[Citation], bibliography: Bibliography,
                     problems=list(bibliography.problems))
 
 
-def from_latex(main: str | Path, bib_files: Sequence[str | Path] | None = None) -> SurveyGT:
+def from_latex(main: str | Path, bib_files: Sequence[str | Path] | None = None,
+               root: str | Path | None = None) -> SurveyGT:
     """GT of a LaTeX survey: `main` is the main .tex file or a folder (its main file is the
     one with `\\documentclass` and `\\begin{document}`). Bibliographies: `bib_files` when
     given; else the `.bib` files named by `\\bibliography{…}`/`\\addbibresource{…}` that exist;
     else every `.bib` in the folder; and the `.bbl` beside the main file when no `.bib` is
-    found (arXiv sources often ship only the `.bbl`)."""
+    found (arXiv sources often ship only the `.bbl`). Only files inside `root` (default: the
+    folder given, or the main file's) are read (`scholarbench.confine`); the others are listed
+    in `refused`."""
     main = Path(main)
     if main.is_dir():
+        root = main if root is None else root
         found = find_main_tex(main)
         if found is None:
             from scholarbench.errors import DataError
             raise DataError("no .tex file with \\documentclass and \\begin{document}",
                             file=str(main))
         main = found
-    cites = latex_citations(main)
+    root = Path(main.parent if root is None else root)
+    cites = latex_citations(main, root)
     problems = list(cites.problems)
+    refused = list(cites.refused)
     if bib_files is None:
         files = [p for p in dict.fromkeys(cites.bib_files) if p.is_file()]
         problems += [f"{p}: named by \\bibliography but not found"
                      for p in dict.fromkeys(cites.bib_files) if not p.is_file()]
         if not files:
-            files = sorted(main.parent.rglob("*.bib"))
+            files = keep_inside(root, sorted(main.parent.rglob("*.bib")), refused)
         if not files:
-            files = [p for p in [main.with_suffix(".bbl")] if p.is_file()] or sorted(
-                main.parent.glob("*.bbl"))
+            files = keep_inside(root, [p for p in [main.with_suffix(".bbl")] if p.is_file()]
+                             or sorted(main.parent.glob("*.bbl")), refused)
     else:
         files = [Path(p) for p in bib_files]
     bib = Bibliography()
@@ -199,6 +208,7 @@ def from_latex(main: str | Path, bib_files: Sequence[str | Path] | None = None) 
         bib.merge(read_bibliography(path))
     gt = build_gt(cites.citations, bib, nocite=cites.nocite)
     gt.problems = problems + gt.problems
+    gt.refused = list(dict.fromkeys(refused))
     if not files:
         gt.problems.append(f"{main.parent}: no .bib or .bbl bibliography found")
     return gt
@@ -212,7 +222,7 @@ def from_markdown(files: Sequence[str | Path], bibliographies: Sequence[str | Pa
     table: dict[str, str] = {}
     for path in files:
         path = Path(path)
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_file(path)
         cites += citations(text, str(path))
         for key, target in aliases(text).items():
             table.setdefault(key, target)

@@ -23,6 +23,7 @@ from pathlib import Path
 from scholarbench.data.jsonl import iter_jsonl
 from scholarbench.data.sources._io import clean_title, need_str
 from scholarbench.data.sources.dates import parse_date
+from scholarbench.data.sources.reportbench import LOCAL_KEY as LOCAL_KEY_RE
 from scholarbench.errors import DataError
 
 TASKS_FILE = "ReportBench_v1.1.jsonl"
@@ -95,6 +96,17 @@ def read_template(folder: Path) -> str:
     return text
 
 
+ARXIV_KEY = r"\d{4}\.\d{4,5}|[a-z][a-z\-]*(\.[A-Za-z]{2})?/\d{7}"
+# a survey that is not on arXiv (`scholarbench build` without its --arxiv-id): `local-` + a
+# slug of its title; it names no paper, so it hides nothing by id
+LOCAL_KEY = LOCAL_KEY_RE.pattern
+
+
+def is_survey_key(text: str) -> bool:
+    """A task's `arxiv_id`: an unversioned arXiv id, or a `local-<slug>` key."""
+    return re.fullmatch(f"{ARXIV_KEY}|{LOCAL_KEY}", text) is not None
+
+
 def load_tasks(path: str | Path, template: str | None = None) -> list[Task]:
     """Tasks of a ReportBench folder (holding `ReportBench_v1.1.jsonl` and, optionally,
     `prompt_template_eval.txt`) or of the task file itself. Malformed lines raise DataError
@@ -111,9 +123,9 @@ def load_tasks(path: str | Path, template: str | None = None) -> list[Task]:
         def text(field: str, optional: bool = False) -> str:
             return need_str(obj, field, file=file, line=line, optional=optional)
         arxiv_id = text("arxiv_id")
-        if not re.fullmatch(r"\d{4}\.\d{4,5}|[a-z][a-z\-]*(\.[A-Za-z]{2})?/\d{7}", arxiv_id):
-            raise DataError(f"not an arXiv id (without version): {arxiv_id!r}", file=str(file),
-                            line=line, field="arxiv_id")
+        if not is_survey_key(arxiv_id):
+            raise DataError(f"not an arXiv id (without version) or a local-<slug> key: "
+                            f"{arxiv_id!r}", file=str(file), line=line, field="arxiv_id")
         if arxiv_id in seen:
             raise DataError(f"arxiv_id {arxiv_id} already on line {seen[arxiv_id]}",
                             file=str(file), line=line, field="arxiv_id")

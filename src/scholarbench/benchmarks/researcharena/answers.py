@@ -90,7 +90,7 @@ def tree_refs(tree: Any) -> list[str]:
 
 def _missing(key: str, error: str | None, info: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {key: None, "error": error or f"the agent returned no {key}",
-                           "status": "malformed", "missing": True}
+                           "status": "missing", "missing": True}
     if info:
         out["info"] = info
     return out

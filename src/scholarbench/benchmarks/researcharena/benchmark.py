@@ -93,16 +93,24 @@ class ResearchArena(Benchmark):
     def eval_options(self, subtask: str, given: dict[str, Any]) -> dict[str, Any]:
         """Organisation is scored against TaxoBench mind-maps, which surveys rebuilt from the
         corpus do not have: `eval` takes its tasks from the TaxoBench instances when they are
-        imported and the user chose no task source."""
-        if subtask != "organisation" or "tasks_from" in given or "taxobench" in given:
+        imported and the user chose no task source; the other sub-tasks (and organisation
+        without TaxoBench instances) run the survey file imported last (`data import
+        researcharena`) rather than surveys rebuilt from the corpus."""
+        if "tasks_from" in given or (self.options.get("tasks_from") or "corpus") != "corpus":
             return {}
-        from scholarbench.benchmarks.researcharena.loading import taxobench_instances_file
+        from scholarbench.data.store import latest_import
         from scholarbench.paths import data_dir
+        data = data_dir(self.options.get("data"))
+        imported = latest_import(data, "researcharena")
+        surveys = {"tasks_from": imported} if imported else {}
+        if subtask != "organisation" or "taxobench" in given:
+            return surveys
+        from scholarbench.benchmarks.researcharena.loading import taxobench_instances_file
         try:
-            found = taxobench_instances_file(data_dir(self.options.get("data")), None, False)
+            found = taxobench_instances_file(data, None, False)
         except Exception:           # several files, unreadable folder: leave the default
-            return {}
-        return {"tasks_from": "taxobench"} if found is not None else {}
+            return surveys
+        return {"tasks_from": "taxobench"} if found is not None else surveys
 
     def unscorable_hint(self, subtask: str) -> str:
         if subtask == "organisation":

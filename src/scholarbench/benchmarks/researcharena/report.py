@@ -30,6 +30,7 @@ from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportS
                                                register_section, strip_group)
 from scholarbench.report.tables import Row, RunSummary, Table, TableGroup
 from scholarbench.data.jsonl import read_jsonl_tolerant
+from scholarbench.text.escape import csv_row
 
 TASKS = ("discovery", "selection", "organisation")
 TASK_TITLES = {"discovery": "Information discovery", "selection": "Information selection",
@@ -150,6 +151,9 @@ class ResearchArenaSection(ReportSection):
                                     for k in keys),
                             tuple(row.values[k] for k in keys)))
         notes = tuple(n for r in runs if (n := self._notes(r)))
+        notes += tuple(f"{r.name}: {k}: {note}" for r in runs for k in keys
+                       if isinstance(note := (r.raw_summary.get("measure_notes") or {}).get(k),
+                                     str))
         if published:
             notes += tuple(f"{NOT_COMPARABLE_MARK} {NOT_COMPARABLE[k]}" for k in keys
                            if k in NOT_COMPARABLE)
@@ -197,7 +201,7 @@ class ResearchArenaSection(ReportSection):
                 m = r.summary.metrics.get(key)
                 row += (["", "", ""] if m is None else
                         ["" if m.mean is None else repr(m.mean), m.n, m.n_null])
-            writer.writerow(row)
+            writer.writerow(csv_row(row))
         return buffer.getvalue()
 
     # -------------------------------------------------------------------------------- HTML

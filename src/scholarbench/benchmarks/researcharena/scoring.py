@@ -229,6 +229,7 @@ def summarise(rows: Sequence[dict[str, Any]], manifest: dict[str, Any],
                           for k in keys)
         for key in keys:
             metrics[key]["mean"] = means[key]
+    notes = _measure_notes(scored, keys)
     unscorable: dict[str, int] = {}
     for r in rows:
         if r.get("unscorable"):
@@ -245,7 +246,19 @@ def summarise(rows: Sequence[dict[str, Any]], manifest: dict[str, Any],
             "grading": manifest.get("data", {}).get("grading"),
             "references": sum_counts([r["reference_counts"] for r in rows
                                       if isinstance(r.get("reference_counts"), dict)]),
-            "references_answered": _reference_answers(rows)}
+            "references_answered": _reference_answers(rows), **notes}
+
+
+def _measure_notes(scored: Sequence[dict[str, Any]], keys: Sequence[str]) -> dict[str, Any]:
+    """Heading Entity Recall's NER model(s) (`ner_model`) and its caveat (`measure_notes`,
+    printed beside the value everywhere), when the run has that measure."""
+    from scholarbench.benchmarks.researcharena.measures.organisation import (
+        HEADING_ENTITY_RECALL, her_note)
+    if HEADING_ENTITY_RECALL not in keys:
+        return {}
+    models = sorted({str(r["ner_model"]) for r in scored if r.get("ner_model")})
+    return {"ner_model": ", ".join(models) or None,
+            "measure_notes": {HEADING_ENTITY_RECALL: her_note(models)}}
 
 
 def format_summary(summary: dict[str, Any]) -> str:
@@ -263,7 +276,8 @@ def format_summary(summary: dict[str, Any]) -> str:
         value = "—" if m["mean"] is None else f"{m['mean']:.4f}"
         mark = "*" if key in summary["primary"] else " "
         null = f"  ({m['n_null']} undefined, excluded)" if m["n_null"] else ""
-        lines.append(f" {mark}{key:<24} {value:>8}{null}")
+        note = (summary.get("measure_notes") or {}).get(key)
+        lines.append(f" {mark}{key:<24} {value:>8}{null}" + (f"  ({note})" if note else ""))
     refs = summary["references"]
     lines.append(f"  references: {refs['resolved']} resolved, {refs['searchable']} searchable, "
                  f"unsearchable {refs['unsearchable']}, unresolved {refs['unresolved']}"

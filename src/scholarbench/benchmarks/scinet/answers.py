@@ -24,7 +24,8 @@ object per line, either form:
 
 In SciNet's lines, SciNet's released answer items — `{"id": …, "title": …}` objects and nulls —
 are read as `upstream.items_of` says (the id when it is a graph paper, else the title; nulls
-dropped and counted in `info.null_items`).
+dropped and counted in `info.null_items`); the positions of items with no id are kept in
+`info.idless_items`, so `--variant upstream` can drop them where upstream's scripts do.
 
 A line without a string `task_id` / `id`, or a task answered twice, is a `DataError` naming the
 file, line and field; `papers` that is not a list of references makes that answer malformed
@@ -40,7 +41,7 @@ from scholarbench.core.families import answer_info, parse_answer
 from scholarbench.data.jsonl import iter_jsonl
 from scholarbench.errors import DataError
 from scholarbench.benchmarks.scinet.upstream import is_upstream_items
-from scholarbench.benchmarks.scinet.upstream import items_of
+from scholarbench.benchmarks.scinet.upstream import idless_positions, items_of
 
 FAMILY = {"ego": "ranking", "pair": "ranking", "path": "path"}   # SciNet sub-task → family
 
@@ -75,7 +76,9 @@ def record_fields(subtask: str, answer: Any, env: Any) -> dict[str, Any]:
     SciNet's released answer items (`{"id", "title"}` objects, nulls) are read as
     `upstream.items_of` says."""
     nulls = None
+    idless: list[int] = []
     if answer_info(answer).get("upstream_items") and is_upstream_items(answer.get("papers")):
+        idless = idless_positions(answer["papers"])
         items, nulls = items_of(answer["papers"], env)
         answer = {**answer, "papers": items}
     refs = parse_answer(FAMILY[subtask], answer).refs()
@@ -83,6 +86,8 @@ def record_fields(subtask: str, answer: Any, env: Any) -> dict[str, Any]:
     info = {**answer_info(answer), "refs": len(refs), "unresolved": unresolved}
     if nulls is not None:
         info["upstream_items"], info["null_items"] = True, nulls
+        if idless:
+            info["idless_items"] = idless
     return {"papers": papers, "info": info}
 
 

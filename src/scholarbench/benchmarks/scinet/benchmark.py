@@ -139,6 +139,17 @@ class SciNet(Benchmark):
                                     "arxiv2023 PATH, or pass --graph DIR")
         return graph, unarxive
 
+    def eval_options(self, subtask: str, given: dict[str, Any]) -> dict[str, Any]:
+        """`eval` runs the task file imported last (`data import scinet`) when the user named
+        none, not tasks built again from the graph."""
+        if "tasks" in given or self.options.get("tasks"):
+            return {}
+        from scholarbench.data.store import latest_import
+        from scholarbench.paths import data_dir
+        name = latest_import(data_dir(self.options.get("data")), "scinet")
+        return {"tasks": name, **({"with_judge": True} if self.with_judge else {})} \
+            if name else {}
+
     def available_subtasks(self) -> list[str]:
         if self._env is None:
             try:

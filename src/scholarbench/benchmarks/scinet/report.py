@@ -36,6 +36,7 @@ from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportS
                                                count_field, metric_rows, optional_number, plural,
                                                read_json_object, strip_group)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
+from scholarbench.text.escape import csv_row
 
 
 class SciNetSection(DrillDown, ReportSection):
@@ -286,7 +287,7 @@ class SciNetSection(DrillDown, ReportSection):
             agent_llm = r.raw_summary.get("agent_llm") or {}
             row += [self._judge_name(r) if judged(r) else "", agent_llm.get("calls", ""),
                     agent_llm.get("failed", ""), agent_llm.get("fallback_tasks", "")]
-            writer.writerow(row)
+            writer.writerow(csv_row(row))
         return buffer.getvalue()
 
     # -------------------------------------------------------------------------------- HTML

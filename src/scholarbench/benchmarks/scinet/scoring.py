@@ -67,8 +67,11 @@ def score_rows(tasks: Sequence[Any], answers: dict[str, tuple[list[Any] | None, 
             row = {"task_id": task.task_id, "family": task.family, "kind": task.kind,
                    "missing_answer": True}
         else:
-            row = score_task(task, papers, env)
             info = (records.get(task.task_id) or {}).get("info")
+            if variant == "upstream":
+                row = score_task(task, papers, env, idless=idless_of(info))
+            else:
+                row = score_task(task, papers, env)
             if isinstance(info, dict) and isinstance(info.get("unresolved"), int):
                 row["unresolved_refs"] = info["unresolved"]
         row["status"] = status
@@ -76,6 +79,14 @@ def score_rows(tasks: Sequence[Any], answers: dict[str, tuple[list[Any] | None, 
     from scholarbench.core.refs import attach
     attach(rows, records, "task_id")        # `unresolved`, `n_refs`: the same on every path
     return rows
+
+
+def idless_of(info: Any) -> list[int]:
+    """The answer's `info.idless_items` (positions of upstream items with no id), else []."""
+    got = info.get("idless_items") if isinstance(info, dict) else None
+    if isinstance(got, list) and all(isinstance(k, int) and not isinstance(k, bool) for k in got):
+        return got
+    return []
 
 
 def judge_rows(judge: Any, tasks: Sequence[Any], rows: list[dict[str, Any]],

@@ -14,16 +14,22 @@ duplicates and items not in the graph kept):
 - `task2-sentiment-cite-acc.py` (`cite_acc`): hits / number of items; empty → 0.
 - `task2-sentiment-context-acc.py` (`cite_sentiment`), `task2-comention-acc.py`
   (`comention_acc`), `task2-comention-context-acc.py` (`comention_paragraph`): hits / number of
-  items; an empty answer is left out (null).
-- `task3-path-connectivity.py`: `path_consistency` = hits / items, empty left out;
+  items; an empty answer is left out (null). `comention_acc`'s co-cited set holds the query
+  paper itself when it has a citer (it shares its own citers; `SciNetEnv.cocited` leaves it out).
+- `task3-path-connectivity.py`: items without an id (`{"id": null, "title": …}`) dropped first;
+  `path_consistency` = hits / items, empty left out;
   `path_connectivity` over the first 5 items only, endpoints not added, fewer than 2 → 0, else
   1 when some order of them has each paper citing the previous one (upstream tries 7 orders:
-  as given, reversed, 5 random shuffles; we check every order, so upstream's value is <= ours).
+  as given, reversed, 5 random shuffles; we check every order, so ours is 1 whenever
+  upstream's is, and can be 1 where upstream's random shuffles missed the chain).
+- `task1-novelty-sos.py`, `task1-disruptive-sos.py`: the cut to 5 first, then id-less items
+  dropped.
 - `task1-*-llm.py`, `task3-path-llm.py`: the first 5 items (`judge.SciNetJudge(first=5)`).
 - A task with no answer (missing or malformed): every metric null (upstream skips queries the
   results file does not have).
 
-Upstream's answer items are `{"id": ..., "title": ...}` objects (or null); `items_of` reads them.
+Upstream's answer items are `{"id": ..., "title": ...}` objects (or null); `items_of` reads them
+and `idless_positions` says which of them had no id (recorded in the answer's `info`).
 """
 from __future__ import annotations
 
@@ -83,6 +89,21 @@ def items_of(papers: list[Any], env: Any) -> tuple[list[Any], int]:
     return out, nulls
 
 
+def idless_positions(papers: list[Any]) -> list[int]:
+    """Positions, in `items_of`'s output (nulls dropped), of the item objects with no id
+    (`{"id": null, "title": …}`): upstream's `paper.get("id")` is None there, and
+    `task3-path-connectivity.py` (and the SoS scripts, after their cut to 5) drop them."""
+    out, k = [], 0
+    for p in papers:
+        if p is None:
+            continue
+        if isinstance(p, dict) and "title" in p and set(p) <= ITEM_KEYS and not (
+                isinstance(p.get("id"), str) and p.get("id")):
+            out.append(k)
+        k += 1
+    return out
+
+
 def rank_sos(value: float, population: Any) -> float:
     """`scipy.stats.percentileofscore(R, v, kind="rank") / 10` (novelty: of -v in -R)."""
     return float(sos(value, population, kind="rank")[0])
@@ -119,12 +140,18 @@ def _prec_if_gold(row: dict[str, Any], metric: str, items: Sequence[str | None],
         _prec(row, metric, items, set(gold), None)
 
 
-def score_task_upstream(task: SciNetTask, papers: Sequence[Any] | None, env: SciNetEnv
-                        ) -> dict[str, Any]:
-    """One row under upstream's rules (same keys as `metrics.score_task`)."""
+def score_task_upstream(task: SciNetTask, papers: Sequence[Any] | None, env: SciNetEnv,
+                        idless: Iterable[int] = ()) -> dict[str, Any]:
+    """One row under upstream's rules (same keys as `metrics.score_task`). `idless`: positions
+    in `papers` of upstream item objects that had no id (`idless_positions`), dropped where
+    upstream's scripts drop them (path: before scoring; SoS: after the cut to 5)."""
     row: dict[str, Any] = {"task_id": task.task_id, "family": task.family, "kind": task.kind,
                            "variant": "upstream"}
     missing = papers is None
+    drop = set(idless)
+    if papers is not None and drop and task.family == "path":
+        papers = [p for k, p in enumerate(papers) if k not in drop]
+        drop = set()
     items = [] if papers is None else [p for p in papers if p is not None]
     ids = [env.resolve(p) for p in items]
     row.update({"returned": len(items), "considered": len(items),
@@ -146,7 +173,8 @@ def score_task_upstream(task: SciNetTask, papers: Sequence[Any] | None, env: Sci
         gset = set(gold["ranked"])
         row[f"{measure}_recall@50"] = sum(1 for i in ids if i in gset) / RECALL_K
         arr = env.measure(measure)
-        vals = [float(arr[env.graph.pid(i)]) for i in ids[:TOP] if i is not None]
+        vals = [float(arr[env.graph.pid(i)]) for k, i in enumerate(ids[:TOP])
+                if i is not None and k not in drop]
         finite = [v for v in vals if np.isfinite(v)]
         pop = env.populations[measure]
         row["sos_scorable"] = len(finite)
@@ -158,12 +186,24 @@ def score_task_upstream(task: SciNetTask, papers: Sequence[Any] | None, env: Sci
             _prec(row, "cite_acc", ids, set(gold["citers"]), 0.0)
             _prec_if_gold(row, "cite_sentiment", ids, gold.get("positive"))
         else:
-            _prec(row, "comention_acc", ids, set(gold["cocited"]), None)
+            _prec(row, "comention_acc", ids, cocited_upstream(task, env), None)
             _prec_if_gold(row, "comention_paragraph", ids, gold.get("comentioned"))
     else:
         _prec(row, "path_consistency", ids, set(gold["path"]), None)
         row["path_connectivity"] = float(any_order_connected(env, ids[:TOP]))
     return row
+
+
+def cocited_upstream(task: SciNetTask, env: SciNetEnv) -> set[str]:
+    """`task2-comention-acc.py`'s co-cited set: the gold's plus the query paper itself when
+    some graph paper cites it (a paper shares every one of its own citers). Our default
+    leaves it out: a paper is not "co-mentioned with" itself, and answering the query paper
+    would be a free hit."""
+    gold = set(task.gold["cocited"]) if task.gold else set()
+    src = env.resolve(task.source) if task.source else None
+    if src is not None and env.citers(src):
+        gold.add(src)
+    return gold
 
 
 def _family_metrics(task: SciNetTask) -> tuple[str, ...]:

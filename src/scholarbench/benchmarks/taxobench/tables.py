@@ -35,6 +35,7 @@ from scholarbench.report.formats import FORMATS
 from scholarbench.report.tables import (NULL, JudgeInfo, Row, RunSummary, Table,
                                         TableGroup, _count, _first_text, _metric, _text,
                                         read_json_object, render_groups)
+from scholarbench.text.escape import csv_row
 
 MODES = (DEEP_RESEARCH, BOTTOM_UP)  # the paper's order
 
@@ -299,8 +300,9 @@ def mode_layouts(mode: str, runs: Sequence[RunSummary]) -> tuple[TableLayout, ..
 
 def _footnote(runs: Sequence[RunSummary]) -> str:
     counts = sorted({run.n_samples for run in runs})
-    ours = (f"ours on the {counts[0]} instances listed" if len(counts) == 1
-            else f"ours on the {'/'.join(map(str, counts))} instances listed per row")
+    ours = (f"ours on {counts[0]} instance(s)" if len(counts) == 1
+            else f"ours on {'/'.join(map(str, counts))} instances (n per row)")
+    ours += " of each run's own data (its scores.jsonl lists them)"
     return (f"Published rows: {PAPER_CITATION}, measured on all {PAPER_N_SURVEYS} surveys with "
             f"the agents' real outputs; {ours}.")
 
@@ -363,5 +365,5 @@ def to_csv(runs: Sequence[RunSummary]) -> str:
         judge = run.judge if run.judged else None
         row += ([judge.model or "", judge.model_id or "", judge.prompt or ""] if judge
                 else ["", "", ""])
-        writer.writerow(row)
+        writer.writerow(csv_row(row))
     return buffer.getvalue()

@@ -32,6 +32,11 @@ _ARXIV_FIELDS = ("journal", "booktitle", "note", "howpublished", "publisher", "v
 _ARXIV_EPRINT = re.compile(r"\d{4}\.\d{4,5}(v\d+)?|[a-z][a-z\-]*(\.[A-Za-z]{2})?/\d{7}(v\d+)?")
 
 
+# a survey not on arXiv, built by `scholarbench build` (`benchmarks.reportbench.tasks`): a
+# paper known by its title (and DOI) only
+LOCAL_KEY = re.compile(r"local-[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
 def reportbench_gt_dir(reportbench_dir: Path) -> Path:
     """Accept the ReportBench data folder (holding `*_GT/`, or `gt/` as `data import` writes
     it) or the GT folder itself."""
@@ -46,10 +51,11 @@ def reportbench_gt_dir(reportbench_dir: Path) -> Path:
 
 def read_surveys(path: Path) -> Iterator[PaperRecord]:
     for line, obj in read_jsonl(path):
-        arxiv = id_key("arxiv", need_str(obj, "arxiv_id", file=path, line=line))
-        if arxiv is None:
-            raise DataError(f"not an arXiv id: {obj['arxiv_id']!r}", file=str(path), line=line,
-                            field="arxiv_id")
+        given = need_str(obj, "arxiv_id", file=path, line=line)
+        arxiv = id_key("arxiv", given)
+        if arxiv is None and not LOCAL_KEY.fullmatch(given):
+            raise DataError(f"not an arXiv id (or a local-<slug> key): {given!r}",
+                            file=str(path), line=line, field="arxiv_id")
         title = clean_title(need_str(obj, "title", file=path, line=line))
         abstract = need_str(obj, "abstract", file=path, line=line, optional=True)
         doi = id_key("doi", need_str(obj, "doi", file=path, line=line, optional=True))
@@ -59,7 +65,7 @@ def read_surveys(path: Path) -> Iterator[PaperRecord]:
             raise DataError("need a list of {version, created}", file=str(path), line=line,
                             field="versions")
         published = parse_date(versions[0].get("created")) if versions else None
-        month = arxiv_year_month(arxiv.split(":", 1)[1])
+        month = arxiv_year_month(arxiv.split(":", 1)[1]) if arxiv else None
         year = published.year if published else (month[0] if month else None)
         yield PaperRecord(SURVEYS_SOURCE, tuple(k for k in (arxiv, doi) if k), title, abstract,
                           year, published, True, categories[0] if categories else None)

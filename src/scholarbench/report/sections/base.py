@@ -143,13 +143,27 @@ class ReportRun:
 
     @cached_property
     def scores(self) -> list[dict[str, Any]]:
-        """scores.jsonl, one row per sample (a torn last line ignored); [] when absent. Every
-        row carries its sample id under "id" too (copied from `id_key`), so the drill-downs,
+        """scores.jsonl, one row per sample, each checked as `aggregate` checks it
+        (`core.score_rows`: a bad row is one error naming file, line and field); [] when
+        absent. Every row carries its sample id under "id" too (copied from `id_key`), so the drill-downs,
         `compare` and the exports pair samples the same way for every benchmark."""
-        rows = read_jsonl_tolerant(self.run_dir / "scores.jsonl")
+        path = self.run_dir / "scores.jsonl"
+        if not path.exists() and not path.is_symlink():
+            return []
+        from scholarbench.core.score_rows import read_score_rows
+        rows = read_score_rows(path, self.id_key, self._units())   # checked as aggregate does
         if self.id_key != "id":
             rows = [{**r, "id": r.get(self.id_key)} if "id" not in r else r for r in rows]
         return rows
+
+    def _units(self) -> dict[str, str]:
+        """measure key -> unit of the benchmark's declared measures ({} when unknown)."""
+        from scholarbench.core.registry import REGISTRY
+        cls = REGISTRY.find("benchmark", self.benchmark)
+        try:
+            return {m.key: m.unit for m in cls({}).measures(self.mode or None)} if cls else {}
+        except Exception:       # a plug-in whose measures need options: ids and types only
+            return {}
 
     @cached_property
     def trajectories(self) -> dict[str, dict[str, Any]]:
@@ -255,7 +269,10 @@ def load_report_run(run_dir: Path | str) -> ReportRun:
     if not isinstance(benchmark, str) or not benchmark:
         raise DataError(f"expected the benchmark's name, got {benchmark!r}",
                         file=str(run_dir / "manifest.json"), field="benchmark")
-    return section_for(benchmark).load(run_dir, manifest)
+    section = section_for(benchmark)
+    from scholarbench.core.migrate import check_format
+    check_format(manifest, run_dir / "manifest.json")      # 99, [3], "" or none: one line
+    return section.load(run_dir, manifest)
 
 
 def load_report_runs(run_dirs: Sequence[Path | str]) -> list[ReportRun]:

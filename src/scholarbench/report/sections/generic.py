@@ -12,6 +12,7 @@ from typing import Any, Sequence
 from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
                                                metric_rows, read_json_object)
 from scholarbench.report.tables import MetricSummary, RunSummary, Table, TableGroup
+from scholarbench.text.escape import csv_row
 
 
 class GenericSection(ReportSection):
@@ -84,7 +85,8 @@ class GenericSection(ReportSection):
         writer.writerow(["benchmark", "mode", "run", "metric", "mean", "n", "n_null"])
         for r in runs:
             for key, m in r.summary.metrics.items():
-                writer.writerow([self.benchmark, r.mode, r.name, key, m.mean, m.n, m.n_null])
+                writer.writerow(csv_row([self.benchmark, r.mode, r.name, key, m.mean, m.n,
+                                         m.n_null]))
         return buf.getvalue()
 
     def html(self, runs: Sequence[ReportRun], page: Any) -> str:

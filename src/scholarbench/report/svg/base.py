@@ -6,8 +6,9 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
-from html import escape
 from typing import Sequence
+
+from scholarbench.text.escape import html as html_text
 
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#8C6D1F",
            "#000000")
@@ -19,8 +20,7 @@ def colour(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
-def _e(text: object) -> str:
-    return escape(str(text), quote=True)
+_e = html_text   # text.escape.html: escaped, controls and bidi removed
 
 
 def _num(value: float) -> str:
@@ -47,12 +47,19 @@ def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     return ticks
 
 
+def _decimals(step: float) -> int:
+    """The fewest decimals (≤ 3) that print every multiple of `step` exactly, so ticks
+    0, 2.5, 5, 7.5, 10 do not round to 0, 2, 5, 8, 10."""
+    for d in range(3):
+        if abs(round(step, d) - step) <= 1e-9 * max(1.0, abs(step)):
+            return d
+    return 3
+
+
 def _tick_label(value: float, percent: bool, step: float) -> str:
     if percent:
-        decimals = 0 if step * 100 >= 1 else 1
-        return f"{value * 100:.{decimals}f}%"
-    decimals = 0 if step >= 1 else (1 if step >= 0.1 else 2)
-    return f"{value:.{decimals}f}"
+        return f"{value * 100:.{_decimals(step * 100)}f}%"
+    return f"{value:.{_decimals(step)}f}"
 
 
 def _step(ticks: Sequence[float]) -> float:

@@ -217,6 +217,17 @@ def default_entity_extractor() -> SpacyEntityExtractor:
     return SpacyEntityExtractor()
 
 
+HER_CAVEAT = ("the paper tagged entities with FLAIR, we with spaCy: not comparable with the "
+              "paper's Table 3 values")
+
+
+def her_note(ner_models: Sequence[str]) -> str:
+    """The one line printed wherever Heading Entity Recall is (terminal, summary.json, eval
+    table, report): the NER model(s) of the run's rows and why the paper's values differ."""
+    models = ", ".join(sorted(set(ner_models))) or "unknown NER model"
+    return f"NER {models}; {HER_CAVEAT}"
+
+
 @dataclass
 class EntityRecall:
     """Heading Entity Recall of one mind-map, with the entity sets it was computed from."""

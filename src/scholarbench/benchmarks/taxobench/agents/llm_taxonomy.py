@@ -59,8 +59,9 @@ NA = "N/A"
 # Taxonomy generation (paper Figures 11-13, images in the paper). Source: upstream
 # KongLongGeFDU/TaxoBench at commit afdef9f552b4d0a2edebb2d0d9036fab15f10ec8,
 # setting_pipeline/eval_setting1.py (its system prompt describes the "+ Summary" input: title,
-# abstract and a structured summary; the title + abstract setting's script is not in the
-# repository, so its wording is this prompt with the summary left out) and
+# abstract and a structured summary; eval_setting2.py there is a byte-identical copy of
+# eval_setting1.py, removed in 8607e74, so the title + abstract setting's own text is not in the
+# repository and its wording is this prompt with the summary left out) and
 # setting_pipeline/eval_setting3.py ("+ Core-task & Contributions"); `system_prompt`,
 # `user_prompt` and `build_papers_prompt` there. Changes (docs/llm.md, "llm-taxonomy agent"):
 # leaves list paper numbers instead of titles; every node carries "name", "subtopics" and

@@ -1,0 +1,138 @@
+"""Reading scores.jsonl: every row checked before anything is computed from it.
+
+A run's summary is rebuilt from these rows alone (`core.aggregate`), so a row that is not what
+the engine writes would otherwise move a mean (a duplicated id counted twice), poison it (NaN,
+Infinity, 1.7e308 in a 0–1 measure, `true` read as 1) or crash later. Each row must:
+
+- be one JSON object (`data.jsonl.parse_json_line`; NaN and ±Infinity are not JSON and are
+  refused like any bad token);
+- fit `core.records.ScoreRecord` (status word, reason, counts, and the typed extra fields
+  `suspected_leak`, `suspected_injection`, `leaked_items`) — strict types, no bool for a count;
+- carry its id under the benchmark's `id_key` as a string or an integer, once per file;
+- hold each measure the benchmark declares as null or a finite number (never a bool, string,
+  list or object); a measure stored as a fraction or a percentage (`unit` "fraction" or
+  "percent") lies in [-1, 1] (ARI and DeepSynth-Eval's ±1 checklist scores go below 0).
+
+The first bad row is one `DataError` naming the file, line and field.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Iterable
+
+from pydantic import ValidationError
+
+from scholarbench.core.records import ScoreRecord
+from scholarbench.data.jsonl import parse_json_line
+from scholarbench.errors import DataError
+from scholarbench.files import read_regular_bytes
+
+BOUNDED_UNITS = ("fraction", "percent")
+FRACTION_RANGE = (-1.0, 1.0)
+
+
+def _shown(value: Any) -> str:
+    import json
+    try:
+        return json.dumps(value, ensure_ascii=True)[:80]
+    except (TypeError, ValueError):
+        return repr(value)[:80]
+
+
+class _Constant(Exception):
+    pass
+
+
+def _raise_constant(name: str) -> None:
+    raise _Constant(name)
+
+
+def _non_json_constant(raw: bytes) -> str | None:
+    """NaN, Infinity or -Infinity when the (valid) line holds one: Python's json reads them,
+    JSON has no such values, and a mean over them is meaningless."""
+    import json
+    if not any(word in raw for word in (b"NaN", b"Infinity")):
+        return None
+    try:
+        json.loads(raw, parse_constant=_raise_constant)
+    except _Constant as exc:
+        return str(exc)
+    return None
+
+
+def check_measure_value(value: Any, unit: str = "") -> str | None:
+    """Why `value` cannot be a measure's value (None when it can: null or a finite number,
+    within [-1, 1] for a fraction or a percentage)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"expected a number or null, got {_shown(value)}"
+    if not math.isfinite(float(value)):
+        return f"expected a finite number, got {value!r}"
+    low, high = FRACTION_RANGE
+    if unit in BOUNDED_UNITS and not low <= value <= high:
+        return f"expected a {unit} measure in [{low:g}, {high:g}], got {value!r}"
+    return None
+
+
+def check_score_row(row: dict[str, Any], id_key: str, units: dict[str, str]
+                    ) -> tuple[str, str] | None:
+    """(field, problem) of the first thing wrong with one score row, or None."""
+    ident = row.get(id_key)
+    if ident is None:
+        return id_key, "missing"
+    if isinstance(ident, bool) or not isinstance(ident, (str, int)):
+        return id_key, f"expected a string or an integer id, got {_shown(ident)}"
+    try:
+        ScoreRecord.model_validate(row)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or "(record)"
+        return field, f"{err['msg']}, got {_shown(err.get('input'))}"
+    for key, unit in units.items():
+        if (problem := check_measure_value(row.get(key), unit)) is not None:
+            return key, problem
+    return None
+
+
+def measure_units(bench: Any, subtask: str | None) -> dict[str, str]:
+    """measure key -> unit of every measure `bench` declares for `subtask`."""
+    return {m.key: m.unit for m in bench.measures(subtask)}
+
+
+def validate_rows(numbered: Iterable[tuple[int, dict[str, Any]]], path: Path, id_key: str,
+                  units: dict[str, str]) -> list[dict[str, Any]]:
+    """The rows, each checked (`check_score_row`) and their ids unique; DataError naming the
+    file, line and field of the first bad one."""
+    rows, seen = [], {}
+    for number, row in numbered:
+        if (bad := check_score_row(row, id_key, units)) is not None:
+            raise DataError(bad[1], file=str(path), line=number, field=bad[0])
+        key = str(row[id_key])
+        if key in seen:
+            raise DataError(f"duplicate id {key!r} (first on line {seen[key]}); one row per "
+                            "sample", file=str(path), line=number, field=id_key)
+        seen[key] = number
+        rows.append(row)
+    return rows
+
+
+def read_score_rows(path: Path, id_key: str, units: dict[str, str]) -> list[dict[str, Any]]:
+    """The checked rows of a scores.jsonl (a regular file within the input size limit)."""
+    data = read_regular_bytes(path)
+    numbered = []
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        if not raw.strip():
+            continue
+        obj, problem = parse_json_line(raw)
+        if problem is None and (constant := _non_json_constant(raw)) is not None:
+            problem = f"{constant} is not JSON (a measure is a finite number or null)"
+        if problem is not None:
+            raise DataError(problem, file=str(path), line=number)
+        numbered.append((number, obj))
+    return validate_rows(numbered, path, id_key, units)
+
+
+__all__ = ["BOUNDED_UNITS", "FRACTION_RANGE", "check_measure_value", "check_score_row",
+           "measure_units", "read_score_rows", "validate_rows"]
