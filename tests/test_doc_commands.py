@@ -1,9 +1,9 @@
 """Every `scholarbench` command line in README.md, docs/agents.md and docs/judges.md runs as
 written and exits 0.
 
-The commands run in the order the pages give them, in one fresh folder with `../shared` beside
-it and a fresh data directory, so a page's later commands see what its earlier ones made (the
-imports, `runs/bu-cluster`, …). What a command names but cannot exist on a test machine is
+The commands run in the order the pages give them, each page in a fresh folder of its own with
+`../shared` beside it, all on one fresh data directory (the README's imports), so a page's later
+commands see what its earlier ones made (`runs/bu-cluster`, …). What a command names but cannot exist on a test machine is
 supplied, never skipped:
 - a model endpoint (`https://api.openai.com/v1`, `https://host/v1`, …) is a scripted
   OpenAI-compatible server on 127.0.0.1 that answers each benchmark's judge in its own format;
@@ -80,26 +80,33 @@ class Sandbox:
 
     def __init__(self, tmp: Path, fake: FakeOpenAI) -> None:
         self.tmp, self.fake = tmp, fake
-        self.work = tmp / "repo"
-        self.work.mkdir()
         (tmp / "shared").symlink_to(SHARED)
         readme = (ROOT / "README.md").read_text(encoding="utf-8")
-        agent = re.search(r"```python\n(\"\"\"mypkg_agent\.py.*?)```", readme, re.S).group(1)
-        (self.work / "mypkg_agent.py").write_text(agent)
-        (self.work / "mypkg").mkdir()
-        (self.work / "mypkg" / "__init__.py").write_text("")
-        (self.work / "mypkg" / "agent.py").write_text(agent)
-        sys.path.insert(0, str(self.work))
-        (self.work / "mypkg_agent_for_replay.py").write_text(agent)
+        self.agent = re.search(r"```python\n(\"\"\"mypkg_agent\.py.*?)```", readme,
+                               re.S).group(1)
+        (tmp / "mypkg_agent_for_replay.py").write_text(self.agent)
+        sys.path.insert(0, str(tmp))
         self.env = dict(
             os.environ, SCHOLARBENCH_DATA=str(tmp / "data"),
-            PYTHONPATH=os.pathsep.join([str(self.work), str(ROOT / "src"),
-                                        os.environ.get("PYTHONPATH", "")]),
             OPENAI_API_KEY="sk-doc-test-not-a-key-0", PRODUCT_KEY="sk-doc-test-not-a-key-1",
             SCHOLARBENCH_MODEL="scripted-agent", SCHOLARBENCH_MODEL_BASE_URL=fake.base_url,
             SCHOLARBENCH_JUDGE="scripted-judge", SCHOLARBENCH_JUDGE_BASE_URL=fake.base_url)
         self.env.pop("SCHOLARBENCH_CONFIG", None)
         self.ran: list[str] = []
+        self.use_page("README.md")
+
+    def use_page(self, page: str) -> None:
+        """Each page's commands run in a folder of their own (a page's `runs/mine` is its own,
+        as for a reader who follows that page), beside `../shared`, on the one data directory
+        the README's imports filled."""
+        self.work = self.tmp / ("repo" if page == "README.md" else "repo-" + Path(page).stem)
+        self.work.mkdir(exist_ok=True)
+        (self.work / "mypkg_agent.py").write_text(self.agent)
+        (self.work / "mypkg").mkdir(exist_ok=True)
+        (self.work / "mypkg" / "__init__.py").write_text("")
+        (self.work / "mypkg" / "agent.py").write_text(self.agent)
+        self.env["PYTHONPATH"] = os.pathsep.join([str(self.work), str(ROOT / "src"),
+                                                  os.environ.get("PYTHONPATH", "")])
 
     # -- what a command needs ------------------------------------------------------------------
     def prepare(self, argv: list[str]) -> list[str]:
@@ -278,6 +285,7 @@ def test_every_command_of_the_pages_runs_as_written(sandbox):
     assert len(found["README.md"]) >= 40 and found["docs/agents.md"] and \
         found["docs/judges.md"], {p: len(c) for p, c in found.items()}
     for page in PAGES:
+        sandbox.use_page(page)
         for argv in found[page]:
             sandbox.run(page, argv)
     assert len(sandbox.ran) == sum(len(c) for c in found.values())
