@@ -164,19 +164,23 @@ class Sandbox:
         (self.work / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
 
     def _replay_answers(self, suite: bool) -> None:
-        """A replay file as docs/agents.md describes it, answering every sample the README's
-        eval ran (runs/mine) with the README's own plain function: tagged by benchmark and
+        """A replay file as docs/agents.md describes it, answering every sample the page's
+        earlier evals ran (runs/*/) with the README's own plain function: tagged by benchmark and
         sub-task for a suite, TaxoBench Bottom-Up's lines alone, untagged, otherwise."""
         import mypkg_agent_for_replay as agent
-        rows = []
-        for run_dir in sorted((self.work / "runs" / "mine").glob("*/")):
-            manifest = json.loads((run_dir / "manifest.json").read_text())
+        rows, seen = [], set()
+        for path in sorted(self.work.glob("runs/*/*/manifest.json")):
+            run_dir = path.parent
+            manifest = json.loads(path.read_text())
             bench, sub = manifest["benchmark"], manifest.get("mode")
             if not suite and (bench, sub) != ("taxobench", "bottom-up"):
                 continue
             family = FAMILY.get((bench, sub), FAMILY.get(bench))
             for line in (run_dir / "generate.jsonl").read_text().splitlines():
                 sample_id = json.loads(line)["id"]
+                if (bench, sub, sample_id) in seen:
+                    continue
+                seen.add((bench, sub, sample_id))
                 tags = {"benchmark": bench, "subtask": sub} if suite else {}
                 answer = agent.solve({"family": family, "prompt": f"task {sample_id}"})
                 rows.append({**tags, "id": sample_id, **answer})
