@@ -223,25 +223,23 @@ class Sandbox:
             self._cli(argv)
 
     def _serve_stdio(self, argv: list[str]) -> None:
-        """An MCP stdio server: `initialize` and `tools/list` get answers naming the tools."""
-        proc = subprocess.Popen([sys.executable, "-m", "scholarbench", *argv], cwd=self.work,
-                                env=self.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-        try:
-            init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": "2025-06-18", "capabilities": {},
-                "clientInfo": {"name": "doc-test", "version": "0"}}}
-            note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-            listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
-            out, err = proc.communicate("\n".join(json.dumps(m) for m in (init, note, listing))
-                                       + "\n", timeout=300)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-        replies = [json.loads(line) for line in out.splitlines() if line.strip()]
-        tools = next((r["result"]["tools"] for r in replies if r.get("id") == 2), None)
-        assert tools, f"scholarbench {' '.join(argv)} listed no tools\n{out[-1500:]}\n{err[-1500:]}"
-        assert "search" in {t["name"] for t in tools}
+        """An MCP stdio server, driven by the official SDK's client: it lists the tools and
+        answers a search."""
+        import asyncio
+        from mcp import Client, StdioServerParameters
+        params = StdioServerParameters(command=sys.executable,
+                                       args=["-m", "scholarbench", *argv], env=self.env,
+                                       cwd=str(self.work))
+
+        async def session() -> tuple[set[str], bool]:
+            async with Client(params, read_timeout_seconds=300) as client:
+                names = {t.name for t in (await client.list_tools()).tools}
+                found = await client.call_tool("search", {"query": "neural networks", "k": 3})
+                return names, not found.isError
+
+        names, searched = asyncio.run(session())
+        assert {"search", "get_paper", "references"} <= names, names
+        assert searched
 
     def _serve_http(self, argv: list[str]) -> None:
         """`llm serve`: on a free port, it answers /v1/models, then stops on SIGINT."""
