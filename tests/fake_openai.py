@@ -180,3 +180,30 @@ class FakeOpenAI:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+
+
+def from_schema(schema: dict):
+    """A value of a JSON schema (judges' replies are asked with one): the least that fits —
+    an object's required keys, a bounded integer's middle, an enum's first."""
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    if kind == "object":
+        props = schema.get("properties") or {}
+        return {k: from_schema(props.get(k) or {}) for k in schema.get("required", props)}
+    if kind == "array":
+        return [from_schema(schema.get("items") or {})] * int(schema.get("minItems") or 0)
+    if kind == "integer":
+        return (int(schema.get("minimum", 0)) + int(schema.get("maximum", 10))) // 2
+    if kind == "number":
+        return 0.5
+    if kind == "boolean":
+        return True
+    return "r"
+
+
+def schema_reply(body: dict) -> Step | None:
+    """A reply fitting the request's JSON schema (`response_format`), or None without one."""
+    fmt = body.get("response_format") or {}
+    schema = (fmt.get("json_schema") or {}).get("schema") or fmt.get("schema")
+    return Step(text=json.dumps(from_schema(schema))) if schema else None

@@ -55,10 +55,12 @@ def _imports(data: Path) -> list[list[str]]:
 
 def _judge(body: dict) -> Step:
     """A scripted judge for DeepSynth-Eval's checklist: every requirement "not mentioned" (the
-    user's agent writes no findings); any other request gets a plain reply."""
+    user's agent writes no findings); a request with a JSON schema (the other benchmarks'
+    judges) a reply that fits it; any other a plain reply."""
     from test_deepsynth_oracle import kind_of
-    if kind_of(body) != "judge":
-        return Step(text="A short summary.")
+    from fake_openai import schema_reply
+    if kind_of(body) != "judge":            # eval with a judge turns every judged measure on
+        return schema_reply(body) or Step(text="A short summary.")
     text = body["messages"][0]["content"]
     criteria = text.split("=== Input Data: Criteria ===")[1].split("=== Evaluation")[0]
     n = len([line for line in criteria.strip().splitlines() if line.strip()])

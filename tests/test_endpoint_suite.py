@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from fake_openai import FakeOpenAI, Step
+from fake_openai import FakeOpenAI, Step, schema_reply
 from one_story import assert_one_status_per_sample, assert_summary_rebuilt_from_scores
 from test_bring_your_own_agent import _cli, _eval_json, _imports
 from test_deepsynth_oracle import kind_of
@@ -178,6 +178,8 @@ def test_an_endpoint_answering_every_prompt_as_asked_scores_on_every_subtask(sui
     def reply(body: dict) -> Step:
         if kind_of(body) == "judge":
             return _judge_all_correct(body)
+        if body.get("model") == "judge-x":     # eval with a judge: every judged measure is on
+            return schema_reply(body) or _json({"score": 5, "reasoning": "r"})
         prompt = next((m["content"] for m in body["messages"] if m["role"] == "user"), "")
         if prompt in answers:
             return answers[prompt]
@@ -239,3 +241,55 @@ def test_an_endpoint_answering_every_prompt_as_asked_scores_on_every_subtask(sui
                for b in fake.requests for m in b["messages"]) or \
         any("Paper List" in p for p in prompts)
     assert not unknown, unknown[:3]
+
+
+def test_eval_with_two_judges_turns_on_every_benchmarks_judged_measures(suite):
+    """`eval --judge A --judge B --benchmarks all` (issue 35 item 3): TaxoBench's judge,
+    SciNet's judged measures and ReportBench's statements run without any `--option`, each
+    scored by both judges (its `judge_panel` in eval.json); `--option B.with_judge=false`
+    turns one off; `with_judge=maybe` is refused in one line."""
+    root, env, answers, _ = suite
+    judge_models: list[str] = []
+
+    def reply(body: dict) -> Step:
+        if body.get("model") in ("judge-a", "judge-b"):
+            judge_models.append(body["model"])
+            if kind_of(body) == "judge":
+                return _judge_all_correct(body)
+            return schema_reply(body) or _json({"score": 5, "reasoning": "r"})
+        prompt = next((m["content"] for m in body["messages"] if m["role"] == "user"), "")
+        return answers.get(prompt, Step(text="A short summary."))
+
+    fake = FakeOpenAI(default=reply).start()
+    judges = ["--judge", "judge-a", "--judge-base-url", fake.base_url, "--judge", "judge-b",
+              "--judge-base-url", fake.base_url]
+    base = ["eval", "--agent", "endpoint", "--model", "scripted", "--base-url", fake.base_url,
+            "--quiet", "--no-llm-cache", "--benchmarks", "all", "--limit", "1",
+            "--option", f"deepsynth.oracle={OPTIONS['deepsynth']['oracle']}", *judges]
+    try:
+        maybe = _cli([*base, "--out", "runs/maybe", "--option", "taxobench.with_judge=maybe"],
+                     root, env)
+        done = _cli([*base, "--out", "runs/judged"], root, env)
+        off = _cli([*base, "--benchmarks", "taxobench", "--out", "runs/off", "--option",
+                    "taxobench.with_judge=false"], root, env)
+    finally:
+        fake.stop()
+    assert maybe.returncode == 2 and not (root / "runs/maybe").exists()
+    assert maybe.stderr.strip().splitlines() == [
+        "error: --option taxobench.with_judge=maybe: with_judge is a boolean option; give "
+        "true or false"]
+    assert done.returncode in (0, 3), done.stderr[-3000:]
+    runs = _eval_json(root, "runs/judged")["runs"]
+    panels = {}
+    for r in runs:
+        panels.setdefault(r["benchmark"], set()).update(r.get("judge_panel") or {})
+    judged = {"taxobench": "judge_avg", "scinet": "_llm", "reportbench": "cited",
+              "deepsynth": "dse_overall"}
+    for bench, part in judged.items():
+        assert any(part in m for m in panels.get(bench, ())), (bench, panels.get(bench))
+        for r in (r for r in runs if r["benchmark"] == bench and r.get("judge_panel")):
+            for entry in r["judge_panel"].values():
+                assert set(entry) == {"judge-a", "judge-b"}, (bench, entry)
+    assert set(judge_models) == {"judge-a", "judge-b"}
+    assert off.returncode == 0, off.stderr[-3000:]
+    assert not any(r.get("judge_panel") for r in _eval_json(root, "runs/off")["runs"])

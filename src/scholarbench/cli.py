@@ -194,7 +194,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
             import traceback
             print(redact(traceback.format_exc()), end="", file=sys.stderr)
         if isinstance(exc, ScholarbenchError):
-            line, status = f"error: {exc}", 2
+            line, status = f"error: {exc}", getattr(exc, "exit_status", 2)
         elif isinstance(exc, KeyError):  # unknown registry names
             line, status = f"error: {exc.args[0] if exc.args else exc}", 2
         else:

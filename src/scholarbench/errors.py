@@ -6,6 +6,12 @@ class ScholarbenchError(Exception):
     """Base class for errors the CLI reports without a traceback."""
 
 
+class IncompleteRun(ScholarbenchError):
+    """A stage stopped because a model call failed after every retry (a judge down): what is
+    done is on disk and the same command resumes; the CLI exits 3, not 2."""
+    exit_status = 3
+
+
 class DataError(ScholarbenchError):
     """A data file is malformed. Names the file, the line (1-based) and the field."""
 

@@ -178,6 +178,14 @@ class Benchmark:
     # scores with every judge of a panel (`--judge` repeated) and `--judge-samples K` repeats;
     # a benchmark without it refuses a panel rather than silently using one judge
     judge_panel: ClassVar[bool] = False
+    # the boolean options that turn on its judged measures: `eval` with judges named
+    # (`--judge`, `--judge-panel`) turns each on unless `--option B.KEY=false` says otherwise
+    judge_options: ClassVar[tuple[str, ...]] = ()
+
+    def asks_judge(self, subtask: str, rescore: bool = False) -> bool:
+        """Whether this run (or re-score) of `subtask` asks an LLM judge, under its options;
+        the engine then checks the judge can run before any stage (`core.judging`)."""
+        return any(self.options.get(o) for o in self.judge_options)
 
     def judge_with_probe(self, sample: Sample, record: dict[str, Any],
                          probe: str | None) -> float | None:
@@ -292,5 +300,6 @@ def summary_line(summary: dict[str, Any]) -> str:
     parts = [f"{n} {status}" for status, n in counts.items() if n]
     name = summary.get("run_name") or summary.get("agent")
     mode = f" ({summary['mode']})" if summary.get("mode") else ""
-    done = "" if summary.get("complete", True) else "  [INCOMPLETE: errored samples]"
+    why = "errored samples" if counts.get("error") else "judge calls failed"
+    done = "" if summary.get("complete", True) else f"  [INCOMPLETE: {why}]"
     return f"{name}{mode}: {summary['n_samples']} samples: {', '.join(parts) or 'none'}{done}"

@@ -260,8 +260,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                             max_samples=args.max_samples, ray=ray_options(args))
     print(format_outcome(bench, outcome))
     print(f"run directory: {out}")
-    if line := outcome.error_line():
-        print(f"error: {line}", file=sys.stderr)
+    outcome.print_problems()      # judges' warnings, errored samples
     return outcome.exit_code
 
 
@@ -281,8 +280,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     outcome = score_run(run_dir, options=options, models=_models(args),
                         progress=not getattr(args, "quiet", False))
     print(format_outcome(bench(manifest.get("options")), outcome))
-    if line := outcome.error_line():
-        print(f"error: {line}", file=sys.stderr)
+    outcome.print_problems()      # judges' warnings, errored samples
     return outcome.exit_code
 
 

@@ -15,7 +15,8 @@ set-up failure leaves nothing that blocks the retry — then, holding the run di
    the running totals in `llm_usage`).
 
 Exit status of `run`, `score` and `eval` (docs/agents.md): 0 complete; 3 some samples errored
-(the run is incomplete: resume to retry them); 2 bad input, usage or a locked run directory.
+or some judge calls failed after every retry (the run is incomplete: resume to retry them;
+`core.judging`); 2 bad input, usage or a locked run directory.
 """
 from __future__ import annotations
 
@@ -32,6 +33,9 @@ from scholarbench.core.benchmark import Benchmark, Sample, summary_line
 from scholarbench.core.concurrency import check_max_samples, in_flight, samples_at_once
 from scholarbench.core import refs
 from scholarbench.core.families import Malformed
+from scholarbench.core.judging import (FAILURES_KEY, JudgeWatch, check_judge_can_run,
+                                       failed_calls, record_shortfalls)
+from scholarbench.core.judging import warning_lines as judge_warning_lines
 from scholarbench.core.limits import Oversized, scored_as_missing
 from scholarbench.core.models import Models  # noqa: F401  (re-exported: callers import it from here)
 from scholarbench.core.records import RUN_FORMAT, Manifest
@@ -42,7 +46,7 @@ from scholarbench.core.status import reason_of, sample_status
 from scholarbench.core.summarise import summarise
 from scholarbench.core.usage import (  # noqa: F401  (re-exported: the stages' accounting)
     _usage, add_stage_usage, add_usage_delta, judge_usage_lines, model_identity, usage_delta)
-from scholarbench.errors import ScholarbenchError
+from scholarbench.errors import IncompleteRun, ScholarbenchError
 from scholarbench.injection.detect import flag_injections
 from scholarbench.injection.unflagged import flagged_note
 from scholarbench.leakage.unleaked import leak_lines
@@ -128,10 +132,28 @@ class RunOutcome:
     # the manifest's `usage` when this invocation began: the terminal's judge usage line says
     # what this invocation sent, beside the directory's totals
     usage_before: dict[str, Any] | None = None
+    judge_record: dict[str, Any] = field(default_factory=dict)   # the manifest's
+    # `judge_failures` after this scoring (core.judging): the last judged scoring's
+
+    @property
+    def judge_failed(self) -> int:
+        """Judge calls of the last judged scoring that failed after every retry."""
+        return failed_calls(self.judge_record)
 
     @property
     def exit_code(self) -> int:
-        return EXIT_INCOMPLETE if self.n_errors else EXIT_OK
+        return EXIT_INCOMPLETE if self.n_errors or self.judge_failed else EXIT_OK
+
+    def warning_lines(self) -> list[str]:
+        """One line per judge that fell short (failed calls, unusable replies)."""
+        return judge_warning_lines(self.judge_record)
+
+    def print_problems(self) -> None:
+        """The judges' warning lines and the errored samples' line, on stderr."""
+        for line in self.warning_lines():
+            print(f"warning: {line}", file=sys.stderr)
+        if line := self.error_line():
+            print(f"error: {line}", file=sys.stderr)
 
     def error_line(self) -> str | None:
         if not self.n_errors:
@@ -161,6 +183,8 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
     bench.progress = progress               # oracle, judge and scoring stages too (--quiet)
     limits = bench.output_limits            # a bad --max-output fails before anything runs
     bench.check(subtask)
+    if bench.asks_judge(subtask):           # a judge that cannot run: before any stage
+        check_judge_can_run(models, bench.title or bench.name)
     agent = resolve_agent(bench, agent_spec, dict(params or {}), subtask)
     for problem in getattr(agent, "problems", None) or ():     # each says what was done
         print(f"warning: {problem}", file=sys.stderr)
@@ -361,6 +385,8 @@ def score_run(run_dir: Path, *, options: dict[str, Any] | None = None,
             {**(manifest.get("options") or {}), **(options or {})})
     bench.models = models or Models()
     bench.progress = progress
+    if bench.asks_judge(str(manifest.get("mode")), rescore=True):
+        check_judge_can_run(bench.models, bench.title or bench.name)
     with run.lock():
         before = _usage_now(run)
         recorded = {k: v for k, v in _plain(options or {}).items() if k not in PER_SCORING}
@@ -387,7 +413,17 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
     manifest = run.read_manifest()
     stage = run.stage(bench.generate_file, bench.id_key)
     generated = stage.records
-    rows = bench.score(samples, scored_as_missing(generated), manifest, run)
+    watch = JudgeWatch(models)                # every judge's failed calls (core.judging)
+    try:
+        rows = bench.score(samples, scored_as_missing(generated), manifest, run)
+    except IncompleteRun:                     # a stage stopped on a judge that is down
+        stopped = run.read_manifest()
+        record_shortfalls(stopped, watch.shortfalls())
+        run.write_manifest(stopped)
+        for line in judge_warning_lines(stopped):
+            print(f"warning: {line}", file=sys.stderr)
+        raise
+    shortfalls = watch.shortfalls()
     refs.attach(rows, generated, bench.id_key)
     errors: dict[str, int] = {}
     for row in rows:
@@ -406,12 +442,16 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
     flag_injections(rows, generated, bench.id_key)
     run.write_jsonl(SCORES, rows)
     manifest = run.read_manifest()
-    if manifest.get("format") != RUN_FORMAT:       # rows and summary now of this format
-        manifest["format"] = RUN_FORMAT
+    before = dict(manifest)
+    manifest["format"] = RUN_FORMAT               # rows and summary now of this format
+    if watch.asked():          # a scoring without a judge keeps the last judged one's record
+        record_shortfalls(manifest, shortfalls)   # the summary's `complete` reads it
+    if manifest != before:
         run.write_manifest(manifest)
     summary = summarise(bench, rows, manifest)
     run.write_json(SUMMARY, summary)
-    return RunOutcome(run.path, summary, sum(errors.values()), errors)
+    recorded = {FAILURES_KEY: manifest[FAILURES_KEY]} if manifest.get(FAILURES_KEY) else {}
+    return RunOutcome(run.path, summary, sum(errors.values()), errors, judge_record=recorded)
 
 
 def run_stage(run: RunDir, file: str, samples: Sequence[Sample],

@@ -39,7 +39,7 @@ from scholarbench.core.engine import (EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, Mode
                                       run_benchmark)
 from scholarbench.core.rundir import RunDir, RunLocked, atomic_write_json
 from scholarbench.core.status import COLUMNS, LABELS, run_counts
-from scholarbench.errors import ScholarbenchError
+from scholarbench.errors import IncompleteRun, ScholarbenchError
 from scholarbench.text.escape import terminal
 
 EVAL_LOCK = ".eval.lock"       # held while eval.json is built and written
@@ -56,7 +56,41 @@ def default_options(cls: type[Benchmark], overrides: dict[str, Any]) -> dict[str
     if unknown:
         raise ScholarbenchError(f"--option: {cls.name} has no option "
                                 f"{', '.join(sorted(unknown))}; it has: {', '.join(dests) or 'none'}")
-    return {**{d: defaults.get(d) for d in dests}, **overrides}
+    flags = {a.dest for a in parser._actions
+             if isinstance(a, (argparse._StoreTrueAction, argparse._StoreFalseAction))}
+    given = {k: boolean_option(cls.name, k, v) if k in flags else v
+             for k, v in overrides.items()}
+    return {**{d: defaults.get(d) for d in dests}, **given}
+
+
+TRUE, FALSE = ("true", "yes", "on", "1"), ("false", "no", "off", "0")
+
+
+def boolean_option(bench: str, key: str, value: Any) -> bool:
+    """A boolean option's value from `--option B.KEY=VALUE`: true/false (yes/no, on/off,
+    1/0); anything else is refused in one line (never read as "on" because it is text)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in TRUE or text in FALSE:
+        return text in TRUE
+    raise ScholarbenchError(f"--option {bench}.{key}={value}: {key} is a boolean option; "
+                            "give true or false")
+
+
+def judges_named(args: argparse.Namespace) -> bool:
+    """Whether the user named judges (`--judge`, `--judge-panel`): then every judged measure
+    of every benchmark in the suite is on (`Benchmark.judge_options`)."""
+    return bool(getattr(args, "judge", None) or getattr(args, "judge_panel", None))
+
+
+def judge_defaults(cls: type[Benchmark], args: argparse.Namespace,
+                   given: dict[str, Any]) -> dict[str, Any]:
+    """The options that turn on `cls`'s judged measures, on when judges are named and the
+    user's `--option` did not set them."""
+    if not judges_named(args):
+        return {}
+    return {key: True for key in cls.judge_options if key not in given}
 
 
 def _parse_overrides(pairs: list[str]) -> dict[str, dict[str, Any]]:
@@ -103,6 +137,7 @@ def plan(args: argparse.Namespace, models: Models) -> Plan:
     for name in sorted(listed or names, key=lambda n: (getattr(benchmark_class(n), "order", 100), n)):
         cls = benchmark_class(name)
         options = default_options(cls, overrides.get(name, {}))
+        options.update(judge_defaults(cls, args, overrides.get(name, {})))
         options["data"] = args.data
         if getattr(args, "max_output", None):
             options["max_output"] = list(args.max_output)
@@ -210,8 +245,7 @@ def run_suite(args: argparse.Namespace, models: Models) -> int:
             failures[run_dir] = exc
             print(f"error: {bench.name} {subtask}: {exc}", file=sys.stderr)
             continue
-        if line := outcome.error_line():
-            print(f"error: {line}", file=sys.stderr)
+        outcome.print_problems()      # judges' warnings, errored samples
     from filelock import FileLock
     out.mkdir(parents=True, exist_ok=True)
     with FileLock(str(out / EVAL_LOCK)):       # one eval.json writer at a time
@@ -250,6 +284,8 @@ def run_entry(bench: Benchmark, subtask: str, run_dir: Path,
                 summary = None
             if isinstance(summary, dict) and isinstance(summary.get("status"), dict):
                 counts = run_counts(run_dir, bench.name)
+    if isinstance(failure, IncompleteRun):      # a judge down: resumable, not a bad input
+        return {**entry, "status": "incomplete", "reason": str(failure)}
     if counts is None or not isinstance(summary, dict):
         reason = str(failure) if failure is not None else f"{run_dir} holds no summary.json"
         return {**entry, "status": "failed", "reason": reason}

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 from scholarbench.core import refs
 from scholarbench.core.benchmark import Benchmark
+from scholarbench.core.judging import FAILURES_KEY, failed_calls
 from scholarbench.core.measure import CI_METHOD, Measure, interval
 from scholarbench.core.records import Summary
 from scholarbench.core.status import count_samples
@@ -34,7 +35,11 @@ def summarise(bench: Benchmark, rows: Sequence[dict[str, Any]], manifest: dict[s
     errors = counts.get("error") or 0
     summary = Summary(benchmark=bench.name, mode=manifest.get("mode"), agent=manifest["agent"],
                       run_name=manifest.get("run_name"), n_samples=len(rows),
-                      status=counts.status_dict(), complete=not errors).model_dump(mode="json")
+                      status=counts.status_dict(),
+                      complete=not errors and not failed_calls(manifest)
+                      ).model_dump(mode="json")
+    if manifest.get(FAILURES_KEY):          # judges whose calls failed: core.judging
+        summary[FAILURES_KEY] = manifest[FAILURES_KEY]
     summary.update(bench.aggregate(rows, manifest))
     name = " ".join(filter(None, (bench.name, manifest.get("mode"))))
     effect = getattr(bench, "unresolved_effect", "scored as misses")

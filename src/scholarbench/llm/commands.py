@@ -29,7 +29,7 @@ def add_model_flags(parser: argparse.ArgumentParser, *, agent: bool = True,
                            help="the judge model's endpoint (one per --judge in a panel)")
         group.add_argument("--judge-api-key-env", action="append", metavar="VAR",
                            help="the environment variable holding the judge endpoint's key "
-                           "(one per --judge in a panel)")
+                           "(one per --judge in a panel, or once for every judge)")
         group.add_argument("--judge-panel", metavar="NAME",
                            help="the judge panel [panel.NAME] of the config file instead of "
                            "--judge flags (docs/judges.md)")
@@ -54,8 +54,9 @@ JUDGE_FLAGS = (("model", "judge"), ("base_url", "judge_base_url"),
 
 def judge_panel_flags(args: argparse.Namespace) -> list[dict[str, Any]]:
     """One flag set per judge: `--judge`, `--judge-base-url`, `--judge-api-key-env` given
-    again form a panel, paired in order. Each of the last two is given once per `--judge` or
-    not at all; anything else is a usage error (never a silently dropped judge)."""
+    again form a panel, paired in order. `--judge-base-url` is given once per `--judge` or not
+    at all; `--judge-api-key-env` once per `--judge`, not at all, or once for every judge (a
+    panel on one provider); anything else is a usage error (never a silently dropped judge)."""
     given = {key: _as_list(getattr(args, dest, None)) for key, dest in JUDGE_FLAGS}
     if (name := getattr(args, "judge_panel", None)) is not None:
         if any(given.values()):
@@ -64,11 +65,15 @@ def judge_panel_flags(args: argparse.Namespace) -> list[dict[str, Any]]:
         from scholarbench.llm.config import read_panel
         return read_panel(name, getattr(args, "llm_config", None))[0]
     n = max(1, len(given["model"]))
+    if len(given["api_key_env"]) == 1:        # one provider's key for the whole panel
+        given["api_key_env"] = given["api_key_env"] * n
     for key, dest in JUDGE_FLAGS:
         if len(given[key]) not in (0, n):
             flag = "--" + dest.replace("_", "-")
+            also = " (or once for every judge)" if key == "api_key_env" else ""
             raise ScholarbenchError(f"{flag} given {len(given[key])} times for {n} judge(s) "
-                                    f"(--judge): give it once per --judge, or not at all")
+                                    f"(--judge): give it once per --judge{also}, or not at "
+                                    "all")
     return [{key: (given[key][i] if given[key] else None) for key, _ in JUDGE_FLAGS}
             for i in range(n)]
 

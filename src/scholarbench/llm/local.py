@@ -200,3 +200,11 @@ def shared_server_url(name: str) -> str:
             _shared[name] = server
             atexit.register(server.stop)
         return server.base_url
+
+
+def llama_cpp_available() -> bool:
+    """Whether llama-cpp-python is installed (the `[local]` extra), without importing it."""
+    import importlib.util
+    if "llama_cpp" in sys.modules:
+        return sys.modules["llama_cpp"] is not None       # None: blocked (tests of the extra)
+    return importlib.util.find_spec("llama_cpp") is not None

@@ -91,6 +91,9 @@ def ask_json(client: ChatClient, messages: Messages, *, validate: Callable[[Any]
         history = history + [
             {"role": "assistant", "content": text.encode("utf-8", "replace").decode("utf-8")},
             {"role": "user", "content": f"Your reply was {problem}. {repair_hint}"}]
+    usage = getattr(client, "usage", None)
+    if hasattr(usage, "add_unusable"):          # counted per judge (core.judging)
+        usage.add_unusable()
     return JsonOutcome(unscored=f"after {repairs} repair(s): {problem}", attempts=repairs + 1)
 
 

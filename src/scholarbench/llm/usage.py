@@ -31,6 +31,8 @@ class Usage:
     warnings: int = 0           # replies with implausible usage numbers (counted offline) or
                                 # too long to cache (`llm.cache.MAX_CACHED_CHARS`)
     cost_usd: float | None = None
+    unusable: int = 0           # JSON replies still unusable after the repair turn
+                                # (`llm.structured.ask_json`; the judges' accounting)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     _outer: "Usage | None | bool" = field(default=False, repr=False, compare=False)
 
@@ -68,6 +70,7 @@ class Usage:
     add_failure = partialmethod(_add_one, "failures")
     add_warning = partialmethod(_add_one, "warnings")
     add_recovered = partialmethod(_add_one, "recovered")
+    add_unusable = partialmethod(_add_one, "unusable")
 
     def unrecovered_failures(self) -> int:
         with self._lock:

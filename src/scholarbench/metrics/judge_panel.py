@@ -45,6 +45,20 @@ def mean_defined(values: Sequence[float | None]) -> float | None:
     return sum(defined) / len(defined) if defined else None
 
 
+def n_judges_key(metric: str) -> str:
+    """The row field saying how many judges a panel value holds."""
+    return f"{metric}_n_judges"
+
+
+def panel_value(per_judge: dict[str, dict[str, Any]], metric: str) -> dict[str, Any]:
+    """A panel's value of `metric` (the mean of the judges' values that are defined: every
+    judge weighs the same) and how many judges it holds (`<metric>_n_judges`), so a value
+    one judge of two could give says so."""
+    values = [e.get(metric) for e in per_judge.values()]
+    return {metric: mean_defined(values),
+            n_judges_key(metric): sum(1 for v in values if v is not None)}
+
+
 def repeat_seed(client: Any, sample: int = 0) -> int | None:
     """Repeat `sample`'s seed: the configured seed (0 when none) + `sample`, so every repeat
     is a distinct request (and reply-cache key); repeat 0 asks as a lone judge."""
@@ -143,5 +157,5 @@ def format_panel(summary: dict[str, Any]) -> list[str]:
 
 
 __all__ = ["PanelBase", "client_of", "format_panel", "judge_entry", "judge_roles", "labels_of",
-           "mean_defined", "panel_identity", "panel_models", "public_model", "repeat_seed",
+           "mean_defined", "n_judges_key", "panel_identity", "panel_value", "panel_models", "public_model", "repeat_seed",
            "temperature_of"]

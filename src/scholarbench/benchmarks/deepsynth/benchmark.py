@@ -403,6 +403,10 @@ class DeepSynthBenchmark(Benchmark):
         from scholarbench.benchmarks.deepsynth.scoring import score_samples
         return score_samples(self, samples, generated, manifest, run_dir)
 
+    def asks_judge(self, subtask: str, rescore: bool = False) -> bool:
+        """Every run is judged (the checklist); a re-score only with `--with-judge`."""
+        return not rescore or bool(self.options.get("with_judge"))
+
     def judge_client(self) -> Any:
         """The judge for this invocation: bound during a run, or asked for by `score RUN_DIR
         --with-judge` (None on a plain re-score)."""

@@ -244,6 +244,9 @@ def judge_subgroup(chat: ChatFn, report: str, subgroup: SubGroup, *,
                       "content": repair_message(parsed.problem, n, attempt + 1, attempts)}
             messages = (first + [{"role": "assistant", "content": reply}, repair]
                         if parsed.code != EMPTY_REPLY else first + [repair])
+    usage = getattr(chat, "usage", None)
+    if hasattr(usage, "add_unusable"):     # counted per judge by the engine (core.judging)
+        usage.add_unusable()
     if last_sized is not None:
         statuses = list(last_sized.statuses or [])
         reasons = [None if s is not None else UNKNOWN_LABEL for s in statuses]

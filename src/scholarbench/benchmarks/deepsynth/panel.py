@@ -28,7 +28,7 @@ from typing import Any, Sequence
 
 from scholarbench.benchmarks.deepsynth.scores import TaskScore, metric_key
 from scholarbench.benchmarks.deepsynth.measures import TASK_KEYS
-from scholarbench.metrics.judge_panel import judge_entry, mean_defined
+from scholarbench.metrics.judge_panel import judge_entry, panel_value
 from scholarbench.metrics.agreement import PANEL_KEY
 
 COUNT_KEYS = ("n_correct", "n_incorrect", "n_not_mentioned", "n_unscored")
@@ -81,7 +81,7 @@ def panel_row(parts: dict[str, Sequence[TaskScore]], variant: str, samples: int
     row: dict[str, Any] = {"task_id": first.task_id}
     for base in TASK_KEYS:
         key = metric_key(base, variant)
-        row[key] = mean_defined([e[key] for e in per_judge.values()])
+        row.update(panel_value(per_judge, key))
     rows = [{**s.row(), **s.counts()} for s in every]
     for key in COUNT_KEYS + GROUP_KEYS:
         row[key] = sum(r[key] for r in rows)

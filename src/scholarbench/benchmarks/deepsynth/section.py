@@ -83,6 +83,24 @@ def _metric_summary(raw: dict[str, Any], key: str, n_tasks: int, path: Path) -> 
     return MetricSummary(_number(mean), n_tasks - undefined, undefined)
 
 
+def judge_labels(manifest: dict[str, Any]) -> list[str]:
+    """The labels of a panel's judges as the manifest records them ([] for a lone judge)."""
+    panel = (manifest.get("judge") or {}).get("panel")
+    if not isinstance(panel, list):
+        return []
+    return [str(p.get("label")) for p in panel if isinstance(p, dict) and p.get("label")]
+
+
+def judgements_per_requirement(manifest: dict[str, Any]) -> int:
+    """How many judgements summary.json counts per requirement: every judge of a panel, each
+    asked K times (`judge.panel[*].seeds`); 1 for a lone judge asked once."""
+    panel = (manifest.get("judge") or {}).get("panel")
+    if not isinstance(panel, list) or not panel:
+        return 1
+    n = sum(len(p.get("seeds") or [None]) for p in panel if isinstance(p, dict))
+    return max(1, n)
+
+
 class DeepSynthSection(DeepSynthDrilldown, ReportSection):
     """Registered (lazily) by the package `__init__` under kind "section"."""
     benchmark = "deepsynth"
@@ -123,10 +141,17 @@ class DeepSynthSection(DeepSynthDrilldown, ReportSection):
 
     @staticmethod
     def _judge(run: ReportRun) -> str:
+        """Every judge of the run (a panel: each label, and judges × repeats), its prompt."""
         judge = run.raw_summary.get("judge") or run.manifest.get("judge") or {}
         models = run.manifest.get("models") or {}
         model = ((models.get("judge") or {}).get("model")
                  or str(judge.get("model_id") or "").rsplit("|", 1)[-1] or "not recorded")
+        labels = judge_labels(run.manifest)
+        judges, per = len(labels) or 1, judgements_per_requirement(run.manifest)
+        if labels and per > 1:
+            samples = per // judges
+            model = (" + ".join(labels) + f" ({judges} judge{'s' if judges > 1 else ''}"
+                     + (f" × {samples} samples" if samples > 1 else "") + ")")
         prompt = str(judge.get("prompt") or "not recorded").split("@")[0]
         return f"{model}, prompt {prompt}"
 
@@ -189,11 +214,16 @@ class DeepSynthSection(DeepSynthDrilldown, ReportSection):
         for r in runs:
             raw = r.raw_summary
             counts = [int(raw.get(k, 0)) for k in keys]
+            per = judgements_per_requirement(r.manifest)
             rows.append(Row("ours", (r.name, f"n={r.summary.n_samples}")
-                            + tuple(f"{c:,}" for c in counts) + (f"{sum(counts):,}",
+                            + tuple(f"{c:,}" for c in counts) + (f"{sum(counts) // per:,}",
                                                                  self._judge(r)),
                             tuple(float(c) for c in counts), str(r.run_dir)))
-        return Table("Checklist requirement statuses (ours)", header, tuple(rows), (), keys)
+        notes = tuple(f"{r.name}: the status counts are judgements, {n} per requirement "
+                      "(every judge of the panel, every repeat); Requirements counts each "
+                      "requirement once" for r in runs
+                      if (n := judgements_per_requirement(r.manifest)) > 1)
+        return Table("Checklist requirement statuses (ours)", header, tuple(rows), notes, keys)
 
     def groups(self, runs: Sequence[ReportRun], published: bool = True) -> list[TableGroup]:
         if not runs:
@@ -205,7 +235,7 @@ class DeepSynthSection(DeepSynthDrilldown, ReportSection):
     def footnotes(self, runs: Sequence[ReportRun], published: bool = True) -> list[str]:
         if not published or not runs:
             return []
-        judges = sorted({self._judge(r).split(",")[0] for r in runs})
+        judges = sorted({self._judge(r).rpartition(", prompt")[0] for r in runs})
         return [f"Published rows: {PAPER_CITATION}, n = {PAPER_N} tasks with the paper's oracle "
                 f"context, judged by {PAPER_JUDGE}; ours judged by {', '.join(judges)} on the "
                 "tasks listed, so the two are comparable only as far as the judges agree "
@@ -254,8 +284,7 @@ class DeepSynthSection(DeepSynthDrilldown, ReportSection):
     def breakdown_rows(self, runs: Sequence[ReportRun], page: Page) -> list[svg.StackRow]:
         """Per run its summary.json counts; then per run general / constraint groups apart
         (from judged.jsonl) when there are both."""
-        rows = [svg.StackRow(r.name, [int(r.raw_summary.get(k, 0)) for k in COUNT_KEYS])
-                for r in runs]
+        rows, splits = [], []
         for r in runs:
             judged = self._judged(r, page)
             split = {False: [0, 0, 0, 0], True: [0, 0, 0, 0]}
@@ -265,10 +294,20 @@ class DeepSynthSection(DeepSynthDrilldown, ReportSection):
                     for i, v in enumerate((t.correct, t.not_mentioned, t.incorrect,
                                            t.unscored)):
                         split[g.strict][i] += v
+            labels = judge_labels(r.manifest)
+            if judged and judgements_per_requirement(r.manifest) > 1:
+                # a panel: summary.json counts every judge's every repeat; the bars are the
+                # first judge's labels (judged.jsonl), so overall = general + constraint
+                first = f" ({labels[0]})" if labels else ""
+                rows.append(svg.StackRow(f"{r.name}{first}",
+                                         [a + b for a, b in zip(split[False], split[True])]))
+            else:
+                rows.append(svg.StackRow(r.name, [int(r.raw_summary.get(k, 0))
+                                                  for k in COUNT_KEYS]))
             if judged and sum(split[False]) and sum(split[True]):
-                rows.append(svg.StackRow(f"{r.name} · general", split[False]))
-                rows.append(svg.StackRow(f"{r.name} · constraint", split[True]))
-        return rows
+                splits.append(svg.StackRow(f"{r.name} · general", split[False]))
+                splits.append(svg.StackRow(f"{r.name} · constraint", split[True]))
+        return rows + splits
 
     def _figures(self, runs: Sequence[ReportRun], page: Page) -> str:
         colours = {r.run_dir: svg.colour(i) for i, r in enumerate(runs)}
@@ -281,7 +320,8 @@ class DeepSynthSection(DeepSynthDrilldown, ReportSection):
             "Checklist requirement status breakdown per run (the paper's Figs. 5 and 7): the "
             "share of all checklist requirements the judge labelled correct, not mentioned or "
             "incorrect, and those left unscored (an unusable judge reply; excluded from the "
-            "scores); then the general and constraint groups apart. n = requirements.")]
+            "scores); then the general and constraint groups apart. n = requirements (a "
+            "judge panel: the first judge's labels, named on the bar).")]
         def fmt(r: ReportRun, key: str) -> str:
             return DISPLAY[key].format(r.summary.metrics[key].mean)
 

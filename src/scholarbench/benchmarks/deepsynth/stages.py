@@ -43,7 +43,7 @@ from typing import Any, Sequence
 
 from scholarbench.benchmarks.deepsynth.judge import judge_subgroup, load_prompt
 from scholarbench.benchmarks.deepsynth.records import NOT_MENTIONED, Task, task_to_json
-from scholarbench.errors import ScholarbenchError
+from scholarbench.errors import IncompleteRun, ScholarbenchError
 from scholarbench.llm.client import LLMCallError
 from scholarbench.core.usage import USAGE_FIELDS, model_identity
 from scholarbench.core.engine import run_stage
@@ -301,8 +301,8 @@ class JudgeStage:
             for role, client, b in zip(roles, self.clients, before):
                 add_usage(run, "judge", role, role, client, b)
         if self.down is not None:
-            raise ScholarbenchError(f"the judge model failed on task {self.down[0]} "
-                                    f"({self.down[1]}); the run stopped — rerun to resume")
+            raise IncompleteRun(f"the judge model failed on task {self.down[0]} "
+                                f"({self.down[1]}); the run stopped — rerun to resume")
 
 
 def line_subgroups(line: dict[str, Any]) -> list[list[dict[str, Any]]]:

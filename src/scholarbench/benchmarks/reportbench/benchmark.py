@@ -52,6 +52,7 @@ class ReportBench(Benchmark):
                                                     if s.measure.judge)
     # the statement judges take a panel and repeats (`statement_panel`, docs/reportbench.md §11)
     judge_panel = True
+    judge_options = ("statements",)        # on in `eval` when judges are named
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         super().__init__(options)
@@ -272,6 +273,13 @@ class ReportBench(Benchmark):
         from scholarbench.benchmarks.reportbench.score_files import score_files_command
         self.models = models
         return score_files_command(self)
+
+    def asks_judge(self, subtask: str, rescore: bool = False) -> bool:
+        """Statements and LLM titles ask the judge role; a re-score with `--with-judge` the
+        statement judges."""
+        opts = self.options
+        return bool(opts.get("statements") or opts.get("llm_titles")
+                    or (rescore and opts.get("with_judge")))
 
     def planned_judge_calls(self, subtask: str, samples: Sequence[Sample],
                             generated: dict[str, dict[str, Any]] | None = None

@@ -61,6 +61,7 @@ class SciNet(Benchmark):
     order = 50
     measure_keys = METRICS + LLM_METRICS
     judge_panel = True          # every judge of a panel, and repeats (benchmarks/scinet/panel.py)
+    judge_options = ("with_judge",)        # on in `eval` when judges are named
     judge_scored = LLM_METRICS
     judges_files = True              # `score scinet … --with-judge` judges an answers file
 
@@ -500,6 +501,10 @@ class SciNet(Benchmark):
         print(self.format_summary(summary))
         print(f"scores: {o['out']}")
         return 0
+
+    def asks_judge(self, subtask: str, rescore: bool = False) -> bool:
+        """The review sub-task is judged always; the others with `--with-judge`."""
+        return subtask == "review" or self.with_judge
 
     def planned_judge_calls(self, subtask: str, samples: Sequence[Sample],
                             generated: dict[str, dict[str, Any]] | None = None

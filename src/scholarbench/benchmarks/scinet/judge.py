@@ -264,13 +264,8 @@ class SciNetJudge:
         """The task's LLM metric with its counts ({} for pair tasks); `sample`: the repeat."""
         papers = [] if papers is None else list(papers)
         if task.family == "ego":
-            metric = "novelty_llm" if task.kind == "novel" else "disruption_llm"
-            ids: list[str] = []
-            for item in papers[:self.first]:
-                gid = env.resolve(item)
-                if gid is not None and gid not in ids:
-                    ids.append(gid)
-            ids = ids[: self.k]
+            metric = ego_metric(task)
+            ids = ego_subjects(papers, env, self.first, self.k)
             js = [self._judge(metric, gid, self.paper_text(metric, gid, env), sample)
                   for gid in ids]
         elif task.family == "path":
@@ -302,6 +297,22 @@ class SciNetJudge:
             for j in self.done.values():
                 handle.write(json.dumps(j.as_json()) + "\n")
         tmp.replace(self.store)
+
+
+def ego_metric(task: SciNetTask) -> str:
+    """The judged measure of an ego task: novelty for kind novel, else disruption."""
+    return "novelty_llm" if task.kind == "novel" else "disruption_llm"
+
+
+def ego_subjects(papers: Sequence[Any], env: Any, first: int, k: int) -> list[str]:
+    """The papers an ego answer has judged: the distinct in-graph ones among its first
+    `first` items, at most `k` (what `SciNetJudge.score` asks and the dry run counts)."""
+    ids: list[str] = []
+    for item in list(papers)[:first]:
+        gid = env.resolve(item)
+        if gid is not None and gid not in ids:
+            ids.append(gid)
+    return ids[:k]
 
 
 def judge_counts(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from typing import Any, Sequence
 from scholarbench.benchmarks.scinet.judge import PROMPTS, SciNetJudge
 from scholarbench.benchmarks.scinet.review_judge import REVIEW_METRICS
 from scholarbench.metrics.judge_panel import (PanelBase, judge_entry, judge_roles, labels_of,
-                                              mean_defined as _mean, panel_models)
+                                              panel_models, panel_value)
 from scholarbench.metrics.agreement import PANEL_KEY
 
 JUDGED = (*PROMPTS, *REVIEW_METRICS)     # the measures a judge's row carries (review: five)
@@ -58,7 +58,7 @@ class JudgePanel(PanelBase):
                 per_judge[label].update(judge_entry(
                     metric, [p.get(metric) for p in runs],
                     sum(p.get(f"{metric}_unscored", 0) for p in runs), self.samples))
-            out.update({metric: _mean([e[metric] for e in per_judge.values()]),
+            out.update({**panel_value(per_judge, metric),
                         f"{metric}_judged": sum(p.get(f"{metric}_judged", 0) for p in every),
                         f"{metric}_unscored": sum(p.get(f"{metric}_unscored", 0)
                                                   for p in every),

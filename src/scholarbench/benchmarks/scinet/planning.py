@@ -3,10 +3,23 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from scholarbench.benchmarks.scinet.judge import ego_metric, ego_subjects
 from scholarbench.benchmarks.scinet.measures import K
 from scholarbench.benchmarks.scinet.scoring import answer_of
 from scholarbench.benchmarks.scinet.upstream import TOP
+from scholarbench.core.judging import CallPlan
 from scholarbench.core.planning import PlannedCalls
+
+
+def ego_plan(tasks: Sequence[Any], papers: dict[str, list[Any]], env: Any, first: int,
+             k: int) -> CallPlan:
+    """The ego judge calls of one judge asked once: one per (measure, paper) — a paper judged
+    for both novelty and disruption is two calls — chosen as `SciNetJudge.score` chooses."""
+    plan = CallPlan("score")
+    for t in tasks:
+        for gid in ego_subjects(papers.get(t.task_id) or [], env, first, k):
+            plan.add(ego_metric(t), gid, t.task_id)
+    return plan
 
 
 def planned_judge_calls(bench: Any, subtask: str, samples: Sequence[Any],
@@ -38,14 +51,11 @@ def planned_judge_calls(bench: Any, subtask: str, samples: Sequence[Any],
         if papers is None:
             n = k * len(ego)
         else:
-            env, ids = bench.env(), set()
-            for t in ego:
-                resolved = (env.resolve(p) for p in papers[t.task_id][:first])
-                ids |= set(list(dict.fromkeys(g for g in resolved if g is not None))[:k])
-            n = len(ids)
+            n = len(ego_plan(ego, papers, bench.env(), first, k))
         out.append(PlannedCalls("score", bound=n, basis=f"novelty/disruption_llm: 1 per "
                                 f"distinct in-graph paper in the first {k} of each ego "
-                                "answer, once per run (+1 repair per unusable reply)"))
+                                "answer and measure, once per run (+1 repair per unusable "
+                                "reply)"))
     if not out:
         out.append(PlannedCalls("score", calls=0, basis="pair tasks are not judged"))
     return out

@@ -209,6 +209,7 @@ class TaxoBench(Benchmark):
     judge_reads = "the taxonomy's category labels (the probe joins the root's label)"
     judge_measure = "judge_avg"
     judge_panel = True              # every judge of a panel, K repeats (taxobench/panel.py)
+    judge_options = ("with_judge",)        # on in `eval` when judges are named
 
     @property
     def judge_scored(self) -> tuple[str, ...]:  # type: ignore[override]

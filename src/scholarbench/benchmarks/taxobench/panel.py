@@ -21,8 +21,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable, Sequence
 
 from scholarbench.benchmarks.taxobench.judge import JUDGE_KEYS, JudgeResult, TaxoBenchJudge
-from scholarbench.metrics.judge_panel import (PanelBase, judge_entry, mean_defined,
-                                              panel_identity)
+from scholarbench.metrics.judge_panel import (PanelBase, judge_entry, panel_identity,
+                                              panel_value)
 from scholarbench.metrics.agreement import PANEL_KEY
 
 
@@ -61,8 +61,9 @@ class TaxoPanel(PanelBase):
                 entry.update(judge_entry(key, [value_of(r, key) for r in runs], failed,
                                          self.samples))
             per_judge[label] = entry
-        out: dict[str, Any] = {key: mean_defined([e[key] for e in per_judge.values()])
-                               for key in JUDGE_KEYS}
+        out: dict[str, Any] = {}
+        for key in JUDGE_KEYS:
+            out.update(panel_value(per_judge, key))
         reasons = [r.unscored for runs in results.values() for r in runs if r.unscored]
         out["judge_unscored"] = reasons[0] if out["judge_avg"] is None and reasons else None
         out[PANEL_KEY] = per_judge
