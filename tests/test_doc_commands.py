@@ -235,7 +235,7 @@ class Sandbox:
             async with Client(params, read_timeout_seconds=300) as client:
                 names = {t.name for t in (await client.list_tools()).tools}
                 found = await client.call_tool("search", {"query": "neural networks", "k": 3})
-                return names, not found.isError
+                return names, not found.is_error
 
         names, searched = asyncio.run(session())
         assert {"search", "get_paper", "references"} <= names, names
