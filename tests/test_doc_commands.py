@@ -177,7 +177,8 @@ class Sandbox:
                 continue
             family = FAMILY.get((bench, sub), FAMILY.get(bench))
             for line in (run_dir / "generate.jsonl").read_text().splitlines():
-                sample_id = json.loads(line)["id"]
+                record = json.loads(line)         # the run's id key: `id`, or SciNet's
+                sample_id = str(record["id"] if "id" in record else record["task_id"])
                 if (bench, sub, sample_id) in seen:
                     continue
                 seen.add((bench, sub, sample_id))
