@@ -58,3 +58,17 @@ def test_base_url_without_model_is_an_error(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ScholarbenchError, match="no model"):
         resolve_role("agent", {"base_url": "http://127.0.0.1:5/v1"}, environ={})
+
+
+def test_a_flag_naming_the_local_model_drops_an_endpoint_from_below(tmp_path, monkeypatch):
+    """`--judge local` means the packaged model even when the environment names an endpoint
+    for the judge (docs/doc-commands test: `llm config --judge local` with
+    $SCHOLARBENCH_JUDGE_BASE_URL set was refused as 'a base_url but no model name')."""
+    env = {"SCHOLARBENCH_JUDGE": "remote-judge",
+           "SCHOLARBENCH_JUDGE_BASE_URL": "http://127.0.0.1:9/v1"}
+    monkeypatch.chdir(tmp_path)                     # no ./scholarbench.toml
+    config = resolve_role("judge", {"model": "local"}, environ=env)
+    assert config.model == "local" and config.base_url is None
+    # a flag naming another model keeps the environment's endpoint (same provider)
+    other = resolve_role("judge", {"model": "other"}, environ=env)
+    assert other.model == "other" and other.base_url == "http://127.0.0.1:9/v1"

@@ -253,6 +253,8 @@ def resolve_role(role: str, flags: Mapping[str, Any] | None = None, *,
     source: dict[str, str] = {}
     for name, values in layers:
         if values:
+            if values.get("model") == LOCAL and "base_url" not in values:
+                values = {**values, "base_url": None}   # the local model: no endpoint below wins
             config = replace(config, **values)
             source.update({k: name for k in values})
     from scholarbench.llm.secrets import redact_url, remember, remember_url
