@@ -102,13 +102,13 @@ def test_read_scores_names_file_line_and_field(tmp_path):
     path = tmp_path / "scores.jsonl"
     path.write_text(json.dumps({"id": "1", "status": "scored"}) + "\n"
                     + json.dumps({"id": "2", "status": "fine"}) + "\n")
-    with pytest.raises(ScholarbenchError, match=r"scores.jsonl:2: field 'status'"):
+    with pytest.raises(ScholarbenchError, match=r"scores.jsonl, line 2, field 'status'"):
         read_scores(path, "id")
     path.write_text(json.dumps({"status": "scored"}) + "\n")
-    with pytest.raises(ScholarbenchError, match=r"scores.jsonl:1: field 'id': missing"):
+    with pytest.raises(ScholarbenchError, match=r"scores.jsonl, line 1, field 'id': missing"):
         read_scores(path, "id")
     path.write_text(json.dumps({"id": "1", "unresolved": -2}) + "\n")
-    with pytest.raises(ScholarbenchError, match=r"scores.jsonl:1: field 'unresolved'"):
+    with pytest.raises(ScholarbenchError, match=r"scores.jsonl, line 1, field 'unresolved'"):
         read_scores(path, "id")
 
 
