@@ -94,7 +94,10 @@ def test_data_import_takes_a_benchmark_s_registered_dataset(plugin, tmp_path, mo
     assert entry["files"] == {"copied.txt": {"lines": 1}}
     assert sys.modules[plugin].LOADS == [(source, tmp_path / "data" / "toyset")]
     assert (tmp_path / "data" / "toyset" / "copied.txt").read_text() == "hello\n"
-    assert read_index(tmp_path / "data")["toyset"]["files"] == {"copied.txt": {"lines": 1}}
+    stored = read_index(tmp_path / "data")["toyset"]["files"]
+    assert list(stored) == ["copied.txt"] and stored["copied.txt"]["lines"] == 1
+    # The index keeps, per file, which import wrote it (several imports of one kind add up).
+    assert stored["copied.txt"]["source"] == str(source) and stored["copied.txt"]["imported"]
     with pytest.raises(ScholarbenchError, match="unknown dataset 'nope'.*toyset"):
         import_dataset("nope", source, tmp_path / "data")
 

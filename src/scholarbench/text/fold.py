@@ -66,8 +66,9 @@ def strip_marks(text: str) -> str:
 
 
 def fold(text: str, ell: str = "l", marks: bool = True) -> str:
-    """`text` with lookalike letters as ASCII (I-like glyphs as `ell`); combining marks
-    dropped first unless `marks=False` (titles keep their accents: "é" stays "é")."""
+    """`text` with lookalike letters as ASCII (I-like glyphs as `ell`), recomposed (NFC);
+    combining marks dropped first unless `marks=False` (titles keep their accents: "é" stays
+    "é")."""
     if text.isascii():
         return text
     table, ells = fold_table()
@@ -75,7 +76,9 @@ def fold(text: str, ell: str = "l", marks: bool = True) -> str:
         text = strip_marks(text)
     if ell != "l":
         table = {**table, **{k: ell for k in ells}}
-    return text.translate(table)
+    # recomposed: a folded letter may now take its combining mark ("ı̈" → "ï" → "ï"), so
+    # that folding twice, or normalising a title after `canonical`, gives the same text
+    return unicodedata.normalize("NFC", text.translate(table))
 
 
 def has_ell(text: str) -> bool:
