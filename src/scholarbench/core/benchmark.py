@@ -49,6 +49,8 @@ class ScoreContext:
     the records of the benchmark's stages (file name → sample id → record)."""
     manifest: dict[str, Any]
     stage_records: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    verdicts: dict[str, Any] = field(default_factory=dict)   # judged item → `Verdicts`
+                                                             # (core.judge_stage)
 
 
 class Benchmark:
@@ -64,6 +66,13 @@ class Benchmark:
     identity_extra: ClassVar[tuple[str, ...]] = ()    # manifest keys that must also agree to
                                                       # resume (besides engine.IDENTITY_KEYS)
     progress: bool = True         # progress bars of every stage (the engine sets it: --quiet)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A benchmark that declares judged items scores with panels: the engine's judge
+        stage asks every judge (`core.judge_stage`), so it need not say so."""
+        super().__init_subclass__(**kwargs)
+        if "judged_items" in cls.__dict__ and "judge_panel" not in cls.__dict__:
+            cls.judge_panel = True
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         from scholarbench.core.engine import Models
@@ -185,7 +194,14 @@ class Benchmark:
     def asks_judge(self, subtask: str, rescore: bool = False) -> bool:
         """Whether this run (or re-score) of `subtask` asks an LLM judge, under its options;
         the engine then checks the judge can run before any stage (`core.judging`)."""
-        return any(self.options.get(o) for o in self.judge_options)
+        return (any(self.options.get(o) for o in self.judge_options)
+                or bool(self.judged_items(subtask)))
+
+    def judged_items(self, subtask: str | None) -> tuple[Any, ...]:
+        """What the engine's judge stage asks for `subtask` under this benchmark's options
+        (`core.judge_stage.JudgedItem`s; their verdicts reach `score_sample` as
+        `ctx.verdicts[item.name]`). Default: none."""
+        return ()
 
     def judge_with_probe(self, sample: Sample, record: dict[str, Any],
                          probe: str | None) -> float | None:
@@ -204,7 +220,10 @@ class Benchmark:
         `--dry-run` printout multiplies a panel stage by its judges and K. Default: a judge
         whose count is not known before the answers."""
         from scholarbench.core.planning import PlannedCalls
-        return [PlannedCalls("score")]
+        items = self.judged_items(subtask)
+        if not items:
+            return [PlannedCalls("score")]
+        return [planned_item_calls(item, samples, generated) for item in items]
 
     # -- scoring -----------------------------------------------------------------------------
     def stages(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
@@ -225,8 +244,13 @@ class Benchmark:
               manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
         """Every sample's score row. Default: the `stages`, then `score_sample` one sample at
         a time (a benchmark that scores a run as a whole overrides this instead)."""
+        from scholarbench.core.judge_stage import judge_stage
         files = self.stages(samples, generated, run_dir)
-        ctx = ScoreContext(manifest, {f: run_dir.stage(f, self.id_key).records for f in files})
+        verdicts = {item.name: judge_stage(run_dir, item, samples, generated, self.models,
+                                           id_key=self.id_key, progress=self.progress)
+                    for item in self.judged_items(manifest.get("mode"))}
+        ctx = ScoreContext(manifest, {f: run_dir.stage(f, self.id_key).records for f in files},
+                           verdicts)
         rows = []
         for sample in samples:
             row = self.score_sample(sample, generated.get(sample.id), ctx)
@@ -263,6 +287,25 @@ class Benchmark:
             null = f"  ({m['n_null']} undefined, excluded)" if m.get("n_null") else ""
             lines.append(f"  {key:<24} {value:>8}{null}")
         return "\n".join(lines)
+
+
+def planned_item_calls(item: Any, samples: Sequence[Sample],
+                       generated: dict[str, dict[str, Any]] | None) -> Any:
+    """The dry run's count of a judged item for one judge asked once: exact when the answers
+    are known (the same `core.judge_stage.plan` the run executes), else a bound from the
+    item's requests per answered sample."""
+    from scholarbench.core.judge_stage import plan
+    from scholarbench.core.judging import JudgeIdentity
+    from scholarbench.core.planning import PlannedCalls
+    scorable = [s for s in samples if s.unscorable is None]
+    if generated is not None:
+        one = JudgeIdentity("judge", "judge", "?")
+        n = len({p.key for p in plan(item, scorable, generated, [one], 1)})   # as the run
+        return PlannedCalls(item.name, calls=n, basis=f"{item.name}: requests of the answers")
+    if item.per_sample is not None:
+        return PlannedCalls(item.name, bound=item.per_sample * len(scorable),
+                            basis=f"{item.per_sample} per answered sample")
+    return PlannedCalls(item.name)
 
 
 def ids_hint(ids: Sequence[str], n: int = 5) -> str:

@@ -121,6 +121,39 @@ def benchmark_plan(bench: Any, subtask: str, samples: Sequence[Any], *, agent_sp
 HEAD = "dry run: no model is called and no run directory is written; calls before the reply cache"
 
 
+def judge_identities(args: Any) -> list[Any]:
+    """The judges as the engine's judge stage will key their verdicts (`core.judging.
+    JudgeIdentity`), from the flags, environment and config alone (no client made)."""
+    from scholarbench.core.judging import JudgeIdentity
+    from scholarbench.llm.commands import judge_panel_flags
+    from scholarbench.llm.config import resolve_role
+    from scholarbench.llm.secrets import redact_url
+    from scholarbench.metrics.judge_panel import labels_of
+    configs = [resolve_role("judge", flags, config_file=getattr(args, "llm_config", None))
+               for flags in judge_panel_flags(args)]
+    holders = [type("Judge", (), {"config": c})() for c in configs]
+    return [JudgeIdentity(label, role, str(c.model), redact_url(c.base_url), c.temperature,
+                          c.seed)
+            for c, label, role in zip(configs, labels_of(holders), judge_roles(len(configs)))]
+
+
+def unasked(bench: Any, subtask: str, samples: Sequence[Any],
+            generated: dict[str, dict[str, Any]], run: Any, judges: Sequence[Any],
+            k: int) -> list[PlannedCalls]:
+    """A re-score's requests of the engine's judge stage, per item and judge: exactly those
+    whose verdict is not on file (`core.judge_stage.plan`, the object the run executes)."""
+    from scholarbench.core.judge_stage import on_file, plan
+    out = []
+    for item in bench.judged_items(subtask):
+        done = on_file(run, item)
+        for judge in judges:
+            keys = {p.key for p in plan(item, samples, generated, [judge], k)}
+            out.append(PlannedCalls(item.name, judge.role, calls=len(keys - set(done)),
+                                    basis="requests whose verdict is not on file",
+                                    model=judge.model))
+    return out
+
+
 def judge_names(args: Any) -> list[str]:
     """The judges' model names as the flags, environment and config resolve them (no client
     made, no key required)."""
@@ -168,8 +201,15 @@ def dry_run_rescore(args: Any, run_dir: Any, bench: Any) -> int:
     loaded = bench.load_for_rescore(run, manifest)
     generated = run.stage(bench.generate_file, bench.id_key).records
     judges, k = _panel(args)
-    lines = benchmark_plan(bench, str(manifest.get("mode")), loaded.samples, agent_spec=None,
-                           params={}, judges=judges, k=k, generated=generated)
+    subtask = str(manifest.get("mode"))
+    if bench.judged_items(subtask):              # the engine's judge stage: net of the files
+        idents = judge_identities(args)
+        planned = unasked(bench, subtask, loaded.samples, generated, run, idents, k)
+        lines = plan_lines(f"{bench.name} {subtask}", len(loaded.samples), planned, k,
+                           len(idents))
+    else:
+        lines = benchmark_plan(bench, subtask, loaded.samples, agent_spec=None, params={},
+                               judges=judges, k=k, generated=generated)
     print("\n".join([HEAD, *lines]))
     return 0
 

@@ -1,0 +1,206 @@
+"""The engine's judge stage (DESIGN.md "Judging is the engine's"; docs/write-a-benchmark.md).
+
+A benchmark declares what it asks a judge — `JudgedItem`s from `Benchmark.judged_items`: a
+name, a prompt version, the requests one sample makes and how a reply becomes a verdict — and
+never runs a judge itself. The engine asks every judge of the panel (`--judge`, repeated), K
+times each (`--judge-samples K`), keeps every verdict in `judge.<item>.jsonl`, and hands the
+verdicts to `score_sample` (`ScoreContext.verdicts`).
+
+Each verdict is kept under a key of who was asked what: sha256 of the judge's fingerprint
+(`core.judging.JudgeIdentity`: model, base URL without secrets, temperature, seed), the item,
+its prompt version, the repeat index and the request's messages. So a re-score with the same
+judge and prompt asks nothing; another judge, another temperature or a changed prompt asks
+again; and `--dry-run` counts exactly the requests not on file (`plan`, the same object the run
+executes). A reply that stays unusable after the repair turn (`llm.structured.ask_json`) is an
+`unscored` verdict (counted per judge, asked again next time); a call that fails after every
+retry is `error` and makes the run incomplete (`core.judging.JudgeWatch`).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from scholarbench.core.concurrency import in_flight
+from scholarbench.core.judging import JudgeIdentity, identities
+from scholarbench.core.rundir import RunDir, read_stage
+from scholarbench.core.usage import _usage, add_stage_usage
+from scholarbench.core.writing import write_record
+from scholarbench.llm.structured import ask_json
+from scholarbench.metrics.judge_panel import client_of, mean_defined, repeat_seed
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """One request about one sample: what in it is judged (`subject`: "answer", a claim id)
+    and the chat messages (agent text inside `data_block`s)."""
+    subject: str
+    messages: tuple[dict[str, str], ...]
+
+    @property
+    def input_hash(self) -> str:
+        text = json.dumps(list(self.messages), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class JudgedItem:
+    """What a benchmark asks a judge: `requests(sample, record)` builds one sample's requests
+    (none: nothing to judge, e.g. no answer); `validate(parsed JSON)` returns the verdict or
+    raises ValueError naming what is wrong (the judge is then asked once to repair)."""
+    name: str                       # the stage; its records: judge.<name>.jsonl
+    prompt_version: str             # change it with the prompt: old verdicts are not reused
+    requests: Callable[[Any, dict[str, Any] | None], Sequence[JudgeRequest]]
+    validate: Callable[[Any], Any]
+    schema: dict[str, Any] | None = None     # the reply's JSON schema, sent where supported
+    per_sample: int | None = 1      # requests per answered sample when fixed (the dry run's
+                                    # bound before the answers); None: the answers decide
+
+    @property
+    def file(self) -> str:
+        return f"judge.{self.name}.jsonl"
+
+
+def data_block(tag: str, text: str) -> str:
+    """`text` as untrusted data inside `<tag> … </tag>`: every lookalike of the tag in it
+    (any case, spaces after `<` or around `/`) has its `<` written `&lt;`, so the text can
+    neither close its block nor open another."""
+    lookalike = re.compile(r"<(?=\s*/?\s*" + re.escape(tag) + r"\b)", re.IGNORECASE)
+    return f"<{tag}>\n{lookalike.sub('&lt;', text)}\n</{tag}>"
+
+
+def verdict_key(judge: JudgeIdentity, item: JudgedItem, repeat: int,
+                request: JudgeRequest) -> str:
+    text = json.dumps([judge.fingerprint, item.name, item.prompt_version, repeat,
+                       request.input_hash])
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+
+
+@dataclass(frozen=True)
+class PlannedRequest:
+    """One request of one judge, one repeat: what the run sends unless its key is on file."""
+    sample: str
+    request: JudgeRequest
+    judge: JudgeIdentity
+    repeat: int
+    key: str
+
+
+def plan(item: JudgedItem, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
+         judges: Sequence[JudgeIdentity], repeats: int) -> list[PlannedRequest]:
+    """Every request of `item` for the answered, scorable samples, per judge and repeat."""
+    out = []
+    for sample in samples:
+        if sample.unscorable is not None:
+            continue
+        for request in item.requests(sample, generated.get(sample.id)):
+            for judge in judges:
+                for k in range(repeats):
+                    out.append(PlannedRequest(sample.id, request, judge, k,
+                                              verdict_key(judge, item, k, request)))
+    return out
+
+
+def on_file(run: RunDir, item: JudgedItem) -> dict[str, dict[str, Any]]:
+    """The usable verdicts on file (`ok` records), by key."""
+    records = read_stage(run.file(item.file), "key").records
+    return {k: r for k, r in records.items() if r.get("status") == "ok"}
+
+
+@dataclass
+class Verdicts:
+    """One item's verdicts: sample id → subject → judge label → [verdict per repeat] (None
+    where a reply stayed unusable or the call failed)."""
+    item: str
+    by_sample: dict[str, dict[str, dict[str, list[Any]]]] = field(default_factory=dict)
+
+    def add(self, sample: str, subject: str, label: str, repeat: int, verdict: Any) -> None:
+        per_judge = self.by_sample.setdefault(sample, {}).setdefault(subject, {})
+        slots = per_judge.setdefault(label, [])
+        slots.extend([None] * (repeat + 1 - len(slots)))
+        slots[repeat] = verdict
+
+    def of(self, sample: str, subject: str = "answer") -> dict[str, list[Any]]:
+        return self.by_sample.get(sample, {}).get(subject, {})
+
+    def value(self, sample: str, subject: str = "answer") -> tuple[float | None, int]:
+        """The panel's value (each judge's mean over its repeats, then the mean over the
+        judges with a value: every judge weighs the same) and how many judges gave one."""
+        per_judge = [mean_defined([float(v) for v in vs if v is not None])
+                     for vs in self.of(sample, subject).values()]
+        defined = [v for v in per_judge if v is not None]
+        return mean_defined(defined), len(defined)
+
+
+def record_judges(run: RunDir, item: JudgedItem, judges: Sequence[JudgeIdentity],
+                  planned: Sequence[PlannedRequest]) -> None:
+    """The manifest's `judged.<item>`: the prompt version and every judge of this scoring
+    (label, usage role, model, base URL without secrets, temperature, seed, fingerprint) —
+    written here only, once per scoring."""
+    manifest = run.read_manifest()
+    repeats = 1 + max((p.repeat for p in planned), default=0)
+    manifest.setdefault("judged", {})[item.name] = {
+        "prompt": item.prompt_version, "repeats": repeats, "requests": len(planned),
+        "judges": [{"label": j.label, "role": j.role, "model": j.model,
+                    "base_url": j.base_url, "temperature": j.temperature, "seed": j.seed,
+                    "fingerprint": j.fingerprint} for j in judges]}
+    run.write_manifest(manifest)
+
+
+def judge_stage(run: RunDir, item: JudgedItem, samples: Sequence[Any],
+                generated: dict[str, dict[str, Any]], models: Any, *, id_key: str = "id",
+                progress: bool = True) -> Verdicts:
+    """Ask what is not on file, write each verdict as it comes, return them all."""
+    from tqdm import tqdm                     # the progress bar: not needed to import this
+    clients = [client_of(j) for j in models.judges()]
+    idents = identities(clients)
+    by_fp = {i.fingerprint: c for i, c in zip(idents, clients)}
+    planned = plan(item, samples, generated, idents, int(getattr(models, "judge_samples", 1)
+                                                          or 1))
+    done = on_file(run, item)
+    todo = list({p.key: p for p in planned if p.key not in done}.values())
+    before = {fp: _usage(c) for fp, c in by_fp.items()}
+    workers = max(1, min(int(getattr(getattr(c, "config", None), "concurrency", 1) or 1)
+                         for c in clients))
+
+    def ask(p: PlannedRequest) -> dict[str, Any]:
+        client = by_fp[p.judge.fingerprint]
+        outcome = ask_json(client, list(p.request.messages), validate=item.validate,
+                           schema=item.schema, name=item.name,
+                           seed=repeat_seed(client, p.repeat))
+        record: dict[str, Any] = {"key": p.key, id_key: p.sample, "subject": p.request.subject,
+                                  "judge": p.judge.label, "fingerprint": p.judge.fingerprint,
+                                  "repeat": p.repeat, "prompt": item.prompt_version}
+        if outcome.ok:
+            record.update(status="ok", verdict=outcome.value)
+        elif str(outcome.unscored).startswith("call failed"):
+            record.update(status="error", verdict=None, reason=outcome.unscored)
+        else:
+            record.update(status="unscored", verdict=None, reason=outcome.unscored)
+        return record
+
+    try:
+        bar = tqdm(total=len(todo), desc=item.name, unit="call",
+                   disable=not progress or not todo)
+        for _, record in in_flight(todo, ask, workers):
+            write_record(run, item.file, record, "key")
+            done[record["key"]] = record
+            bar.update()
+        bar.close()
+    finally:
+        for ident in idents:
+            add_stage_usage(run, item.name, ident.role, by_fp[ident.fingerprint],
+                            before[ident.fingerprint])
+        record_judges(run, item, idents, planned)
+    verdicts = Verdicts(item.name)
+    for p in planned:
+        rec = done.get(p.key)
+        verdicts.add(p.sample, p.request.subject, p.judge.label, p.repeat,
+                     rec.get("verdict") if rec and rec.get("status") == "ok" else None)
+    return verdicts
+
+
+__all__ = ["JudgeRequest", "JudgedItem", "PlannedRequest", "Verdicts", "data_block",
+           "judge_stage", "on_file", "plan", "verdict_key"]
