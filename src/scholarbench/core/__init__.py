@@ -6,6 +6,7 @@
     endpoint   an OpenAI-compatible endpoint as the whole agent
     replay     answers from a file
     benchmark  what a benchmark defines
+    judge_stage  what a benchmark asks a judge (`JudgedItem`), asked by the engine
     records    typed, versioned records of a run directory
     measure    a measure as an object: namespaced name, aggregator, 95% interval
     summarise  the one aggregation: a summary from score rows alone (`aggregate` command)
@@ -16,6 +17,7 @@
 from scholarbench.core.agent import (Agent, AgentContext, AgentError, FunctionAgent, Needs,
                                      Task)
 from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext, mean_metrics
+from scholarbench.core.judge_stage import JudgedItem, JudgeRequest, data_block
 from scholarbench.core.measure import Measure
 from scholarbench.core.records import ScoreRecord
 from scholarbench.core.families import (FAMILIES, Malformed, PathAnswer, RankingAnswer,
@@ -24,7 +26,7 @@ from scholarbench.core.registry import (REGISTRY, add_measures, register_agent,
                                         register_benchmark, register_measure)
 
 __all__ = ["Agent", "AgentContext", "AgentError", "FunctionAgent", "Needs", "Task", "Benchmark",
-           "Loaded", "Measure", "Sample", "ScoreContext", "ScoreRecord", "add_measures",
+           "JudgedItem", "JudgeRequest", "data_block", "Loaded", "Measure", "Sample", "ScoreContext", "ScoreRecord", "add_measures",
            "mean_metrics", "FAMILIES", "Malformed", "PathAnswer",
            "RankingAnswer", "ReportAnswer", "TaxonomyAnswer", "TreeNode", "parse_answer",
            "REGISTRY", "register_agent", "register_benchmark", "register_measure"]

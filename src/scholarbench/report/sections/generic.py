@@ -54,13 +54,17 @@ class GenericSection(ReportSection):
 
     def _declared(self, mode: str) -> dict[str, Any]:
         from scholarbench.core.registry import REGISTRY
+        # every measure registered under the benchmark's name (`add_measures`: those an option
+        # turns on too, such as a judged one), then what it declares for the mode
+        out = {m.key: m for key, m in REGISTRY.items("measure")
+               if key.startswith(f"{self.benchmark}/")}
         cls = REGISTRY.find("benchmark", self.benchmark)
         if cls is None:
-            return {}
+            return out
         try:
-            return {m.key: m for m in cls({}).measures(mode or None)}
-        except Exception:       # a plug-in whose measures need options: keys as they are
-            return {}
+            return {**out, **{m.key: m for m in cls({}).measures(mode or None)}}
+        except Exception:       # a plug-in whose measures need options: those registered
+            return out
 
     def _modes(self, runs: Sequence[ReportRun]) -> list[str]:
         return list(dict.fromkeys(r.mode for r in runs))
