@@ -51,6 +51,9 @@ class ScoreContext:
     stage_records: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     verdicts: dict[str, Any] = field(default_factory=dict)   # judged item → `Verdicts`
                                                              # (core.judge_stage)
+    shared: dict[str, Any] = field(default_factory=dict)     # what `prepare_scoring` made
+                                                             # once for every sample
+    run_dir: Any = None                                      # the run's `RunDir`
 
 
 class Benchmark:
@@ -233,6 +236,11 @@ class Benchmark:
         file names, whose records `score_sample` then reads from its `ScoreContext`."""
         return ()
 
+    def prepare_scoring(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
+                        ctx: "ScoreContext") -> None:
+        """Cross-sample work before `score_sample` (a batched encoder over every answer, a
+        corpus opened once): put what it needs into `ctx.shared`. Default: nothing."""
+
     def score_sample(self, sample: Sample, record: dict[str, Any] | None,
                      ctx: "ScoreContext") -> Any:
         """One sample's score row (a `core.records.ScoreRecord` or its dict): its measure
@@ -250,7 +258,8 @@ class Benchmark:
                                            id_key=self.id_key, progress=self.progress)
                     for item in self.judged_items(manifest.get("mode"))}
         ctx = ScoreContext(manifest, {f: run_dir.stage(f, self.id_key).records for f in files},
-                           verdicts)
+                           verdicts, run_dir=run_dir)
+        self.prepare_scoring(samples, generated, ctx)
         rows = []
         for sample in samples:
             row = self.score_sample(sample, generated.get(sample.id), ctx)
@@ -276,9 +285,17 @@ class Benchmark:
         by its own aggregator, else plain means of the headline keys."""
         declared = self.measures(manifest.get("mode"))
         if declared:
-            return {"metrics": {m.key: measure_entry(m, rows) for m in declared}}
-        keys = self.headline.get(manifest.get("mode") or "", ())
-        return {"metrics": mean_metrics(rows, keys)}
+            metrics = {m.key: measure_entry(m, rows) for m in declared}
+        else:
+            metrics = mean_metrics(rows, self.headline.get(manifest.get("mode") or "", ()))
+        return {"metrics": metrics, **self.summary_extras(rows, manifest)}
+
+    def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
+                       ) -> dict[str, Any]:
+        """The summary's blocks that are this benchmark's own, beside `metrics` (a judge
+        panel's agreement, the variant it was scored under), from the rows and the manifest
+        alone. Default: none."""
+        return {}
 
     def format_summary(self, summary: dict[str, Any]) -> str:
         lines = [summary_line(summary)]
