@@ -78,7 +78,7 @@ class Benchmark:
             cls.judge_panel = True
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
-        from scholarbench.core.engine import Models
+        from scholarbench.core.models import Models
         self.options: dict[str, Any] = dict(options or {})
         self.models: Models = Models()      # the engine sets the run's models before any stage
 

@@ -7,7 +7,6 @@ here once. `score RUN_DIR` re-scores any run directory.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -22,33 +21,11 @@ from scholarbench.core.engine import (Models, benchmark_class, engine_benchmarks
 from scholarbench.core.measure import Measure
 from scholarbench.core.registry import REGISTRY
 from scholarbench.core.rundir import RunDir
+from scholarbench.core.args import (  # noqa: F401  (re-exported)
+    agent_params, ray_options, run_params, slug)
 
 RUN_DIR_TOKEN = "RUN_DIR"
 DATA_HELP = "data directory (default: $SCHOLARBENCH_DATA, then the per-user data dir)"
-
-
-def agent_params(pairs: Sequence[str]) -> dict[str, Any]:
-    params: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise ScholarbenchError(f"--agent-arg takes KEY=VALUE, got {pair!r}")
-        try:
-            params[key] = json.loads(value)
-        except json.JSONDecodeError:
-            params[key] = value
-    return params
-
-
-def run_params(args: argparse.Namespace) -> dict[str, Any]:
-    """The agent's parameters: every --agent-arg, and `tools=true` for `--tools`."""
-    params = agent_params(args.agent_arg)
-    if getattr(args, "tools", False):
-        if args.agent != "endpoint":
-            raise ScholarbenchError("--tools gives the endpoint agent the literature tools; "
-                                    "other agents declare needs.tools (docs/tools.md)")
-        params["tools"] = True
-    return params
 
 
 def add_agent_options(p: argparse.ArgumentParser, *, out_help: str) -> None:
@@ -93,18 +70,6 @@ def add_ray_options(p: argparse.ArgumentParser) -> None:
                    help="samples per task (default: about four tasks per task slot)")
     g.add_argument("--ray-retries", type=int, default=3, metavar="N",
                    help="re-runs of a task whose worker died (default 3)")
-
-
-def ray_options(args: argparse.Namespace):
-    """`RayOptions` from `--ray…`, or None for a local run."""
-    if getattr(args, "ray", None) is None:
-        return None
-    import importlib.util
-    if importlib.util.find_spec("ray") is None:      # before any run starts
-        raise ScholarbenchError("--ray needs Ray: pip install 'scholarbench[ray]'")
-    from scholarbench.core.distributed import RayOptions
-    return RayOptions(address=args.ray, cpus=args.ray_cpus, gpus=args.ray_gpus,
-                      shard_size=args.ray_shard_size, retries=args.ray_retries).check()
 
 
 def add_max_output(p: argparse.ArgumentParser) -> None:
@@ -249,11 +214,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_max_samples(args.max_samples)
     bench = args.bench_cls(_options(args))
     if args.dry_run:
-        from scholarbench.core.planning import dry_run
+        from scholarbench.core.dry_run import dry_run
         check_usage(args)
         return dry_run(args, bench, args.subtask)
     label = args.agent + ("-tools" if args.tools else "")
-    out = Path(args.out or f"runs/{bench.name}-{args.subtask}-{_slug(label)}")
+    out = Path(args.out or f"runs/{bench.name}-{args.subtask}-{slug(label)}")
     outcome = run_benchmark(bench, args.subtask, args.agent, out,
                             params=run_params(args), models=_models(args),
                             limit=args.limit, name=args.name, progress=not args.quiet,
@@ -273,7 +238,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     check_panel(args, bench)
     options = {"with_judge": bool(args.with_judge)}     # a judge is per scoring, not per run
     if args.dry_run:
-        from scholarbench.core.planning import dry_run_rescore
+        from scholarbench.core.dry_run import dry_run_rescore
         check_usage(args)
         return dry_run_rescore(args, run_dir, bench({**(manifest.get("options") or {}),
                                                      **options}))
@@ -307,10 +272,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
                   f"{', '.join(one)} score with the first judge only (panels: "
                   "docs/judges.md)", file=sys.stderr)
     return run_suite(args, _models(args))
-
-
-def _slug(spec: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "-" for c in spec).strip("-") or "agent"
 
 
 GENERIC_FITS = {

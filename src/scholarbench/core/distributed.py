@@ -39,12 +39,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from scholarbench.core.usage import add_into
+from scholarbench.core.lookup import benchmark_class, resolve_agent
+from scholarbench.core.manifest import jsonable_options
+from scholarbench.core.models import Models
+from scholarbench.core.solving import solve_with_tools
+from scholarbench.core.usage import add_into, usage_delta
 from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.secrets import redact
 from scholarbench.paths import data_dir
 from scholarbench.core.concurrency import in_flight
-from scholarbench.core.engine import _jsonable, _solve_with_tools, usage_delta
 
 LOCAL = "local"
 
@@ -185,7 +188,7 @@ def ray_solver(bench: Any, subtask: str, agent_spec: str, params: dict[str, Any]
         raise ScholarbenchError("--ray rebuilds the agent's chat model on each worker from the "
                                 "model flags; this run was given a bound client instead")
     job = ShardJob(benchmark=bench.name, subtask=subtask, agent=agent_spec,
-                   options={**_jsonable(bench.options),
+                   options={**jsonable_options(bench.options),
                             "data": str(data_dir(bench.options.get("data")).resolve())},
                    params=dict(params or {}), limit=limit, models=recipe, max_samples=at_once,
                    cwd=str(Path.cwd()))
@@ -204,7 +207,6 @@ def _worker_state(job: ShardJob) -> Any:
     if job.cwd and Path(job.cwd).is_dir():
         os.chdir(job.cwd)
     if key not in _WORKER:
-        from scholarbench.core.engine import Models, benchmark_class, resolve_agent
         models = Models()
         if job.models is not None:
             from scholarbench.llm.roles import bind_roles
@@ -229,7 +231,7 @@ def solve_shard(job: ShardJob) -> ShardResult:
     before = ctx.llm.usage.as_dict() if ctx.llm is not None else None
     exclusive = job.max_samples <= 1
     solved = [result for _, result in in_flight(
-        job.samples, lambda s: _solve_with_tools(bench, agent, s, ctx, scratch, exclusive),
+        job.samples, lambda s: solve_with_tools(bench, agent, s, ctx, scratch, exclusive),
         job.max_samples)]
     usage = usage_delta(ctx.llm.usage.as_dict(), before) if ctx.llm is not None else None
     return ShardResult(solved, usage)

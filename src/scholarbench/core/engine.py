@@ -22,25 +22,28 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from tqdm import tqdm
 
-from scholarbench.core.agent import Agent, AgentContext, agent_from_object, import_object
+from scholarbench.core.agent import Agent, AgentContext
 from scholarbench.core.benchmark import Benchmark, Sample, summary_line
 from scholarbench.core.concurrency import check_max_samples, in_flight, samples_at_once
 from scholarbench.core import refs
-from scholarbench.core.families import Malformed
 from scholarbench.core.judging import (FAILURES_KEY, JudgeWatch, check_judge_can_run,
                                        failed_calls, record_shortfalls)
 from scholarbench.core.judging import warning_lines as judge_warning_lines
-from scholarbench.core.limits import Oversized, scored_as_missing
+from scholarbench.core.limits import scored_as_missing
+from scholarbench.core.lookup import (  # noqa: F401  (re-exported: callers import them here)
+    GENERIC_AGENTS, benchmark_class, engine_benchmarks, resolve_agent)
+from scholarbench.core.manifest import jsonable_options, plain_options
 from scholarbench.core.models import Models  # noqa: F401  (re-exported: callers import it from here)
 from scholarbench.core.records import RUN_FORMAT, Manifest
-from scholarbench.core.registry import REGISTRY
 from scholarbench.core.rundir import RunDir
+from scholarbench.core.solving import (  # noqa: F401  (re-exported: the Ray workers')
+    add_tool_counts, solve_one, solve_with_tools)
 from scholarbench.core.writing import SampleWriter, write_record
 from scholarbench.core.status import reason_of, sample_status
 from scholarbench.core.summarise import summarise
@@ -51,12 +54,10 @@ from scholarbench.injection.detect import flag_injections
 from scholarbench.injection.unflagged import flagged_note
 from scholarbench.leakage.unleaked import leak_lines
 from scholarbench.llm.secrets import redact
-from scholarbench.llm.usage import sample_scope
 from scholarbench.text.escape import neutralise
-from scholarbench.procs import stop_requested, watch_stops
+from scholarbench.procs import watch_stops
 
 EXIT_OK, EXIT_USAGE, EXIT_INCOMPLETE = 0, 2, 3
-GENERIC_AGENTS = ("endpoint", "replay", "package.module:attr")
 # Manifest keys that must agree for a run directory to be resumed.
 IDENTITY_KEYS = ("benchmark", "mode", "agent", "agent_config", "data", "agent_model")
 SCORES, SUMMARY = "scores.jsonl", "summary.json"
@@ -64,54 +65,7 @@ SCORES, SUMMARY = "scores.jsonl", "summary.json"
 PER_SCORING = ("with_judge",)
 
 
-def benchmark_class(name: str) -> type[Benchmark]:
-    obj = REGISTRY.find("benchmark", name)
-    if not (isinstance(obj, type) and issubclass(obj, Benchmark)):
-        known = ", ".join(engine_benchmarks()) or "none"
-        raise ScholarbenchError(f"unknown benchmark {name!r}; known: {known}")
-    return obj
-
-
-def engine_benchmarks() -> list[str]:
-    return [n for n, obj in REGISTRY.items("benchmark")
-            if isinstance(obj, type) and issubclass(obj, Benchmark)]
-
-
 # -- agents --------------------------------------------------------------------------------
-
-def resolve_agent(bench: Benchmark, spec: str, params: dict[str, Any], subtask: str) -> Agent:
-    family = bench.subtasks[subtask]
-    if spec == "endpoint":
-        from scholarbench.core.endpoint import EndpointAgent
-        agent: Agent | None = EndpointAgent(**params)
-    elif ":" in spec:
-        agent = agent_from_object(import_object(spec), spec, params)
-    else:
-        agent = bench.agent(spec, params, subtask)
-        if agent is None and spec == "replay":
-            from scholarbench.core.replay import ReplayAgent
-            try:
-                agent = ReplayAgent(**{**params, "benchmark": bench.name, "subtask": subtask})
-            except TypeError as exc:
-                raise ScholarbenchError(f"replay takes --agent-arg path=FILE ({exc})") from None
-        if agent is None:
-            obj = REGISTRY.find("agent", spec)
-            if obj is not None and REGISTRY.meta("agent", spec).get("external"):
-                agent = agent_from_object(obj, spec, params)
-        if agent is None:
-            raise ScholarbenchError(f"unknown agent {spec!r} for {bench.name}; "
-                                    + _fitting(bench, subtask))
-    if not agent.fits(bench.name, subtask, family):
-        raise ScholarbenchError(f"agent {spec!r} does not support {subtask} (a {bench.name} "
-                                f"sub-task with {family} answers); " + _fitting(bench, subtask))
-    return agent
-
-
-def _fitting(bench: Benchmark, subtask: str) -> str:
-    names = bench.agent_names(subtask)
-    return (f"agents that fit {bench.name} {subtask}: {', '.join(names) or 'none built in'}; "
-            f"or your own: {', '.join(GENERIC_AGENTS)} (docs/agents.md)")
-
 
 def run_name(agent_spec: str, models: Models, explicit: str | None) -> str:
     """Runs are named `AGENT@MODEL` (not the endpoint's URL): two models are told apart."""
@@ -200,7 +154,7 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
                                         and agent.needs.tools else ""), models, name),
         limit=limit,
         n_samples=len(loaded.samples), command=_argv(), versions=_versions(),
-        data=loaded.data, options=_jsonable(bench.options),
+        data=loaded.data, options=jsonable_options(bench.options),
         agent_model=model_identity(agent_client)).model_dump(mode="json")
     manifest["output_limits"] = limits.model_dump()
     manifest.update(loaded.manifest)
@@ -255,9 +209,6 @@ def _take_or_check(run: RunDir, manifest: dict[str, Any],
         manifest["created"] = old.get("created", manifest["created"])
 
 
-Solved = tuple[dict[str, Any], "list[Any] | None"]     # a generate record, tool trajectory
-
-
 def generate(bench: Benchmark, run: RunDir, samples: Sequence[Sample], agent: Agent,
              ctx: AgentContext, progress: bool = True, max_samples: int = 1,
              remote: Any = None) -> int:
@@ -274,7 +225,7 @@ def generate(bench: Benchmark, run: RunDir, samples: Sequence[Sample], agent: Ag
     before = _usage(ctx.llm)
     exclusive = max_samples <= 1
     results = remote.solve(todo) if remote is not None else in_flight(
-        todo, lambda s: _solve_with_tools(bench, agent, s, ctx, run.path, exclusive),
+        todo, lambda s: solve_with_tools(bench, agent, s, ctx, run.path, exclusive),
         max_samples)
     writer = SampleWriter(run, bench.generate_file, bench.id_key)
     try:
@@ -294,85 +245,6 @@ def generate(bench: Benchmark, run: RunDir, samples: Sequence[Sample], agent: Ag
     return len(todo)
 
 
-def _solve_with_tools(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentContext,
-                      run_path: Path | None, exclusive: bool = True) -> Solved:
-    """`solve_one`, with the sample's own tools for an agent that uses them; returns the
-    record and the tool trajectory (None without tools), which the caller appends to
-    tools.jsonl before the sample's generate line (tools.provider)."""
-    if ctx.tools is None:            # no tools: skip importing the tools layer (0.6 s)
-        return solve_one(bench, agent, sample, ctx, exclusive), None
-    from scholarbench.tools.provider import ToolProvider
-    if not isinstance(ctx.tools, ToolProvider):
-        return solve_one(bench, agent, sample, ctx, exclusive), None
-    tools = ctx.tools.for_sample(sample, run_path)
-    calls: list[Any] | None = None
-    try:
-        record = solve_one(bench, agent, sample, replace(ctx, tools=tools), exclusive)
-    finally:
-        calls = tools.close()
-    return record, calls
-
-
-def add_tool_counts(run: RunDir) -> None:
-    from scholarbench.tools.provider import TRAJECTORIES, summarise
-    if not run.file(TRAJECTORIES).exists():
-        return
-    manifest = run.read_manifest()
-    manifest["tools"] = summarise(run.stage(TRAJECTORIES, "id").records)
-    run.write_manifest(manifest)
-
-
-def solve_one(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentContext,
-              exclusive: bool = True) -> dict[str, Any]:
-    """Solve one sample into its generate record. Model calls are counted in the sample's own
-    scope (`llm.usage.sample_scope`), so samples running at once each know their failures and
-    use; `exclusive` (one sample at a time) also counts any failure of the agent's client in
-    the meantime, e.g. from a thread the agent started without copying its context."""
-    from scholarbench.core.replay import Missing
-    start = time.perf_counter()
-    record: dict[str, Any] = {bench.id_key: sample.id}
-    failed_before = _failures(ctx.llm)
-    with sample_scope() as used:
-        try:
-            _solve_into(record, bench, agent, sample, ctx, used,
-                        (lambda: _failures(ctx.llm) - failed_before) if exclusive else None)
-        except Oversized as exc:     # not kept: scored as an empty answer, counted on its own
-            record.update(status="oversized", missing=True, error=f"oversized: {exc}")
-        except Missing as exc:
-            record.update(status="missing", missing=True, error=str(exc))
-        except Malformed as exc:
-            record.update(status="malformed", error=str(exc))
-        except BaseException as exc:   # the agent or its endpoint failed: never a result
-            if stop_requested() or isinstance(exc, GeneratorExit):
-                raise                  # the user's Ctrl-C or SIGTERM: the run stops
-            record.update(status="error",
-                          error=redact(f"agent raised {type(exc).__name__}: {exc}")[:2000])
-    record["seconds"] = round(time.perf_counter() - start, 4)
-    if used.calls or used.cache_hits or used.failures:
-        record["usage"] = {k: v for k, v in used.as_dict().items()
-                           if k in ("calls", "cache_hits", "failures", "prompt_tokens",
-                                    "completion_tokens")}
-    return record
-
-
-def _solve_into(record: dict[str, Any], bench: Benchmark, agent: Agent, sample: Sample,
-                ctx: AgentContext, used: Any, failed_anywhere: Callable[[], int] | None) -> None:
-    answer = agent.solve(sample.task, ctx)
-    family = bench.subtasks.get(sample.task.subtask or "", "")
-    if too_big := bench.output_limits.violation(family, answer):
-        raise Oversized(too_big)
-    record.update(bench.record(sample, answer))
-    failed = max(used.unrecovered_failures(), failed_anywhere() if failed_anywhere else 0)
-    if failed:      # the agent took a fallback after its model failed: not a result
-        record.update(status="error", error=f"{failed} model call(s) of the agent failed "
-                      "after every retry (the answer it fell back on is not scored)")
-
-
-def _failures(client: Any) -> int:
-    usage = getattr(client, "usage", None)
-    return usage.unrecovered_failures() if hasattr(usage, "unrecovered_failures") else 0
-
-
 def score_run(run_dir: Path, *, options: dict[str, Any] | None = None,
               models: Models | None = None, progress: bool = True,
               bench: Benchmark | None = None) -> RunOutcome:
@@ -389,7 +261,7 @@ def score_run(run_dir: Path, *, options: dict[str, Any] | None = None,
         check_judge_can_run(bench.models, bench.title or bench.name)
     with run.lock():
         before = _usage_now(run)
-        recorded = {k: v for k, v in _plain(options or {}).items() if k not in PER_SCORING}
+        recorded = {k: v for k, v in plain_options(options or {}).items() if k not in PER_SCORING}
         if recorded:       # what this scoring used: `aggregate` rebuilds with the same
             manifest = run.read_manifest()
             manifest["options"] = {**(manifest.get("options") or {}), **recorded}
@@ -494,25 +366,6 @@ def _argv() -> list[str]:
 def _versions() -> dict[str, str]:
     from scholarbench.core.manifest import package_versions
     return package_versions()
-
-
-def _plain(options: dict[str, Any]) -> dict[str, Any]:
-    """The options that are plain JSON values (objects handed in from Python are not
-    recorded)."""
-    import json
-    out = {}
-    for key, value in options.items():
-        try:
-            json.dumps(value)
-        except (TypeError, ValueError):
-            continue
-        out[key] = value
-    return out
-
-
-def _jsonable(options: dict[str, Any]) -> dict[str, Any]:
-    import json
-    return json.loads(json.dumps(options, default=str))
 
 
 def _remove_empty(path: Path) -> None:

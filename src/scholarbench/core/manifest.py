@@ -51,3 +51,20 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise ScholarbenchError(f"{path}: not valid JSON ({exc.msg})") from exc
+
+
+def plain_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The options that are plain JSON values (objects handed in from Python are not
+    recorded)."""
+    out = {}
+    for key, value in options.items():
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            continue
+        out[key] = value
+    return out
+
+
+def jsonable_options(options: dict[str, Any]) -> dict[str, Any]:
+    return json.loads(json.dumps(options, default=str))

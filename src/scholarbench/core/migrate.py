@@ -12,28 +12,11 @@ engine of the time did — so the rebuilt summary is this version's.
 """
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
-from scholarbench.core.records import READABLE_FORMATS, RUN_FORMAT
+from scholarbench.core.records import (  # noqa: F401  (re-exported)
+    READABLE_FORMATS, RUN_FORMAT, check_format)
 from scholarbench.core.status import reason_of, sample_status
-from scholarbench.errors import DataError, ScholarbenchError
-
-
-def check_format(manifest: dict[str, Any], path: Path) -> str:
-    """The run's format; a format this version cannot read is one error line. Every format
-    was written into the manifest from the first one on, so a missing, empty, null or
-    non-string `format` is refused rather than guessed."""
-    fmt = manifest.get("format")
-    if not isinstance(fmt, str) or not fmt:
-        raise DataError(f"expected the run format, one of {', '.join(READABLE_FORMATS)}, got "
-                        f"{'nothing' if fmt is None else json.dumps(fmt)[:60]}",
-                        file=str(path), field="format")
-    if fmt not in READABLE_FORMATS:
-        raise ScholarbenchError(f"{path}: run format {fmt!r} is not one this scholarbench reads "
-                                f"({', '.join(READABLE_FORMATS)}); upgrade scholarbench")
-    return fmt
 
 
 def upgrade_rows(rows: list[dict[str, Any]], manifest: dict[str, Any],

@@ -25,9 +25,13 @@ models in `core.families`.
 from __future__ import annotations
 
 from datetime import datetime, timezone
+import json
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+
+from scholarbench.errors import DataError, ScholarbenchError
 
 RUN_FORMAT = "scholarbench-run/3"      # core.migrate: what changed, how older runs are read
 READABLE_FORMATS = ("scholarbench-run/1", "scholarbench-run/2", RUN_FORMAT)
@@ -103,3 +107,18 @@ class Summary(_Open):
 
 def dump(model: BaseModel) -> dict[str, Any]:
     return model.model_dump(mode="json", exclude_none=False)
+
+
+def check_format(manifest: dict[str, Any], path: Path) -> str:
+    """The run's format; a format this version cannot read is one error line. Every format
+    was written into the manifest from the first one on, so a missing, empty, null or
+    non-string `format` is refused rather than guessed."""
+    fmt = manifest.get("format")
+    if not isinstance(fmt, str) or not fmt:
+        raise DataError(f"expected the run format, one of {', '.join(READABLE_FORMATS)}, got "
+                        f"{'nothing' if fmt is None else json.dumps(fmt)[:60]}",
+                        file=str(path), field="format")
+    if fmt not in READABLE_FORMATS:
+        raise ScholarbenchError(f"{path}: run format {fmt!r} is not one this scholarbench reads "
+                                f"({', '.join(READABLE_FORMATS)}); upgrade scholarbench")
+    return fmt

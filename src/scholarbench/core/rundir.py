@@ -26,6 +26,7 @@ from typing import Any, Iterable, Iterator
 
 from filelock import FileLock, Timeout
 
+from scholarbench.core.records import check_format
 from scholarbench.errors import DataError, ScholarbenchError
 from scholarbench.llm.secrets import redact_json, redact_known
 from scholarbench.files import read_regular_bytes, require_regular, temp_beside
@@ -219,7 +220,6 @@ class RunDir:
         if not self.manifest_path.exists():
             raise ScholarbenchError(f"{self.path} is not a run directory (no manifest.json)")
         obj = read_json_file(self.manifest_path)
-        from scholarbench.core.migrate import check_format
         check_format(obj, self.manifest_path)
         for key in ("options", "agent_config"):
             if obj.get(key) is not None and not isinstance(obj[key], dict):

@@ -197,7 +197,7 @@ def run_counts(run_dir: Path, benchmark: str | None = None) -> StatusCounts:
     generate_file, id_key = "generate.jsonl", "id"
     if name:
         try:
-            from scholarbench.core.engine import benchmark_class
+            from scholarbench.core.lookup import benchmark_class
             cls = benchmark_class(str(name))
             generate_file, id_key = cls.generate_file, cls.id_key
         except Exception:          # a foreign run: the default file names

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from scholarbench.core.agent import import_object
+from scholarbench.core.args import agent_params, ray_options, run_params, slug
 from scholarbench.core.benchmark import Benchmark
 from scholarbench.core.engine import (EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, Models,
                                       benchmark_class, engine_benchmarks, resolve_agent,
@@ -94,7 +95,6 @@ def judge_defaults(cls: type[Benchmark], args: argparse.Namespace,
 
 
 def _parse_overrides(pairs: list[str]) -> dict[str, dict[str, Any]]:
-    from scholarbench.core.commands import agent_params
     out: dict[str, dict[str, Any]] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -114,7 +114,6 @@ class Plan:
 
 
 def plan(args: argparse.Namespace, models: Models) -> Plan:
-    from scholarbench.core.commands import run_params
     names = engine_benchmarks()
     listed = None if args.benchmarks in ("all", None) else \
         [b.strip() for b in args.benchmarks.split(",") if b.strip()]
@@ -208,14 +207,13 @@ def _count_samples(bench: Benchmark, subtask: str, limit: int | None) -> int | N
 
 
 def run_suite(args: argparse.Namespace, models: Models) -> int:
-    from scholarbench.core.commands import _slug, ray_options, run_params
     from scholarbench.core.concurrency import check_max_samples
-    out = Path(args.out or f"runs/eval-{_slug(args.agent + ('-tools' if args.tools else ''))}")
+    out = Path(args.out or f"runs/eval-{slug(args.agent + ('-tools' if args.tools else ''))}")
     check_max_samples(args.max_samples)
     ray = ray_options(args)
     planned = plan(args, models)
     if getattr(args, "dry_run", False):          # nothing run, no suite directory written
-        from scholarbench.core.planning import dry_run_suite
+        from scholarbench.core.dry_run import dry_run_suite
         return dry_run_suite(args, planned)
     runnable = {(b.name, s): b for b, s in planned.pairs}
     unanswered = {(b.name, s) for b, s in planned.unanswered}
