@@ -111,8 +111,12 @@ def _text(data: dict[str, Any], key: str, path: Path, optional: bool = False) ->
 
 
 def _metric(summary: dict[str, Any], key: str, n_samples: int, path: Path) -> MetricSummary:
+    """The checked entry of measure `key`. A summary written before the measure was declared
+    has none (or null): no value, every counted sample undefined — shown "—", not an error."""
     entry = summary["metrics"].get(key)
     field = f"metrics.{key}"
+    if entry is None:
+        return MetricSummary(None, 0, n_samples)
     if not isinstance(entry, dict):
         raise DataError(f"expected an object with mean, n, n_null, got {entry!r}",
                         file=str(path), field=field)
