@@ -56,12 +56,13 @@ def rebuild(run_dir: Path) -> tuple[dict[str, Any], Any]:
 def differences(a: Any, b: Any, path: str = "", *, older: bool = False) -> list[str]:
     """Keys (dotted) where two JSON values differ. `older`: `b` is the summary of an older run
     format, so keys only `a` has (what later formats add: `ci95`, `summary_version`, ...) are
-    not differences."""
+    not differences. Nor is a key `b` lacks or holds as null where `a`'s value is undefined
+    (`undefined`): a measure declared after `b` was written, which its rows lack."""
     if isinstance(a, dict) and isinstance(b, dict):
         out = []
         for key in sorted(set(a) | set(b), key=str):
             where = f"{path}.{key}" if path else str(key)
-            if key not in b and older:
+            if key not in b and older or key in a and undefined(a[key]) and b.get(key) is None:
                 continue
             if key not in a or key not in b:
                 out.append(where)
@@ -72,6 +73,15 @@ def differences(a: Any, b: Any, path: str = "", *, older: bool = False) -> list[
         return [d for i, (x, y) in enumerate(zip(a, b))
                 for d in differences(x, y, f"{path}.{i}" if path else str(i))]
     return [] if a == b else [path or "(whole)"]
+
+
+def undefined(value: Any) -> bool:
+    """Whether a summary value says nothing: null, or a measure's entry with no defined value
+    (`{"mean": null, "n": 0, ...}`, its other values null)."""
+    if isinstance(value, dict):
+        return value.get("n") == 0 and all(v is None for k, v in value.items()
+                                           if k not in ("n", "n_null", "n_unscored"))
+    return value is None
 
 
 def cmd_aggregate(args: argparse.Namespace) -> int:
@@ -147,4 +157,5 @@ def add_aggregate_parser(sub: Any) -> None:
     p.set_defaults(func=cmd_aggregate)
 
 
-__all__ = ["add_aggregate_parser", "cmd_aggregate", "differences", "read_scores", "rebuild"]
+__all__ = ["add_aggregate_parser", "cmd_aggregate", "differences", "read_scores", "rebuild",
+           "undefined"]

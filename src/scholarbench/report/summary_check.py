@@ -4,7 +4,8 @@ and the field, never a crash inside a section (the Judges section read
 `judge_panel: {"judge_avg": "x"}` as a mapping and failed).
 
 Only fields that are present are checked (a run of an older format lacks some): the status
-counts, `n_samples`, `complete`, each `metrics` entry's `mean`/`n`/`n_null`/`n_unscored`, the
+counts, `n_samples`, `complete`, each `metrics` entry's `mean`/`n`/`n_null`/`n_unscored` (an
+entry may be null: a measure the run has no value for, as one it lacks), the
 judge blocks `judge_panel` ({measure: {judge: {mean, n, n_null, repeats, spread, spread_n,
 alpha_repeats}}}) and `judge_agreement` ({measure: {level, n_judges, alpha}}), and the
 suspected-sample counts.
@@ -67,7 +68,8 @@ def check_summary(summary: dict[str, Any], path: Path) -> dict[str, Any]:
                 raise _fail(path, f"status.{word}", "a non-negative integer", n)
     if "metrics" in summary:
         for key, entry in _object(summary["metrics"], path, "metrics").items():
-            _entry(entry, path, f"metrics.{key}")
+            if entry is not None:          # null: a measure without a value (section loaders)
+                _entry(entry, path, f"metrics.{key}")
     if summary.get("judge_panel") is not None:
         for measure, judges in _object(summary["judge_panel"], path, "judge_panel").items():
             for label, entry in _object(judges, path, f"judge_panel.{measure}").items():

@@ -111,8 +111,13 @@ def _text(data: dict[str, Any], key: str, path: Path, optional: bool = False) ->
 
 
 def _metric(summary: dict[str, Any], key: str, n_samples: int, path: Path) -> MetricSummary:
+    """The checked entry of measure `key`. A run scored before the measure was declared has
+    none (or null) and no value for it in its rows: no value, every counted sample undefined —
+    shown "—". Lacking one the rows have (or with no rows to tell) is a damaged summary."""
     entry = summary["metrics"].get(key)
     field = f"metrics.{key}"
+    if entry is None and _scored_before(path, key):
+        return MetricSummary(None, 0, n_samples)
     if not isinstance(entry, dict):
         raise DataError(f"expected an object with mean, n, n_null, got {entry!r}",
                         file=str(path), field=field)
@@ -135,6 +140,14 @@ def _metric(summary: dict[str, Any], key: str, n_samples: int, path: Path) -> Me
                         "are among those without a value", file=str(path), field=field)
     return MetricSummary(None if mean is None else float(mean), n, n_null, n_unscored,
                          read_interval(entry.get("ci95"), path, field + ".ci95"))
+
+
+def _scored_before(summary_path: Path, key: str) -> bool:
+    """Whether the run beside `summary_path` was scored before measure `key` existed: it has
+    score rows and none holds a value for `key`."""
+    from scholarbench.data.jsonl import read_jsonl_tolerant
+    rows = read_jsonl_tolerant(summary_path.parent / "scores.jsonl")    # [] when absent
+    return bool(rows) and all(row.get(key) is None for row in rows)
 
 
 def read_interval(value: Any, path: Path, field: str) -> tuple[float, float] | None:

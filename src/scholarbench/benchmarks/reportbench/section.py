@@ -70,8 +70,11 @@ class ReportBenchSection(ReportBenchDrilldown, ReportSection):
         if not isinstance(means, dict):
             raise DataError(f"expected an object, got {means!r}", file=str(path), field="means")
         counted = raw.get("n_counted") if isinstance(raw.get("n_counted"), int) else n
-        metrics = {k: MetricSummary(optional_number(means.get(k), path, f"means.{k}"), counted,
-                                    n - counted) for k in REF_KEYS}
+        metrics = {}
+        for k in REF_KEYS:      # null or absent (declared after the run): no value, n = 0
+            mean = optional_number(means.get(k), path, f"means.{k}")
+            defined = counted if mean is not None else 0
+            metrics[k] = MetricSummary(mean, defined, n - defined)
         st = raw.get("statements")
         if isinstance(st, dict):
             n_judged = count_field(st, "n_judged", path)
@@ -194,6 +197,17 @@ class ReportBenchSection(ReportBenchDrilldown, ReportSection):
                      tuple(rows), tuple(notes),
                      tuple(k for k, _ in self.STATEMENT_COLUMNS))
 
+    def _further_table(self, runs: Sequence[ReportRun]) -> Table | None:
+        """The per-survey measures neither table above shows (one declared since): "—" for a
+        run scored before it."""
+        shown = set(TABLE_KEYS) | {k for k, _ in self.STATEMENT_COLUMNS}
+        keys = tuple(k for k in REF_KEYS + RATES if k not in shown)
+        if not keys:
+            return None
+        header = ("System", "Samples") + tuple(DISPLAY[k].label for k in keys)
+        return Table("Further measures (not in the paper's table)", header,
+                     tuple(metric_rows(runs, keys, DISPLAY)), (), keys)
+
     def groups(self, runs: Sequence[ReportRun], published: bool = True) -> list[TableGroup]:
         out = []
         for mode in self.modes + tuple(sorted({r.mode for r in runs} - set(self.modes))):
@@ -201,9 +215,9 @@ class ReportBenchSection(ReportBenchDrilldown, ReportSection):
             if not mode_runs:
                 continue
             tables = [self._table(mode_runs, published)]
-            st = self._statement_table(mode_runs)
-            if st is not None:
-                tables.append(st)
+            for table in (self._statement_table(mode_runs), self._further_table(mode_runs)):
+                if table is not None:
+                    tables.append(table)
             out.append(TableGroup(self.mode_title(mode), tuple(tables), self.benchmark, mode))
         return out
 

@@ -115,8 +115,9 @@ def summarise(rows: Sequence[dict[str, Any]], manifest: dict[str, Any]) -> dict[
         "n_unscored": status.count("unscored"),
         "missing": [{"id": r["arxiv_id"], "error": r.get("error")} for r in rows
                     if r.get("status") in ("missing", "malformed", "error", "unscored")][:50],
-        "means": {k: _mean([r[k] for r in counted]) for k in REF_KEYS},
-        "means_with_report": {k: _mean([r[k] for r in with_report]) for k in REF_KEYS},
+        # a key a row lacks (a measure declared after it was scored) is undefined, as null
+        "means": {k: _mean(defined(counted, k)) for k in REF_KEYS},
+        "means_with_report": {k: _mean(defined(with_report, k)) for k in REF_KEYS},
         "micro": {k: BY_KEY[micro_key(k)].measure.value(rows) for k in REF_KEYS
                   if micro_key(k) in BY_KEY},
         "references": pooled_references(rows),

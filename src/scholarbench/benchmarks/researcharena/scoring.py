@@ -224,11 +224,12 @@ def summarise(rows: Sequence[dict[str, Any]], manifest: dict[str, Any],
         metrics[key] = {"mean": sum(values) / len(values) if values else None,
                         "n": len(values), "n_null": len(scored) - len(values)}
     if task_kind != "organisation" and scored:
-        # trec_eval's own accumulation order (qids ascending) for bit-identical means
+        # trec_eval's own accumulation order (qids ascending) for bit-identical means; a row
+        # without the key (scored before the measure was declared) adds nothing, as a null
         means = aggregate(ScoreRow(r["id"], k, r[k]) for r in sorted(scored, key=lambda r: r["id"])
-                          for k in keys)
+                          for k in keys if r.get(k) is not None)
         for key in keys:
-            metrics[key]["mean"] = means[key]
+            metrics[key]["mean"] = means.get(key)
     notes = _measure_notes(scored, keys)
     unscorable: dict[str, int] = {}
     for r in rows:

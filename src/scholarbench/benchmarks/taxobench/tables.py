@@ -67,6 +67,11 @@ LAYOUTS: dict[str, tuple[TableLayout, ...]] = {
 # Table 7 (both modes), shown after a mode's other tables when some run of the mode was judged.
 
 JUDGE_LAYOUT = TableLayout(7, "Table 7 layout — LLM-as-Judge", TABLE_KEYS[7])
+# The declared measures none of the paper's tables shows (one added since): a table of ours,
+# so a new measure is reported ("—" for runs scored before it) without a layout of its own.
+FURTHER_LAYOUT = TableLayout(0, "Further measures (not in the paper's tables)", tuple(
+    k for k in METRIC_KEYS if not any(k in layout.keys for layouts in LAYOUTS.values()
+                                      for layout in layouts)))
 
 
 
@@ -292,9 +297,11 @@ def _build_table(layout: TableLayout, mode: str, runs: Sequence[RunSummary],
 
 
 def mode_layouts(mode: str, runs: Sequence[RunSummary]) -> tuple[TableLayout, ...]:
-    """The mode's table layouts for these runs: Table 7 only when one of them was judged."""
+    """The mode's table layouts for these runs: the further measures when some are declared,
+    Table 7 only when one of them was judged."""
     judged = any(run.judged for run in runs if run.mode == mode)
-    return LAYOUTS[mode] + ((JUDGE_LAYOUT,) if judged else ())
+    return LAYOUTS[mode] + ((FURTHER_LAYOUT,) if FURTHER_LAYOUT.keys else ()) \
+        + ((JUDGE_LAYOUT,) if judged else ())
 
 
 
