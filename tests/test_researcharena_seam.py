@@ -140,3 +140,40 @@ def test_score_files_aggregate_as_the_run_does(tmp_path, corpus_dir, capsys):
     asked = score_researcharena_files(out / "qrels.trec", out / "run.trec", tmp_path / "t.jsonl",
                                       measures=["P@5", "RR"])
     assert list(asked["means"]) == ["P@5", "RR"] and asked["means"]["RR"] == files["means"]["RR"]
+
+
+def test_organisation_embeds_the_runs_headings_in_one_batch(tmp_path, corpus_dir, no_entities):
+    """`prepare_scoring` embeds every heading of the run (gold and predicted, three surveys)
+    in one encoder call; each sample's scoring then only reads the cache, and scores as
+    without it."""
+    from scholarbench.embed.base import CachedEmbedder
+    survey_file = tmp_path / "survey.jsonl"
+    survey_file.write_text("".join(json.dumps({
+        "id": 100 + i, "title": f"Graph topic {i}: a survey", "publicationDate": "2021-06-15",
+        "references": {"influential": [1], "relevant": [3, 7]},
+        "typology": json.dumps({f"Graph {i}": {f"Attention {i}": None, "Contrastive": None}})
+    }) + "\n" for i in range(3)))
+
+    class CountingEncoder:
+        model_id = "fake"
+
+        def __init__(self) -> None:
+            self.fake, self.batches = FakeEmbedder(), []
+
+        def encode(self, texts):
+            self.batches.append(list(texts))
+            return self.fake.embed(texts)
+
+    encoder = CountingEncoder()
+    config = {"tasks_from": str(survey_file), "progress": False}
+    plain = run(ArenaRunConfig("organisation", "arena_user_agent:organise", tmp_path / "a",
+                               corpus_dir, **config), FakeEmbedder())
+    cached = run(ArenaRunConfig("organisation", "arena_user_agent:organise", tmp_path / "b",
+                                corpus_dir, **config), CachedEmbedder(encoder))
+    assert len(encoder.batches) == 1
+    assert {"Attention 0", "Attention 2", "Attention"} <= set(encoder.batches[0])
+    assert cached["status"] == {"scored": 3}
+    assert {k: m["mean"] for k, m in cached["metrics"].items()} == \
+        {k: m["mean"] for k, m in plain["metrics"].items()}
+    manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
+    assert manifest["embedding_cache"]["computed"] == len(encoder.batches[0])

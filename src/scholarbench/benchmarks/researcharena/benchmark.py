@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Sequence
 
-from scholarbench.core.benchmark import Benchmark, Loaded, Sample
+from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext
 from scholarbench.core.registry import register_benchmark
 from scholarbench.benchmarks.researcharena.measures.declared import (
     DISCOVERY_KEYS as DISCOVERY, ORGANISATION_KEYS as ORGANISATION, SELECTION_KEYS as SELECTION)
@@ -351,46 +351,77 @@ class ResearchArena(Benchmark):
                              task_refs(sample.task.fields))
 
     # -- scoring -----------------------------------------------------------------------------
-    def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
-              manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
-        from scholarbench.benchmarks.researcharena import scoring
-        tasks = [s.gold for s in samples]
-        if manifest["mode"] == "organisation":
-            rows = scoring.score_organisation(tasks, generated, self.get_embedder(),
-                                              self.extractor, self.progress)
-            stats = getattr(self.embedder, "stats", None)
-            if stats is not None:
-                fresh = run_dir.read_manifest()
-                fresh["embedding_cache"] = stats.as_dict()
-                run_dir.write_manifest(fresh)
+    def prepare_scoring(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
+                        ctx: ScoreContext) -> None:
+        if ctx.manifest["mode"] == "organisation":
+            self._prepare_mindmaps(samples, generated, ctx)
         else:
-            variant = (manifest.get("data") or {}).get("qrels", "searchable")
-            rows = scoring.score_ranking(tasks, generated, run_dir.path, variant,
-                                         self._measures(), scoring.run_tag(manifest),
-                                         corpus=self._corpus)
-        scoring.add_sample_fields(rows, tasks, generated)
-        return rows
+            self._prepare_ranking(samples, generated, ctx)
 
-    def _keys(self, subtask: str | None) -> list[str]:
-        from scholarbench.benchmarks.researcharena.scoring import ORGANISATION_KEYS
-        return list(ORGANISATION_KEYS) if subtask == "organisation" else self._measures()
-
-    def aggregate(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
-                  ) -> dict[str, Any]:
-        """The summary's fields from the score rows and the manifest alone (its options give
-        the ranking measures): a fresh instance with no data dir gives the same."""
+    def _prepare_ranking(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
+                         ctx: ScoreContext) -> None:
+        """Every row at once: ir_measures scores the whole run (and qrels.trec and run.trec are
+        rewritten); `score_sample` picks its sample's row."""
         from scholarbench.benchmarks.researcharena import scoring
-        keys = manifest.get("measures") or self._keys(manifest["mode"])   # files: exactly these
-        return scoring.summarise(rows, manifest, keys)
+        variant = (ctx.manifest.get("data") or {}).get("qrels", "searchable")
+        rows = scoring.score_ranking([s.gold for s in samples], generated, ctx.run_dir.path,
+                                     variant, self._measures(), scoring.run_tag(ctx.manifest),
+                                     corpus=self._corpus)
+        ctx.shared["rows"] = {row["id"]: row for row in rows}
+
+    def _prepare_mindmaps(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
+                          ctx: ScoreContext) -> None:
+        """Every answer's mind-map read, and the headings of those to score embedded and tagged
+        in one batch (`mindmaps.warm_caches`); the embedding cache's counts go into the
+        manifest."""
+        from scholarbench.benchmarks.researcharena import mindmaps
+        from scholarbench.benchmarks.researcharena.measures import organisation
+        answers = {s.id: mindmaps.read_mindmap(s.gold, generated.get(s.id)) for s in samples}
+        embedder = self.get_embedder()
+        extractor = self.extractor or organisation.default_entity_extractor()
+        scored = [s for s in samples if s.gold.mindmap is not None
+                  and answers[s.id].outcome != "error"]
+        mindmaps.warm_caches([t for s in scored for t in (s.gold.mindmap, answers[s.id].pred)],
+                             embedder, extractor)
+        ctx.shared.update(answers=answers, embedder=embedder, extractor=extractor)
+        stats = getattr(embedder, "stats", None)
+        if stats is not None:
+            fresh = ctx.run_dir.read_manifest()
+            fresh["embedding_cache"] = stats.as_dict()
+            ctx.run_dir.write_manifest(fresh)
+
+    def score_sample(self, sample: Sample, record: dict[str, Any] | None,
+                     ctx: ScoreContext) -> dict[str, Any]:
+        from scholarbench.benchmarks.researcharena import scoring
+        if ctx.manifest["mode"] == "organisation":
+            from scholarbench.benchmarks.researcharena.mindmaps import organisation_row
+            row = organisation_row(sample.gold, ctx.shared["answers"][sample.id],
+                                   ctx.shared["embedder"], ctx.shared["extractor"])
+        else:
+            row = dict(ctx.shared["rows"][sample.id])
+        return {**row, **scoring.sample_fields(sample.gold, record)}
 
     def measures(self, subtask: str | None) -> tuple[Any, ...]:
-        """The declared measures of a sub-task: the organisation three, or the run's ranking
-        names (the paper's nine and any `--measures`)."""
-        from scholarbench.benchmarks.researcharena.measures.declared import (ORGANISATION,
-                                                                              ranking_measures)
+        """The declared measures of a sub-task: the organisation three, the run's ranking names
+        (the paper's nine and any `--measures`), or for scored files exactly the names asked
+        for."""
+        from scholarbench.benchmarks.researcharena.files import FILES_MODE
+        from scholarbench.benchmarks.researcharena.measures.declared import measures_of
         if subtask == "organisation":
-            return ORGANISATION
-        return ranking_measures(self._measures())
+            keys: Sequence[str] = ORGANISATION
+        elif subtask == FILES_MODE:
+            keys = split_measures(self.options.get("measures"))
+        else:
+            keys = self._measures()
+        return measures_of(subtask, keys)
+
+    def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
+                       ) -> dict[str, Any]:
+        """Counts, reference totals and the entity-recall note, from the rows and the manifest
+        alone: a fresh instance with no data dir gives the same."""
+        from scholarbench.benchmarks.researcharena.scoring import summary_fields
+        keys = [m.key for m in self.measures(manifest["mode"])]
+        return summary_fields(rows, manifest, keys)
 
     def format_summary(self, summary: dict[str, Any]) -> str:
         from scholarbench.benchmarks.researcharena.scoring import format_summary

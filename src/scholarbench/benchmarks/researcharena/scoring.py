@@ -27,16 +27,16 @@ The leakage audit (docs/leakage.md, `leakage.suspected_leak`) flags a row whose 
 the survey itself, a paper not before the cut-off or another survey (`suspected_leak`); the
 scores are unchanged.
 
-Organisation: the mind-map is scored with `measures.organisation.organisation_scores` against
-the task's ground-truth mind-map (an upstream typology, else a TaxoBench tree). A task without
-one is unscorable (`unscorable: "no_mindmap"`; the agent is not run on it), counted and listed.
-A missing or malformed mind-map is scored as an empty one (HSR 0, HER 0, TSD = gold size),
-counted.
+Organisation (`mindmaps`): the mind-map is scored with `measures.organisation.organisation_scores`
+against the task's ground-truth mind-map (an upstream typology, else a TaxoBench tree). A task
+without one is unscorable (`unscorable: "no_mindmap"`; the agent is not run on it), counted and
+listed. A missing or malformed mind-map is scored as an empty one (HSR 0, HER 0, TSD = gold
+size), counted.
 
 Row statuses (the engine's words): `scored`, `missing`, `malformed`, `unscorable`, `error`.
 
 Every row also carries its task's `reference_counts` and, when the answer says, its
-`references_answered` (`add_sample_fields`), so that `summarise` reads the rows and the
+`references_answered` (`sample_fields`), so that `summary_fields` reads the rows and the
 manifest only: `scholarbench aggregate RUN` rebuilds the summary with no tasks file or data.
 """
 from __future__ import annotations
@@ -50,8 +50,7 @@ from scholarbench.benchmarks.researcharena.measures.declared import ORGANISATION
 from scholarbench.benchmarks.researcharena.measures.ranking import (DEFAULT_MEASURES,
                                                                     DISCOVERY_MEASURES,
                                                                     SELECTION_MEASURES)
-from scholarbench.benchmarks.researcharena.records import (EMPTY_GOLD, NO_MINDMAP, ArenaTask,
-                                                           mindmap_from_json)
+from scholarbench.benchmarks.researcharena.records import EMPTY_GOLD, ArenaTask
 
 TASKS_FILE, QRELS, GENERATE, RUN, SCORES, SUMMARY = (
     "tasks.jsonl", "qrels.trec", "generate.jsonl", "run.trec", "scores.jsonl", "summary.json")
@@ -78,8 +77,9 @@ def _outcome(rec: dict[str, Any] | None, key: str) -> tuple[str, str | None]:
     return "ok", rec.get("error")
 
 
-def _row(task: ArenaTask, rec: dict[str, Any] | None, key: str, unscorable: str | None
-         ) -> tuple[dict[str, Any], str]:
+def answer_row(task: ArenaTask, rec: dict[str, Any] | None, key: str, unscorable: str | None
+               ) -> tuple[dict[str, Any], str]:
+    """A row's answer fields (`missing`, `malformed`, `error`) and the answer's outcome."""
     outcome, error = _outcome(rec, key)
     if unscorable is not None and rec is None:
         outcome, error = "ok", None            # not run: unscorable, not missing
@@ -88,7 +88,7 @@ def _row(task: ArenaTask, rec: dict[str, Any] | None, key: str, unscorable: str 
     return row, outcome
 
 
-def _status(row: dict[str, Any], outcome: str) -> str:
+def row_status(row: dict[str, Any], outcome: str) -> str:
     if row.get("unscorable"):
         return "unscorable"
     return {"ok": "scored"}.get(outcome, outcome)
@@ -108,7 +108,7 @@ def score_ranking(tasks: Sequence[ArenaTask], records: dict[str, dict[str, Any]]
     for task in tasks:
         rec = records.get(task.id)
         unscorable = EMPTY_GOLD if not qrels[task.id] else None
-        row, outcome = _row(task, rec, "ranking", unscorable)
+        row, outcome = answer_row(task, rec, "ranking", unscorable)
         ids: list[str] = []
         if outcome == "ok" and rec is not None:
             parsed, dropped, problem = parse_ranking(rec["ranking"])
@@ -140,7 +140,7 @@ def score_ranking(tasks: Sequence[ArenaTask], records: dict[str, dict[str, Any]]
         row = rows[task.id]
         for name in measures:
             row[name] = values.get((task.id, name)) if task.id in scorable else None
-        row["status"] = _status(row, outcomes[task.id])
+        row["status"] = row_status(row, outcomes[task.id])
     if scorable:
         write_qrels(out / QRELS, scorable)
     else:
@@ -149,54 +149,22 @@ def score_ranking(tasks: Sequence[ArenaTask], records: dict[str, dict[str, Any]]
     return [rows[t.id] for t in tasks]
 
 
-def score_organisation(tasks: Sequence[ArenaTask], records: dict[str, dict[str, Any]],
-                       embedder: Any, extractor: Any, progress: bool) -> list[dict[str, Any]]:
-    from tqdm import tqdm
-
-    from scholarbench.benchmarks.researcharena.measures.organisation import organisation_scores
-    rows = []
-    # no bar when asked for none, or when stderr is not a terminal (disable=None)
-    for task in tqdm(tasks, desc="score", disable=None if progress else True, unit="sample"):
-        rec = records.get(task.id)
-        unscorable = NO_MINDMAP if task.mindmap is None else None
-        row, outcome = _row(task, rec, "mindmap", unscorable)
-        pred = None
-        if outcome == "ok" and rec is not None:
-            try:
-                pred = mindmap_from_json(rec["mindmap"])
-            except ValueError as exc:
-                row.update(malformed=True, error=str(exc))
-                outcome = "malformed"
-        if unscorable or outcome == "error":
-            if unscorable:
-                row["unscorable"] = unscorable
-            row.update({k: None for k in ORGANISATION_KEYS})
-        else:
-            row["mindmap_source"] = task.mindmap_source
-            row.update(organisation_scores(task.mindmap, pred, embedder, extractor=extractor))
-        row["status"] = _status(row, outcome)
-        rows.append(row)
-    return rows
-
-
 def run_tag(manifest: dict[str, Any]) -> str:
     name = str(manifest.get("run_name") or manifest.get("agent") or "run")
     return "".join(c if not c.isspace() else "_" for c in name) or "run"
 
 
-def add_sample_fields(rows: Sequence[dict[str, Any]], tasks: Sequence[ArenaTask],
-                      records: dict[str, dict[str, Any]]) -> None:
-    """What the summary needs from a row's task and answer, onto the row, so that the summary
-    is a function of scores.jsonl alone: the task's `reference_counts`, and the references
-    read from the answer (`references_answered`: refs, refs_unresolved) when it says."""
+def sample_fields(task: ArenaTask, record: dict[str, Any] | None) -> dict[str, Any]:
+    """What the summary needs from a row's task and answer, for the row, so that the summary is
+    a function of scores.jsonl alone: the task's `reference_counts`, and the references read
+    from the answer (`references_answered`: refs, refs_unresolved) when it says."""
     from scholarbench.benchmarks.researcharena.tasks import reference_counts
-    for row, task in zip(rows, tasks):
-        row["reference_counts"] = reference_counts(task)
-        info = (records.get(task.id) or {}).get("info")
-        if isinstance(info, dict) and isinstance(info.get("refs"), int):
-            row["references_answered"] = {"refs": info["refs"],
-                                          "refs_unresolved": int(info.get("refs_unresolved")
-                                                                 or 0)}
+    out: dict[str, Any] = {"reference_counts": reference_counts(task)}
+    info = (record or {}).get("info")
+    if isinstance(info, dict) and isinstance(info.get("refs"), int):
+        out["references_answered"] = {"refs": info["refs"],
+                                      "refs_unresolved": int(info.get("refs_unresolved") or 0)}
+    return out
 
 
 def _reference_answers(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
@@ -212,25 +180,22 @@ def _reference_answers(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
 
 def summarise(rows: Sequence[dict[str, Any]], manifest: dict[str, Any],
               keys: Sequence[str]) -> dict[str, Any]:
-    """The summary's ResearchArena fields (the engine adds status counts and `complete`), from
-    the score rows and the manifest alone (`add_sample_fields` put the rest on the rows)."""
-    from scholarbench.benchmarks.researcharena.measures.ranking import ScoreRow, aggregate
+    """The summary's ResearchArena fields for the measures `keys` (`measures_of`), as
+    `ResearchArena.aggregate` builds them."""
+    from scholarbench.benchmarks.researcharena.measures.declared import measures_of
+    from scholarbench.core.benchmark import measure_entry
+    return {"metrics": {m.key: measure_entry(m, rows) for m in measures_of(manifest["mode"], keys)},
+            **summary_fields(rows, manifest, keys)}
+
+
+def summary_fields(rows: Sequence[dict[str, Any]], manifest: dict[str, Any],
+                   keys: Sequence[str]) -> dict[str, Any]:
+    """The summary's ResearchArena fields beside `metrics` (the engine adds status counts and
+    `complete`), from the score rows and the manifest alone (`sample_fields` put the rest on
+    the rows); `keys`: the run's measures."""
     from scholarbench.benchmarks.researcharena.tasks import sum_counts
     task_kind = manifest["mode"]
     scored = [r for r in rows if not r.get("unscorable") and r.get("status") != "error"]
-    metrics = {}
-    for key in keys:
-        values = [r[key] for r in scored if r.get(key) is not None]
-        metrics[key] = {"mean": sum(values) / len(values) if values else None,
-                        "n": len(values), "n_null": len(scored) - len(values)}
-    if task_kind != "organisation" and scored:
-        # trec_eval's own accumulation order (qids ascending) for bit-identical means; a row
-        # without the key (scored before the measure was declared) adds nothing, as a null
-        means = aggregate(ScoreRow(r["id"], k, r[k]) for r in sorted(scored, key=lambda r: r["id"])
-                          for k in keys if r.get(k) is not None)
-        for key in keys:
-            metrics[key]["mean"] = means.get(key)
-    notes = _measure_notes(scored, keys)
     unscorable: dict[str, int] = {}
     for r in rows:
         if r.get("unscorable"):
@@ -242,12 +207,12 @@ def summarise(rows: Sequence[dict[str, Any]], manifest: dict[str, Any],
             "n_missing": sum(1 for r in rows if r.get("missing")),
             "n_malformed": sum(1 for r in rows if r.get("malformed")),
             "n_error": sum(1 for r in rows if r.get("status") == "error"),
-            "primary": [k for k in PRIMARY.get(task_kind, ()) if k in keys], "metrics": metrics,
+            "primary": [k for k in PRIMARY.get(task_kind, ()) if k in keys],
             "qrels": manifest.get("data", {}).get("qrels"),
             "grading": manifest.get("data", {}).get("grading"),
             "references": sum_counts([r["reference_counts"] for r in rows
                                       if isinstance(r.get("reference_counts"), dict)]),
-            "references_answered": _reference_answers(rows), **notes}
+            "references_answered": _reference_answers(rows), **_measure_notes(scored, keys)}
 
 
 def _measure_notes(scored: Sequence[dict[str, Any]], keys: Sequence[str]) -> dict[str, Any]:
@@ -292,5 +257,5 @@ def format_summary(summary: dict[str, Any]) -> str:
 
 
 __all__ = ["TASKS_FILE", "QRELS", "GENERATE", "RUN", "SCORES", "SUMMARY", "ORGANISATION_KEYS",
-           "PRIMARY", "measure_names", "score_ranking", "score_organisation", "run_tag",
-           "add_sample_fields", "summarise", "format_summary"]
+           "PRIMARY", "answer_row", "measure_names", "row_status", "score_ranking", "run_tag",
+           "sample_fields", "summarise", "summary_fields", "format_summary"]

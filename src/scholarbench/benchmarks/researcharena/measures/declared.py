@@ -17,7 +17,10 @@ ir_measures name a run asks for with ``--measures``; the paper's nine are regist
 """
 from __future__ import annotations
 
-from scholarbench.core.measure import Measure
+from dataclasses import dataclass
+from typing import Sequence
+
+from scholarbench.core.measure import NOT_COUNTED, Measure, Row, is_number
 from scholarbench.core.registry import add_measures
 
 BENCHMARK = "researcharena"
@@ -38,9 +41,28 @@ _RANKING_TEXT = {
 }
 
 
-def ranking_measure(key: str) -> Measure:
-    """The Measure of one ir_measures name (its printed form is the key). ValueError when the
-    name does not parse as a measure key (`metrics.names`)."""
+@dataclass(frozen=True)
+class RankingMeasure(Measure):
+    """A ranking measure: the plain mean over the counted tasks, summed as trec_eval sums (qids
+    ascending, one float addition at a time), so the summary is bit-identical to trec_eval's.
+    Its key is any ir_measures name, also one `metrics.names` does not parse (`P(rel=2)@10`:
+    parameters before the cutoff); the benchmark checks the names with ir_measures first."""
+
+    def __post_init__(self) -> None:
+        if self.benchmark != BENCHMARK:
+            raise ValueError(f"bad benchmark namespace {self.benchmark!r}")
+
+    def value(self, rows: Sequence[Row]) -> float | None:
+        total, n = 0.0, 0
+        for row in sorted((r for r in rows if r.get("status") not in NOT_COUNTED),
+                          key=lambda r: r["id"]):
+            if is_number(row.get(self.key)):
+                total, n = total + row[self.key], n + 1
+        return total / n if n else None
+
+
+def ranking_measure(key: str) -> RankingMeasure:
+    """The Measure of one ir_measures name (its printed form is the key)."""
     base = key.split("@", 1)[0].split("(", 1)[0]
     if key in DISCOVERY_KEYS:
         provenance = "paper §5, Information Discovery (Recall, Precision at K = 10, 100)"
@@ -50,9 +72,10 @@ def ranking_measure(key: str) -> Measure:
         provenance = "trec_eval (scored beside the paper's measures)"
     else:
         provenance = "ir_measures name asked for with --measures (trec_eval's code)"
-    return Measure(BENCHMARK, key, _RANKING_TEXT.get(base, f"ir_measures {key} (trec_eval)"),
-                   label="MRR" if key == "RR" else key, direction="higher", unit="fraction",
-                   provenance=provenance, aggregate_note=RANKING_NOTE)
+    return RankingMeasure(BENCHMARK, key,
+                          _RANKING_TEXT.get(base, f"ir_measures {key} (trec_eval)"),
+                          label="MRR" if key == "RR" else key, direction="higher",
+                          unit="fraction", provenance=provenance, aggregate_note=RANKING_NOTE)
 
 
 ORGANISATION: tuple[Measure, ...] = (
@@ -73,21 +96,21 @@ RANKING: tuple[Measure, ...] = tuple(ranking_measure(k) for k in RANKING_KEYS)
 BY_KEY: dict[str, Measure] = {m.key: m for m in (*RANKING, *ORGANISATION)}
 
 
-def ranking_measures(keys: tuple[str, ...] | list[str]) -> tuple[Measure, ...]:
-    """Measures of a run's ranking keys; a name that is no measure key (an ir_measures name
-    with parameters `metrics.names` does not parse) is left undeclared (the engine then gives
-    it the plain mean's interval)."""
-    out = []
-    for key in keys:
-        try:
-            out.append(BY_KEY.get(key) or ranking_measure(key))
-        except ValueError:
-            continue
-    return tuple(out)
+def ranking_measures(keys: Sequence[str]) -> tuple[Measure, ...]:
+    """Measures of a run's ranking keys (ir_measures names), in their order."""
+    return tuple(BY_KEY.get(key) or ranking_measure(key) for key in keys)
+
+
+def measures_of(subtask: str | None, keys: Sequence[str]) -> tuple[Measure, ...]:
+    """The Measures of a run's summary keys: organisation's plain means (the declared three),
+    else ranking measures."""
+    if subtask == "organisation":
+        return tuple(BY_KEY.get(key) or Measure(BENCHMARK, key) for key in keys)
+    return ranking_measures(keys)
 
 
 add_measures((*RANKING, *ORGANISATION))
 
 __all__ = ["BY_KEY", "DISCOVERY_KEYS", "ORGANISATION", "ORGANISATION_KEYS", "RANKING",
-           "RANKING_KEYS", "RANKING_NOTE", "SELECTION_KEYS", "ranking_measure",
-           "ranking_measures"]
+           "RANKING_KEYS", "RANKING_NOTE", "SELECTION_KEYS", "RankingMeasure", "measures_of",
+           "ranking_measure", "ranking_measures"]
