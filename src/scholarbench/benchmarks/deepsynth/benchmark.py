@@ -15,11 +15,13 @@ retries of errored samples and usage per stage; this class says what each stage 
 - `prepare_run`: tasks.jsonl (the task set, for re-scoring), the oracle stage (oracle.jsonl,
   usage ``usage.oracle.<role>`` and ``llm_usage.oracle``), the writers' requests.
 - `record`: a ``report`` answer → the generate.jsonl line (module `stages` for the fields).
-- `score`: the judge stage (judge.jsonl, judged.jsonl; during a run, and on ``score RUN_DIR
-  --with-judge`` with the judge given there), then the scores of the paper (or upstream:
-  ``--variant``), one row per task; ``error`` rows carry no numbers and are left out.
-- `aggregate`: the summary from the score rows and the manifest alone (each row carries its
-  task's counts: `scoring`); `measures`: `measures.all_measures()`.
+- `stages`: the judge stage (judge.jsonl; during a run, and on ``score RUN_DIR --with-judge``
+  with the judge given there); `prepare_scoring`: the current judgements (judged.jsonl) and the
+  leakage audit's corpus, once; `score_sample`: the scores of the paper (or upstream:
+  ``--variant``), one row per task; ``error`` rows carry no numbers and are left out (`scoring`).
+- the summary, from the score rows and the manifest alone (each row carries its task's counts):
+  `measures`: `measures.all_measures()` (both variants), of which `summary_measures` picks the
+  rows' variant's; `summary_extras`: every other block (`summary_blocks`).
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from scholarbench.core.agent import Agent, AgentContext
-from scholarbench.core.benchmark import Benchmark, Loaded, Sample
+from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext
 from scholarbench.core.registry import register_benchmark
 from scholarbench.benchmarks.deepsynth.measures import BASE_KEYS, all_measures
 from scholarbench.errors import ScholarbenchError
@@ -398,10 +400,24 @@ class DeepSynthBenchmark(Benchmark):
                 "error": None, "info": info}
 
     # -- scoring -----------------------------------------------------------------------------
-    def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
-              manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
-        from scholarbench.benchmarks.deepsynth.scoring import score_samples
-        return score_samples(self, samples, generated, manifest, run_dir)
+    def stages(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
+               run_dir: Any) -> tuple[str, ...]:
+        """The checklist judge when this invocation has one (`scoring.judge_stage`); its
+        judge.jsonl and the oracle's oracle.jsonl (written by `prepare_run`) are read."""
+        from scholarbench.benchmarks.deepsynth.scoring import judge_stage
+        from scholarbench.benchmarks.deepsynth.stages import JUDGE, ORACLE
+        judge_stage(self, samples, generated, run_dir)
+        return JUDGE, ORACLE
+
+    def prepare_scoring(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
+                        ctx: ScoreContext) -> None:
+        from scholarbench.benchmarks.deepsynth.scoring import prepare
+        prepare(self, samples, generated, ctx)
+
+    def score_sample(self, sample: Sample, record: dict[str, Any] | None,
+                     ctx: ScoreContext) -> dict[str, Any]:
+        from scholarbench.benchmarks.deepsynth.scoring import score_row
+        return score_row(sample, record, ctx)
 
     def asks_judge(self, subtask: str, rescore: bool = False) -> bool:
         """Every run is judged (the checklist); a re-score only with `--with-judge`."""
@@ -434,11 +450,16 @@ class DeepSynthBenchmark(Benchmark):
         """`--judge-samples`: how many times each judge is asked per sub-group."""
         return int(getattr(self.models, "judge_samples", 1) or 1)
 
-    def aggregate(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
-                  ) -> dict[str, Any]:
-        """From the rows and the manifest alone (`scoring.aggregate_rows`)."""
-        from scholarbench.benchmarks.deepsynth.scoring import aggregate_rows
-        return aggregate_rows(self, rows, manifest)
+    def summary_measures(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
+                         ) -> tuple[Any, ...]:
+        """The measures of the variant the rows were scored under (`summary_blocks`)."""
+        from scholarbench.benchmarks.deepsynth.summary_blocks import summary_measures
+        return summary_measures(self, rows)
+
+    def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
+                       ) -> dict[str, Any]:
+        from scholarbench.benchmarks.deepsynth.summary_blocks import summary_extras
+        return summary_extras(self, rows, manifest)
 
     def measures(self, subtask: str | None) -> tuple[Any, ...]:
         """Both scoring variants' measures (a re-score may change the variant; the keys

@@ -1,5 +1,5 @@
-"""The score stage of a DeepSynth-Eval run: judge what is not judged, write judged.jsonl, score
-every task, aggregate.
+"""The score stage of a DeepSynth-Eval run: judge what is not judged (`judge_stage`), write
+judged.jsonl (`prepare`), score every task (`score_row`).
 
 scores.jsonl has one row per task, in task order: ``score deepsynth``'s row (task_id,
 dse_overall, dse_general, dse_constraint — with ``(upstream=1)`` under the upstream variant —
@@ -13,9 +13,9 @@ n_judge_calls and the engine's ``status``:
 - ``error``: the agent failed on the task (not judged, no numbers, left out of every mean and
   count; a resumed run retries it).
 
-Each row also carries what the summary needs of its task, so that `aggregate_rows` is a
-function of the rows and the manifest alone (`scholarbench aggregate RUN_DIR` rebuilds
-summary.json from scores.jsonl): ``variant``; `TaskScore.counts` (n_groups,
+Each row also carries what the summary needs of its task, so that the summary
+(`summary_blocks`) is a function of the rows and the manifest alone (`scholarbench aggregate
+RUN_DIR` rebuilds summary.json from scores.jsonl): ``variant``; `TaskScore.counts` (n_groups,
 n_groups_undefined, n_empty_sub_groups, unscored_reasons; null on ``error`` rows); the judge
 line's n_subgroups_judged and judge_unscored_reasons (its model calls and cache hits go to the
 manifest's ``judge_line_calls``: they depend on the reply cache, not on the judgement);
@@ -29,7 +29,7 @@ n_incorrect), its score columns are the judges' means and its counts are summed 
 judge and repeat; the summary then adds ``judge_panel`` and ``judge_agreement``.
 
 The summary's means and counts come from `scores.aggregate_rows` over the rows that are not
-``error``; `summary.run_counts` adds the rest.
+``error``; `summary.run_counts` adds the rest (`summary_blocks`).
 """
 from __future__ import annotations
 
@@ -39,28 +39,42 @@ from scholarbench.benchmarks.deepsynth.leakage import leak_findings
 from scholarbench.errors import ScholarbenchError
 
 
-def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
-                  manifest: dict[str, Any], run: Any) -> list[dict[str, Any]]:
-    from scholarbench.benchmarks.deepsynth.loader import parse_task
-    from scholarbench.benchmarks.deepsynth.scores import TASK_METRICS, metric_key, score_task
-    from scholarbench.benchmarks.deepsynth.panel import panel_status
-    from scholarbench.benchmarks.deepsynth.stages import (ORACLE, JudgeStage, current_lines,
-                                                          report_status, write_judged)
-    variant = bench._variant()
-    statuses = {s.id: report_status(generated.get(s.id)) for s in samples}
-    judgeable = [s for s in samples if (generated.get(s.id) or {}).get("status") != "error"]
+def judge_stage(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
+                run: Any) -> None:
+    """judge.jsonl: the checklist judge (`stages.JudgeStage`, every judge of a panel) on every
+    task whose agent did not fail, when this invocation has a judge (a run, or `score RUN_DIR
+    --with-judge`); a plain re-score reads the judgements recorded."""
+    from scholarbench.benchmarks.deepsynth.stages import JudgeStage
     client = bench.judge_client()
-    if client is not None:
-        stage = JudgeStage(client, prompt=bench._opt("judge_prompt", "checklist_judge_v1"),
-                           retries=bench._opt("judge_retries", 2),
-                           workers=bench.options.get("judge_workers"),
-                           panel=bench.judge_clients(), samples=bench.judge_samples())
-        stage.run(run, judgeable, generated, progress=bench.progress)
-        identity = stage.identity
-    else:
-        identity = manifest.get("judge")
-    lines = current_lines(run, judgeable, generated, identity)
-    lacking = [s.id for s in judgeable if s.id not in lines]
+    if client is None:
+        return
+    stage = JudgeStage(client, prompt=bench._opt("judge_prompt", "checklist_judge_v1"),
+                       retries=bench._opt("judge_retries", 2),
+                       workers=bench.options.get("judge_workers"),
+                       panel=bench.judge_clients(), samples=bench.judge_samples())
+    stage.run(run, judgeable(samples, generated), generated, progress=bench.progress)
+
+
+def judgeable(samples: Sequence[Any], generated: dict[str, dict[str, Any]]) -> list[Any]:
+    """The samples the judge sees: every one but those whose agent failed."""
+    return [s for s in samples if (generated.get(s.id) or {}).get("status") != "error"]
+
+
+def prepare(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
+            ctx: Any) -> None:
+    """What every task's row reads, once, into `ctx.shared`: the variant, the current judge
+    line of each judged task (by the judge the manifest names now: the stage's, or the run's
+    on a plain re-score) and its judged form (judged.jsonl, written here), the corpus of the
+    leakage audit. Records the judge's calls in the manifest (`record_judge_calls`)."""
+    from scholarbench.benchmarks.deepsynth.loader import parse_task
+    from scholarbench.benchmarks.deepsynth.stages import JUDGE, current_lines, write_judged
+    from scholarbench.core.rundir import StageFile
+    run = ctx.run_dir
+    identity = run.read_manifest().get("judge")
+    asked = judgeable(samples, generated)
+    finished = StageFile(ctx.stage_records.get(JUDGE) or {}).finished()
+    lines = current_lines(finished, asked, generated, identity)
+    lacking = [s.id for s in asked if s.id not in lines]
     if lacking:
         raise ScholarbenchError(
             f"{run.path}: {len(lacking)} task(s) have no judgement by the run's judge (first: "
@@ -69,42 +83,45 @@ def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[
     judged = {str(obj["task_id"]): parse_task(obj, require_prompts=False)
               for obj in write_judged(run, samples, lines, generated)}
     record_judge_calls(run, lines)
-    oracle = run.stage(ORACLE, "task_id").records if run.file(ORACLE).exists() else {}
-    corpus = audit_corpus(bench, manifest)
-    rows = []
-    for s in samples:
-        line = lines.get(s.id)
-        extra = {"variant": variant, **judge_counts(line),
-                 "writer_info": writer_counts(generated.get(s.id)),
-                 "oracle_context": oracle_task_counts(oracle.get(s.id))}
-        if line is None:                            # the agent errored: no numbers
-            row: dict[str, Any] = {"task_id": s.gold.task_id}
-            row.update({metric_key(k, variant): None for k in TASK_METRICS})
-            row.update(n_correct=None, n_incorrect=None, n_not_mentioned=None,
-                       n_unscored=None, report_status=statuses[s.id],
-                       n_requirements=s.gold.n_requirements, n_judge_calls=0,
-                       n_groups=None, n_groups_undefined=None, n_empty_sub_groups=None,
-                       unscored_reasons=None, **extra, status="error")
-            rows.append(row)
-            continue
-        if line.get("panel"):                      # a judge panel or repeats: panel.py
-            fields, judges = panel_fields(s, line, generated.get(s.id), variant)
-            status = panel_status(fields, variant)
-        else:
-            score = score_task(judged[s.id], variant)  # type: ignore[arg-type]
-            fields, judges, status = {**score.row(), **score.counts()}, None, score.status
-        counts = {k: fields.pop(k) for k in ("n_groups", "n_groups_undefined",
-                                             "n_empty_sub_groups", "unscored_reasons")}
-        row = {**fields, "report_status": line["report_status"],
-               "n_requirements": s.gold.n_requirements, "n_judge_calls": line.get("calls", 0),
-               **counts, **extra}
-        row["status"] = (line["report_status"] if line["report_status"] in
-                         ("missing", "malformed") else status)
-        row.update(leak_findings(s.gold, generated.get(s.id), corpus).row())  # leakage.md
-        if judges is not None:
-            row["judges"] = judges
-        rows.append(row)
-    return rows
+    ctx.shared.update(variant=bench._variant(), lines=lines, judged=judged,
+                      corpus=audit_corpus(bench, ctx.manifest))
+
+
+def score_row(sample: Any, record: dict[str, Any] | None, ctx: Any) -> dict[str, Any]:
+    """One task's row (module docstring) from what `prepare` shared and the oracle record."""
+    from scholarbench.benchmarks.deepsynth.panel import panel_status
+    from scholarbench.benchmarks.deepsynth.scores import TASK_METRICS, metric_key, score_task
+    from scholarbench.benchmarks.deepsynth.stages import ORACLE, report_status
+    variant, line = ctx.shared["variant"], ctx.shared["lines"].get(sample.id)
+    extra = {"variant": variant, **judge_counts(line), "writer_info": writer_counts(record),
+             "oracle_context": oracle_task_counts(
+                 (ctx.stage_records.get(ORACLE) or {}).get(sample.id))}
+    if line is None:                                # the agent errored: no numbers
+        row: dict[str, Any] = {"task_id": sample.gold.task_id}
+        row.update({metric_key(k, variant): None for k in TASK_METRICS})
+        row.update(n_correct=None, n_incorrect=None, n_not_mentioned=None,
+                   n_unscored=None, report_status=report_status(record),
+                   n_requirements=sample.gold.n_requirements, n_judge_calls=0,
+                   n_groups=None, n_groups_undefined=None, n_empty_sub_groups=None,
+                   unscored_reasons=None, **extra, status="error")
+        return row
+    if line.get("panel"):                          # a judge panel or repeats: panel.py
+        fields, judges = panel_fields(sample, line, record, variant)
+        status = panel_status(fields, variant)
+    else:
+        score = score_task(ctx.shared["judged"][sample.id], variant)  # type: ignore[arg-type]
+        fields, judges, status = {**score.row(), **score.counts()}, None, score.status
+    counts = {k: fields.pop(k) for k in ("n_groups", "n_groups_undefined",
+                                         "n_empty_sub_groups", "unscored_reasons")}
+    row = {**fields, "report_status": line["report_status"],
+           "n_requirements": sample.gold.n_requirements, "n_judge_calls": line.get("calls", 0),
+           **counts, **extra}
+    row["status"] = (line["report_status"] if line["report_status"] in
+                     ("missing", "malformed") else status)
+    row.update(leak_findings(sample.gold, record, ctx.shared["corpus"]).row())  # leakage.md
+    if judges is not None:
+        row["judges"] = judges
+    return row
 
 
 def audit_corpus(bench: Any, manifest: dict[str, Any]) -> Any:
@@ -184,57 +201,5 @@ def oracle_task_counts(record: dict[str, Any] | None) -> dict[str, Any] | None:
     return {"source": context.source, **context.counts()}
 
 
-def panel_summary_of(rows: Sequence[dict[str, Any]], variant: str) -> dict[str, Any]:
-    """With a judge panel or repeats (rows carrying `judges`): `judge_panel` (each judge's
-    mean, repeats and spread of Overall / General / Constraint, and its pooled Precision) and
-    `judge_agreement` (α between the judges on each per-task measure; none for the pooled
-    Precision: one value per judge); {} otherwise."""
-    from scholarbench.benchmarks.deepsynth.measures import TASK_KEYS
-    from scholarbench.benchmarks.deepsynth.panel import precision_by_judge
-    from scholarbench.benchmarks.deepsynth.scores import metric_key
-    from scholarbench.metrics.agreement import panel_summary
-    out = panel_summary(rows, {metric_key(b, variant): metric_key(b, variant)
-                               for b in TASK_KEYS})
-    if out:
-        out["judge_panel"][metric_key("dse_precision", variant)] = \
-            precision_by_judge(rows, variant)
-    return out
-
-
-def row_variant(bench: Any, rows: Sequence[dict[str, Any]]) -> str:
-    """The variant the rows were scored under (a re-score may change it: `api.score_run`),
-    else the options'."""
-    recorded = {r.get("variant") for r in rows} - {None}
-    if len(recorded) > 1:
-        raise ScholarbenchError(f"score rows of two scoring variants: {sorted(recorded)}")
-    return recorded.pop() if recorded else bench._variant()
-
-
-def aggregate_rows(bench: Any, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
-                   ) -> dict[str, Any]:
-    """The summary of `rows` (scores.jsonl) and `manifest`: nothing else is read."""
-    from scholarbench.benchmarks.deepsynth.measures import BASE_KEYS
-    from scholarbench.benchmarks.deepsynth.scores import aggregate_rows as aggregate, metric_key
-    from scholarbench.benchmarks.deepsynth.summary import run_counts
-    variant = row_variant(bench, rows)
-    counted = [r for r in rows if r.get("status") != "error"]
-    summary = aggregate(counted, variant)  # type: ignore[arg-type]
-    metrics = {}
-    for base in BASE_KEYS:
-        key = metric_key(base, variant)
-        mean = summary["means"][key]
-        if base == "dse_precision":      # pooled over the run's labels: defined as a whole
-            n = len(counted) if mean is not None else 0
-        else:
-            n = len(counted) - summary["n_undefined"][key]
-        metrics[key] = {"mean": mean, "n": n, "n_null": len(counted) - n}
-    summary["metrics"] = metrics
-    summary.update(panel_summary_of(counted, variant))
-    if not manifest.get("judged"):     # a judged file (`score deepsynth --judged`) is no run
-        summary.update(run_counts(manifest, rows))
-    return summary
-
-
-__all__ = ["aggregate_rows", "judge_counts", "oracle_task_counts", "panel_fields",
-           "panel_summary_of", "record_judge_calls",
-           "row_variant", "score_samples", "writer_counts"]
+__all__ = ["audit_corpus", "judge_counts", "judge_stage", "judgeable", "oracle_task_counts",
+           "panel_fields", "prepare", "record_judge_calls", "score_row", "writer_counts"]

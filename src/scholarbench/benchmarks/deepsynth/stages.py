@@ -320,11 +320,11 @@ def has_unscored(line: dict[str, Any]) -> bool:
                for s in sub.get("statuses") or ())
 
 
-def current_lines(run: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
-                  identity: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
-    """The finished judge.jsonl line of each sample judged by `identity` on its current
-    report text."""
-    lines = run.stage(JUDGE, "task_id").finished()
+def current_lines(lines: dict[str, dict[str, Any]], samples: Sequence[Any],
+                  generated: dict[str, dict[str, Any]], identity: dict[str, Any] | None
+                  ) -> dict[str, dict[str, Any]]:
+    """Of `lines` (judge.jsonl's finished lines by task id), the line of each sample judged
+    by `identity` on its current report text."""
     out = {}
     for s in samples:
         line = lines.get(s.id)

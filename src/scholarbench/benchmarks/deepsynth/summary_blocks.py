@@ -1,0 +1,63 @@
+"""DeepSynth-Eval's summary beside `metrics`, from the score rows and the manifest alone
+(`Benchmark.summary_extras`; `scholarbench aggregate RUN_DIR` rebuilds it from scores.jsonl).
+
+The rows are scored under one variant (`row_variant`): the summary's measures are that
+variant's (`summary_measures`; the engine computes their `metrics` entries), and its other
+blocks — `scores.aggregate_rows`' means and counts over the rows that are not ``error``, the
+judge panel's blocks (`panel_summary_of`) and the run's counts (`summary.run_counts`) — come
+from `summary_extras`.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from scholarbench.errors import ScholarbenchError
+
+
+def row_variant(bench: Any, rows: Sequence[dict[str, Any]]) -> str:
+    """The variant the rows were scored under (a re-score may change it: `api.score_run`),
+    else the options'."""
+    recorded = {r.get("variant") for r in rows} - {None}
+    if len(recorded) > 1:
+        raise ScholarbenchError(f"score rows of two scoring variants: {sorted(recorded)}")
+    return recorded.pop() if recorded else bench._variant()
+
+
+def summary_measures(bench: Any, rows: Sequence[dict[str, Any]]) -> tuple[Any, ...]:
+    """The four measures of the rows' variant (both variants are declared: `measures`)."""
+    from scholarbench.benchmarks.deepsynth.measures import measures_for
+    return measures_for(row_variant(bench, rows))
+
+
+def panel_summary_of(rows: Sequence[dict[str, Any]], variant: str) -> dict[str, Any]:
+    """With a judge panel or repeats (rows carrying `judges`): `judge_panel` (each judge's
+    mean, repeats and spread of Overall / General / Constraint, and its pooled Precision) and
+    `judge_agreement` (α between the judges on each per-task measure; none for the pooled
+    Precision: one value per judge); {} otherwise."""
+    from scholarbench.benchmarks.deepsynth.measures import TASK_KEYS
+    from scholarbench.benchmarks.deepsynth.panel import precision_by_judge
+    from scholarbench.benchmarks.deepsynth.scores import metric_key
+    from scholarbench.metrics.agreement import panel_summary
+    out = panel_summary(rows, {metric_key(b, variant): metric_key(b, variant)
+                               for b in TASK_KEYS})
+    if out:
+        out["judge_panel"][metric_key("dse_precision", variant)] = \
+            precision_by_judge(rows, variant)
+    return out
+
+
+def summary_extras(bench: Any, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
+                   ) -> dict[str, Any]:
+    """Every block of the summary but `metrics` (module docstring)."""
+    from scholarbench.benchmarks.deepsynth.scores import aggregate_rows
+    from scholarbench.benchmarks.deepsynth.summary import run_counts
+    variant = row_variant(bench, rows)
+    counted = [r for r in rows if r.get("status") != "error"]
+    out = aggregate_rows(counted, variant)  # type: ignore[arg-type]
+    out.update(panel_summary_of(counted, variant))
+    if not manifest.get("judged"):     # a judged file (`score deepsynth --judged`) is no run
+        out.update(run_counts(manifest, rows))
+    return out
+
+
+__all__ = ["panel_summary_of", "row_variant", "summary_extras", "summary_measures"]
