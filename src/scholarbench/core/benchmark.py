@@ -283,12 +283,19 @@ class Benchmark:
         alone (no state kept from `score`, no data read: `scholarbench aggregate` rebuilds the
         summary from scores.jsonl with this); default: each declared measure (`measures`)
         by its own aggregator, else plain means of the headline keys."""
-        declared = self.measures(manifest.get("mode"))
+        declared = self.summary_measures(rows, manifest)
         if declared:
             metrics = {m.key: measure_entry(m, rows) for m in declared}
         else:
             metrics = mean_metrics(rows, self.headline.get(manifest.get("mode") or "", ()))
         return {"metrics": metrics, **self.summary_extras(rows, manifest)}
+
+    def summary_measures(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
+                         ) -> tuple[Any, ...]:
+        """The measures the summary's `metrics` reports for these rows. Default: every declared
+        one (`measures`); a benchmark whose optional measures (an LLM judge's) only some runs
+        score narrows them by the rows."""
+        return self.measures(manifest.get("mode"))
 
     def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                        ) -> dict[str, Any]:
@@ -344,7 +351,8 @@ def mean_metrics(rows: Sequence[dict[str, Any]], keys: Sequence[str]) -> dict[st
 def measure_entry(measure: Any, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """{"mean", "n", "n_null"} of a `core.measure.Measure` over the rows that count (not
     errored, not unscorable): a per-sample mean counts its defined values; a pooled aggregate
-    counts every row it pooled (n_null: rows left out by the aggregator's own rule: none)."""
+    counts every row it pooled (n_null: rows left out by the aggregator's own rule: none);
+    a measure with an `unscored_key` also counts the rows its judge failed on (n_unscored)."""
     from scholarbench.core.measure import NOT_COUNTED, defined
     counted = [r for r in rows if r.get("status") not in NOT_COUNTED]
     mean = measure.value(rows)
@@ -352,7 +360,10 @@ def measure_entry(measure: Any, rows: Sequence[dict[str, Any]]) -> dict[str, Any
         n = len(defined(counted, measure.key))
     else:
         n = len(counted) if mean is not None else 0
-    return {"mean": mean, "n": n, "n_null": len(counted) - n}
+    entry = {"mean": mean, "n": n, "n_null": len(counted) - n}
+    if measure.unscored_key is not None:
+        entry["n_unscored"] = sum(1 for r in counted if r.get(measure.unscored_key))
+    return entry
 
 
 def summary_line(summary: dict[str, Any]) -> str:
