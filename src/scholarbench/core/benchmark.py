@@ -292,9 +292,10 @@ class Benchmark:
 
     def summary_measures(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                          ) -> tuple[Any, ...]:
-        """The declared measures the summary's `metrics` holds: default every one of
-        `measures`; a benchmark that declares measures its rows may not have (a scoring
-        variant per run: DeepSynth-Eval) picks those of the rows."""
+        """The declared measures the summary's `metrics` holds for these rows. Default: every
+        one of `measures`; a benchmark whose rows may lack some (a scoring variant per run:
+        DeepSynth-Eval; an LLM judge's measures only judged runs score: TaxoBench) narrows
+        them by the rows."""
         return self.measures(manifest.get("mode"))
 
     def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
@@ -351,7 +352,8 @@ def mean_metrics(rows: Sequence[dict[str, Any]], keys: Sequence[str]) -> dict[st
 def measure_entry(measure: Any, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """{"mean", "n", "n_null"} of a `core.measure.Measure` over the rows that count (not
     errored, not unscorable): a per-sample mean counts its defined values; a pooled aggregate
-    counts every row it pooled (n_null: rows left out by the aggregator's own rule: none)."""
+    counts every row it pooled (n_null: rows left out by the aggregator's own rule: none);
+    a measure with an `unscored_key` also counts the rows its judge failed on (n_unscored)."""
     from scholarbench.core.measure import NOT_COUNTED, defined
     counted = [r for r in rows if r.get("status") not in NOT_COUNTED]
     mean = measure.value(rows)
@@ -359,7 +361,10 @@ def measure_entry(measure: Any, rows: Sequence[dict[str, Any]]) -> dict[str, Any
         n = len(defined(counted, measure.key))
     else:
         n = len(counted) if mean is not None else 0
-    return {"mean": mean, "n": n, "n_null": len(counted) - n}
+    entry = {"mean": mean, "n": n, "n_null": len(counted) - n}
+    if measure.unscored_key is not None:
+        entry["n_unscored"] = sum(1 for r in counted if r.get(measure.unscored_key))
+    return entry
 
 
 def summary_line(summary: dict[str, Any]) -> str:

@@ -52,6 +52,9 @@ class Measure:
     defined_on: Callable[[Row], bool] | None = field(default=None, compare=False, repr=False)
     aggregate_note: str = field(default="mean over samples with a defined value",
                                 compare=False)
+    # a judge's measure: the row key whose value says the judge failed on that sample (the
+    # summary entry counts those rows as `n_unscored`, part of `n_null`)
+    unscored_key: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         MetricName.parse(self.key)            # raises on a name that would not parse back

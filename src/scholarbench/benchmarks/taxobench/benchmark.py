@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from scholarbench.core.agent import AgentContext, Task
-from scholarbench.core.benchmark import Benchmark, Loaded, Sample
+from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext
 from scholarbench.core.registry import register_benchmark
 from scholarbench.errors import ScholarbenchError
 
@@ -255,19 +255,29 @@ class TaxoBench(Benchmark):
         return pred
 
     # -- scoring ---------------------------------------------------------------------------------
-    def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
-              manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
-        from scholarbench.benchmarks.taxobench.scoring import score_samples
-        return score_samples(self, samples, generated, run_dir)
+    def prepare_scoring(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
+                        ctx: ScoreContext) -> None:
+        from scholarbench.benchmarks.taxobench.scoring import prepare
+        ctx.shared.update(prepare(self, samples, generated, ctx.run_dir))
+
+    def score_sample(self, sample: Sample, record: dict[str, Any] | None,
+                     ctx: ScoreContext) -> dict[str, Any]:
+        from scholarbench.benchmarks.taxobench.scoring import score_row
+        return score_row(sample, record, ctx.shared)
 
     def measures(self, subtask: str | None) -> tuple[Any, ...]:
         from scholarbench.benchmarks.taxobench.measures import JUDGE_MEASURES, MEASURES
         return MEASURES + JUDGE_MEASURES
 
-    def aggregate(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
-                  ) -> dict[str, Any]:
-        from scholarbench.benchmarks.taxobench.scoring import aggregate
-        return aggregate(rows, manifest)
+    def summary_measures(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
+                         ) -> tuple[Any, ...]:
+        from scholarbench.benchmarks.taxobench.scoring import summary_measures
+        return summary_measures(rows)
+
+    def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
+                       ) -> dict[str, Any]:
+        from scholarbench.benchmarks.taxobench.scoring import summary_extras
+        return summary_extras(rows, manifest)
 
     def format_summary(self, summary: dict[str, Any]) -> str:
         from scholarbench.benchmarks.taxobench.scoring import format_summary

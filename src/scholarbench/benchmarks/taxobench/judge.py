@@ -265,18 +265,6 @@ def as_judge(judge: Any) -> TaxoBenchJudge | None:
 
 
 # ------------------------------------------------------------------------------------ summary
-def aggregate_judge(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per judge key: mean over scored samples, n, n_null (every sample without a value:
-    unscored, missing or malformed) and n_unscored (judge failures only; part of n_null)."""
-    out = {}
-    n_unscored = sum(1 for r in rows if r.get("judge_unscored"))
-    for key in JUDGE_KEYS:
-        values = [r[key] for r in rows if r.get(key) is not None]
-        out[key] = {"mean": sum(values) / len(values) if values else None, "n": len(values),
-                    "n_null": len(rows) - len(values), "n_unscored": n_unscored}
-    return out
-
-
 def format_judge_summary(summary: dict[str, Any]) -> str:
     """Lines for the terminal: each judge mean with its counts; "" when the run was not judged."""
     metrics = summary.get("metrics", {})
@@ -301,5 +289,5 @@ def format_judge_summary(summary: dict[str, Any]) -> str:
 __all__ = ["DEFAULT_PROMPT", "DIMENSIONS", "JUDGE_KEYS", "JudgePrompt",
            "JudgeResult", "NOT_JUDGED", "PROMPT_NAMES", "REPLY_SCHEMA",
            "reply_schema", "SCORE_KEYS",
-           "TaxoBenchJudge", "aggregate_judge", "as_judge", "build_messages", "clean_label",
+           "TaxoBenchJudge", "as_judge", "build_messages", "clean_label",
            "format_judge_summary", "load_prompt", "quote_tree", "render_tree", "validate_reply"]

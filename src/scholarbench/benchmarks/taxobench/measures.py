@@ -49,7 +49,8 @@ PAPER = "paper"            # Zhang et al. 2026 (TaxoBench); docs/metrics.md
 def _measure(key: str, label: str, direction: Direction, unit: str, provenance: str,
              description: str, judge: bool = False) -> Measure:
     return Measure("taxobench", key, description=description, label=label, direction=direction,
-                   unit=unit, provenance=f"{PAPER} {provenance}", judge=judge)
+                   unit=unit, provenance=f"{PAPER} {provenance}", judge=judge,
+                   unscored_key="judge_unscored" if judge else None)
 
 
 def sem_path_measure(lam: float = SEM_PATH_LAMBDA) -> Measure:

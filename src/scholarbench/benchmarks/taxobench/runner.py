@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from scholarbench.benchmarks.taxobench.benchmark import TaxoBench
-from scholarbench.benchmarks.taxobench.scoring import aggregate, predictions, score_files
+from scholarbench.benchmarks.taxobench.scoring import predictions, score_files
 from scholarbench.core.engine import Models, run_benchmark
 from scholarbench.core.engine import score_run as engine_score_run
 from scholarbench.core.rundir import RunDir
@@ -62,6 +62,15 @@ def score_run(out: Path, embedder: Any, progress: bool = True, judge: Any = None
                       embedder=embedder)
     return engine_score_run(Path(out), bench=bench, models=_models(judge, judge_samples),
                             progress=progress).summary
+
+
+def aggregate(rows: list[dict[str, Any]], manifest: dict[str, Any]) -> dict[str, Any]:
+    """The summary's run fields and TaxoBench's own part (`Benchmark.aggregate`: measures,
+    counts, judge blocks) from score rows and a manifest alone, without the engine's
+    intervals and status counts (`core.summarise` adds those)."""
+    return {"benchmark": "taxobench", "mode": manifest["mode"], "agent": manifest["agent"],
+            "run_name": manifest.get("run_name"), "n_samples": len(rows),
+            **TaxoBench().aggregate(rows, manifest)}
 
 
 def load_generated(out: Path) -> dict[str, Any]:

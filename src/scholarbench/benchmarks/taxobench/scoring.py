@@ -1,16 +1,17 @@
 """TaxoBench scoring: every measure per gold instance (never skipping one), the LLM judge when
-asked, the summary's means, and `score taxobench --gold --pred --out` on files."""
+asked, the summary's measures and blocks, and `score taxobench --gold --pred --out` on files."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from scholarbench.benchmarks.taxobench.judge import (JUDGE_KEYS, NOT_JUDGED, JudgeResult,
-                                                     aggregate_judge, as_judge,
-                                                     format_judge_summary)
+                                                     as_judge, format_judge_summary)
 from scholarbench.benchmarks.taxobench.leakage import leak_findings
 from scholarbench.benchmarks.taxobench.panel import TaxoPanel
-from scholarbench.benchmarks.taxobench.measures import METRIC_KEYS, METRICS, score_instance
+from scholarbench.benchmarks.taxobench.measures import (JUDGE_MEASURES, MEASURES, METRICS,
+                                                        score_instance)
+from scholarbench.core.measure import NOT_COUNTED, Measure
 from scholarbench.metrics.judge_panel import format_panel
 from scholarbench.records import TaxoPrediction
 
@@ -38,14 +39,19 @@ def predictions(generated: dict[str, dict[str, Any]]) -> dict[str, TaxoPredictio
     return preds
 
 
-def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
-                  run: Any) -> list[dict[str, Any]]:
-    """One row per sample: every measure, the agent's whole-number counts (`agent_info`) and,
-    judged, the judge keys; the judge's description goes into the manifest (`judge`).
+MEASURED, JUDGED, PREDICTIONS = "taxobench.measured", "taxobench.judged", "taxobench.preds"
 
-    With `--with-judge` the judge role (a ChatClient or a `TaxoBenchJudge`) adds the judge keys
-    to each row; a missing or malformed prediction is not sent to it. Judge calls run
-    concurrently (up to the client's concurrency; one at a time for the local model) and are
+
+def prepare(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
+            run: Any) -> dict[str, Any]:
+    """The run-wide part of scoring (`Benchmark.prepare_scoring`): every sample's measures
+    (`score_instance`, one encoder over the run, whose cache counts go into the manifest as
+    `embedding_cache`) and, judged, its judge columns; what `score_row` reads, as
+    `ctx.shared` entries. The judge's description goes into the manifest (`judge`).
+
+    With `--with-judge` the judge role (a ChatClient or a `TaxoBenchJudge`) judges each sample;
+    a missing or malformed prediction is not sent to it. Judge calls run concurrently with the
+    measures (up to the client's concurrency; one at a time for the local model) and are
     answered from the reply cache when a run is re-scored. With several judges or
     `--judge-samples K` every judge judges every sample K times and the columns are the
     panel's (`panel.py`)."""
@@ -54,26 +60,20 @@ def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[
     panel = _panel(bench) if bench.options.get("with_judge") else None
     before = [_usage(j.client) for j in panel.judges] if panel is not None else None
     pending = _start_judging(panel, samples, preds) if panel is not None else None
-    rows, judged = [], []
+    measured: dict[str, dict[str, Any]] = {}
+    columns: dict[str, dict[str, Any]] = {}
+    judged: list[dict[str, Any]] = []
     try:
         for sample in samples:
             pred = preds.get(sample.id)
-            record = generated.get(sample.id) or {}
-            row = {"id": sample.id, **score_instance(sample.gold, pred, embedder)}
+            row = score_instance(sample.gold, pred, embedder)
             if sample.task.subtask == "deep-research":    # flagged, not changed (leakage.md)
                 row.update(leak_findings(sample.task.native, pred).row())
+            measured[sample.id] = row
             if pending is not None:
-                judged += _judge_columns(panel, row, sample.id, pending.get(sample.id))
-            if pred is None and record.get("error"):
-                row["error"] = record["error"]
-            if counts := info_counts(record):
-                row["agent_info"] = counts       # summed into the summary's agent_info
-            if record.get("missing"):
-                row["missing"] = True
-            elif record.get("status") == "malformed":    # an answer that did not parse: not
-                row.update(missing=False, malformed=True)  # missing (core.status)
-            row["status"] = row_status(row)
-            rows.append(row)
+                columns[sample.id] = {}
+                judged += _judge_columns(panel, columns[sample.id], sample.id,
+                                         pending.get(sample.id))
     finally:
         if pending is not None:
             for futures in pending.values():
@@ -89,7 +89,25 @@ def score_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[
         manifest = run.read_manifest()
         manifest["embedding_cache"] = stats.as_dict()
         run.write_manifest(manifest)
-    return rows
+    return {PREDICTIONS: preds, MEASURED: measured, JUDGED: columns}
+
+
+def score_row(sample: Any, record: dict[str, Any] | None, shared: dict[str, Any]
+              ) -> dict[str, Any]:
+    """One sample's row (never skipped): its measures, judged also the judge keys, the agent's
+    whole-number counts (`agent_info`), `missing` / `malformed` flags and its status."""
+    record = record or {}
+    row = {"id": sample.id, **shared[MEASURED][sample.id], **shared[JUDGED].get(sample.id, {})}
+    if shared[PREDICTIONS].get(sample.id) is None and record.get("error"):
+        row["error"] = record["error"]
+    if counts := info_counts(record):
+        row["agent_info"] = counts       # summed into the summary's agent_info
+    if record.get("missing"):
+        row["missing"] = True
+    elif record.get("status") == "malformed":    # an answer that did not parse: not
+        row.update(missing=False, malformed=True)  # missing (core.status)
+    row["status"] = row_status(row)
+    return row
 
 
 def row_status(row: dict[str, Any]) -> str:
@@ -204,26 +222,29 @@ def sum_info(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
     return total
 
 
-def aggregate(rows: Sequence[dict[str, Any]], manifest: dict[str, Any]) -> dict[str, Any]:
-    """Means over the samples (errored ones are no result: left out), nulls excluded and
-    counted; missing and malformed counts; the agents' summed counts; the judge's description
-    as the manifest records it. A function of the rows and the manifest alone."""
-    counted = [r for r in rows if r.get("status") != "error"]
-    metrics = {}
-    for key in METRIC_KEYS:
-        values = [r[key] for r in counted if r.get(key) is not None]
-        metrics[key] = {"mean": sum(values) / len(values) if values else None,
-                        "n": len(values), "n_null": len(counted) - len(values)}
+def judged(rows: Sequence[dict[str, Any]]) -> bool:
+    """Whether the rows' run was judged: every counted row carries the judge's columns."""
+    counted = [r for r in rows if r.get("status") not in NOT_COUNTED]
+    return bool(counted) and all("judge_avg" in r for r in counted)
+
+
+def summary_measures(rows: Sequence[dict[str, Any]]) -> tuple[Measure, ...]:
+    """Every measure; the judge's only in a judged run's summary."""
+    return MEASURES + JUDGE_MEASURES if judged(rows) else MEASURES
+
+
+def summary_extras(rows: Sequence[dict[str, Any]], manifest: dict[str, Any]) -> dict[str, Any]:
+    """The summary beside its measures: missing and malformed counts, the agents' summed
+    counts, the judge's description as the manifest records it and, with a judge panel or
+    repeats, the panel's agreement. A function of the rows and the manifest alone."""
     panel: dict[str, Any] = {}
-    if counted and all("judge_avg" in r for r in counted):
-        metrics.update(aggregate_judge(counted))
+    if judged(rows):
         from scholarbench.metrics.agreement import panel_summary
+        counted = [r for r in rows if r.get("status") not in NOT_COUNTED]
         panel = panel_summary(counted, {k: k for k in JUDGE_KEYS})   # a panel or repeats
-    return {"benchmark": "taxobench", "mode": manifest["mode"], "agent": manifest["agent"],
-            "run_name": manifest.get("run_name"), "n_samples": len(rows),
-            "n_missing": sum(1 for r in rows if r.get("missing")),
+    return {"n_missing": sum(1 for r in rows if r.get("missing")),
             "n_malformed": sum(1 for r in rows if r.get("malformed")),
-            "metrics": metrics, "agent_info": sum_info(rows),
+            "agent_info": sum_info(rows),
             **({"judge": manifest["judge"]} if manifest.get("judge") is not None else {}),
             **panel}
 
@@ -295,5 +316,5 @@ def files_manifest(pred: Path) -> dict[str, Any]:
             "run_name": pred.stem}
 
 
-__all__ = ["aggregate", "files_manifest", "format_summary", "predictions", "score_files",
-           "score_samples"]
+__all__ = ["files_manifest", "format_summary", "judged", "predictions", "prepare", "score_files",
+           "score_row", "summary_extras", "summary_measures"]
