@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from fake_openai import FakeOpenAI, Step
 from scholarbench.core.judge_stage import data_block
-from test_engine import _cli, _site
+from test_engine import _cli, env  # noqa: F401,F811  (env: the fixture judge_env extends)
 
 AGENT = '''
 def solve(task):
@@ -38,12 +37,11 @@ def judges():
 
 
 @pytest.fixture()
-def env(tmp_path: Path):
-    site = _site(tmp_path)
-    user = tmp_path / "user"
-    user.mkdir()
+def judge_env(env):  # noqa: F811
+    """test_engine's installed toybench and user folder, with this file's agent in it."""
+    site, user, tmp = env
     (user / "agent3.py").write_text(AGENT)
-    return site, user, tmp_path
+    return site, user, tmp
 
 
 def _judge_flags(server: FakeOpenAI, name: str) -> list[str]:
@@ -57,8 +55,8 @@ def _planned(stdout: str, bound: bool = False) -> int:
     return int(re.search(rf"total: {mark}(\d+) judge calls", stdout).group(1))
 
 
-def test_rescore_with_another_judge_asks_that_judge_and_the_same_judge_nothing(env, judges):
-    site, user, tmp = env
+def test_rescore_with_another_judge_asks_that_judge_and_the_same_judge_nothing(judge_env, judges):
+    site, user, tmp = judge_env
     a, b = judges
     base = ["--task", "rank", "--agent", "agent3:solve", "--out", "runs/j", "--quiet",
             "--llm-judge", "--no-llm-cache"]
@@ -94,8 +92,8 @@ def test_rescore_with_another_judge_asks_that_judge_and_the_same_judge_nothing(e
     assert {x["judge"] for x in lines} == {"judge-a", "judge-b"} and len(lines) == 6
 
 
-def test_a_panel_asks_every_judge_k_times_as_the_dry_run_says(env, judges):
-    site, user, tmp = env
+def test_a_panel_asks_every_judge_k_times_as_the_dry_run_says(judge_env, judges):
+    site, user, tmp = judge_env
     a, b = judges
     flags = [*_judge_flags(a, "judge-a"), *_judge_flags(b, "judge-b"), "--judge-samples", "2"]
     base = ["--task", "rank", "--agent", "agent3:solve", "--out", "runs/p", "--quiet",
@@ -113,8 +111,8 @@ def test_a_panel_asks_every_judge_k_times_as_the_dry_run_says(env, judges):
     assert [r["llm_relevance"] for r in rows] == [1.0, 0.0, 1.0]
 
 
-def test_an_unusable_reply_is_unscored_counted_and_asked_again(env, judges):
-    site, user, tmp = env
+def test_an_unusable_reply_is_unscored_counted_and_asked_again(judge_env, judges):
+    site, user, tmp = judge_env
     a, _ = judges
     left = [2]                          # the retrieval sample's request and its repair turn
 

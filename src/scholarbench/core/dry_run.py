@@ -3,18 +3,17 @@ print the model calls a run would make (`core.planning`) before any is made. Not
 a model, opens the reply cache or writes a file."""
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any, Sequence
 
 from scholarbench.core.args import run_params
 from scholarbench.core.judge_stage import on_file, plan
-from scholarbench.core.judging import JudgeIdentity
+from scholarbench.core.judging import identities
 from scholarbench.core.lookup import resolve_agent
-from scholarbench.core.planning import PlannedCalls, benchmark_plan, judge_roles, plan_lines
+from scholarbench.core.planning import PlannedCalls, benchmark_plan, plan_lines
 from scholarbench.core.rundir import RunDir
 from scholarbench.llm.commands import judge_panel_flags, judge_samples
 from scholarbench.llm.config import resolve_role
-from scholarbench.llm.secrets import redact_url
-from scholarbench.metrics.judge_panel import labels_of
 
 HEAD = "dry run: no model is called and no run directory is written; calls before the reply cache"
 
@@ -24,10 +23,7 @@ def judge_identities(args: Any) -> list[Any]:
     JudgeIdentity`), from the flags, environment and config alone (no client made)."""
     configs = [resolve_role("judge", flags, config_file=getattr(args, "llm_config", None))
                for flags in judge_panel_flags(args)]
-    holders = [type("Judge", (), {"config": c})() for c in configs]
-    return [JudgeIdentity(label, role, str(c.model), redact_url(c.base_url), c.temperature,
-                          c.seed)
-            for c, label, role in zip(configs, labels_of(holders), judge_roles(len(configs)))]
+    return identities([SimpleNamespace(config=c) for c in configs])   # as of their clients
 
 
 def unasked(bench: Any, subtask: str, samples: Sequence[Any],

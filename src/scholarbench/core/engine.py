@@ -37,18 +37,17 @@ from scholarbench.core.judging import (FAILURES_KEY, JudgeWatch, check_judge_can
 from scholarbench.core.judging import warning_lines as judge_warning_lines
 from scholarbench.core.limits import scored_as_missing
 from scholarbench.core.lookup import (  # noqa: F401  (re-exported: callers import them here)
-    GENERIC_AGENTS, benchmark_class, engine_benchmarks, resolve_agent)
+    benchmark_class, engine_benchmarks, resolve_agent)
 from scholarbench.core.manifest import jsonable_options, plain_options
 from scholarbench.core.models import Models  # noqa: F401  (re-exported: callers import it from here)
 from scholarbench.core.records import RUN_FORMAT, Manifest
 from scholarbench.core.rundir import RunDir
-from scholarbench.core.solving import (  # noqa: F401  (re-exported: the Ray workers')
-    add_tool_counts, solve_one, solve_with_tools)
+from scholarbench.core.solving import add_tool_counts, solve_with_tools
 from scholarbench.core.writing import SampleWriter, write_record
 from scholarbench.core.status import reason_of, sample_status
 from scholarbench.core.summarise import summarise
-from scholarbench.core.usage import (  # noqa: F401  (re-exported: the stages' accounting)
-    _usage, add_stage_usage, add_usage_delta, judge_usage_lines, model_identity, usage_delta)
+from scholarbench.core.usage import (  # noqa: F401  (add_stage_usage re-exported)
+    add_stage_usage, add_usage_delta, judge_usage_lines, model_identity, usage_snapshot)
 from scholarbench.errors import IncompleteRun, ScholarbenchError
 from scholarbench.injection.detect import flag_injections
 from scholarbench.injection.unflagged import flagged_note
@@ -222,7 +221,7 @@ def generate(bench: Benchmark, run: RunDir, samples: Sequence[Sample], agent: Ag
               "its sample is redone")
     finished = stage.finished()
     todo = [s for s in samples if s.unscorable is None and s.id not in finished]
-    before = _usage(ctx.llm)
+    before = usage_snapshot(ctx.llm)
     exclusive = max_samples <= 1
     results = remote.solve(todo) if remote is not None else in_flight(
         todo, lambda s: solve_with_tools(bench, agent, s, ctx, run.path, exclusive),
@@ -338,7 +337,7 @@ def run_stage(run: RunDir, file: str, samples: Sequence[Sample],
     done = run.stage(file, id_key).finished()
     todo = [s for s in samples if s.unscorable is None
             and (s.id not in done or (redo is not None and redo(done[s.id])))]
-    before = _usage(client)
+    before = usage_snapshot(client)
     try:
         for sample in tqdm(todo, desc=stage, unit="sample", disable=not progress or not todo):
             start = time.perf_counter()

@@ -26,7 +26,7 @@ from typing import Any, Callable, Sequence
 from scholarbench.core.concurrency import in_flight
 from scholarbench.core.judging import JudgeIdentity, identities
 from scholarbench.core.rundir import RunDir, read_stage
-from scholarbench.core.usage import _usage, add_stage_usage
+from scholarbench.core.usage import usage_snapshot, add_stage_usage
 from scholarbench.core.writing import write_record
 from scholarbench.llm.structured import ask_json
 from scholarbench.metrics.judge_panel import client_of, mean_defined, repeat_seed
@@ -161,7 +161,7 @@ def judge_stage(run: RunDir, item: JudgedItem, samples: Sequence[Any],
                                                           or 1))
     done = on_file(run, item)
     todo = list({p.key: p for p in planned if p.key not in done}.values())
-    before = {fp: _usage(c) for fp, c in by_fp.items()}
+    before = {fp: usage_snapshot(c) for fp, c in by_fp.items()}
     workers = max(1, min(int(getattr(getattr(c, "config", None), "concurrency", 1) or 1)
                          for c in clients))
 

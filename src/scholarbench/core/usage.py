@@ -22,8 +22,11 @@ def model_identity(client: Any) -> dict[str, Any] | None:
             "max_tokens": config.max_tokens, "seed": config.seed}
 
 
-def _usage(client: Any) -> dict[str, Any] | None:
-    return client.usage.as_dict() if client is not None else None
+def usage_snapshot(client: Any) -> dict[str, Any] | None:
+    """What `client` has used so far (`Usage.as_dict()`), the `before` of `add_stage_usage`;
+    None for no client (or one that counts nothing)."""
+    usage = getattr(client, "usage", None)
+    return usage.as_dict() if usage is not None else None
 
 
 def add_stage_usage(run: RunDir, stage: str, role: str, client: Any,

@@ -485,30 +485,9 @@ class DeepSynthBenchmark(Benchmark):
     def planned_judge_calls(self, subtask: str, samples: Sequence[Sample],
                             generated: dict[str, dict[str, Any]] | None = None
                             ) -> list[Any]:
-        """`--dry-run`: in a run (or `score RUN_DIR --with-judge`) one judge call per checklist
-        sub-group of each task whose report is usable (the task file fixes how many); in a run
-        also the oracle's summaries (one per reference, known only once the corpus is read)."""
-        from scholarbench.benchmarks.deepsynth.stages import report_status
-        from scholarbench.core.planning import PlannedCalls
-        if generated is not None and not self.options.get("with_judge"):
-            return []                      # a plain re-score reads the recorded judgements
-        usable = [s for s in samples if s.unscorable is None and (
-            generated is None or report_status(generated.get(s.id)) == "ok")]
-        n = sum(1 for s in usable for g in s.gold.checklist for sub in g.sub_groups
-                if sub.requirements)             # an empty sub-group is not sent
-        out = []
-        if generated is None and self._opt("oracle", "summary") == "summary" \
-                and not self.options.get("replay"):
-            out.append(PlannedCalls("oracle", str(self._opt("oracle_role", "judge")), panel=False,
-                                    basis="1 per reference of each task's survey found in the "
-                                    "corpus, for agents given the oracle (not replay, "
-                                    "endpoint); summaries already made are reused"))
-        out.append(PlannedCalls("judge", bound=n, basis="1 per checklist sub-group (with "
-                                "requirements) of each task whose report is usable (+ "
-                                "--judge-retries repairs per unusable reply); judgements of "
-                                "the same report are reused"))
-        return out
-
+        """`--dry-run`'s calls (`planned.py`)."""
+        from scholarbench.benchmarks.deepsynth.planned import planned_calls
+        return planned_calls(self.options, samples, generated)
 
 
 __all__ = ["DeepSynthBenchmark"]

@@ -22,7 +22,7 @@ from typing import Any, Sequence
 from scholarbench.benchmarks.reportbench.scoring import (RecordedStatements, RecordedTitles,
                                                          Scorer, open_corpus)
 from scholarbench.errors import ScholarbenchError
-from scholarbench.core.engine import _usage, add_stage_usage
+from scholarbench.core.usage import add_stage_usage, usage_snapshot
 from scholarbench.benchmarks.reportbench.construct_stage import PROMPTS
 from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
 from scholarbench.benchmarks.reportbench.sources import CorpusEvidence, NoEvidence, SourceLookup
@@ -90,9 +90,9 @@ def score_run_samples(bench: Any, samples: Sequence[Any], generated: dict[str, d
                     unresolved=opts.get("unresolved") or "exclude", titles=titles,
                     statements=stmt)
     prompts = run.stage(PROMPTS).records if manifest.get("mode") != "shipped" else {}
-    before = _usage(judge)
+    before = usage_snapshot(judge)
     votes = list(stmt.judge.voters[1:]) if stmt is not None and stmt.judge is not None else []
-    before_votes = [_usage(c) for c in votes]
+    before_votes = [usage_snapshot(c) for c in votes]
     rows: list[dict[str, Any]] = []
     try:
         for sample in samples:

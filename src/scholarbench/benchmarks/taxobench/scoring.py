@@ -12,6 +12,7 @@ from scholarbench.benchmarks.taxobench.panel import TaxoPanel
 from scholarbench.benchmarks.taxobench.measures import (JUDGE_MEASURES, MEASURES, METRICS,
                                                         score_instance)
 from scholarbench.core.measure import NOT_COUNTED, Measure
+from scholarbench.core.usage import usage_snapshot
 from scholarbench.metrics.judge_panel import format_panel
 from scholarbench.records import TaxoPrediction
 
@@ -58,7 +59,7 @@ def prepare(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, A
     embedder = bench.embedder
     preds = predictions(generated)
     panel = _panel(bench) if bench.options.get("with_judge") else None
-    before = [_usage(j.client) for j in panel.judges] if panel is not None else None
+    before = [usage_snapshot(j.client) for j in panel.judges] if panel is not None else None
     pending = _start_judging(panel, samples, preds) if panel is not None else None
     measured: dict[str, dict[str, Any]] = {}
     columns: dict[str, dict[str, Any]] = {}
@@ -121,10 +122,6 @@ def _panel(bench: Any) -> TaxoPanel:
     clients = judges() if judges is not None else [bench.models.judge()]
     return TaxoPanel([as_judge(c) for c in clients],
                      int(getattr(bench.models, "judge_samples", 1) or 1))
-
-
-def _usage(client: Any) -> dict[str, Any] | None:
-    return client.usage.as_dict() if hasattr(client, "usage") else None
 
 
 def _start_judging(panel: TaxoPanel, samples: Sequence[Any],
