@@ -285,7 +285,8 @@ class Benchmark:
         by its own aggregator, else plain means of the headline keys."""
         declared = self.summary_measures(rows, manifest)
         if declared:
-            metrics = {m.key: measure_entry(m, rows) for m in declared}
+            metrics = {m.key: entry for m in declared
+                       if (entry := self.metric_entry(m, rows)) is not None}
         else:
             metrics = mean_metrics(rows, self.headline.get(manifest.get("mode") or "", ()))
         return {"metrics": metrics, **self.summary_extras(rows, manifest)}
@@ -297,6 +298,12 @@ class Benchmark:
         DeepSynth-Eval; an LLM judge's measures only judged runs score: TaxoBench) narrows
         them by the rows."""
         return self.measures(manifest.get("mode"))
+
+    def metric_entry(self, measure: Any, rows: Sequence[dict[str, Any]]
+                     ) -> dict[str, Any] | None:
+        """A declared measure's entry in the summary's `metrics` (default `measure_entry`);
+        None leaves it out of this run's summary (a judged measure of a run not judged)."""
+        return measure_entry(measure, rows)
 
     def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                        ) -> dict[str, Any]:

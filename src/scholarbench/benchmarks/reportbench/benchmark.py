@@ -250,19 +250,54 @@ class ReportBench(Benchmark):
                          HiddenSurvey.of(sample.task.native.task))
 
     # -- scoring -----------------------------------------------------------------------------
-    def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
-              manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
-        from scholarbench.benchmarks.reportbench.run_scoring import score_run_samples
-        return score_run_samples(self, samples, generated, manifest, run_dir)
+    def scoring_judge(self) -> Any:
+        """The judge this scoring asks (`run_scoring`): the run's, bound in `context`, else
+        with `--with-judge` the judge role; None when nothing is judged or recorded judge
+        outputs are only replayed."""
+        from scholarbench.benchmarks.reportbench.run_scoring import statements_on
+        if not (statements_on(self.options) or self.options.get("llm_titles")):
+            return None
+        if self._judge is not None:
+            return self._judge
+        return self.models.judge() if self.options.get("with_judge") else None
+
+    def scoring_corpus(self, data: dict[str, Any]) -> Any:
+        """The corpus the references resolve against: the run's (opened in `context`), else
+        the one the manifest's `data` names, opened once."""
+        if self._corpus is None and isinstance(data.get("corpus"), dict):
+            from scholarbench.benchmarks.reportbench.scoring import open_corpus
+            self._corpus = open_corpus(data["corpus"].get("path"))
+        return self._corpus
+
+    def prepare_scoring(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
+                        ctx: Any) -> None:
+        """The scorer and every answer's judged steps (LLM titles, statements), once."""
+        from scholarbench.benchmarks.reportbench.data import recorded_data
+        from scholarbench.benchmarks.reportbench.run_scoring import prepare_scoring
+        data = recorded_data(ctx.manifest)
+        prepare_scoring(self, samples, generated, ctx, judge=self.scoring_judge(),
+                        corpus=self.scoring_corpus(data), gt_dir=data["gt_dir"])
+
+    def score_sample(self, sample: Sample, record: dict[str, Any] | None, ctx: Any
+                     ) -> dict[str, Any]:
+        from scholarbench.benchmarks.reportbench.construct_stage import PROMPTS
+        from scholarbench.benchmarks.reportbench.run_scoring import JUDGED, SCORER
+        prompt = ctx.stage_records.get(PROMPTS, {}).get(sample.id)
+        return ctx.shared[SCORER].row(sample, record, ctx.shared[JUDGED][sample.id], prompt)
 
     def measures(self, subtask: str | None) -> tuple[Any, ...]:
         return reportbench_measures()
 
-    def aggregate(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
-                  ) -> dict[str, Any]:
-        """A function of the score rows and the manifest only (`summary.summarise`)."""
-        from scholarbench.benchmarks.reportbench.summary import summarise
-        return summarise(rows, manifest)
+    def metric_entry(self, measure: Any, rows: Sequence[dict[str, Any]]
+                     ) -> dict[str, Any] | None:
+        from scholarbench.benchmarks.reportbench.summary import metric_entry
+        return metric_entry(measure, rows)
+
+    def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
+                       ) -> dict[str, Any]:
+        """Beside `metrics`, from the rows and the manifest only (`summary.summary_blocks`)."""
+        from scholarbench.benchmarks.reportbench.summary import summary_blocks
+        return summary_blocks(rows, manifest)
 
     def format_summary(self, summary: dict[str, Any]) -> str:
         from scholarbench.benchmarks.reportbench.summary import format_summary

@@ -59,7 +59,7 @@ def load_run_tasks(tasks_path: Path, gt_dir: str | Path | None, limit: int | Non
 
 def load_recorded_tasks(manifest: dict[str, Any]) -> tuple[list[Any], dict[str, Any], str]:
     """The tasks of a finished run, from the paths its manifest records."""
-    data = dict(manifest.get("data") or {})
+    data = recorded_data(manifest)
     if not data.get("path"):
         raise ScholarbenchError("the run's manifest names no ReportBench task file (data.path)")
     path = Path(data["path"])
@@ -67,8 +67,15 @@ def load_recorded_tasks(manifest: dict[str, Any]) -> tuple[list[Any], dict[str, 
     limit = manifest.get("limit")
     if limit is not None:
         tasks = tasks[:limit]
-    if not data.get("corpus") and isinstance(manifest.get("corpus"), dict):
-        data["corpus"] = manifest["corpus"]           # runs made before the engine
     return tasks, data, read_template(_folder(path))
+
+
+def recorded_data(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The manifest's `data` (task file, ground truth, corpus), the corpus taken from
+    `manifest.corpus` for runs made before the engine."""
+    data = dict(manifest.get("data") or {})
+    if not data.get("corpus") and isinstance(manifest.get("corpus"), dict):
+        data["corpus"] = manifest["corpus"]
+    return data
 
 

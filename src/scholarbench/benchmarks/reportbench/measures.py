@@ -4,7 +4,7 @@ Each is a `core.measure.Measure` (key, label as the paper's Table 1 prints it, d
 unit, provenance, `judge`) with how the report shows it (`Shown`). The key lists of the rest of
 the package are derived from `MEASURES`: the score rows' reference keys (`scoring.REF_KEYS`),
 the statement rates (`statement_rows.STATEMENT_RATES`), the summary's `metrics`
-(`summary.summarise`), the headline and the judge-scored keys (`benchmark`), the report's
+(`summary.metric_entry`), the headline and the judge-scored keys (`benchmark`), the report's
 columns (`section.DISPLAY`, `REF_KEYS`, `RATES`) and `score reportbench`'s means
 (`score_files.METRICS`). Adding a measure is one `_declare(...)` here plus the code computing
 its per-survey value (docs/reportbench.md, "Measures").

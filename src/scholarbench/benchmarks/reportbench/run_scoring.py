@@ -1,6 +1,7 @@
-"""`ReportBench.score`: the scorer of one run, built from the run's options and models.
+"""`ReportBench.prepare_scoring`: the scorer of one run, built from the run's options and
+models, and the judged steps of every answer (LLM titles, statements) run once before any row.
 
-Which judge scores (`judge_for`):
+Which judge scores (`ReportBench.scoring_judge`):
 - in a run (`run reportbench`), the judge role bound before the run started, when
   `--statements` or `--llm-titles` is on;
 - `score RUN_DIR --with-judge`: the judge role (--judge, else the configured default);
@@ -19,8 +20,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from scholarbench.benchmarks.reportbench.scoring import (RecordedStatements, RecordedTitles,
-                                                         Scorer, open_corpus)
+from scholarbench.benchmarks.reportbench.scoring import (Judged, RecordedStatements,
+                                                         RecordedTitles, Scorer)
 from scholarbench.errors import ScholarbenchError
 from scholarbench.core.usage import add_stage_usage, usage_snapshot
 from scholarbench.benchmarks.reportbench.construct_stage import PROMPTS
@@ -29,15 +30,14 @@ from scholarbench.benchmarks.reportbench.sources import CorpusEvidence, NoEviden
 from scholarbench.benchmarks.reportbench.statement_prompts import PROMPT_SETS
 from scholarbench.benchmarks.reportbench.statements import StatementConfig, StatementJudge
 
+SCORER, JUDGED = "reportbench.scorer", "reportbench.judged"     # `ScoreContext.shared` keys
 
-def judge_for(bench: Any, statements: bool, llm_titles: bool) -> Any:
-    if not (statements or llm_titles):
-        return None
-    if bench._judge is not None:
-        return bench._judge
-    if bench.options.get("with_judge"):
-        return bench.models.judge()
-    return None
+
+def statements_on(options: dict[str, Any]) -> bool:
+    """Whether this scoring judges statements: `--statements`, or a re-score `--with-judge`
+    (unless `judge_statements` is false)."""
+    return bool(options.get("statements") or (options.get("with_judge")
+                                              and options.get("judge_statements", True)))
 
 
 def panel_of(bench: Any, judge: Any) -> tuple[list[Any], int]:
@@ -49,72 +49,81 @@ def panel_of(bench: Any, judge: Any) -> tuple[list[Any], int]:
             int(getattr(models, "judge_samples", 1) or 1))
 
 
-def score_run_samples(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
-                      manifest: dict[str, Any], run: Any) -> list[dict[str, Any]]:
-    opts = bench.options
-    statements = bool(opts.get("statements") or (opts.get("with_judge")
-                                                 and opts.get("judge_statements", True)))
-    llm_titles = bool(opts.get("llm_titles"))
-    judge = judge_for(bench, statements, llm_titles)
-    data = bench._data or manifest.get("data") or {}
-    corpus = bench._corpus
-    if corpus is None and isinstance(data.get("corpus"), dict):
-        corpus = bench._corpus = open_corpus(data["corpus"].get("path"))
+def make_scorer(bench: Any, samples: Sequence[Any], ctx: Any, judge: Any, corpus: Any,
+                gt_dir: str) -> Scorer:
+    """The run's `Scorer`: its ground truth, corpus, and the recorded title extractor and
+    statement judge (with `judge`, else replaying the identities the manifest recorded)."""
+    opts, manifest, run = bench.options, ctx.manifest, ctx.run_dir
     corpus_sha = getattr(corpus, "papers_sha256", None)
-    gt = load_ground_truth(Path(data["gt_dir"]))
-    tasks = {s.id: s.task.native.task for s in samples}
     allow_network = bool(opts.get("allow_network"))
-
+    llm_titles = bool(opts.get("llm_titles"))
     titles = None
     if llm_titles:
-        inner = identity = None
+        inner = None
+        identity = manifest.get("title_extractor")
         if judge is not None:
             from scholarbench.benchmarks.reportbench.llm_titles import LLMTitleExtractor
             inner = LLMTitleExtractor(judge, allow_network=allow_network)
             identity = inner.identity()
-        else:
-            identity = manifest.get("title_extractor")
         titles = RecordedTitles(inner, run, identity, corpus_sha)
     stmt = None
-    if statements:
-        stmt_judge = identity = None
+    if statements_on(opts):
+        stmt_judge = None
+        identity = manifest.get("statements")
         if judge is not None:
             stmt_judge = statement_judge(bench, judge, corpus, allow_network,
                                          *panel_of(bench, judge))
             identity = stmt_judge.identity()
-        else:
-            identity = manifest.get("statements")
         stmt = RecordedStatements(stmt_judge, identity, run, corpus_sha, llm_titles)
+    return Scorer(gt=load_ground_truth(Path(gt_dir)), corpus=corpus,
+                  tasks={s.id: s.task.native.task for s in samples},
+                  match=opts.get("match") or "exact",
+                  unresolved=opts.get("unresolved") or "exclude", titles=titles,
+                  statements=stmt)
 
-    scorer = Scorer(gt=gt, corpus=corpus, tasks=tasks, match=opts.get("match") or "exact",
-                    unresolved=opts.get("unresolved") or "exclude", titles=titles,
-                    statements=stmt)
-    prompts = run.stage(PROMPTS).records if manifest.get("mode") != "shipped" else {}
-    before = usage_snapshot(judge)
+
+def prepare_scoring(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
+                    ctx: Any, judge: Any, corpus: Any, gt_dir: str) -> None:
+    """Into `ctx.shared`: the scorer (`SCORER`) and every answer's judged steps (`JUDGED`:
+    sample id → `scoring.Judged`); the constructed prompts into `ctx.stage_records`. The
+    judges' usage, models and identities go into the manifest even when judging fails midway."""
+    run = ctx.run_dir
+    if ctx.manifest.get("mode") != "shipped":
+        ctx.stage_records[PROMPTS] = run.stage(PROMPTS).records
+    scorer = make_scorer(bench, samples, ctx, judge, corpus, gt_dir)
+    stmt = scorer.statements
     votes = list(stmt.judge.voters[1:]) if stmt is not None and stmt.judge is not None else []
-    before_votes = [usage_snapshot(c) for c in votes]
-    rows: list[dict[str, Any]] = []
+    clients = ([judge] + votes) if judge is not None else []
+    before = [usage_snapshot(c) for c in clients]
+    judged: dict[str, Judged] = {}
     try:
         for sample in samples:
-            rows.append(scorer.row(sample, generated.get(sample.id), prompts.get(sample.id)))
+            judged[sample.id] = scorer.judge(sample, generated.get(sample.id))
     finally:
         if judge is not None:
-            add_stage_usage(run, "score", "judge", judge, before)
-            for i, (client, b) in enumerate(zip(votes, before_votes), start=2):
-                add_stage_usage(run, "score", f"judge_{i}", client, b)
-            m = run.read_manifest()
-            models = m.setdefault("models", {})
-            models["judge"] = {**judge.config.public(), "model_id": judge.model_id}
-            if bench.vote_judges and votes:
-                models["vote_judges"] = [{**c.config.public(), "model_id": c.model_id}
-                                         for c in bench.vote_judges]
-            if stmt is not None and stmt.judge is not None:
-                m["statements"] = stmt.judge.identity()
-                record_panel(m, stmt.judge)
-            if titles is not None and titles.inner is not None:
-                m["title_extractor"] = titles.inner.identity()
-            run.write_manifest(m)
-    return rows
+            roles = ["judge"] + [f"judge_{i}" for i in range(2, len(clients) + 1)]
+            for role, client, b in zip(roles, clients, before):
+                add_stage_usage(run, "score", role, client, b)
+            record_judges(bench, run, judge, scorer, bool(votes))
+    ctx.shared.update({SCORER: scorer, JUDGED: judged})
+
+
+def record_judges(bench: Any, run: Any, judge: Any, scorer: Scorer, voted: bool) -> None:
+    """The judges this scoring asked, in the manifest: `models.judge` (and the API's
+    `models.vote_judges`), the statement judge's and title extractor's identities, a panel."""
+    m = run.read_manifest()
+    models = m.setdefault("models", {})
+    models["judge"] = {**judge.config.public(), "model_id": judge.model_id}
+    if bench.vote_judges and voted:
+        models["vote_judges"] = [{**c.config.public(), "model_id": c.model_id}
+                                 for c in bench.vote_judges]
+    stmt, titles = scorer.statements, scorer.titles
+    if stmt is not None and stmt.judge is not None:
+        m["statements"] = stmt.judge.identity()
+        record_panel(m, stmt.judge)
+    if titles is not None and titles.inner is not None:
+        m["title_extractor"] = titles.inner.identity()
+    run.write_manifest(m)
 
 
 def record_panel(manifest: dict[str, Any], judge: Any) -> None:

@@ -1,6 +1,8 @@
 """Scoring a ReportBench run: one scores.jsonl row per survey, never skipped.
 
-Per survey (`Scorer.row`):
+First, for every answer (`Scorer.judge`, from `ReportBench.prepare_scoring`) the judged
+steps: its references with LLM titles, its statements. Then per survey (`Scorer.row`, from
+`ReportBench.score_sample`):
 - the record's references (`refscore.references_for`: the report's, plus a family answer's
   `cited` REFs), resolved offline — with the LLM title extractor where nothing resolves when
   `llm_titles` is on — and scored against the survey's ground truth
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -158,8 +161,34 @@ def unscored_row(row: dict[str, Any], n_gt: int, status: str, error: str) -> dic
     return row
 
 
+@dataclass
+class Judged:
+    """What the judged steps made of one survey's answer, before its row is scored: its
+    references (resolved with the LLM title extractor when on), the extractor's share of the
+    counts and record, and the statement keys of its row."""
+    found: Any = None                                   # None: no report to score
+    title_extraction: dict[str, Any] | None = None      # this report's `TITLE_COUNTS`
+    titles_record: dict[str, Any] | None = None         # the extractor's record it used
+    statements: dict[str, Any] | None = None            # `statement_row` keys
+
+
+def report_text(record: dict[str, Any]) -> str | None:
+    return record.get("report") if isinstance(record.get("report"), str) else None
+
+
+def has_answer(sample: Any, record: dict[str, Any] | None) -> bool:
+    """Whether there is an answer to score: a scorable sample whose record (not errored)
+    holds a report or a scored `cited` list."""
+    if sample.unscorable is not None or record is None or record.get("status") == "error":
+        return False
+    report = report_text(record)
+    return bool(report and report.strip()) or bool(record.get("cited_scored")
+                                                    and record.get("cited"))
+
+
 class Scorer:
-    """Scores the records of one run (see the module docstring)."""
+    """Scores the records of one run (see the module docstring): `judge` runs the judged steps
+    of every answer first (`ReportBench.prepare_scoring`), `row` then scores one survey."""
 
     def __init__(self, *, gt: dict[str, list[Any]], corpus: Any, tasks: dict[str, Any],
                  match: str = "exact", unresolved: str = "exclude",
@@ -169,26 +198,43 @@ class Scorer:
         self.match, self.unresolved = match, unresolved
         self.titles, self.statements = titles, statements
 
+    def judge(self, sample: Any, record: dict[str, Any] | None) -> Judged:
+        """The references of one answer (with LLM titles) and its statements, each judge
+        output recorded (`RecordedTitles`, `RecordedStatements`)."""
+        before = self.titles.counts() if self.titles is not None else None
+        judged = Judged()
+        if record is not None and has_answer(sample, record):
+            if self.titles is not None:
+                self.titles.current, self.titles.last = sample.id, None
+            judged.found = references_for(record, self.corpus, self.titles)
+            if self.titles is not None:
+                judged.titles_record = self.titles.last
+            if self.statements is not None and (report := report_text(record)):
+                judged.statements = self.statements.row(sample.id, report,
+                                                        judged.found.references)
+        if self.titles is not None and before is not None:
+            judged.title_extraction = self.titles.since(before)
+        return judged
+
     def _not_judged(self, row: dict[str, Any], why: str) -> None:
         if self.statements is not None:
             from scholarbench.benchmarks.reportbench.statements import not_judged_row
             row.update(not_judged_row(why))
 
-    def row(self, sample: Any, record: dict[str, Any] | None,
+    def row(self, sample: Any, record: dict[str, Any] | None, judged: Judged,
             prompt_record: dict[str, Any] | None = None) -> dict[str, Any]:
         """One survey's scores line, with what the summary needs of the run's other stages:
         `title_extraction` (this report's share of the title extractor's counts, with
         --llm-titles) and `prompt_construction` (its constructed prompt's fields)."""
         from scholarbench.benchmarks.reportbench.construct import constructed_fields
-        before = self.titles.counts() if self.titles is not None else None
-        row = self._row(sample, record, prompt_record)
-        if self.titles is not None and before is not None:
-            row["title_extraction"] = self.titles.since(before)
+        row = self._row(sample, record, judged, prompt_record)
+        if judged.title_extraction is not None:
+            row["title_extraction"] = judged.title_extraction
         if prompt_record is not None:
             row["prompt_construction"] = constructed_fields(prompt_record)
         return row
 
-    def _row(self, sample: Any, record: dict[str, Any] | None,
+    def _row(self, sample: Any, record: dict[str, Any] | None, judged: Judged,
              prompt_record: dict[str, Any] | None) -> dict[str, Any]:
         from scholarbench.benchmarks.reportbench.metrics import reference_scores
         sid = sample.id
@@ -203,15 +249,12 @@ class Scorer:
             why = (record or {}).get("error") or "not generated (resume the run to generate it)"
             self._not_judged(row, "not judged (no report)")
             return unscored_row(row, n_gt, "error", why)
-        report = record.get("report") if isinstance(record.get("report"), str) else None
-        has_cited = bool(record.get("cited_scored") and record.get("cited"))
-        if (report is None or not report.strip()) and not has_cited:
+        found = judged.found
+        if found is None:
             status = "missing" if "report" in record or record.get("missing") else "malformed"
             self._not_judged(row, "not judged (no report)")
             return zero_row(row, n_gt, status, record.get("error"))
-        if self.titles is not None:
-            self.titles.current, self.titles.last = sid, None
-        found = references_for(record, self.corpus, self.titles)
+        report = report_text(record)
         task = self.tasks.get(sid)
         hidden = HiddenSurvey.of(task) if task is not None else HiddenSurvey(sid)
         scores, n_hidden = score_references(found, gt_titles, hidden, self.corpus,
@@ -229,14 +272,13 @@ class Scorer:
             row.update(leak_findings(task, found.references, report, self.corpus).row())
         if record.get("error"):
             row["error"] = record["error"]
-        if self.titles is not None and self.titles.last is not None:
-            row["title_extractor"] = {"titles": len(self.titles.last.get("titles", [])),
-                                      "unscored": self.titles.last.get("unscored", [])}
-        if self.statements is not None:
-            if report:
-                row.update(self.statements.row(sid, report, found.references))
-            else:
-                self._not_judged(row, "not judged (cited list only, no report text)")
+        if judged.titles_record is not None:
+            row["title_extractor"] = {"titles": len(judged.titles_record.get("titles", [])),
+                                      "unscored": judged.titles_record.get("unscored", [])}
+        if judged.statements is not None:
+            row.update(judged.statements)
+        elif self.statements is not None:
+            self._not_judged(row, "not judged (cited list only, no report text)")
         return row
 
 

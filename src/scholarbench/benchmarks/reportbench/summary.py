@@ -22,8 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from scholarbench.benchmarks.reportbench.measures import (BY_KEY, MEASURES, NOT_COUNTED,
-                                                          micro_key)
+from scholarbench.benchmarks.reportbench.measures import BY_KEY, counted, micro_key
 from scholarbench.benchmarks.reportbench.scoring import REF_KEYS, TITLE_COUNTS
 from scholarbench.core.measure import defined
 
@@ -67,21 +66,21 @@ def prompts_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     return summarise_constructed(records) if records else None
 
 
-def metric_entries(rows: Sequence[dict[str, Any]], counted: Sequence[dict[str, Any]],
-                   judged: bool, n_judged: int) -> dict[str, dict[str, Any]]:
-    """`metrics`: every declared measure (`measures.MEASURES`; the statement ones when
-    statements were judged) as the engine's `{mean, n, n_null}`, its value the measure's own."""
-    metrics = {}
-    for shown in MEASURES:
-        if shown.family == "statement" and not judged:
-            continue
-        if shown.pooled:
-            n = len(counted) if shown.family == "reference" else n_judged
-        else:
-            n = len(defined(counted, shown.key))
-        metrics[shown.key] = {"mean": shown.measure.value(rows), "n": n,
-                              "n_null": len(counted) - n}
-    return metrics
+def metric_entry(measure: Any, rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """One declared measure (`measures.MEASURES`) in `metrics`, as the engine's `{mean, n,
+    n_null}` with the measure's own value, over the counted surveys (`unscored` ones left out
+    too); a statement measure only when statements were judged (None otherwise). A pooled
+    statement rate counts the judged reports."""
+    from scholarbench.benchmarks.reportbench.statement_rows import judged_rows
+    shown = BY_KEY[measure.key]
+    if shown.family == "statement" and not any("statements" in r for r in rows):
+        return None
+    kept = counted(rows)
+    if shown.pooled:
+        n = len(kept) if shown.family == "reference" else len(judged_rows(rows))
+    else:
+        n = len(defined(kept, shown.key))
+    return {"mean": measure.value(rows), "n": n, "n_null": len(kept) - n}
 
 
 def panel_fields(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -100,34 +99,39 @@ def panel_lines(summary: dict[str, Any]) -> list[str]:
     return format_panel(summary)
 
 
-def summarise(rows: Sequence[dict[str, Any]], manifest: dict[str, Any]) -> dict[str, Any]:
-    """The benchmark's part of summary.json: a function of the score rows and the manifest."""
+def status_fields(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """The survey counts the terminal and report print, from the engine's one status of each
+    row (`core.status`) and the sub-status `no_references` of a scored report."""
+    from scholarbench.core.status import count_samples
+    status = count_samples(rows, {}).counts
+    return {"n_no_references": sum(1 for r in rows if r.get("status") == "no_references"),
+            "n_missing": status["missing"] + status["malformed"],
+            "n_malformed": status["malformed"], "n_error": status["error"],
+            "n_unscored": status["unscored"]}
+
+
+def summary_blocks(rows: Sequence[dict[str, Any]], manifest: dict[str, Any]) -> dict[str, Any]:
+    """The benchmark's part of summary.json beside `metrics` (`metric_entry`): a function of
+    the score rows and the manifest."""
     from scholarbench.benchmarks.reportbench.statements import aggregate_statement_rows
-    counted = [r for r in rows if r.get("status") not in NOT_COUNTED]
-    with_report = [r for r in counted if r["status"] in ("scored", "no_references")]
-    status = [r.get("status") for r in rows]
+    kept = counted(rows)
+    with_report = [r for r in kept if r["status"] in ("scored", "no_references")]
     summary: dict[str, Any] = {
         "granularity": manifest.get("mode"),
-        "n_tasks": len(rows), "n_counted": len(counted), "n_with_report": len(with_report),
-        "n_no_references": status.count("no_references"),
-        "n_missing": status.count("missing") + status.count("malformed"),
-        "n_malformed": status.count("malformed"), "n_error": status.count("error"),
-        "n_unscored": status.count("unscored"),
+        "n_tasks": len(rows), "n_counted": len(kept), "n_with_report": len(with_report),
+        **status_fields(rows),
         "missing": [{"id": r["arxiv_id"], "error": r.get("error")} for r in rows
                     if r.get("status") in ("missing", "malformed", "error", "unscored")][:50],
         # a key a row lacks (a measure declared after it was scored) is undefined, as null
-        "means": {k: _mean(defined(counted, k)) for k in REF_KEYS},
+        "means": {k: _mean(defined(kept, k)) for k in REF_KEYS},
         "means_with_report": {k: _mean(defined(with_report, k)) for k in REF_KEYS},
         "micro": {k: BY_KEY[micro_key(k)].measure.value(rows) for k in REF_KEYS
                   if micro_key(k) in BY_KEY},
         "references": pooled_references(rows),
     }
-    judged = any("statements" in r for r in rows)
-    if judged:
+    if any("statements" in r for r in rows):
         summary["statements"] = aggregate_statement_rows(rows)
         summary.update(panel_fields(rows))
-    summary["metrics"] = metric_entries(rows, counted, judged,
-                                        summary.get("statements", {}).get("n_judged", 0))
     if (titles := title_extractor_summary(rows)) is not None:
         summary["title_extractor"] = titles
     if (prompts := prompts_summary(rows)) is not None:
