@@ -140,8 +140,9 @@ def _provenance(spec: Spec, variant: str) -> str:
 
 
 def spec_measures(spec: Spec, variant: str) -> tuple[Measure, ...]:
-    """The measure of one spec under `variant`, and its micro twin; the review's count every
-    task (every dimension is in every review row), the others only the tasks that carry them."""
+    """The measure of one spec under `variant`, and its micro twin. A review dimension counts
+    every counted task (a review not judged is its null); the others count only the tasks that
+    carry them (`carried_counts`)."""
     if variant == "upstream" and not spec.script:
         return ()                    # no upstream script: no upstream variant (the review)
     common = {"direction": "higher", "provenance": _provenance(spec, variant),
