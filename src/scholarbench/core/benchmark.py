@@ -282,11 +282,11 @@ class Benchmark:
         """{"metrics": {key: {"mean", "n", "n_null"}}, …} from the score rows and the manifest
         alone (no state kept from `score`, no data read: `scholarbench aggregate` rebuilds the
         summary from scores.jsonl with this); default: each measure of `summary_measures`
-        by its own aggregator, else plain means of the headline keys."""
+        by its own aggregator (none when it gives none of the declared `measures`: rows that
+        carry none of them), else plain means of the headline keys."""
         declared = self.summary_measures(rows, manifest)
-        if declared:
-            metrics = {m.key: entry for m in declared
-                       if (entry := self.metric_entry(m, rows)) is not None}
+        if declared or self.measures(manifest.get("mode")):
+            metrics = {m.key: measure_entry(m, rows) for m in declared}
         else:
             metrics = mean_metrics(rows, self.headline.get(manifest.get("mode") or "", ()))
         return {"metrics": metrics, **self.summary_extras(rows, manifest)}
@@ -298,12 +298,6 @@ class Benchmark:
         DeepSynth-Eval; an LLM judge's measures only judged runs score: TaxoBench) narrows
         them by the rows."""
         return self.measures(manifest.get("mode"))
-
-    def metric_entry(self, measure: Any, rows: Sequence[dict[str, Any]]
-                     ) -> dict[str, Any] | None:
-        """A declared measure's entry in the summary's `metrics` (default `measure_entry`);
-        None leaves it out of this run's summary (a judged measure of a run not judged)."""
-        return measure_entry(measure, rows)
 
     def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                        ) -> dict[str, Any]:
@@ -360,15 +354,18 @@ def measure_entry(measure: Any, rows: Sequence[dict[str, Any]]) -> dict[str, Any
     """{"mean", "n", "n_null"} of a `core.measure.Measure` over the rows that count (not
     errored, not unscorable): a per-sample mean counts its defined values; a pooled aggregate
     counts every row it pooled (n_null: rows left out by the aggregator's own rule: none);
-    a measure with an `unscored_key` also counts the rows its judge failed on (n_unscored)."""
+    a measure with its own `counts` rule counts by it; a measure with an `unscored_key` also
+    counts the rows its judge failed on (n_unscored)."""
     from scholarbench.core.measure import NOT_COUNTED, defined
     counted = [r for r in rows if r.get("status") not in NOT_COUNTED]
     mean = measure.value(rows)
-    if measure.aggregator is None:
-        n = len(defined(counted, measure.key))
+    if measure.counts is not None:
+        n, n_null = measure.counts(counted)
     else:
-        n = len(counted) if mean is not None else 0
-    entry = {"mean": mean, "n": n, "n_null": len(counted) - n}
+        n = len(defined(counted, measure.key)) if measure.aggregator is None else \
+            len(counted) if mean is not None else 0
+        n_null = len(counted) - n
+    entry = {"mean": mean, "n": n, "n_null": n_null}
     if measure.unscored_key is not None:
         entry["n_unscored"] = sum(1 for r in counted if r.get(measure.unscored_key))
     return entry

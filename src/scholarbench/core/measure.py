@@ -55,6 +55,11 @@ class Measure:
     # a judge's measure: the row key whose value says the judge failed on that sample (the
     # summary entry counts those rows as `n_unscored`, part of `n_null`)
     unscored_key: str | None = field(default=None, compare=False)
+    # the summary entry's (n, n_null) by the measure's own rule, over the counted rows: for a
+    # measure only some rows carry (SciNet: a task of another kind is not its null) or a pooled
+    # value counted as its per-sample twin; default `core.benchmark.measure_entry`'s
+    counts: Callable[[Sequence[Row]], "tuple[int, int]"] | None = field(
+        default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         MetricName.parse(self.key)            # raises on a name that would not parse back

@@ -288,10 +288,13 @@ class ReportBench(Benchmark):
     def measures(self, subtask: str | None) -> tuple[Any, ...]:
         return reportbench_measures()
 
-    def metric_entry(self, measure: Any, rows: Sequence[dict[str, Any]]
-                     ) -> dict[str, Any] | None:
-        from scholarbench.benchmarks.reportbench.summary import metric_entry
-        return metric_entry(measure, rows)
+    def summary_measures(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
+                         ) -> tuple[Any, ...]:
+        """Every declared measure; the statement ones only when statements were judged."""
+        from scholarbench.benchmarks.reportbench.measures import BY_KEY
+        judged = any("statements" in r for r in rows)
+        return tuple(m for m in self.measures(manifest.get("mode"))
+                     if judged or BY_KEY[m.key].family != "statement")
 
     def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                        ) -> dict[str, Any]:

@@ -4,7 +4,7 @@ Each is a `core.measure.Measure` (key, label as the paper's Table 1 prints it, d
 unit, provenance, `judge`) with how the report shows it (`Shown`). The key lists of the rest of
 the package are derived from `MEASURES`: the score rows' reference keys (`scoring.REF_KEYS`),
 the statement rates (`statement_rows.STATEMENT_RATES`), the summary's `metrics`
-(`summary.metric_entry`), the headline and the judge-scored keys (`benchmark`), the report's
+(`benchmark.summary_measures`), the headline and the judge-scored keys (`benchmark`), the report's
 columns (`section.DISPLAY`, `REF_KEYS`, `RATES`) and `score reportbench`'s means
 (`score_files.METRICS`). Adding a measure is one `_declare(...)` here plus the code computing
 its per-survey value (docs/reportbench.md, "Measures").
@@ -92,6 +92,23 @@ def _pooled_statement(key: str) -> Callable[[Sequence[Row]], float | None]:
     return aggregate
 
 
+def _counts(key: str, family: str, pooled: bool
+            ) -> Callable[[Sequence[Row]], tuple[int, int]]:
+    """The summary entry's (n, n_null) over the counted surveys (`unscored` ones left out
+    too): a per-survey measure counts its defined values; a pooled reference ratio every
+    counted survey; a pooled statement rate the judged reports."""
+    def count(rows: Sequence[Row]) -> tuple[int, int]:
+        from scholarbench.benchmarks.reportbench.statement_rows import judged_rows
+        from scholarbench.core.measure import defined
+        kept = counted(rows)
+        if not pooled:
+            n = len(defined(kept, key))
+        else:
+            n = len(kept) if family == "reference" else len(judged_rows(rows))
+        return n, len(kept) - n
+    return count
+
+
 def _declare(key: str, label: str, description: str, provenance: str, *,
              family: Literal["reference", "statement"], direction: Any = "higher",
              unit: str = "fraction", aggregator: Any = None, aggregate_note: str = "",
@@ -99,6 +116,7 @@ def _declare(key: str, label: str, description: str, provenance: str, *,
     measure = Measure(BENCHMARK, key, description=description, label=label,
                       direction=direction, unit=unit, provenance=provenance,
                       judge=family == "statement", aggregator=aggregator,
+                      counts=_counts(key, family, aggregator is not None),
                       defined_on=defined_on or (_is_counted if aggregator else None),
                       aggregate_note=aggregate_note or (
                           "mean over the counted surveys" if family == "reference" else

@@ -66,23 +66,6 @@ def prompts_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     return summarise_constructed(records) if records else None
 
 
-def metric_entry(measure: Any, rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    """One declared measure (`measures.MEASURES`) in `metrics`, as the engine's `{mean, n,
-    n_null}` with the measure's own value, over the counted surveys (`unscored` ones left out
-    too); a statement measure only when statements were judged (None otherwise). A pooled
-    statement rate counts the judged reports."""
-    from scholarbench.benchmarks.reportbench.statement_rows import judged_rows
-    shown = BY_KEY[measure.key]
-    if shown.family == "statement" and not any("statements" in r for r in rows):
-        return None
-    kept = counted(rows)
-    if shown.pooled:
-        n = len(kept) if shown.family == "reference" else len(judged_rows(rows))
-    else:
-        n = len(defined(kept, shown.key))
-    return {"mean": measure.value(rows), "n": n, "n_null": len(kept) - n}
-
-
 def panel_fields(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """With a judge panel or repeats (judged lines carrying `judges`): `judge_panel` (each
     judge's mean, n, repeats, spread and α across its repeats per statement rate) and
@@ -111,7 +94,7 @@ def status_fields(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
 
 
 def summary_blocks(rows: Sequence[dict[str, Any]], manifest: dict[str, Any]) -> dict[str, Any]:
-    """The benchmark's part of summary.json beside `metrics` (`metric_entry`): a function of
+    """The benchmark's part of summary.json beside `metrics`: a function of
     the score rows and the manifest."""
     from scholarbench.benchmarks.reportbench.statements import aggregate_statement_rows
     kept = counted(rows)

@@ -4,10 +4,13 @@ the engine (docs/scinet.md).
     benchmark   the `Benchmark` (sub-tasks ego, pair → ranking; path → path; review → report)
     samples     what an agent sees of a task (prompt = SciNet's query, fields)
     answers     answers in (both file forms) and their references resolved offline
-    scoring     rows, judge pass, summary per family, terminal lines
+    scoring     rows, judge pass, summary measures and blocks per family, terminal lines
+    run_scoring the engine's scoring hooks: the judges over the run, then each task's row
+    judges      the run's judge panel under the scoring rules; its record in the manifest
     files       `scholarbench score scinet --tasks T --answers A --out S`
     run         `run_scinet` (the engine's run from Python) and `SciNetRunConfig`
     builtin     SciNet's own agents behind the one agent contract; replay: answer files
+    tool_tasks  the task ids `tools serve --task` accepts, without building their gold
     env         the graph world (graph, titles, measures, contexts); contexts: unArXive
     tasks       task construction by rule; queries: upstream query files; records: task files
     gold        the ego gold's tie rule, tie counts and seed stability
@@ -18,7 +21,8 @@ the engine (docs/scinet.md).
     report      the report section (report_display: what it shows; drilldown: per task)
     review*     the downstream review sub-task (§6): review_tasks (task records), review
                 (answers, built-in writer), review_judge (five dimensions), review_scoring
-                (rows, summary), report_review (report table); published: the paper's numbers
+                (judging, rows, summary blocks), report_review (report table); published:
+                the paper's numbers
 
 Importing this package registers the benchmark, its agents, measures and report section and
 nothing heavy (numpy, the graph, the report stack load when used); the old public names are

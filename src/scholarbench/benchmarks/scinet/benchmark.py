@@ -10,12 +10,15 @@ five dimensions — `review*.py`), chosen with `--task`.
 - `context`: the graph environment for SciNet's own agents (`extra["env"]`), the agent model
   and MiniLM when the agent needs them.
 - `record`: the answer's references resolved offline (`answers.py`).
-- `score` (`scoring.py`): SciNet's deterministic metrics; with `--with-judge` the LLM-judged ones
-  (`judge.py`) through the judge role, judgements kept in judge.jsonl and reused. Each row
-  carries what the summary needs (hit counts, judge counts, the agent model's `agent_llm`).
-- `aggregate`: the summary from the score rows and the recorded options alone (nothing kept
-  from `score`, nothing read), so `scholarbench aggregate RUN` rebuilds it; `measures`: the
-  sub-task's `Measure`s under the run's variant (`measures.py`).
+- `prepare_scoring` and `score_sample` (`run_scoring.py`): with `--with-judge` the LLM-judged
+  metrics (`judge.py`) through the judge role over the whole run first (the review: always),
+  judgements kept in judge.jsonl and reused; then each task's row of SciNet's deterministic
+  metrics (`scoring.py`) with the judge's columns. Each row carries what the summary needs
+  (hit counts, judge counts, the agent model's `agent_llm`).
+- `measures`: the sub-task's `Measure`s under the run's variant (`measures.py`);
+  `summary_measures` and `summary_extras` (the `families` blocks, the judge panel's fields):
+  the summary from the score rows and the recorded options alone (nothing kept from scoring,
+  nothing read), so `scholarbench aggregate RUN` rebuilds it.
 - `score_files` (`files.py`): `scholarbench score scinet --tasks T --answers A --out S`.
 
 The judge is not part of the resume identity (`with_judge` is kept out of the recorded
@@ -33,11 +36,15 @@ from typing import Any, Sequence
 from scholarbench.benchmarks.scinet.measures import (EGO_METRICS, K, LLM_METRICS, METRICS,
                                                     PAIR_METRICS, PATH_METRICS)
 from scholarbench.core.agent import Agent, AgentContext
-from scholarbench.core.benchmark import Benchmark, Loaded, Sample, summary_line
+from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext, summary_line
 from scholarbench.core.registry import register_benchmark
 from scholarbench.errors import ScholarbenchError
 
 TASKS = "tasks.jsonl"
+
+
+def _is_review(rows: Sequence[dict[str, Any]], manifest: dict[str, Any]) -> bool:
+    return manifest.get("mode") == "review" or bool(rows and rows[0].get("family") == "review")
 
 
 def env_settings_of(tasks: Sequence[Any]) -> Any:
@@ -173,7 +180,7 @@ class SciNet(Benchmark):
         from scholarbench.benchmarks.scinet.records import read_tasks
         from scholarbench.benchmarks.scinet.tasks import build_tasks
         if self.options.get("tasks"):
-            path = self._tasks_file(self.options["tasks"])
+            path = self.tasks_file(self.options["tasks"])
             given = read_tasks(path)
             self.env(env_settings_of(given))
             self._source = str(path)
@@ -200,7 +207,7 @@ class SciNet(Benchmark):
         from scholarbench.benchmarks.scinet.sentiment_judge import JudgeLabels, SentimentJudge
         return settings, JudgeLabels(SentimentJudge(self.models.judge()))
 
-    def _tasks_file(self, name: str) -> Path:
+    def tasks_file(self, name: str) -> Path:
         """--tasks: a path, else a task file imported with `data import scinet` by its name."""
         if Path(name).exists():
             return Path(name)
@@ -320,48 +327,12 @@ class SciNet(Benchmark):
         return AccessRules(why="SciNet: the whole citation network (no measures)")
 
     def tool_sample(self, subtask: str, task_id: str) -> Sample | None:
-        """Every SciNet task has the same rules (`tool_rules`) and listing the built tasks
-        means building their gold (the graph measures: seconds), so a built task's id is
-        checked by its form (`tasks.has_built_id_form`) and the graph is not opened; a task
-        file's (`--tasks`) is looked up in it."""
-        from scholarbench.benchmarks.scinet.answers import FAMILY
-        from scholarbench.core.agent import Task
-        if subtask == "review":             # review/<its path task's id>
-            from scholarbench.benchmarks.scinet.tasks import has_built_id_form
-            if self.options.get("tasks"):
-                from scholarbench.benchmarks.scinet.review_tasks import review_ids
-                known = task_id in review_ids(self.options["tasks"])
-            else:
-                known = has_built_id_form("path", task_id.removeprefix("review/")) and \
-                    task_id.startswith("review/")
-            return Sample(task_id, Task(id=task_id, benchmark=self.name, subtask=subtask,
-                                        family="report", prompt="")) if known else None
-        if self.options.get("tasks"):
-            from scholarbench.benchmarks.scinet.records import read_tasks
-            known = any(t.family == subtask and t.task_id == task_id
-                        for t in read_tasks(self._tasks_file(self.options["tasks"])))
-        else:
-            from scholarbench.benchmarks.scinet.tasks import has_built_id_form
-            known = has_built_id_form(subtask, task_id)
-        if not known:
-            return None
-        return Sample(task_id, Task(id=task_id, benchmark=self.name, subtask=subtask,
-                                    family=FAMILY[subtask], prompt=""))
+        from scholarbench.benchmarks.scinet.tool_tasks import tool_sample
+        return tool_sample(self, subtask, task_id)
 
     def tool_task_hint(self, subtask: str) -> str:
-        from scholarbench.benchmarks.scinet.tasks import ID_FORMS
-        if subtask == "review":
-            if self.options.get("tasks"):
-                from scholarbench.benchmarks.scinet.review_tasks import review_ids
-                from scholarbench.core.benchmark import ids_hint
-                return ids_hint(review_ids(self.options["tasks"]))
-            return f"built review task ids are review/{ID_FORMS['path']}"
-        if self.options.get("tasks"):
-            from scholarbench.benchmarks.scinet.records import read_tasks
-            from scholarbench.core.benchmark import ids_hint
-            given = read_tasks(self._tasks_file(self.options["tasks"]))
-            return ids_hint([t.task_id for t in given if t.family == subtask])
-        return f"built task ids are {ID_FORMS[subtask]}"
+        from scholarbench.benchmarks.scinet.tool_tasks import tool_task_hint
+        return tool_task_hint(self, subtask)
 
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         if sample.task.subtask == "review":
@@ -371,9 +342,6 @@ class SciNet(Benchmark):
         return {**record_fields(sample.task.subtask or "", answer, self.env()), "error": None}
 
     # -- scoring -----------------------------------------------------------------------------
-    def judge_client(self) -> Any:
-        return self.judge_clients()[0]
-
     def judge_clients(self) -> list[Any]:
         """The judge panel (one client unless several judges were given)."""
         if self._judge is not None:
@@ -387,91 +355,44 @@ class SciNet(Benchmark):
         return int(getattr(self.models, "judge_samples", 1) or 1)
 
     def make_panel(self, store: Any) -> Any:
-        """Every judge under the scoring rules, asked `judge_samples()` times (`panel.py`)."""
-        from scholarbench.benchmarks.scinet.panel import JudgePanel
-        clients = self.judge_clients()
-        return JudgePanel([self.make_judge(c, store) for c in clients], self.judge_samples())
-
-    def make_review_panel(self, store: Any) -> Any:
-        """The review judge (`review_judge.py`), every judge of a panel, `judge_samples()`
-        times each."""
-        from scholarbench.benchmarks.scinet.panel import JudgePanel
-        from scholarbench.benchmarks.scinet.review_judge import ReviewJudge
-        return JudgePanel([ReviewJudge(c, store=store) for c in self.judge_clients()],
-                          self.judge_samples())
+        """Every judge under the scoring rules, asked `judge_samples()` times (`judges.py`)."""
+        from scholarbench.benchmarks.scinet.judges import make_panel
+        return make_panel(self, store)
 
     def make_judge(self, client: Any, store: Any) -> Any:
-        """The judge under the scoring rules (upstream's scripts judge the first 5 items) with
-        the chosen prompts (`--judge-prompt`)."""
-        from scholarbench.benchmarks.scinet.judge import SciNetJudge
-        from scholarbench.benchmarks.scinet.upstream import TOP
-        prompts = self.options.get("judge_prompt") or "v1"
-        if prompts not in ("v1", "upstream"):
-            raise ScholarbenchError(f"unknown judge prompt set {prompts!r}; use v1 or upstream")
-        if self.variant == "upstream":
-            return SciNetJudge(client, k=min(self.judge_k, TOP), store=store, first=TOP,
-                               empty_value=None, prompt_set=prompts)
-        return SciNetJudge(client, k=self.judge_k, store=store, prompt_set=prompts)
+        """The judge under the scoring rules and `--judge-prompt` (`judges.py`)."""
+        from scholarbench.benchmarks.scinet.judges import make_judge
+        return make_judge(self, client, store)
 
-    def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
-              manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
-        from scholarbench.benchmarks.scinet import scoring
-        if manifest.get("mode") == "review":       # judged always: its measures are the judge's
-            from scholarbench.benchmarks.scinet.review_scoring import review_rows
-            rows: list[dict[str, Any]] = []
-            self._with_panel(run_dir, self.make_review_panel(run_dir.file(scoring.JUDGE_FILE)),
-                             lambda panel: rows.extend(review_rows(samples, generated, panel)))
-            for row in rows:
-                if (agent_llm := scoring.agent_llm_fields(generated.get(row["task_id"]))):
-                    row["agent_llm"] = agent_llm
-            return rows
-        env = self.env()
-        samples = [s for s in samples if s.unscorable is None]
-        tasks = [s.gold for s in samples]
-        answers = {s.id: scoring.answer_of(generated.get(s.id)) for s in samples}
-        rows = scoring.score_rows(tasks, answers, generated, env, self.variant)
-        if self.with_judge:
-            self._judge_rows(run_dir, tasks, rows, answers)
-        scoring.variant_columns(rows, self.variant)
-        for row in rows:                  # what the summary's `agent_llm` sums
-            if (agent_llm := scoring.agent_llm_fields(generated.get(row["task_id"]))):
-                row["agent_llm"] = agent_llm
-        return rows
+    def prepare_scoring(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
+                        ctx: ScoreContext) -> None:
+        """The judges over the whole run (`run_scoring.prepare`)."""
+        from scholarbench.benchmarks.scinet.run_scoring import prepare
+        prepare(self, samples, generated, ctx)
 
-    def _judge_rows(self, run: Any, tasks: list[Any], rows: list[dict[str, Any]],
-                    answers: dict[str, Any]) -> None:
-        from scholarbench.benchmarks.scinet.scoring import JUDGE_FILE, judge_rows
-        env = self.env()
-        self._with_panel(run, self.make_panel(run.file(JUDGE_FILE)),
-                         lambda panel: judge_rows(panel, tasks, rows, answers, env))
+    def score_sample(self, sample: Sample, record: dict[str, Any] | None,
+                     ctx: ScoreContext) -> dict[str, Any]:
+        from scholarbench.benchmarks.scinet.run_scoring import row
+        return row(self, sample, record, ctx)
 
-    def _with_panel(self, run: Any, panel: Any, work: Any) -> None:
-        """`work(panel)`, then the judgements saved and the judges' usage, models and
-        identity recorded in the manifest (even when the work fails midway)."""
-        from scholarbench.benchmarks.scinet.panel import judge_roles, panel_models
-        from scholarbench.core.engine import add_stage_usage
-        clients = [j.client for j in panel.judges]
-        before = [c.usage.as_dict() for c in clients]
-        try:
-            work(panel)
-        finally:
-            panel.save()
-            for role, client, b in zip(judge_roles(panel), clients, before):
-                add_stage_usage(run, "score", role, client, b)
-            manifest = run.read_manifest()
-            manifest.setdefault("models", {}).update(panel_models(panel))
-            manifest["judge"] = {**panel.identity(), "asked_last_scoring": panel.asked}
-            run.write_manifest(manifest)
+    def summary_measures(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
+                         ) -> tuple[Any, ...]:
+        """The measures the rows carry under the run's variant (`scoring.summary_measures`);
+        the review's five always."""
+        if _is_review(rows, manifest):
+            return self.measures("review")
+        from scholarbench.benchmarks.scinet.scoring import summary_measures
+        return summary_measures(rows, self.variant)
 
-    def aggregate(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
-                  ) -> dict[str, Any]:
-        """The summary from the score rows alone (`scoring.summarise`); the variant is the
-        run's recorded option."""
-        if manifest.get("mode") == "review" or (rows and rows[0].get("family") == "review"):
+    def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
+                       ) -> dict[str, Any]:
+        """`families`, `variant`, the judge panel's fields and `agent_llm`, from the rows and
+        the recorded variant alone."""
+        if _is_review(rows, manifest):
             from scholarbench.benchmarks.scinet import review_scoring
-            return review_scoring.summarise(rows)
-        from scholarbench.benchmarks.scinet.scoring import summarise
-        return summarise(rows, self.variant)
+            return review_scoring.summary_extras(rows)
+        from scholarbench.benchmarks.scinet.scoring import summary_extras
+        return summary_extras(rows, self.variant)
 
     def measures(self, subtask: str | None) -> tuple[Any, ...]:
         """The sub-task's measures under the run's scoring rules (None: every family's)."""

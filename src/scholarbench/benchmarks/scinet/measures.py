@@ -11,6 +11,7 @@ summary's own code), the keys under SciNet's released scripts (`--variant upstre
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Sequence
@@ -124,17 +125,29 @@ def _defined(row: dict[str, Any], metric: str) -> bool:
     return row.get(metric) is not None
 
 
+def carried_counts(rows: Sequence[dict[str, Any]], metric: str) -> tuple[int, int]:
+    """(n, n_null) of a metric over the rows that carry it (`metrics.aggregate`'s): a task of
+    another kind, or one not judged, is not its null; the micro twin counts the same tasks."""
+    present = [r[metric] for r in rows if metric in r]
+    n = sum(1 for v in present if v is not None and not (isinstance(v, float) and math.isnan(v)))
+    return n, len(present) - n
+
+
 def _provenance(spec: Spec, variant: str) -> str:
     if variant == "upstream":
         return f"upstream variant: SciNet Evaluation/{spec.script} @ {UPSTREAM_COMMIT}"
     return spec.paper
 
 
-def _measures(spec: Spec, variant: str) -> tuple[Measure, ...]:
+def spec_measures(spec: Spec, variant: str) -> tuple[Measure, ...]:
+    """The measure of one spec under `variant`, and its micro twin. A review dimension counts
+    every counted task (a review not judged is its null); the others count only the tasks that
+    carry them (`carried_counts`)."""
     if variant == "upstream" and not spec.script:
         return ()                    # no upstream script: no upstream variant (the review)
     common = {"direction": "higher", "provenance": _provenance(spec, variant),
-              "judge": spec.judge}
+              "judge": spec.judge, "counts": None if spec.family == "review" else
+              partial(carried_counts, metric=spec.key)}
     out = [Measure("scinet", metric_key(spec.key, variant), description=spec.description,
                    label=spec.label, unit=spec.unit,
                    aggregate_note="mean over the tasks with a defined value", **common)]
@@ -157,7 +170,7 @@ def measures_of(family: str | None, variant: str = "paper") -> tuple[Measure, ..
     summary's order: each metric, then its micro twin."""
     families = FAMILIES if family is None else (family,)
     return tuple(m for f in families for key in FAMILY_METRICS.get(f, ())
-                 for m in _measures(SPEC[key], variant))
+                 for m in spec_measures(SPEC[key], variant))
 
 
 add_measures(m for v in VARIANTS for m in measures_of(None, v))

@@ -1,5 +1,6 @@
-"""Scoring SciNet's review sub-task: one row per task from the judge's five dimensions, and the
-summary from the rows alone (`scholarbench aggregate RUN --check` rebuilds it).
+"""Scoring SciNet's review sub-task: the judge's five dimensions of every usable review, one row
+per task from them, and the summary's blocks from the rows alone (`scholarbench aggregate RUN
+--check` rebuilds it; its measures are `measures.measures_of("review")`).
 
 Row statuses: `scored` (the judge's five scores); `unscored` (the judge's reply still unusable
 after the repair turn, or its call failed: every dimension null, reason counted); `malformed` /
@@ -9,8 +10,9 @@ in the means, the run is incomplete and a resume retries it).
 
 Summary (`families.review`): `n_tasks`, `missing_answers` (malformed or missing), `errors`,
 `unscored`, `unresolved_refs`, per dimension `{macro, n, n_null}` and `judge.<dimension>`
-(`judged`, `unscored`, `tasks_null`, `reasons`); `metrics` the same means in the engine's form;
-the judge panel's fields when several judges or repeats scored (`scoring.panel_fields`).
+(`judged`, `unscored`, `tasks_null`, `reasons`); `metrics` the same means in the engine's form
+(its default aggregate of the review's measures); the judge panel's fields when several judges
+or repeats scored (`scoring.panel_fields`).
 """
 from __future__ import annotations
 
@@ -34,36 +36,45 @@ def review_of(record: dict[str, Any] | None) -> tuple[str | None, str]:
     return review, "scored"
 
 
-def review_rows(samples: Sequence[Any], generated: dict[str, dict[str, Any]], panel: Any
-                ) -> list[dict[str, Any]]:
-    """One row per sample (never skipped); the panel judges every usable review."""
-    from scholarbench.core.refs import attach
-    rows = []
+def judge_reviews(panel: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]]
+                  ) -> dict[str, dict[str, Any]]:
+    """The panel's columns for every usable review, by sample id, judged in the samples'
+    order."""
+    out = {}
     for sample in samples:
-        record = generated.get(sample.id)
-        review, status = review_of(record)
-        row: dict[str, Any] = {"task_id": sample.id, "family": FAMILY, "kind": FAMILY}
-        if status in ("missing", "malformed", "error"):
-            row["missing_answer"] = True
+        review, _ = review_of(generated.get(sample.id))
         if review is not None:
-            info = (record or {}).get("info") or {}
-            row["review_chars"] = len(review)
-            row["papers"] = len((record or {}).get("papers") or [])
-            if isinstance(info.get("unresolved"), int):
-                row["unresolved_refs"] = info["unresolved"]
-            row.update(panel.score(sample.gold, review, None))
-            if all(row.get(k) is None for k in REVIEW_METRICS):
-                status = "unscored"
-                reasons = row.get(f"{REVIEW_METRICS[0]}_unscored_reasons") or ["unscored"]
-                row["reason"] = f"the judge's reply was unusable ({reasons[0]})"
-        row["status"] = status
-        rows.append(row)
-    attach(rows, generated, "task_id")
-    return rows
+            out[sample.id] = panel.score(sample.gold, review, None)
+    return out
 
 
-def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The review family's summary from the score rows alone."""
+def review_row(sample: Any, record: dict[str, Any] | None, judged: dict[str, dict[str, Any]]
+               ) -> dict[str, Any]:
+    """One sample's row (never skipped): a usable review's judge columns (`judged`, from
+    `judge_reviews`) and its status."""
+    from scholarbench.core.refs import attach
+    review, status = review_of(record)
+    row: dict[str, Any] = {"task_id": sample.id, "family": FAMILY, "kind": FAMILY}
+    if status in ("missing", "malformed", "error"):
+        row["missing_answer"] = True
+    if review is not None:
+        info = (record or {}).get("info") or {}
+        row["review_chars"] = len(review)
+        row["papers"] = len((record or {}).get("papers") or [])
+        if isinstance(info.get("unresolved"), int):
+            row["unresolved_refs"] = info["unresolved"]
+        row.update(judged[sample.id])
+        if all(row.get(k) is None for k in REVIEW_METRICS):
+            status = "unscored"
+            reasons = row.get(f"{REVIEW_METRICS[0]}_unscored_reasons") or ["unscored"]
+            row["reason"] = f"the judge's reply was unusable ({reasons[0]})"
+    row["status"] = status
+    attach([row], {sample.id: record} if record is not None else {}, "task_id")
+    return row
+
+
+def summary_extras(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The review family's summary beside its measures, from the score rows alone."""
     from scholarbench.benchmarks.scinet.scoring import agent_llm_counts, panel_fields
     counted = [r for r in rows if r.get("status") != "error"]
     agg: dict[str, Any] = {
@@ -72,13 +83,11 @@ def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "errors": len(rows) - len(counted),
         "unscored": sum(1 for r in counted if r.get("status") == "unscored"),
         "unresolved_refs": sum(r.get("unresolved_refs", 0) for r in counted)}
-    metrics: dict[str, Any] = {}
     judge: dict[str, Any] = {}
     for key in REVIEW_METRICS:
         values = [r[key] for r in counted if r.get(key) is not None]
         mean = sum(values) / len(values) if values else None
         agg[key] = {"macro": mean, "n": len(values), "n_null": len(counted) - len(values)}
-        metrics[key] = {"mean": mean, "n": len(values), "n_null": len(counted) - len(values)}
         judged = [r for r in counted if f"{key}_judged" in r]
         if judged:
             reasons = Counter(c for r in judged for c in r.get(f"{key}_unscored_reasons", []))
@@ -89,7 +98,7 @@ def summarise(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     if judge:
         agg["judge"] = judge
     families = {FAMILY: agg}
-    out: dict[str, Any] = {"families": families, "metrics": metrics, "variant": "paper"}
+    out: dict[str, Any] = {"families": families, "variant": "paper"}
     out.update(panel_fields(rows, families, "paper"))
     if (agent_llm := agent_llm_counts(rows)) is not None:
         out["agent_llm"] = agent_llm

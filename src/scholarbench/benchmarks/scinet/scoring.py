@@ -22,7 +22,8 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from scholarbench.benchmarks.scinet.measures import (FAMILY_METRICS, LLM_METRICS,  # noqa: F401
-                                                    METRICS, metric_key)
+                                                    METRICS, SPEC, metric_key, spec_measures)
+from scholarbench.core.measure import NOT_COUNTED, Measure
 from scholarbench.metrics.judge_panel import format_panel  # noqa: F401 (re-exported)
 
 JUDGE_FILE = "judge.jsonl"
@@ -57,28 +58,35 @@ def score_rows(tasks: Sequence[Any], answers: dict[str, tuple[list[Any] | None, 
                ) -> list[dict[str, Any]]:
     """One row per task (never skipped): `answers[task_id]` = (papers, status). `variant`
     "upstream": SciNet's released scripts' rules (`upstream.py`)."""
+    from scholarbench.benchmarks.scinet.upstream import check_variant
+    check_variant(variant)
+    return [score_row(task, *answers.get(task.task_id, (None, "missing")),
+                      records.get(task.task_id), env, variant) for task in tasks]
+
+
+def score_row(task: Any, papers: list[Any] | None, status: str,
+              record: dict[str, Any] | None, env: Any, variant: str = "paper"
+              ) -> dict[str, Any]:
+    """One task's row of the deterministic metrics: its answer's `papers` and row `status`
+    (`answer_of`), `record` its generate line (or None)."""
     from scholarbench.benchmarks.scinet.metrics import score_task as paper_rules
     from scholarbench.benchmarks.scinet.upstream import check_variant, score_task_upstream
-    score_task = score_task_upstream if check_variant(variant) == "upstream" else paper_rules
-    rows = []
-    for task in tasks:
-        papers, status = answers.get(task.task_id, (None, "missing"))
-        if status == "error":
-            row = {"task_id": task.task_id, "family": task.family, "kind": task.kind,
-                   "missing_answer": True}
-        else:
-            info = (records.get(task.task_id) or {}).get("info")
-            if variant == "upstream":
-                row = score_task(task, papers, env, idless=idless_of(info))
-            else:
-                row = score_task(task, papers, env)
-            if isinstance(info, dict) and isinstance(info.get("unresolved"), int):
-                row["unresolved_refs"] = info["unresolved"]
-        row["status"] = status
-        rows.append(row)
     from scholarbench.core.refs import attach
-    attach(rows, records, "task_id")        # `unresolved`, `n_refs`: the same on every path
-    return rows
+    if status == "error":
+        row = {"task_id": task.task_id, "family": task.family, "kind": task.kind,
+               "missing_answer": True}
+    else:
+        info = (record or {}).get("info")
+        if check_variant(variant) == "upstream":
+            row = score_task_upstream(task, papers, env, idless=idless_of(info))
+        else:
+            row = paper_rules(task, papers, env)
+        if isinstance(info, dict) and isinstance(info.get("unresolved"), int):
+            row["unresolved_refs"] = info["unresolved"]
+    row["status"] = status
+    # `unresolved`, `n_refs`: the same on every path
+    attach([row], {task.task_id: record} if record is not None else {}, "task_id")
+    return row
 
 
 def idless_of(info: Any) -> list[int]:
@@ -89,12 +97,20 @@ def idless_of(info: Any) -> list[int]:
     return []
 
 
+def judge_columns(judge: Any, tasks: Sequence[Any], papers: dict[str, list[Any] | None],
+                  env: Any) -> dict[str, dict[str, Any]]:
+    """The LLM-judged metrics of `tasks`, judged in their order, by task id (`papers`: each
+    task's answer; `judge`: a `judge.SciNetJudge` or a `panel.JudgePanel`)."""
+    return {t.task_id: judge.score(t, papers.get(t.task_id), env) for t in tasks}
+
+
 def judge_rows(judge: Any, tasks: Sequence[Any], rows: list[dict[str, Any]],
                answers: dict[str, tuple[list[Any] | None, str]], env: Any) -> None:
-    """Add the LLM-judged metrics to every row that is not `error` (`judge.SciNetJudge`)."""
+    """Add the LLM-judged metrics to every row that is not `error` (`judge_columns`)."""
+    judged = [t for t, row in zip(tasks, rows) if row["status"] != "error"]
+    columns = judge_columns(judge, judged, {k: a[0] for k, a in answers.items()}, env)
     for task, row in zip(tasks, rows):
-        if row["status"] != "error":
-            row.update(judge.score(task, answers.get(task.task_id, (None, ""))[0], env))
+        row.update(columns.get(task.task_id, {}))
 
 
 def variant_columns(rows: list[dict[str, Any]], variant: str) -> None:
@@ -146,12 +162,36 @@ def agent_llm_counts(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 def summarise(rows: Sequence[dict[str, Any]], variant: str = "paper") -> dict[str, Any]:
-    """{"families": {family: aggregate}, "metrics": {key: {mean, n, n_null}}, "variant"[,
-    "agent_llm"]} from the score rows alone."""
+    """{"metrics": {key: {mean, n, n_null}}, "families": {family: aggregate}, "variant"[,
+    "agent_llm"]} of `score_rows`' rows: what the engine's default `aggregate` makes of
+    `summary_measures` and `summary_extras` once each metric is under its measure's key too
+    (`variant_columns`, as a run's rows are)."""
+    from scholarbench.core.benchmark import measure_entry
+    rows = [dict(r) for r in rows]
+    variant_columns(rows, variant)
+    return {"metrics": {m.key: measure_entry(m, rows) for m in summary_measures(rows, variant)},
+            **summary_extras(rows, variant)}
+
+
+def summary_measures(rows: Sequence[dict[str, Any]], variant: str = "paper"
+                     ) -> tuple[Measure, ...]:
+    """The measures of the rows' families under `variant` that a counted row carries (the
+    judge's only where judged), each metric then its micro twin, families in name order."""
+    counted = [r for r in rows if r.get("status") not in NOT_COUNTED]
+    out: list[Measure] = []
+    for family in sorted({r["family"] for r in rows}):
+        carried = {k for r in counted if r["family"] == family for k in r}
+        out += [m for key in FAMILY_METRICS[family] if key in carried
+                for m in spec_measures(SPEC[key], variant)]
+    return tuple(out)
+
+
+def summary_extras(rows: Sequence[dict[str, Any]], variant: str = "paper") -> dict[str, Any]:
+    """The summary beside its measures: `families` (each family's counts, macro / micro
+    entries and judge counts), the `variant`, the judge panel's fields and `agent_llm`."""
     from scholarbench.benchmarks.scinet.judge import judge_counts
     from scholarbench.benchmarks.scinet.metrics import aggregate
     families: dict[str, Any] = {}
-    metrics: dict[str, Any] = {}
     for family in sorted({r["family"] for r in rows}):
         mine = [r for r in rows if r["family"] == family]
         counted = [r for r in mine if r.get("status") != "error"]
@@ -163,15 +203,7 @@ def summarise(rows: Sequence[dict[str, Any]], variant: str = "paper") -> dict[st
         if counts := judge_counts(counted):
             agg["judge"] = counts
         families[family] = agg
-        for key in FAMILY_METRICS[family]:
-            if key in agg:
-                e = agg[key]
-                name = metric_key(key, variant)
-                metrics[name] = {"mean": e["macro"], "n": e["n"], "n_null": e["n_null"]}
-                if "micro" in e:
-                    metrics[metric_key(f"{key}_micro", variant)] = {
-                        "mean": e["micro"], "n": e["n"], "n_null": e["n_null"]}
-    out = {"families": families, "metrics": metrics, "variant": variant}
+    out = {"families": families, "variant": variant}
     out.update(panel_fields(rows, families, variant))
     if (agent_llm := agent_llm_counts(rows)) is not None:
         out["agent_llm"] = agent_llm
