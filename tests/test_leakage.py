@@ -88,10 +88,11 @@ def test_without_leaked_aggregates_again_only_when_a_row_is_flagged():
     rows = [{"recall": 1.0, "suspected_leak": {"survey": 1}}, {"recall": 0.5},
             {"recall": 0.0}]
     summary = _MeanBench().aggregate(rows, {})
-    block = without_leaked(_MeanBench(), rows, {}, summary)
+    block = without_leaked(lambda kept: _MeanBench().aggregate(kept, {})["metrics"], rows,
+                           summary)
     assert block == {"n_leaked": 1, "n_samples": 2,
                      "metrics": {"recall": {"mean": 0.25, "n": 2, "n_null": 0}}}
-    assert without_leaked(_MeanBench(), rows[1:], {}, summary) is None
+    assert without_leaked(lambda kept: {}, rows[1:], summary) is None
     assert leaked_note({"without_leaked": block}) == (
         "without the 1 sample suspected of leakage (docs/leakage.md): recall 0.2500 (n=2)")
     assert leaked_note({}) is None

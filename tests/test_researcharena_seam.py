@@ -14,6 +14,7 @@ from scholarbench.benchmarks.researcharena import ResearchArena
 from scholarbench.benchmarks.researcharena.runs import ArenaRunConfig, run
 from scholarbench.cli import main
 from scholarbench.core.aggregate import differences, rebuild
+from scholarbench.core.summary_metrics import aggregate
 
 
 @pytest.fixture
@@ -82,7 +83,7 @@ def test_a_fresh_instance_aggregates_as_the_scoring_one(tmp_path, corpus_dir, em
     summary = run(ArenaRunConfig("discovery", "arena_user_agent:solve", out, corpus_dir,
                                  progress=False))
     manifest = json.loads((out / "manifest.json").read_text())
-    fresh = ResearchArena(manifest["options"]).aggregate(_rows(out), manifest)
+    fresh = aggregate(ResearchArena(manifest["options"]), _rows(out), manifest)
     assert fresh["references"] == summary["references"] and fresh["references"]["tasks"] == 3
     assert fresh["references_answered"] == summary["references_answered"] != \
         {"refs": 0, "refs_unresolved": 0}

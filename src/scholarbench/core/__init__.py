@@ -16,7 +16,8 @@
 """
 from scholarbench.core.agent import (Agent, AgentContext, AgentError, FunctionAgent, Needs,
                                      Task)
-from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext, mean_metrics
+from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext
+from scholarbench.core.summary_metrics import mean_metrics
 from scholarbench.core.judge_stage import JudgedItem, JudgeRequest, data_block
 from scholarbench.core.measure import Measure
 from scholarbench.core.records import ScoreRecord

@@ -11,7 +11,10 @@ group `scholarbench.benchmarks`). It says:
   description of the data for the manifest — raising before any run directory is made;
 - `agent`: its built-in agents (by name) — the engine adds the generic ways in;
 - `record`: an agent's answer as the fields of its generate.jsonl line (`Malformed` if wrong);
-- `score` and `aggregate`: rows (one per sample, never skipped) and the summary's measures;
+- `judged_items`, `stages`, `prepare_scoring` and `score_sample`: what a judge is asked, the
+  cross-sample work and one sample's score row (`core.scoring` runs them, one row per
+  sample, never skipped);
+- `measures`, `summary_measures` and `summary_extras`: the summary (`core.summary_metrics`);
 - `format_summary`: the terminal lines.
 
 Everything else — run directory, lock, resume, retries of errored samples, usage per stage,
@@ -54,6 +57,8 @@ class ScoreContext:
     shared: dict[str, Any] = field(default_factory=dict)     # what `prepare_scoring` made
                                                              # once for every sample
     run_dir: Any = None                                      # the run's `RunDir`
+    models: Any = None                                       # the run's `core.models.Models`
+    progress: bool = True                                    # progress bars (not --quiet)
 
 
 class Benchmark:
@@ -222,7 +227,7 @@ class Benchmark:
         options; `generated`: the answers when known (a re-score), None before a run. The
         `--dry-run` printout multiplies a panel stage by its judges and K. Default: a judge
         whose count is not known before the answers."""
-        from scholarbench.core.planning import PlannedCalls
+        from scholarbench.core.planning import PlannedCalls, planned_item_calls
         items = self.judged_items(subtask)
         if not items:
             return [PlannedCalls("score")]
@@ -248,48 +253,11 @@ class Benchmark:
         `unscorable`); `record` is its generate line (None: no answer)."""
         raise NotImplementedError
 
-    def score(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
-              manifest: dict[str, Any], run_dir: Any) -> list[dict[str, Any]]:
-        """Every sample's score row. Default: the `stages`, then `score_sample` one sample at
-        a time (a benchmark that scores a run as a whole overrides this instead)."""
-        from scholarbench.core.judge_stage import judge_stage
-        files = self.stages(samples, generated, run_dir)
-        verdicts = {item.name: judge_stage(run_dir, item, samples, generated, self.models,
-                                           id_key=self.id_key, progress=self.progress)
-                    for item in self.judged_items(manifest.get("mode"))}
-        ctx = ScoreContext(manifest, {f: run_dir.stage(f, self.id_key).records for f in files},
-                           verdicts, run_dir=run_dir)
-        self.prepare_scoring(samples, generated, ctx)
-        rows = []
-        for sample in samples:
-            row = self.score_sample(sample, generated.get(sample.id), ctx)
-            row = row.model_dump(mode="json") if hasattr(row, "model_dump") else dict(row)
-            for key in ("reason", "unresolved", "n_refs"):    # unset: the engine fills them
-                if row.get(key) is None:
-                    row.pop(key, None)
-            row.setdefault(self.id_key, sample.id)
-            rows.append(row)
-        return rows
-
     def measures(self, subtask: str | None) -> tuple[Any, ...]:
         """The `core.measure.Measure`s this benchmark reports for `subtask`: their aggregators
         give the summary's confidence intervals (`core.summarise`); a summary key not declared
         gets the interval of a plain mean only where that is what it is."""
         return ()
-
-    def aggregate(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
-                  ) -> dict[str, Any]:
-        """{"metrics": {key: {"mean", "n", "n_null"}}, …} from the score rows and the manifest
-        alone (no state kept from `score`, no data read: `scholarbench aggregate` rebuilds the
-        summary from scores.jsonl with this); default: each measure of `summary_measures`
-        by its own aggregator (none when it gives none of the declared `measures`: rows that
-        carry none of them), else plain means of the headline keys."""
-        declared = self.summary_measures(rows, manifest)
-        if declared or self.measures(manifest.get("mode")):
-            metrics = {m.key: measure_entry(m, rows) for m in declared}
-        else:
-            metrics = mean_metrics(rows, self.headline.get(manifest.get("mode") or "", ()))
-        return {"metrics": metrics, **self.summary_extras(rows, manifest)}
 
     def summary_measures(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                          ) -> tuple[Any, ...]:
@@ -315,60 +283,9 @@ class Benchmark:
         return "\n".join(lines)
 
 
-def planned_item_calls(item: Any, samples: Sequence[Sample],
-                       generated: dict[str, dict[str, Any]] | None) -> Any:
-    """The dry run's count of a judged item for one judge asked once: exact when the answers
-    are known (the same `core.judge_stage.plan` the run executes), else a bound from the
-    item's requests per answered sample."""
-    from scholarbench.core.judge_stage import plan
-    from scholarbench.core.judging import JudgeIdentity
-    from scholarbench.core.planning import PlannedCalls
-    scorable = [s for s in samples if s.unscorable is None]
-    if generated is not None:
-        one = JudgeIdentity("judge", "judge", "?")
-        n = len({p.key for p in plan(item, scorable, generated, [one], 1)})   # as the run
-        return PlannedCalls(item.name, calls=n, basis=f"{item.name}: requests of the answers")
-    if item.per_sample is not None:
-        return PlannedCalls(item.name, bound=item.per_sample * len(scorable),
-                            basis=f"{item.per_sample} per answered sample")
-    return PlannedCalls(item.name)
-
-
 def ids_hint(ids: Sequence[str], n: int = 5) -> str:
     """"101 tasks, e.g. a, b, c, d, e"."""
     return f"{len(ids)} tasks, e.g. {', '.join(ids[:n])}"
-
-
-def mean_metrics(rows: Sequence[dict[str, Any]], keys: Sequence[str]) -> dict[str, Any]:
-    """Means over the rows that are not unscorable; null values excluded and counted."""
-    counted = [r for r in rows if r.get("status") not in ("unscorable", "error")]
-    out = {}
-    for key in keys:
-        values = [r[key] for r in counted if r.get(key) is not None]
-        out[key] = {"mean": sum(values) / len(values) if values else None, "n": len(values),
-                    "n_null": len(counted) - len(values)}
-    return out
-
-
-def measure_entry(measure: Any, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """{"mean", "n", "n_null"} of a `core.measure.Measure` over the rows that count (not
-    errored, not unscorable): a per-sample mean counts its defined values; a pooled aggregate
-    counts every row it pooled (n_null: rows left out by the aggregator's own rule: none);
-    a measure with its own `counts` rule counts by it; a measure with an `unscored_key` also
-    counts the rows its judge failed on (n_unscored)."""
-    from scholarbench.core.measure import NOT_COUNTED, defined
-    counted = [r for r in rows if r.get("status") not in NOT_COUNTED]
-    mean = measure.value(rows)
-    if measure.counts is not None:
-        n, n_null = measure.counts(counted)
-    else:
-        n = len(defined(counted, measure.key)) if measure.aggregator is None else \
-            len(counted) if mean is not None else 0
-        n_null = len(counted) - n
-    entry = {"mean": mean, "n": n, "n_null": n_null}
-    if measure.unscored_key is not None:
-        entry["n_unscored"] = sum(1 for r in counted if r.get(measure.unscored_key))
-    return entry
 
 
 def summary_line(summary: dict[str, Any]) -> str:

@@ -42,6 +42,7 @@ from scholarbench.core.manifest import jsonable_options, plain_options
 from scholarbench.core.models import Models  # noqa: F401  (re-exported: callers import it from here)
 from scholarbench.core.records import RUN_FORMAT, Manifest
 from scholarbench.core.rundir import RunDir
+from scholarbench.core.scoring import score_samples
 from scholarbench.core.solving import add_tool_counts, solve_with_tools
 from scholarbench.core.writing import SampleWriter, write_record
 from scholarbench.core.status import reason_of, sample_status
@@ -286,7 +287,8 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
     generated = stage.records
     watch = JudgeWatch(models)                # every judge's failed calls (core.judging)
     try:
-        rows = bench.score(samples, scored_as_missing(generated), manifest, run)
+        rows = score_samples(bench, samples, scored_as_missing(generated), manifest, run,
+                             models, progress=progress)
     except IncompleteRun:                     # a stage stopped on a judge that is down
         stopped = run.read_manifest()
         record_shortfalls(stopped, watch.shortfalls())

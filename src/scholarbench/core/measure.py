@@ -57,7 +57,7 @@ class Measure:
     unscored_key: str | None = field(default=None, compare=False)
     # the summary entry's (n, n_null) by the measure's own rule, over the counted rows: for a
     # measure only some rows carry (SciNet: a task of another kind is not its null) or a pooled
-    # value counted as its per-sample twin; default `core.benchmark.measure_entry`'s
+    # value counted as its per-sample twin; default `core.summary_metrics.measure_entry`'s
     counts: Callable[[Sequence[Row]], "tuple[int, int]"] | None = field(
         default=None, compare=False, repr=False)
 

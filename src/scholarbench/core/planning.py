@@ -17,6 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
+from scholarbench.core.judge_stage import plan
+from scholarbench.core.judging import JudgeIdentity
+
 NOT_KNOWN = "not known before the answers"
 
 
@@ -42,6 +45,22 @@ class PlannedCalls:
         if self.bound is not None:
             return f"≤ {self.bound} calls"
         return "? calls"
+
+
+def planned_item_calls(item: Any, samples: Sequence[Any],
+                       generated: dict[str, dict[str, Any]] | None) -> Any:
+    """The dry run's count of a judged item for one judge asked once: exact when the answers
+    are known (the same `core.judge_stage.plan` the run executes), else a bound from the
+    item's requests per answered sample."""
+    scorable = [s for s in samples if s.unscorable is None]
+    if generated is not None:
+        one = JudgeIdentity("judge", "judge", "?")
+        n = len({p.key for p in plan(item, scorable, generated, [one], 1)})   # as the run
+        return PlannedCalls(item.name, calls=n, basis=f"{item.name}: requests of the answers")
+    if item.per_sample is not None:
+        return PlannedCalls(item.name, bound=item.per_sample * len(scorable),
+                            basis=f"{item.per_sample} per answered sample")
+    return PlannedCalls(item.name)
 
 
 def judge_roles(n: int) -> list[str]:

@@ -5,7 +5,7 @@ The rows are what scores.jsonl holds: each carries its sample's one status, the 
 status but `scored`, its measure values and counts (`unresolved`, `n_refs`,
 `suspected_injection`). From them and the manifest (what the run was: benchmark, sub-task,
 agent, options) this module computes the status counts, the benchmark's measures
-(`Benchmark.aggregate`, which must read nothing but the rows and the manifest), each measure's
+(`core.summary_metrics.aggregate`, from the benchmark's declared measures, which must read nothing but the rows and the manifest), each measure's
 95% confidence interval (`core.measure`), the unresolved-reference counts and the means without
 the rows flagged for text aimed at a judge. No agent, judge, data directory or corpus is read,
 so `scholarbench aggregate RUN_DIR` rebuilds summary.json byte for byte.
@@ -22,6 +22,7 @@ from scholarbench.core.judging import FAILURES_KEY, failed_calls
 from scholarbench.core.measure import CI_METHOD, Measure, interval
 from scholarbench.core.records import Summary
 from scholarbench.core.status import count_samples
+from scholarbench.core.summary_metrics import aggregate
 from scholarbench.injection.unflagged import without_flagged
 from scholarbench.leakage.unleaked import count_leaked, without_leaked
 
@@ -40,16 +41,19 @@ def summarise(bench: Benchmark, rows: Sequence[dict[str, Any]], manifest: dict[s
                       ).model_dump(mode="json")
     if manifest.get(FAILURES_KEY):          # judges whose calls failed: core.judging
         summary[FAILURES_KEY] = manifest[FAILURES_KEY]
-    summary.update(bench.aggregate(rows, manifest))
+    summary.update(aggregate(bench, rows, manifest))
     name = " ".join(filter(None, (bench.name, manifest.get("mode"))))
     effect = getattr(bench, "unresolved_effect", "scored as misses")
     summary.update(refs.summarise(rows, name, None if warn else io.StringIO(), effect))
     summary["n_suspected_injection"] = sum(1 for r in rows if r.get("suspected_injection"))
     add_intervals(bench, summary, rows, manifest)
-    if (unflagged := without_flagged(bench, rows, manifest, summary)) is not None:
+
+    def metrics_of(kept: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        return aggregate(bench, kept, manifest).get("metrics") or {}
+    if (unflagged := without_flagged(bench, metrics_of, rows, summary)) is not None:
         summary["without_flagged"] = unflagged
     summary["n_suspected_leak"] = count_leaked(rows)     # docs/leakage.md
-    if (unleaked := without_leaked(bench, rows, manifest, summary)) is not None:
+    if (unleaked := without_leaked(metrics_of, rows, summary)) is not None:
         summary["without_leaked"] = unleaked
     summary["summary_version"] = SUMMARY_VERSION
     return summary

@@ -12,7 +12,7 @@ one line the terminal summary, the eval table, and the HTML and Markdown reports
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 
 def judge_keys(scored: Sequence[str], metrics: dict[str, Any]) -> list[str]:
@@ -22,16 +22,18 @@ def judge_keys(scored: Sequence[str], metrics: dict[str, Any]) -> list[str]:
     return [k for k in metrics if k in names or k.split("(", 1)[0] in names]
 
 
-def without_flagged(bench: Any, rows: Sequence[dict[str, Any]], manifest: dict[str, Any],
-                    summary: dict[str, Any]) -> dict[str, Any] | None:
+def without_flagged(bench: Any, metrics_of: Callable[[Sequence[dict[str, Any]]], dict[str, Any]],
+                    rows: Sequence[dict[str, Any]], summary: dict[str, Any]
+                    ) -> dict[str, Any] | None:
     """The `without_flagged` block of a summary; None when the run has no judge-scored
-    measure. With no flagged row the means are the headline's (not aggregated again)."""
+    measure. With no flagged row the means are the headline's (not aggregated again).
+    `metrics_of`: the summary's `metrics` of some rows (`core.summary_metrics.aggregate`)."""
     keys = judge_keys(getattr(bench, "judge_scored", ()), summary.get("metrics") or {})
     if not keys:
         return None
     kept = [r for r in rows if not r.get("suspected_injection")]
     metrics = summary["metrics"] if len(kept) == len(rows) else \
-        bench.aggregate(kept, manifest).get("metrics") or {}
+        metrics_of(kept)
     empty = {"mean": None, "n": 0, "n_null": 0}
     return {"n_flagged": len(rows) - len(kept), "n_samples": len(kept),
             "metrics": {k: dict(metrics.get(k) or empty) for k in keys}}

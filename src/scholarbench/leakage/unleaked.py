@@ -14,7 +14,7 @@ table print (the headline measures only).
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from scholarbench.injection.unflagged import means_text
 
@@ -23,13 +23,15 @@ def count_leaked(rows: Sequence[dict[str, Any]]) -> int:
     return sum(1 for r in rows if r.get("suspected_leak"))
 
 
-def without_leaked(bench: Any, rows: Sequence[dict[str, Any]], manifest: dict[str, Any],
-                   summary: dict[str, Any]) -> dict[str, Any] | None:
-    """The `without_leaked` block of a summary; None when no row is flagged."""
+def without_leaked(metrics_of: Callable[[Sequence[dict[str, Any]]], dict[str, Any]],
+                   rows: Sequence[dict[str, Any]], summary: dict[str, Any]
+                   ) -> dict[str, Any] | None:
+    """The `without_leaked` block of a summary; None when no row is flagged. `metrics_of`:
+    the summary's `metrics` of some rows (`core.summary_metrics.aggregate` of the run)."""
     kept = [r for r in rows if not r.get("suspected_leak")]
     if len(kept) == len(rows):
         return None
-    metrics = bench.aggregate(kept, manifest).get("metrics") or {}
+    metrics = metrics_of(kept)
     empty = {"mean": None, "n": 0, "n_null": 0}
     return {"n_leaked": len(rows) - len(kept), "n_samples": len(kept),
             "metrics": {k: dict(metrics.get(k) or empty)

@@ -183,7 +183,7 @@ def summarise(rows: Sequence[dict[str, Any]], manifest: dict[str, Any],
     """The summary's ResearchArena fields for the measures `keys` (`measures_of`), as
     `ResearchArena.aggregate` builds them."""
     from scholarbench.benchmarks.researcharena.measures.declared import measures_of
-    from scholarbench.core.benchmark import measure_entry
+    from scholarbench.core.summary_metrics import measure_entry
     return {"metrics": {m.key: measure_entry(m, rows) for m in measures_of(manifest["mode"], keys)},
             **summary_fields(rows, manifest, keys)}
 

@@ -166,7 +166,7 @@ def summarise(rows: Sequence[dict[str, Any]], variant: str = "paper") -> dict[st
     "agent_llm"]} of `score_rows`' rows: what the engine's default `aggregate` makes of
     `summary_measures` and `summary_extras` once each metric is under its measure's key too
     (`variant_columns`, as a run's rows are)."""
-    from scholarbench.core.benchmark import measure_entry
+    from scholarbench.core.summary_metrics import measure_entry
     rows = [dict(r) for r in rows]
     variant_columns(rows, variant)
     return {"metrics": {m.key: measure_entry(m, rows) for m in summary_measures(rows, variant)},

@@ -12,6 +12,7 @@ from scholarbench.benchmarks.taxobench.scoring import predictions, score_files
 from scholarbench.core.engine import Models, run_benchmark
 from scholarbench.core.engine import score_run as engine_score_run
 from scholarbench.core.rundir import RunDir
+from scholarbench.core.summary_metrics import aggregate as aggregate_metrics
 
 GENERATE, SCORES, SUMMARY, JUDGE = ("generate.jsonl", "scores.jsonl", "summary.json",
                                    "judge.jsonl")
@@ -65,12 +66,12 @@ def score_run(out: Path, embedder: Any, progress: bool = True, judge: Any = None
 
 
 def aggregate(rows: list[dict[str, Any]], manifest: dict[str, Any]) -> dict[str, Any]:
-    """The summary's run fields and TaxoBench's own part (`Benchmark.aggregate`: measures,
+    """The summary's run fields and TaxoBench's own part (`core.summary_metrics.aggregate`: measures,
     counts, judge blocks) from score rows and a manifest alone, without the engine's
     intervals and status counts (`core.summarise` adds those)."""
     return {"benchmark": "taxobench", "mode": manifest["mode"], "agent": manifest["agent"],
             "run_name": manifest.get("run_name"), "n_samples": len(rows),
-            **TaxoBench().aggregate(rows, manifest)}
+            **aggregate_metrics(TaxoBench(), rows, manifest)}
 
 
 def load_generated(out: Path) -> dict[str, Any]:

@@ -1,0 +1,47 @@
+"""Scoring a run: the one loop that turns answers into score rows, the engine's (DESIGN.md
+"Judging is the engine's").
+
+A benchmark says what to compute — its cross-sample `stages`, the `judged_items` the judge
+stage asks (`core.judge_stage`), `prepare_scoring` and `score_sample` — and this module runs
+them: every judged item's verdicts first, then one `score_sample` per sample, so every sample
+has exactly one row (never skipped). The run's models and `--quiet` reach the benchmark through
+its `ScoreContext`, not through state set on the benchmark.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from scholarbench.core.benchmark import Benchmark, Sample, ScoreContext
+from scholarbench.core.judge_stage import judge_stage
+
+# a row's keys the engine fills when the benchmark leaves them unset (`core.engine`)
+ENGINE_FILLED = ("reason", "unresolved", "n_refs")
+
+
+def score_samples(bench: Benchmark, samples: Sequence[Sample],
+                  generated: dict[str, dict[str, Any]], manifest: dict[str, Any],
+                  run_dir: Any, models: Any, *, progress: bool = True
+                  ) -> list[dict[str, Any]]:
+    """Every sample's score row: the benchmark's `stages`, the judge stage of each of its
+    `judged_items` (every judge of `models`' panel, K times), `prepare_scoring`, then
+    `score_sample` one sample at a time."""
+    files = bench.stages(samples, generated, run_dir)
+    verdicts = {item.name: judge_stage(run_dir, item, samples, generated, models,
+                                       id_key=bench.id_key, progress=progress)
+                for item in bench.judged_items(manifest.get("mode"))}
+    ctx = ScoreContext(manifest, {f: run_dir.stage(f, bench.id_key).records for f in files},
+                       verdicts, run_dir=run_dir, models=models, progress=progress)
+    bench.prepare_scoring(samples, generated, ctx)
+    rows = []
+    for sample in samples:
+        row = bench.score_sample(sample, generated.get(sample.id), ctx)
+        row = row.model_dump(mode="json") if hasattr(row, "model_dump") else dict(row)
+        for key in ENGINE_FILLED:
+            if row.get(key) is None:
+                row.pop(key, None)
+        row.setdefault(bench.id_key, sample.id)
+        rows.append(row)
+    return rows
+
+
+__all__ = ["score_samples"]
