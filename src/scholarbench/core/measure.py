@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Sequence
 
+from scholarbench.core.display import Display
 from scholarbench.metrics.names import MetricName
 
 Row = dict[str, Any]
@@ -36,8 +37,13 @@ NOT_COUNTED = ("error", "unscorable")     # no result: left out of every aggrega
 
 
 @dataclass(frozen=True)
-class Measure:
-    """One measure of one benchmark. Equality and hashing are on the qualified name."""
+class Measure(Display):
+    """One measure of one benchmark. Equality and hashing are on the qualified name.
+
+    Its display (label, direction, percent, decimals, sign, bounds) is what every table,
+    report section and `compare` print it with (`core.display.Display`); unset, percent follows
+    a "percent" unit, decimals are 2 for a percent and 4 otherwise, and the bounds (the plots'
+    axis range) are [0, 1] for a "fraction" or "percent" unit and open otherwise."""
     benchmark: str
     key: str                                   # printed form: name and non-default parameters
     description: str = field(default="", compare=False)
@@ -45,6 +51,11 @@ class Measure:
     direction: Direction = field(default="higher", compare=False)
     unit: str = field(default="", compare=False)          # "fraction", "distance", "1–5", …
     provenance: str = field(default="", compare=False)    # "paper eq. 4", "upstream variant …"
+    percent: bool = field(default=None, compare=False)    # type: ignore[assignment]  # ×100
+    decimals: int = field(default=None, compare=False)    # type: ignore[assignment]
+    sign: str = field(default="%", compare=False)  # after a percent ("" under a "(%)" header)
+    bounds: tuple[float | None, float | None] = field(    # the value's range (plot axes)
+        default=None, compare=False)                      # type: ignore[assignment]
     judge: bool = field(default=False, compare=False)     # scored by an LLM judge
     aggregator: Aggregator | None = field(default=None, compare=False, repr=False)
     # with an aggregator: the rows it draws on (resampled for the interval); default: all
@@ -65,6 +76,16 @@ class Measure:
         MetricName.parse(self.key)            # raises on a name that would not parse back
         if "/" in self.benchmark or not self.benchmark:
             raise ValueError(f"bad benchmark namespace {self.benchmark!r}")
+        if self.direction not in ("higher", "lower", "none"):
+            raise ValueError(f"{self.key}: direction {self.direction!r} is not "
+                             "'higher', 'lower' or 'none'")
+        if self.percent is None:
+            object.__setattr__(self, "percent", self.unit == "percent")
+        if self.decimals is None:
+            object.__setattr__(self, "decimals", 2 if self.percent else 4)
+        if self.bounds is None:
+            object.__setattr__(self, "bounds", (0.0, 1.0) if self.unit in ("percent", "fraction")
+                               else (None, None))
 
     @property
     def name(self) -> MetricName:

@@ -14,6 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
+from scholarbench.core.measure import Measure
 from scholarbench.data.jsonl import read_jsonl_tolerant
 from scholarbench.errors import DataError, ScholarbenchError
 from scholarbench.report import svg
@@ -34,8 +35,9 @@ def strip_group(run: "ReportRun", key: str, colour: str,
 
 
 def metric_rows(runs: Sequence["ReportRun"], keys: Sequence[str],
-                display: dict[str, "MetricDisplay"]) -> list[Row]:
-    """Leaderboard rows of our runs: name, sample count, then each metric's mean as displayed."""
+                display: dict[str, Measure]) -> list[Row]:
+    """Leaderboard rows of our runs: name, sample count, then each measure's mean as it prints
+    (a measure the run's summary lacks — an older run — as "—")."""
     rows = []
     for r in runs:
         values = tuple(r.summary.metrics[k].mean if k in r.summary.metrics else None
@@ -45,6 +47,11 @@ def metric_rows(runs: Sequence["ReportRun"], keys: Sequence[str],
         rows.append(Row("ours", (r.name, f"n={r.summary.n_samples}") + cells,
                         values, str(r.run_dir)))
     return rows
+
+
+def undeclared(benchmark: str, key: str) -> Measure:
+    """A summary's key no measure declares: printed by its key, no direction, open range."""
+    return Measure(benchmark, key, label=key, direction="none", bounds=(None, None))
 
 
 def plural(count: int, word: str) -> str:
@@ -199,11 +206,11 @@ class ReportSection:
     def load(self, run_dir: Path, manifest: dict[str, Any]) -> ReportRun:
         raise NotImplementedError
 
-    def metrics(self, mode: str) -> list[MetricDisplay]:
+    def metrics(self, mode: str) -> list[Measure]:
         """Every metric of the mode, primary ones first."""
         raise NotImplementedError
 
-    def paired_metrics(self, mode: str) -> list[MetricDisplay]:
+    def paired_metrics(self, mode: str) -> list[Measure]:
         """The metrics `compare` pairs per sample: those with a per-sample value in
         scores.jsonl (a pooled metric, e.g. DeepSynth-Eval's micro precision, has none)."""
         return self.metrics(mode)
