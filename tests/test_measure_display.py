@@ -49,3 +49,14 @@ def test_compare_draws_none_without_an_arrow_and_favours_no_run():
         judge_rankings: dict = {}
     table = format_comparison(Result(), "markdown")      # type: ignore[arg-type]
     assert "| n | 5 |" in table and "| acc↑ | 5 |" in table
+
+
+def test_taxobench_tables_draw_a_directionless_measure_without_an_arrow(monkeypatch):
+    """TaxoBench's tables drew any measure not "higher" with ↓ (issue 36)."""
+    from scholarbench.benchmarks.taxobench import tables
+    count = Measure("taxobench", "n_nodes", label="Nodes", direction="none", decimals=2)
+    monkeypatch.setitem(tables.BY_KEY, "n_nodes", count)
+    assert tables._header("n_nodes") == "Nodes"
+    assert tables._header("us_ted") == "US-TED↓" and tables._header("f1") == "F1↑"
+    assert tables.format_value("f1", 0.2092) == "20.92%"
+    assert tables.format_value("us_ted", 29.256) == "29.26"
