@@ -76,6 +76,10 @@ class Measure(Display):
         MetricName.parse(self.key)            # raises on a name that would not parse back
         if "/" in self.benchmark or not self.benchmark:
             raise ValueError(f"bad benchmark namespace {self.benchmark!r}")
+        self._settle_display()
+
+    def _settle_display(self) -> None:
+        """Check the direction; fill the display fields left unset from the unit."""
         if self.direction not in ("higher", "lower", "none"):
             raise ValueError(f"{self.key}: direction {self.direction!r} is not "
                              "'higher', 'lower' or 'none'")
