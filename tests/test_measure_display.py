@@ -60,3 +60,13 @@ def test_taxobench_tables_draw_a_directionless_measure_without_an_arrow(monkeypa
     assert tables._header("us_ted") == "US-TED↓" and tables._header("f1") == "F1↑"
     assert tables.format_value("f1", 0.2092) == "20.92%"
     assert tables.format_value("us_ted", 29.256) == "29.26"
+
+
+def test_reportbench_draws_ref_num_and_its_counts_without_an_arrow_or_a_best():
+    """ReportBench drew its directionless Ref Num ↑ and bolded the largest (issue 36)."""
+    from scholarbench.benchmarks.reportbench import section
+    assert section.COLUMNS["ref_count"].header() == "Ref Num"
+    assert section.COLUMNS["n_cited"].header() == "Count (cited)"
+    assert section.COLUMNS["ref_precision"].header() == "Precision↑"
+    best = best_directions(section.COLUMNS.values())
+    assert "ref_count" not in best and "n_cited" not in best and best["ref_recall"] is True
