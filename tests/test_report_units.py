@@ -17,8 +17,8 @@ def _y_labels(markup: str) -> list[str]:
 
 
 def test_scinet_box_plot_ticks_on_0_to_10_are_exact():
-    from scholarbench.benchmarks.scinet.report_display import DISPLAY
-    d = DISPLAY["novelty_sos"]
+    from scholarbench.benchmarks.scinet.report_display import COLUMNS
+    d = COLUMNS["novelty_sos"]
     assert d.bounds == (0.0, 10.0)
     group = svg.StripGroup("run", [1.0, 4.0, 9.5])
     markup = svg.box_strip([group], title=d.label, y_percent=False, clamp=d.bounds,
