@@ -80,45 +80,6 @@ def count_field(raw: dict[str, Any], key: str, path: Path, *, prefix: str = "",
     return value
 
 
-@dataclass(frozen=True)
-class MetricDisplay:
-    """How one metric is named and printed, and which direction is better."""
-    key: str
-    label: str
-    higher_is_better: bool = True
-    percent: bool = False      # ×100 with "%"
-    decimals: int = 4
-    bounds: tuple[float | None, float | None] = (0.0, 1.0)   # the metric's range (plot axes)
-    sign: str = "%"            # printed after a percent value ("" when the header says "(%)")
-    directional: bool = True   # False for counts: no ↑/↓ in the header
-
-    def format(self, value: float | None) -> str:
-        if value is None:
-            return "—"
-        text = (f"{value * 100:.{self.decimals}f}{self.sign}" if self.percent
-                else f"{value:.{self.decimals}f}")
-        if text.startswith("-") and float(text.rstrip(self.sign or "%")) == 0:
-            text = text[1:]
-        return text
-
-    def format_with_interval(self, value: float | None,
-                             ci95: tuple[float, float] | None) -> str:
-        """The mean as `format` prints it, then ± half its 95% interval's width (in the same
-        unit) when the run has one."""
-        text = self.format(value)
-        half = None if ci95 is None else (ci95[1] - ci95[0]) / 2
-        if value is None or half is None:
-            return text
-        width = (f"{half * 100:.{self.decimals}f}" if self.percent
-                 else f"{half:.{self.decimals}f}")
-        return f"{text} ±{width}"
-
-    def header(self) -> str:
-        if not self.directional:
-            return self.label
-        return self.label + ("↑" if self.higher_is_better else "↓")
-
-
 @dataclass
 class ReportRun:
     """One finished run as the report sees it: validated means (`summary`), the raw manifest and
