@@ -3,8 +3,8 @@
 checklist statuses are named and coloured (shared by the section and its drill-down)."""
 from __future__ import annotations
 
-from scholarbench.benchmarks.deepsynth.measures import (BASE_KEYS, BENCHMARK, TASK_KEYS,
-                                                       measures_for)
+from scholarbench.benchmarks.deepsynth.measures import (  # noqa: F401  (TASK_KEYS re-exported)
+    BASE_KEYS, BENCHMARK, TASK_KEYS, measures_for)
 from scholarbench.core.measure import Measure
 
 KEYS = BASE_KEYS                 # the measures' columns (measures.py); TASK_KEYS: per task

@@ -1,17 +1,17 @@
 """ReportBench's measures, declared once: every key its summaries report under `metrics`.
 
 Each is a `core.measure.Measure` (key, label as the paper's Table 1 prints it, direction,
-unit, provenance, `judge`, and how the report prints it: decimals, percent, bounds). Its family
-is `family_of(m)` (a judged statement rate, else a reference measure), a micro aggregate over the
-run is `is_pooled(m)` (it has an aggregator), the headline is `HEADLINE`. The key lists of the rest of
-the package are derived from `MEASURES`: the score rows' reference keys (`scoring.REF_KEYS`),
+unit, provenance, `judge`, and how the report prints it: decimals, percent, bounds). Its
+family is `family_of(m)` (a judged statement rate, else a reference measure), a micro aggregate
+over the run is `is_pooled(m)` (it has an aggregator), the headline is `HEADLINE`. The key
+lists of the rest of the package are derived from `MEASURES`: the score rows' reference keys (`scoring.REF_KEYS`),
 the statement rates (`statement_rows.STATEMENT_RATES`), the summary's `metrics`
 (`benchmark.summary_measures`), the headline and the judge-scored keys (`benchmark`), the report's
 columns (`section.COLUMNS`, `REF_KEYS`, `RATES`) and `score reportbench`'s means
 (`score_files.METRICS`). Adding a measure is one `_declare(...)` here plus the code computing
 its per-survey value (docs/reportbench.md, "Measures").
 
-Per-survey measures (`pooled=False`) aggregate as the plain mean over the surveys where the
+Per-survey measures (not `is_pooled`) aggregate as the plain mean over the surveys where the
 value is defined: the reference metrics over every counted survey (a survey without a report
 scores 0), the statement rates over the judged reports where the rate is defined. The micro
 (pooled) measures sum the per-survey counts every score row carries (`n_matched`, `ref_count`,

@@ -6,7 +6,8 @@ from. Everything else is derived from it: the key tuples below, each precision-t
 micro twin `<key>_micro` (`MICRO`; its aggregator `micro_value` pools hits over the tasks, the
 summary's own code), the keys under SciNet's released scripts (`--variant upstream`:
 `<key>(upstream=1)`, provenance the variant), the report's columns, labels and display (a
-rate with 3 decimals on [0, 1]; SoS on 0–10 with 3, a judge's score with 2; `report_display.py`). The definitions are in `metrics.py` / `upstream.py` (deterministic) and
+rate with 3 decimals on [0, 1]; SoS on 0–10 with 3, a judge's score with 2;
+`report_display.py`). The definitions are in `metrics.py` / `upstream.py` (deterministic) and
 `judge.py` (LLM-judged); docs/scinet.md has the table.
 """
 from __future__ import annotations

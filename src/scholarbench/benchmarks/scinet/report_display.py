@@ -1,6 +1,6 @@
 """What SciNet's report section shows: the metrics per task family (their display is on the
-`Measure`, `measures.py`), the answers' counts, why a metric can be undefined, the notes, and the summary entries a run's
-report reads (`families.<family>`, its judge counts)."""
+`Measure`, `measures.py`), the answers' counts, why a metric can be undefined, the notes, and
+the summary entries a run's report reads (`families.<family>`, its judge counts)."""
 from __future__ import annotations
 
 from typing import Any
