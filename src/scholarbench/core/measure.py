@@ -51,11 +51,6 @@ class Measure(Display):
     direction: Direction = field(default="higher", compare=False)
     unit: str = field(default="", compare=False)          # "fraction", "distance", "1–5", …
     provenance: str = field(default="", compare=False)    # "paper eq. 4", "upstream variant …"
-    percent: bool = field(default=None, compare=False)    # type: ignore[assignment]  # ×100
-    decimals: int = field(default=None, compare=False)    # type: ignore[assignment]
-    sign: str = field(default="%", compare=False)  # after a percent ("" under a "(%)" header)
-    bounds: tuple[float | None, float | None] = field(    # the value's range (plot axes)
-        default=None, compare=False)                      # type: ignore[assignment]
     judge: bool = field(default=False, compare=False)     # scored by an LLM judge
     aggregator: Aggregator | None = field(default=None, compare=False, repr=False)
     # with an aggregator: the rows it draws on (resampled for the interval); default: all
@@ -71,6 +66,12 @@ class Measure(Display):
     # value counted as its per-sample twin; default `core.benchmark.measure_entry`'s
     counts: Callable[[Sequence[Row]], "tuple[int, int]"] | None = field(
         default=None, compare=False, repr=False)
+    # how it prints (`core.display`); unset: from the unit (see the class docstring)
+    percent: bool = field(default=None, compare=False)    # type: ignore[assignment]  # ×100
+    decimals: int = field(default=None, compare=False)    # type: ignore[assignment]
+    sign: str = field(default="%", compare=False)  # after a percent ("" under a "(%)" header)
+    bounds: tuple[float | None, float | None] = field(    # the value's range (plot axes)
+        default=None, compare=False)                      # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         MetricName.parse(self.key)            # raises on a name that would not parse back
