@@ -133,8 +133,7 @@ def test_the_eval_table_shows_half_the_interval_beside_the_mean():
 
 def test_the_report_cell_carries_the_interval_in_its_unit():
     from scholarbench.report.htmlkit import _with_interval
-    from scholarbench.report.sections.base import MetricDisplay
-    percent = MetricDisplay("r", "Recall", percent=True, decimals=2)
+    percent = Measure("toy", "r", label="Recall", percent=True, decimals=2)
     assert percent.format_with_interval(0.5, (0.4, 0.6)) == "50.00% ±10.00"
     assert percent.format_with_interval(0.5, None) == "50.00%"
     assert percent.format_with_interval(None, (0.4, 0.6)) == "—"

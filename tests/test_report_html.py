@@ -650,13 +650,13 @@ def test_sample_flags_name_the_samples_status_and_an_errored_sample_shows_no_val
     """The drill-down says `malformed: why` for a malformed answer (not `error:`), and an
     errored sample (no result) shows no metric value."""
     from scholarbench.report.htmlkit import sample_metric_table
-    from scholarbench.report.sections.base import MetricDisplay
+    from scholarbench.core.measure import Measure
     html = sample_metric_table(
         [("a", {"status": "malformed", "malformed": True, "f1": 0.0,
                 "error": "taxonomy answer, field taxonomy: Field required"}),
          ("b", {"status": "error", "f1": 0.0, "error": "agent raised ConnectionError: down"}),
          ("c", {"status": "missing", "missing": True, "f1": 0.0})],
-        [MetricDisplay("f1", "F1")])
+        [Measure("taxobench", "f1", label="F1")])
     rows = html.split("<tr>")[2:]
     assert "<td class='flags'>malformed: taxonomy answer" in rows[0] and "0.0000" in rows[0]
     assert "<td class='flags'>error: agent raised" in rows[1]

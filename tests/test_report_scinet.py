@@ -20,7 +20,7 @@ from scholarbench.report.compare import compare_runs, format_comparison
 from scholarbench.report.exports import leaderboard_text
 from scholarbench.report.html import render_html_report
 from scholarbench.report.sections import load_report_run, load_report_runs
-from scholarbench.benchmarks.scinet.report import DISPLAY, KEYS, NO_PUBLISHED
+from scholarbench.benchmarks.scinet.report import COLUMNS, KEYS, NO_PUBLISHED
 from scholarbench.benchmarks.scinet.run import SciNetRunConfig, run_scinet
 from scholarbench.benchmarks.scinet.env import EnvSettings, SciNetEnv
 from scholarbench.benchmarks.scinet.records import write_tasks
@@ -115,7 +115,7 @@ def test_leaderboard_equals_the_summary(scinet_runs):
             value = "" if agg[key]["macro"] is None else repr(agg[key]["macro"])
             row = html.split(f'<tr class="ours" data-run="{run_dir}"', 1)[1].split("</tr>", 1)[0]
             assert f'data-key="{key}" data-value="{value}">' \
-                   f'{DISPLAY[key].format(agg[key]["macro"])}<' in row.replace("<b>", "")
+                   f'{COLUMNS[key].format(agg[key]["macro"])}<' in row.replace("<b>", "")
             checked += 1
         assert checked, name
     assert 'data-benchmark="scinet"' in html and NO_PUBLISHED.split(":")[0] in html

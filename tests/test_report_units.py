@@ -17,8 +17,8 @@ def _y_labels(markup: str) -> list[str]:
 
 
 def test_scinet_box_plot_ticks_on_0_to_10_are_exact():
-    from scholarbench.benchmarks.scinet.report_display import DISPLAY
-    d = DISPLAY["novelty_sos"]
+    from scholarbench.benchmarks.scinet.report_display import COLUMNS
+    d = COLUMNS["novelty_sos"]
     assert d.bounds == (0.0, 10.0)
     group = svg.StripGroup("run", [1.0, 4.0, 9.5])
     markup = svg.box_strip([group], title=d.label, y_percent=False, clamp=d.bounds,
@@ -35,12 +35,12 @@ def test_tick_labels_carry_the_decimals_their_step_needs(value, percent, step, e
 
 
 def test_judges_table_prints_deepsynth_percent_with_its_sign():
-    from scholarbench.benchmarks.deepsynth.display import DISPLAY
+    from scholarbench.benchmarks.deepsynth.display import COLUMNS
     from scholarbench.report.judges import _display
     run = SimpleNamespace(benchmark="deepsynth", mode="e2e")
     shown = _display(run, "dse_overall")
     assert shown.format(0.4523) == "45.2%"
-    assert DISPLAY["dse_overall"].format(0.4523) == "45.2"       # its own table: "(%)" header
+    assert COLUMNS["dse_overall"].format(0.4523) == "45.2"       # its own table: "(%)" header
     # a measure printed as a fraction stays a fraction
     scinet = _display(SimpleNamespace(benchmark="scinet", mode="pair"), "cite_acc")
     assert "%" not in scinet.format(0.5)

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from scholarbench.benchmarks.reportbench import ReportBench
-from scholarbench.benchmarks.reportbench.measures import BY_KEY, MEASURES, keys
+from scholarbench.benchmarks.reportbench.measures import (BY_KEY, MEASURES, family_of, is_pooled,
+                                                         keys)
 from scholarbench.core.aggregate import cmd_aggregate, differences, rebuild
 from scholarbench.core.registry import REGISTRY
 from scholarbench.core.summarise import summarise
@@ -62,8 +63,8 @@ HAND = {"ref_precision_micro": 4 / 5,                 # (1 + 3 + 0) / (2 + 3 + 0
 
 @pytest.mark.parametrize("key", sorted(HAND))
 def test_each_micro_aggregator_is_the_hand_computed_pooled_ratio(key):
-    assert BY_KEY[key].measure.aggregator is not None
-    assert BY_KEY[key].measure.value(ROWS) == pytest.approx(HAND[key], abs=1e-15)
+    assert BY_KEY[key].aggregator is not None
+    assert BY_KEY[key].value(ROWS) == pytest.approx(HAND[key], abs=1e-15)
 
 
 def test_the_summary_reports_every_measure_with_the_measures_own_value_and_an_interval():
@@ -108,9 +109,10 @@ def test_without_statements_the_statement_measures_are_not_reported():
 
 def test_the_measures_are_registered_under_the_benchmark():
     for shown in MEASURES:
-        assert REGISTRY.find("measure", f"reportbench/{shown.key}") is shown.measure
-    assert set(ReportBench({}).measures("shipped")) == {s.measure for s in MEASURES}
-    assert ReportBench.judge_scored == tuple(s.key for s in MEASURES if s.family == "statement")
+        assert REGISTRY.find("measure", f"reportbench/{shown.key}") is shown
+    assert set(ReportBench({}).measures("shipped")) == set(MEASURES)
+    assert ReportBench.judge_scored == tuple(s.key for s in MEASURES
+                                             if family_of(s) == "statement")
 
 
 # ---------------------------------------------------------------- runs rebuilt from scores.jsonl
@@ -168,12 +170,12 @@ def test_the_key_lists_are_the_declared_measures():
     from scholarbench.benchmarks.reportbench import score_files, scoring, section
     from scholarbench.benchmarks.reportbench.benchmark import REF_HEADLINE
     from scholarbench.benchmarks.reportbench.statement_rows import STATEMENT_RATES
-    per_survey = [s for s in MEASURES if not s.pooled]
+    per_survey = [s for s in MEASURES if not is_pooled(s)]
     assert scoring.REF_KEYS == score_files.METRICS == section.REF_KEYS == tuple(
-        s.key for s in per_survey if s.family == "reference") == REF_HEADLINE
+        s.key for s in per_survey if family_of(s) == "reference") == REF_HEADLINE
     assert STATEMENT_RATES == section.RATES == tuple(
-        s.key for s in per_survey if s.family == "statement")
+        s.key for s in per_survey if family_of(s) == "statement")
     for s in MEASURES:
-        shown = section.DISPLAY[s.key]
-        assert (shown.label, shown.decimals, shown.percent) == (s.measure.label, s.decimals,
+        shown = section.COLUMNS[s.key]
+        assert (shown.label, shown.decimals, shown.percent) == (s.label, s.decimals,
                                                                 s.percent)

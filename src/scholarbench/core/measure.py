@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Sequence
 
+from scholarbench.core.display import Display
 from scholarbench.metrics.names import MetricName
 
 Row = dict[str, Any]
@@ -36,8 +37,13 @@ NOT_COUNTED = ("error", "unscorable")     # no result: left out of every aggrega
 
 
 @dataclass(frozen=True)
-class Measure:
-    """One measure of one benchmark. Equality and hashing are on the qualified name."""
+class Measure(Display):
+    """One measure of one benchmark. Equality and hashing are on the qualified name.
+
+    Its display (label, direction, percent, decimals, sign, bounds) is what every table,
+    report section and `compare` print it with (`core.display.Display`); unset, percent follows
+    a "percent" unit, decimals are 2 for a percent and 4 otherwise, and the bounds (the plots'
+    axis range) are [0, 1] for a "fraction" or "percent" unit and open otherwise."""
     benchmark: str
     key: str                                   # printed form: name and non-default parameters
     description: str = field(default="", compare=False)
@@ -60,11 +66,31 @@ class Measure:
     # value counted as its per-sample twin; default `core.summary_metrics.measure_entry`'s
     counts: Callable[[Sequence[Row]], "tuple[int, int]"] | None = field(
         default=None, compare=False, repr=False)
+    # how it prints (`core.display`); unset: from the unit (see the class docstring)
+    percent: bool = field(default=None, compare=False)    # type: ignore[assignment]  # ×100
+    decimals: int = field(default=None, compare=False)    # type: ignore[assignment]
+    sign: str = field(default="%", compare=False)  # after a percent ("" under a "(%)" header)
+    bounds: tuple[float | None, float | None] = field(    # the value's range (plot axes)
+        default=None, compare=False)                      # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         MetricName.parse(self.key)            # raises on a name that would not parse back
         if "/" in self.benchmark or not self.benchmark:
             raise ValueError(f"bad benchmark namespace {self.benchmark!r}")
+        self._settle_display()
+
+    def _settle_display(self) -> None:
+        """Check the direction; fill the display fields left unset from the unit."""
+        if self.direction not in ("higher", "lower", "none"):
+            raise ValueError(f"{self.key}: direction {self.direction!r} is not "
+                             "'higher', 'lower' or 'none'")
+        if self.percent is None:
+            object.__setattr__(self, "percent", self.unit == "percent")
+        if self.decimals is None:
+            object.__setattr__(self, "decimals", 2 if self.percent else 4)
+        if self.bounds is None:
+            object.__setattr__(self, "bounds", (0.0, 1.0) if self.unit in ("percent", "fraction")
+                               else (None, None))
 
     @property
     def name(self) -> MetricName:

@@ -29,7 +29,9 @@ import numpy as np
 
 from scholarbench.errors import ScholarbenchError
 from scholarbench.report.judges import rank_runs, tau_text, top_text
-from scholarbench.report.sections.base import MetricDisplay, ReportRun, load_report_run, section_for
+from scholarbench.core.display import ARROWS
+from scholarbench.core.measure import Measure
+from scholarbench.report.sections.base import ReportRun, load_report_run, section_for
 from scholarbench.text.escape import md, terminal
 
 TEST_NAME = ("two-sided paired permutation test (sign flips of the per-sample differences, "
@@ -42,7 +44,7 @@ _PLAIN_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_@.\-]*")
 class MetricComparison:
     metric: str
     label: str
-    higher_is_better: bool
+    higher_is_better: bool | None     # None: a measure without a direction (a count)
     n: int                  # pairs where both runs define the metric
     n_undefined: int        # shared samples where either run leaves it undefined
     mean_a: float | None
@@ -71,7 +73,7 @@ class Comparison:
     n_boot: int
     seed: int
     metrics: list[MetricComparison] = field(default_factory=list)
-    displays: dict[str, MetricDisplay] = field(default_factory=dict)
+    displays: dict[str, Measure] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     judge_rankings: dict[str, dict[str, Any]] = field(default_factory=dict)   # measure → ranks
 
@@ -194,7 +196,7 @@ def compare_runs(run_a: Path | str | ReportRun, run_b: Path | str | ReportRun,
     return out
 
 
-def _fmt(d: MetricDisplay | None, value: float | None, signed: bool = False) -> str:
+def _fmt(d: Measure | None, value: float | None, signed: bool = False) -> str:
     if value is None or not math.isfinite(value):
         return "—"
     if d is not None and d.percent:
@@ -207,10 +209,14 @@ def _fmt(d: MetricDisplay | None, value: float | None, signed: bool = False) -> 
 ALPHA = 0.05
 
 
+def _direction(higher_is_better: bool | None) -> str:
+    return "none" if higher_is_better is None else "higher" if higher_is_better else "lower"
+
+
 def favours(m: MetricComparison, alpha: float = ALPHA) -> str:
     """Which run the difference favours — only when the test rejects "no difference" at
-    `alpha`; above it, "no difference shown"."""
-    if m.diff is None:
+    `alpha`; above it, "no difference shown". A measure without a direction favours no run."""
+    if m.diff is None or m.higher_is_better is None:
         return "—"
     if m.diff == 0 or m.p_value is None or m.p_value > alpha:
         return "no difference shown"
@@ -243,7 +249,7 @@ def format_comparison(result: Comparison, fmt: str = "terminal") -> str:
         ci = ("—" if m.ci_low is None else f"[{_fmt(d, m.ci_low, True)}, "
               f"{_fmt(d, m.ci_high, True)}]")
         p = "—" if m.p_value is None else f"{m.p_value:.4f}"
-        name = _key(m.metric, esc) + ("↑" if m.higher_is_better else "↓")
+        name = _key(m.metric, esc) + ARROWS[_direction(m.higher_is_better)]
         n = f"{m.n}" + (f" ({m.n_undefined} undef.)" if m.n_undefined else "")
         rows.append([name, n, _fmt(d, m.mean_a), _fmt(d, m.mean_b), _fmt(d, m.diff, True), ci,
                      p, better])

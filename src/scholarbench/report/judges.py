@@ -27,7 +27,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from scholarbench.metrics.agreement import PANEL_KEY, counted, per_judge_of, rank_agreement
-from scholarbench.report.sections.base import MetricDisplay, ReportRun, section_for
+from scholarbench.core.measure import Measure
+from scholarbench.report.sections.base import ReportRun, section_for
 from scholarbench.report.tables import Row, Table, TableGroup
 
 TITLE = "Judges"
@@ -131,11 +132,12 @@ def judged_measures(run: ReportRun) -> list[str]:
     return out
 
 
-def _display(run: ReportRun, key: str) -> MetricDisplay:
+def _display(run: ReportRun, key: str) -> Measure:
     """The measure's display in its section; a percent printed without its sign there (under
     a "(%)" header, DeepSynth's) gets the sign back here, where no header says so."""
     shown = {d.key: d for d in section_for(run.benchmark).metrics(run.mode)}
-    d = shown.get(key) or MetricDisplay(key, key, decimals=3, bounds=(None, None))
+    d = shown.get(key) or Measure(run.benchmark, key, label=key, decimals=3,
+                                  bounds=(None, None))
     return replace(d, sign="%") if d.percent and not d.sign else d
 
 

@@ -8,7 +8,8 @@ are defined (macro: the engine's default aggregate). Precision is pooled over th
 computed from each score row's ``n_correct`` and ``n_incorrect``; the confidence interval then
 resamples tasks and pools again. Everything else that lists the measures (the benchmark's
 headline and judge-scored keys, the terminal summary, the report section's columns) reads
-`BASES` / `measures_for`.
+`BASES` / `measures_for`. Shown as the paper's Table 1 prints them: ×100 with one decimal, no
+"%" (the table's title says "(%)"); a group score has no lower bound (down to -1/clip_factor).
 """
 from __future__ import annotations
 
@@ -71,6 +72,7 @@ def _build(variant: str) -> tuple[Measure, ...]:
             label=label, direction="higher", unit="fraction", judge=True,
             provenance=provenance + (", upstream variant" if upstream else ""),
             aggregator=pooled_precision(variant) if pooled else None,
+            percent=True, decimals=1, sign="", bounds=(0.0, 1.0) if pooled else (None, 1.0),
             **({"aggregate_note": _PRECISION_NOTE} if pooled else {})))
     return tuple(out)
 

@@ -27,12 +27,14 @@ from scholarbench.report.htmlkit import Page, e, metadata_html, table_html, usag
 from scholarbench.benchmarks.deepsynth.section_drilldown import DeepSynthDrilldown
 from scholarbench.benchmarks.deepsynth.published import (PAPER_CITATION, PAPER_JUDGE, PAPER_N,
                                                          published_rows)
-from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
+from scholarbench.report.sections.base import (ReportRun, ReportSection,
                                                count_field, plural, read_json_object,
                                                strip_group)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
-from scholarbench.benchmarks.deepsynth.display import (COUNT_KEYS, DISPLAY, KEYS, STATUS_COLOURS,
+from scholarbench.benchmarks.deepsynth.display import (COLUMNS, COUNT_KEYS, KEYS, STATUS_COLOURS,
                                                        STATUS_NAMES, TASK_KEYS, TITLE)
+from scholarbench.core.display import best_directions
+from scholarbench.core.measure import Measure
 from scholarbench.text.escape import csv_row
 
 
@@ -129,13 +131,13 @@ class DeepSynthSection(DeepSynthDrilldown, ReportSection):
         return DeepSynthRun(run_dir, self.benchmark, mode, summary, manifest, raw,
                             id_key="task_id")
 
-    def metrics(self, mode: str) -> list[MetricDisplay]:
-        return [DISPLAY[k] for k in KEYS]
+    def metrics(self, mode: str) -> list[Measure]:
+        return [COLUMNS[k] for k in KEYS]
 
-    def paired_metrics(self, mode: str) -> list[MetricDisplay]:
+    def paired_metrics(self, mode: str) -> list[Measure]:
         # Precision is pooled over a run's labels: no per-task value to pair (compare pairs
         # the task-level scores only)
-        return [DISPLAY[k] for k in TASK_KEYS]
+        return [COLUMNS[k] for k in TASK_KEYS]
 
     # ------------------------------------------------------------------------------ tables
 
@@ -169,7 +171,7 @@ class DeepSynthSection(DeepSynthDrilldown, ReportSection):
         for key in TASK_KEYS:
             m = run.summary.metrics[key]
             if m.n_null:
-                parts.append(f"{DISPLAY[key].label} undefined for {plural(m.n_null, 'task')} "
+                parts.append(f"{COLUMNS[key].label} undefined for {plural(m.n_null, 'task')} "
                              "(no scored item; excluded from the mean)")
         reports = raw.get("reports") or {}
         bad = {k: v for k, v in reports.items() if k != "ok" and v}
@@ -185,9 +187,9 @@ class DeepSynthSection(DeepSynthDrilldown, ReportSection):
         return f"{run.name}: {'; '.join(parts)}" if parts else None
 
     def _table(self, runs: Sequence[ReportRun], published: bool) -> Table:
-        header = ("System", "Samples") + tuple(DISPLAY[k].label for k in KEYS)
+        header = ("System", "Samples") + tuple(COLUMNS[k].label for k in KEYS)
         rows = [Row("ours", (r.name, f"n={r.summary.n_samples}")
-                    + tuple(DISPLAY[k].format_with_interval(r.summary.metrics[k].mean,
+                    + tuple(COLUMNS[k].format_with_interval(r.summary.metrics[k].mean,
                                                            r.interval(k)) for k in KEYS),
                     tuple(r.summary.metrics[k].mean for k in KEYS), str(r.run_dir))
                 for r in runs]
@@ -198,7 +200,7 @@ class DeepSynthSection(DeepSynthDrilldown, ReportSection):
                 rows.append(Row("separator", (f"published: {PAPER_CITATION}"
                                               + (f", {group}" if group else ""),)))
             rows.append(Row("published", (f"{row.system} (published)", f"n={row.n}")
-                            + tuple(DISPLAY[k].format(row.values[k]) for k in KEYS),
+                            + tuple(COLUMNS[k].format(row.values[k]) for k in KEYS),
                             tuple(row.values[k] for k in KEYS)))
         notes = [n for r in runs if (n := self._notes(r))]
         notes.append("Overall, General and Constraint are macro means over the tasks (×100); "
@@ -267,7 +269,7 @@ class DeepSynthSection(DeepSynthDrilldown, ReportSection):
 
     def html(self, runs: Sequence[ReportRun], page: Page) -> str:
         out = [page.heading(2, self.title)]
-        directions = {k: d.higher_is_better for k, d in DISPLAY.items()}
+        directions = best_directions(COLUMNS.values())
         for group in self.groups(runs, page.published):
             out.append('<section class="mode" data-benchmark="deepsynth" data-mode="checklist">')
             out.append(page.heading(4, "Leaderboard", toc=False))
@@ -323,7 +325,7 @@ class DeepSynthSection(DeepSynthDrilldown, ReportSection):
             "scores); then the general and constraint groups apart. n = requirements (a "
             "judge panel: the first judge's labels, named on the bar).")]
         def fmt(r: ReportRun, key: str) -> str:
-            return DISPLAY[key].format(r.summary.metrics[key].mean)
+            return COLUMNS[key].format(r.summary.metrics[key].mean)
 
         points = [svg.Point(r.summary.metrics["dse_general"].mean or 0.0,
                             r.summary.metrics["dse_constraint"].mean or 0.0, r.name,
@@ -351,7 +353,7 @@ class DeepSynthSection(DeepSynthDrilldown, ReportSection):
                               height=360)
         panels = []
         for key in (*TASK_KEYS, "task_precision"):
-            d = DISPLAY[key]
+            d = COLUMNS[key]
             groups = []
             for r in runs:
                 values = r.sample_values((key,))
@@ -402,4 +404,4 @@ class DeepSynthSection(DeepSynthDrilldown, ReportSection):
         return metadata_html(run, extra)
 
 
-__all__ = ["DeepSynthSection", "DISPLAY", "KEYS"]
+__all__ = ["DeepSynthSection", "COLUMNS", "KEYS"]

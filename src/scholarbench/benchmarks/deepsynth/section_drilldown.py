@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from scholarbench.benchmarks.deepsynth.display import (COUNT_DISPLAY, COUNT_KEYS, DISPLAY,
+from scholarbench.benchmarks.deepsynth.display import (COLUMNS, COUNT_KEYS, COUNTS,
                                                        EXCERPT_CHARS, LABEL_STATUS,
                                                        STATUS_NAMES, TASK_KEYS)
 from scholarbench.leakage.marks import findings_html
@@ -42,8 +42,8 @@ class DeepSynthDrilldown:
         judged = {r.run_dir: self._judged(r, page) for r in runs}
         lines = {r.run_dir: self._read(r, "judge.jsonl") for r in runs}
         generated = {r.run_dir: self._read(r, "generate.jsonl") for r in runs}
-        metrics = ([DISPLAY[k] for k in (*TASK_KEYS, "task_precision")]
-                   + [COUNT_DISPLAY[k] for k in COUNT_KEYS])
+        metrics = ([COLUMNS[k] for k in (*TASK_KEYS, "task_precision")]
+                   + [COUNTS[k] for k in COUNT_KEYS])
         for i, sid in enumerate(ids):
             task = next((judged[r.run_dir][sid][0] for r in runs if sid in judged[r.run_dir]),
                         None)

@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import Any, ClassVar, Sequence
 
 from scholarbench.core.benchmark import Benchmark, Loaded, Sample
-from scholarbench.benchmarks.reportbench.measures import MEASURES, reportbench_measures
+from scholarbench.benchmarks.reportbench.measures import (HEADLINE, MEASURES, family_of,
+                                                         reportbench_measures)
 from scholarbench.core.registry import add_measures, register_benchmark
 from scholarbench.errors import ScholarbenchError
 
 SHIPPED = "shipped"
 GRANULARITIES = (SHIPPED, "sentence", "paragraph", "detail")
-REF_HEADLINE = tuple(s.key for s in MEASURES if s.headline)
+REF_HEADLINE = HEADLINE
 
 
 def _default_subtask(parser: argparse.ArgumentParser) -> None:
@@ -48,8 +49,7 @@ class ReportBench(Benchmark):
     construct_text_chars = 40_000
 
     # the statement rates (their judges read the report); the reference metrics are not judged
-    judge_scored: ClassVar[tuple[str, ...]] = tuple(s.key for s in MEASURES
-                                                    if s.measure.judge)
+    judge_scored: ClassVar[tuple[str, ...]] = tuple(m.key for m in MEASURES if m.judge)
     # the statement judges take a panel and repeats (`statement_panel`, docs/reportbench.md §11)
     judge_panel = True
     judge_options = ("statements",)        # on in `eval` when judges are named
@@ -291,10 +291,9 @@ class ReportBench(Benchmark):
     def summary_measures(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                          ) -> tuple[Any, ...]:
         """Every declared measure; the statement ones only when statements were judged."""
-        from scholarbench.benchmarks.reportbench.measures import BY_KEY
         judged = any("statements" in r for r in rows)
         return tuple(m for m in self.measures(manifest.get("mode"))
-                     if judged or BY_KEY[m.key].family != "statement")
+                     if judged or family_of(m) != "statement")
 
     def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                        ) -> dict[str, Any]:

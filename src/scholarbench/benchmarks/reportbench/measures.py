@@ -1,15 +1,17 @@
 """ReportBench's measures, declared once: every key its summaries report under `metrics`.
 
 Each is a `core.measure.Measure` (key, label as the paper's Table 1 prints it, direction,
-unit, provenance, `judge`) with how the report shows it (`Shown`). The key lists of the rest of
-the package are derived from `MEASURES`: the score rows' reference keys (`scoring.REF_KEYS`),
+unit, provenance, `judge`, and how the report prints it: decimals, percent, bounds). Its
+family is `family_of(m)` (a judged statement rate, else a reference measure), a micro aggregate
+over the run is `is_pooled(m)` (it has an aggregator), the headline is `HEADLINE`. The key
+lists of the rest of the package are derived from `MEASURES`: the score rows' reference keys (`scoring.REF_KEYS`),
 the statement rates (`statement_rows.STATEMENT_RATES`), the summary's `metrics`
 (`benchmark.summary_measures`), the headline and the judge-scored keys (`benchmark`), the report's
-columns (`section.DISPLAY`, `REF_KEYS`, `RATES`) and `score reportbench`'s means
+columns (`section.COLUMNS`, `REF_KEYS`, `RATES`) and `score reportbench`'s means
 (`score_files.METRICS`). Adding a measure is one `_declare(...)` here plus the code computing
 its per-survey value (docs/reportbench.md, "Measures").
 
-Per-survey measures (`pooled=False`) aggregate as the plain mean over the surveys where the
+Per-survey measures (not `is_pooled`) aggregate as the plain mean over the surveys where the
 value is defined: the reference metrics over every counted survey (a survey without a report
 scores 0), the statement rates over the judged reports where the rate is defined. The micro
 (pooled) measures sum the per-survey counts every score row carries (`n_matched`, `ref_count`,
@@ -21,7 +23,6 @@ one item in its denominator), so no resample is left with nothing to divide.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable, Literal, Sequence
 
 from scholarbench.core.measure import Measure
@@ -31,21 +32,18 @@ Row = dict[str, Any]
 NOT_COUNTED = ("error", "unscored", "unscorable")      # left out of every mean (scoring.py)
 
 
-@dataclass(frozen=True)
-class Shown:
-    """One measure with its family and how the report prints it (`report.sections.base.
-    MetricDisplay`: decimals, percent, plot bounds)."""
-    measure: Measure
-    family: Literal["reference", "statement"]
-    pooled: bool = False            # a micro aggregate over the run, no per-survey value
-    headline: bool = False          # in `Benchmark.headline`
-    decimals: int = 4
-    percent: bool = False
-    bounds: tuple[float | None, float | None] = (0.0, 1.0)
+Family = Literal["reference", "statement"]
+HEADLINE = ("ref_precision", "ref_recall", "ref_count")     # `Benchmark.headline`
 
-    @property
-    def key(self) -> str:
-        return self.measure.key
+
+def family_of(measure: Measure) -> Family:
+    """A statement rate (its judges read the report) or a reference measure."""
+    return "statement" if measure.judge else "reference"
+
+
+def is_pooled(measure: Measure) -> bool:
+    """A micro aggregate over the run (no per-survey value)."""
+    return measure.aggregator is not None
 
 
 def counted(rows: Sequence[Row]) -> list[Row]:
@@ -110,34 +108,35 @@ def _counts(key: str, family: str, pooled: bool
 
 
 def _declare(key: str, label: str, description: str, provenance: str, *,
-             family: Literal["reference", "statement"], direction: Any = "higher",
-             unit: str = "fraction", aggregator: Any = None, aggregate_note: str = "",
-             defined_on: Any = None, **shown: Any) -> Shown:
-    measure = Measure(BENCHMARK, key, description=description, label=label,
+             family: Family, direction: Any = "higher", unit: str = "fraction",
+             aggregator: Any = None, aggregate_note: str = "", defined_on: Any = None,
+             decimals: int = 4, percent: bool = False,
+             bounds: tuple[float | None, float | None] = (0.0, 1.0)) -> Measure:
+    return Measure(BENCHMARK, key, description=description, label=label,
                       direction=direction, unit=unit, provenance=provenance,
                       judge=family == "statement", aggregator=aggregator,
                       counts=_counts(key, family, aggregator is not None),
                       defined_on=defined_on or (_is_counted if aggregator else None),
                       aggregate_note=aggregate_note or (
                           "mean over the counted surveys" if family == "reference" else
-                          "mean over the judged reports where the rate is defined"))
-    return Shown(measure, family, pooled=aggregator is not None, **shown)
+                          "mean over the judged reports where the rate is defined"),
+                   decimals=decimals, percent=percent, bounds=bounds)
 
 
 _MICRO = "pooled (micro) over the counted surveys: summed counts, one division"
 _MICRO_ST = "pooled (micro) over every judged statement item of the run"
 _UPSTREAM = "upstream metrics_calculator.py @ 1826140"
 
-MEASURES: tuple[Shown, ...] = (
+MEASURES: tuple[Measure, ...] = (
     _declare("ref_precision", "Precision", "matched references / distinct references with a "
              "title", "paper §2.2 content quality, §3.2 (Table 1 Precision)",
-             family="reference", headline=True, decimals=3),
+             family="reference", decimals=3),
     _declare("ref_recall", "Recall", "ground-truth titles matched / distinct ground-truth "
              "titles", "paper §2.2 content quality, §3.2 (Table 1 Recall)",
-             family="reference", headline=True, decimals=3),
+             family="reference", decimals=3),
     _declare("ref_count", "Ref Num", "distinct references in the precision denominator",
              "paper §3.2 (Table 1 Ref Num)", family="reference", direction="none",
-             unit="references", headline=True, decimals=2, bounds=(0.0, None)),
+             unit="references", decimals=2, bounds=(0.0, None)),
     _declare("cited_match_rate", "Match Rate", "cited statements matched by their source / "
              "(checked + unreachable pairs)",
              "paper §2.2 cited statements, §3.2 (Table 1 Match Rate)", family="statement",
@@ -181,22 +180,22 @@ MEASURES: tuple[Shown, ...] = (
              defined_on=_has_items("noncited_accuracy_upstream"),
              aggregate_note=_MICRO_ST, percent=True, decimals=2),
 )
-BY_KEY: dict[str, Shown] = {s.key: s for s in MEASURES}
+BY_KEY: dict[str, Measure] = {m.key: m for m in MEASURES}
 
 
 def keys(family: str | None = None, *, pooled: bool | None = False) -> tuple[str, ...]:
     """The keys of `family` (all families by default), per-survey ones unless `pooled`."""
-    return tuple(s.key for s in MEASURES if family in (None, s.family)
-                 and (pooled is None or s.pooled == pooled))
+    return tuple(m.key for m in MEASURES if family in (None, family_of(m))
+                 and (pooled is None or is_pooled(m) == pooled))
 
 
 def reportbench_measures() -> tuple[Measure, ...]:
-    return tuple(s.measure for s in MEASURES)
+    return MEASURES
 
 
 def micro_key(key: str) -> str:
     return f"{key}_micro"
 
 
-__all__ = ["BY_KEY", "MEASURES", "Shown", "counted", "keys", "micro_key",
-           "reportbench_measures"]
+__all__ = ["BY_KEY", "HEADLINE", "MEASURES", "counted", "family_of", "is_pooled", "keys",
+           "micro_key", "reportbench_measures"]

@@ -23,11 +23,13 @@ from typing import Any, Sequence
 from scholarbench.errors import DataError
 from scholarbench.report import svg
 from scholarbench.report.htmlkit import Page, e, metadata_html, table_html, usage_rows
-from scholarbench.benchmarks.reportbench.measures import BY_KEY, MEASURES, keys
+from scholarbench.benchmarks.reportbench.measures import BENCHMARK, BY_KEY, keys
+from scholarbench.core.display import best_directions
+from scholarbench.core.measure import Measure
 from scholarbench.benchmarks.reportbench.section_drilldown import ReportBenchDrilldown
 from scholarbench.benchmarks.reportbench.published import (KEYS as TABLE_KEYS, PAPER_CITATION,
                                                            PAPER_JUDGES, PAPER_N, published_rows)
-from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
+from scholarbench.report.sections.base import (ReportRun, ReportSection,
                                                count_field, metric_rows, optional_number, plural,
                                                read_json_object, strip_group)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
@@ -36,13 +38,12 @@ from scholarbench.text.escape import csv_row
 REF_KEYS = keys("reference")           # the per-survey measures (`measures.MEASURES`)
 RATES = keys("statement")
 COUNTS = ("n_cited", "n_noncited")     # statement counts per judged report (Table 1 "Count")
-DISPLAY: dict[str, MetricDisplay] = {
-    **{s.key: MetricDisplay(s.key, s.measure.label, s.measure.direction != "lower",
-                            percent=s.percent, decimals=s.decimals, bounds=s.bounds)
-       for s in MEASURES},
-    "n_cited": MetricDisplay("n_cited", "Count (cited)", decimals=2, bounds=(0.0, None)),
-    "n_noncited": MetricDisplay("n_noncited", "Count (non-cited)", decimals=2,
-                                bounds=(0.0, None)),
+# the declared measures and the statement counts per judged report (Table 1 "Count"), shown
+# with 2 decimals and no direction
+COLUMNS: dict[str, Measure] = {
+    **BY_KEY,
+    **{k: Measure(BENCHMARK, k, label=label, direction="none", decimals=2, bounds=(0.0, None))
+       for k, label in zip(COUNTS, ("Count (cited)", "Count (non-cited)"))},
 }
 TITLE = "Table 1 layout — references and statements"
 
@@ -96,11 +97,11 @@ class ReportBenchSection(ReportBenchDrilldown, ReportSection):
         return ReportRun(run_dir, self.benchmark, mode, summary, manifest, raw,
                          id_key="arxiv_id")
 
-    def metrics(self, mode: str) -> list[MetricDisplay]:
-        return [DISPLAY[k] for k in TABLE_KEYS + RATES[1::2]]
+    def metrics(self, mode: str) -> list[Measure]:
+        return [COLUMNS[k] for k in TABLE_KEYS + RATES[1::2]]
 
-    def paired_metrics(self, mode: str) -> list[MetricDisplay]:
-        return [DISPLAY[k] for k in REF_KEYS + RATES]
+    def paired_metrics(self, mode: str) -> list[Measure]:
+        return [COLUMNS[k] for k in REF_KEYS + RATES]
 
     # ------------------------------------------------------------------------------ tables
 
@@ -132,7 +133,7 @@ class ReportBenchSection(ReportBenchDrilldown, ReportSection):
             for key in ("cited_match_rate", "noncited_accuracy"):
                 undefined = (st.get(key) or {}).get("n_undefined")
                 if undefined:
-                    parts.append(f"{DISPLAY[key].label} undefined for "
+                    parts.append(f"{COLUMNS[key].label} undefined for "
                                  f"{plural(undefined, 'report')} (excluded)")
         else:
             parts.append("statements not judged (score with --statements for these columns)")
@@ -140,15 +141,15 @@ class ReportBenchSection(ReportBenchDrilldown, ReportSection):
 
     def _table(self, runs: Sequence[ReportRun], published: bool) -> Table:
         keys = TABLE_KEYS
-        header = ("System", "Samples") + tuple(DISPLAY[k].label for k in keys)
-        rows = metric_rows(runs, keys, DISPLAY)
+        header = ("System", "Samples") + tuple(COLUMNS[k].label for k in keys)
+        rows = metric_rows(runs, keys, COLUMNS)
         group: object = object()
         for row in (published_rows() if published else []):
             if row.group != group:
                 group = row.group
                 rows.append(Row("separator", (f"published: {PAPER_CITATION}, {group}",)))
             rows.append(Row("published", (f"{row.system} (published)", f"n={PAPER_N}")
-                            + tuple(DISPLAY[k].format(row.values[k]) for k in keys),
+                            + tuple(COLUMNS[k].format(row.values[k]) for k in keys),
                             tuple(row.values[k] for k in keys)))
         notes = [n for r in runs for n in self._notes(r)]
         return Table(TITLE, header, tuple(rows), tuple(notes), keys)
@@ -175,7 +176,7 @@ class ReportBenchSection(ReportBenchDrilldown, ReportSection):
             for key, _ in self.STATEMENT_COLUMNS:
                 if key in RATES:
                     value = r.summary.metrics[key].mean
-                    cells.append(DISPLAY[key].format(value))
+                    cells.append(COLUMNS[key].format(value))
                 else:
                     value = float(counts.get(key, 0))
                     cells.append(f"{int(value):,}")
@@ -204,9 +205,9 @@ class ReportBenchSection(ReportBenchDrilldown, ReportSection):
         keys = tuple(k for k in REF_KEYS + RATES if k not in shown)
         if not keys:
             return None
-        header = ("System", "Samples") + tuple(DISPLAY[k].label for k in keys)
+        header = ("System", "Samples") + tuple(COLUMNS[k].label for k in keys)
         return Table("Further measures (not in the paper's table)", header,
-                     tuple(metric_rows(runs, keys, DISPLAY)), (), keys)
+                     tuple(metric_rows(runs, keys, COLUMNS)), (), keys)
 
     def groups(self, runs: Sequence[ReportRun], published: bool = True) -> list[TableGroup]:
         out = []
@@ -262,7 +263,7 @@ class ReportBenchSection(ReportBenchDrilldown, ReportSection):
 
     def html(self, runs: Sequence[ReportRun], page: Page) -> str:
         out = [page.heading(2, self.title)]
-        directions = {k: d.higher_is_better for k, d in DISPLAY.items()}
+        directions = best_directions(COLUMNS.values())
         footnotes = self.footnotes(runs, page.published)
         for group in self.groups(runs, page.published):
             mode_runs = [r for r in runs if r.mode == group.mode]
@@ -285,8 +286,8 @@ class ReportBenchSection(ReportBenchDrilldown, ReportSection):
         points = [svg.Point(r.summary.metrics[rc].mean or 0.0, r.summary.metrics[p].mean or 0.0,
                             r.name, colours[r.run_dir],
                             tooltip=f"{r.name}: precision "
-                            f"{DISPLAY[p].format(r.summary.metrics[p].mean)}, recall "
-                            f"{DISPLAY[rc].format(r.summary.metrics[rc].mean)}",
+                            f"{COLUMNS[p].format(r.summary.metrics[p].mean)}, recall "
+                            f"{COLUMNS[rc].format(r.summary.metrics[rc].mean)}",
                             data={"run": str(r.run_dir)}) for r in runs]
         legend = [(r.name, colours[r.run_dir], "filled") for r in runs]
         if page.published:
@@ -326,7 +327,7 @@ class ReportBenchSection(ReportBenchDrilldown, ReportSection):
         for key in (k for k in TABLE_KEYS if k in BY_KEY):     # Table 1's measures
             if not any(key in r.summary.metrics for r in runs):
                 continue
-            d = DISPLAY[key]
+            d = COLUMNS[key]
             groups = []
             for r in runs:
                 values = r.sample_values((key,))

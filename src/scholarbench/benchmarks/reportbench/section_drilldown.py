@@ -98,8 +98,8 @@ class ReportBenchDrilldown:
         generated = {r.run_dir: {str(g.get("id")): g for g in
                                  read_jsonl_tolerant(r.run_dir / "generate.jsonl")}
                      for r in runs}
-        from scholarbench.benchmarks.reportbench.section import DISPLAY, REF_KEYS
-        metrics = [DISPLAY[k] for k in REF_KEYS + ("cited_match_rate", "noncited_accuracy")]
+        from scholarbench.benchmarks.reportbench.section import COLUMNS, REF_KEYS
+        metrics = [COLUMNS[k] for k in REF_KEYS + ("cited_match_rate", "noncited_accuracy")]
         for i, sid in enumerate(ids):
             task = next((self._context(r, page)["tasks"].get(sid) for r in runs
                          if sid in self._context(r, page)["tasks"]), None)

@@ -108,7 +108,7 @@ def summary_blocks(rows: Sequence[dict[str, Any]], manifest: dict[str, Any]) -> 
         # a key a row lacks (a measure declared after it was scored) is undefined, as null
         "means": {k: _mean(defined(kept, k)) for k in REF_KEYS},
         "means_with_report": {k: _mean(defined(with_report, k)) for k in REF_KEYS},
-        "micro": {k: BY_KEY[micro_key(k)].measure.value(rows) for k in REF_KEYS
+        "micro": {k: BY_KEY[micro_key(k)].value(rows) for k in REF_KEYS
                   if micro_key(k) in BY_KEY},
         "references": pooled_references(rows),
     }

@@ -20,12 +20,13 @@ from scholarbench.report import svg
 from scholarbench.report.trajectory import trajectories_html
 from scholarbench.leakage.marks import LeakMarks, badge_html, findings_html, tag_html
 from scholarbench.report.htmlkit import Page, drilldown_ids, e, sample_metric_table, table_html
-from scholarbench.benchmarks.researcharena.measures.declared import (
-    ORGANISATION as DECLARED_ORGANISATION, ORGANISATION_KEYS, RANKING as DECLARED_RANKING,
-    RANKING_KEYS)
+from scholarbench.benchmarks.researcharena.measures.declared import (BY_KEY, ORGANISATION_KEYS,
+                                                                     RANKING_KEYS)
+from scholarbench.core.display import best_directions
+from scholarbench.core.measure import Measure
 from scholarbench.benchmarks.researcharena.published import (PAPER_CITATION, PAPER_N, TABLE_KEYS,
                                                              published_rows)
-from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
+from scholarbench.report.sections.base import (ReportRun, ReportSection,
                                                metric_summaries, plural, read_json_object,
                                                register_section, strip_group)
 from scholarbench.report.tables import Row, RunSummary, Table, TableGroup
@@ -36,12 +37,6 @@ TASKS = ("discovery", "selection", "organisation")
 TASK_TITLES = {"discovery": "Information discovery", "selection": "Information selection",
                "organisation": "Information organisation"}
 RANKING, ORGANISATION = RANKING_KEYS, ORGANISATION_KEYS
-# label and direction from the declared measures; a distance prints 2 decimals, unbounded above
-DISPLAY: dict[str, MetricDisplay] = {
-    m.key: MetricDisplay(m.key, m.label, higher_is_better=m.direction != "lower",
-                         **({"decimals": 2, "bounds": (0.0, None)}
-                            if m.unit == "edit operations" else {}))
-    for m in (*DECLARED_RANKING, *DECLARED_ORGANISATION)}
 PAPER_TABLE = {"discovery": 1, "selection": 2, "organisation": 3}
 # Published columns measured with another tool than ours: the cell is marked and the table says
 # why (docs/researcharena.md, "Organisation"). The examples are spaCy en_core_web_sm 3.8.0's.
@@ -96,11 +91,11 @@ class ResearchArenaSection(ReportSection):
                              counts["n_malformed"], metrics)
         return ReportRun(run_dir, self.benchmark, task, summary, manifest, raw)
 
-    def metrics(self, mode: str) -> list[MetricDisplay]:
+    def metrics(self, mode: str) -> list[Measure]:
         if mode == "organisation":
-            return [DISPLAY[k] for k in ORGANISATION]
+            return [BY_KEY[k] for k in ORGANISATION]
         primary = TABLE_KEYS[PAPER_TABLE[mode]]
-        return [DISPLAY[k] for k in dict.fromkeys(primary + RANKING)]
+        return [BY_KEY[k] for k in dict.fromkeys(primary + RANKING)]
 
     # ------------------------------------------------------------------------------ tables
 
@@ -132,9 +127,9 @@ class ResearchArenaSection(ReportSection):
 
     def _table(self, title: str, keys: Sequence[str], runs: Sequence[ReportRun],
                published: Sequence[Any]) -> Table:
-        header = ("System", "Samples") + tuple(DISPLAY[k].header() for k in keys)
+        header = ("System", "Samples") + tuple(BY_KEY[k].header() for k in keys)
         rows = [Row("ours", (r.name, f"n={r.raw_summary.get('n_scored', r.summary.n_samples)}")
-                    + tuple(DISPLAY[k].format_with_interval(r.summary.metrics[k].mean,
+                    + tuple(BY_KEY[k].format_with_interval(r.summary.metrics[k].mean,
                                                            r.interval(k)) for k in keys),
                     tuple(r.summary.metrics[k].mean for k in keys), str(r.run_dir))
                 for r in runs]
@@ -146,7 +141,7 @@ class ResearchArenaSection(ReportSection):
                                               + (f", {group}" if group else ""),)))
             rows.append(Row("published", (f"{row.system} (published)",
                                           f"n≤{PAPER_N[row.table]:,}")
-                            + tuple(DISPLAY[k].format(row.values[k])
+                            + tuple(BY_KEY[k].format(row.values[k])
                                     + (NOT_COMPARABLE_MARK if k in NOT_COMPARABLE else "")
                                     for k in keys),
                             tuple(row.values[k] for k in keys)))
@@ -208,7 +203,7 @@ class ResearchArenaSection(ReportSection):
 
     def html(self, runs: Sequence[ReportRun], page: Page) -> str:
         out = [page.heading(2, self.title)]
-        directions = {k: d.higher_is_better for k, d in DISPLAY.items()}
+        directions = best_directions(BY_KEY.values())
         footnote = self.footnotes(runs, page.published)
         for group in self.groups(runs, page.published):
             task_runs = [r for r in runs if r.mode == group.mode]
@@ -255,7 +250,7 @@ class ResearchArenaSection(ReportSection):
         panels = []
         keys = ORGANISATION if task == "organisation" else TABLE_KEYS[PAPER_TABLE[task]]
         for key in keys:
-            d = DISPLAY[key]
+            d = BY_KEY[key]
             groups = []
             for r in runs:
                 unscorable = {str(row.get("id")) for row in r.scores if row.get("unscorable")}

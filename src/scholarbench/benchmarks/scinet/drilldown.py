@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from scholarbench.benchmarks.scinet.report_display import (COUNT_DISPLAY, COUNT_KEYS, DISPLAY,
+from scholarbench.benchmarks.scinet.report_display import (COLUMNS, COUNT_KEYS, COUNTS,
                                                           KEYS, LIST_LIMIT, LLM_KEYS, judged)
 from scholarbench.report.trajectory import trajectories_html
 from scholarbench.report.htmlkit import Page, drilldown_ids, e, sample_metric_table
@@ -76,10 +76,10 @@ class DrillDown:
         tasks = {r.run_dir: self._read(r, "tasks.jsonl", page) for r in runs}
         generated = {r.run_dir: self._read(r, "generate.jsonl", page) for r in runs}
         family = runs[0].mode if runs else ""
-        metrics = ([DISPLAY[k] for k in KEYS.get(family, ())]
-                   + [DISPLAY[k] for k in LLM_KEYS.get(family, ()) if any(judged(r)
+        metrics = ([COLUMNS[k] for k in KEYS.get(family, ())]
+                   + [COLUMNS[k] for k in LLM_KEYS.get(family, ()) if any(judged(r)
                                                                            for r in runs)]
-                   + [COUNT_DISPLAY[k] for k in COUNT_KEYS])
+                   + [COUNTS[k] for k in COUNT_KEYS])
         for i, sid in enumerate(ids):
             task = next((tasks[r.run_dir][sid] for r in runs if sid in tasks[r.run_dir]), {})
             metric_rows = []

@@ -5,8 +5,9 @@ One entry of `SPECS` is one measure: its key, family, label, unit, what it is an
 from. Everything else is derived from it: the key tuples below, each precision-type measure's
 micro twin `<key>_micro` (`MICRO`; its aggregator `micro_value` pools hits over the tasks, the
 summary's own code), the keys under SciNet's released scripts (`--variant upstream`:
-`<key>(upstream=1)`, provenance the variant), the report's columns and labels
-(`report_display.py`). The definitions are in `metrics.py` / `upstream.py` (deterministic) and
+`<key>(upstream=1)`, provenance the variant), the report's columns, labels and display (a
+rate with 3 decimals on [0, 1]; SoS on 0–10 with 3, a judge's score with 2;
+`report_display.py`). The definitions are in `metrics.py` / `upstream.py` (deterministic) and
 `judge.py` (LLM-judged); docs/scinet.md has the table.
 """
 from __future__ import annotations
@@ -145,7 +146,10 @@ def spec_measures(spec: Spec, variant: str) -> tuple[Measure, ...]:
     carry them (`carried_counts`)."""
     if variant == "upstream" and not spec.script:
         return ()                    # no upstream script: no upstream variant (the review)
+    rate = spec.unit == UNIT_RATE
     common = {"direction": "higher", "provenance": _provenance(spec, variant),
+              "decimals": 2 if spec.judge and not rate else 3,
+              "bounds": (0.0, 1.0) if rate else (0.0, 10.0),
               "judge": spec.judge, "counts": None if spec.family == "review" else
               partial(carried_counts, metric=spec.key)}
     out = [Measure("scinet", metric_key(spec.key, variant), description=spec.description,

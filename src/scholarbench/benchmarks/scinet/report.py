@@ -27,12 +27,14 @@ from typing import Any, Sequence
 
 from scholarbench.benchmarks.scinet.drilldown import DrillDown
 from scholarbench.benchmarks.scinet.report_display import (  # noqa: F401  (re-exported)
-    ALL_KEYS, COUNT_DISPLAY, COUNT_KEYS, DISPLAY, FAMILIES, FAMILY_TITLES, KEYS, LLM_KEYS, MICRO,
+    ALL_KEYS, COLUMNS, COUNT_KEYS, COUNTS, FAMILIES, FAMILY_TITLES, KEYS, LLM_KEYS, MICRO,
     NO_PUBLISHED, ORACLE_NOTE, UNDEFINED_WHY, family_summary, judge_entry, judged)
+from scholarbench.core.display import best_directions
+from scholarbench.core.measure import Measure
 from scholarbench.errors import DataError
 from scholarbench.report import svg
 from scholarbench.report.htmlkit import Page, e, metadata_html, table_html
-from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
+from scholarbench.report.sections.base import (ReportRun, ReportSection,
                                                count_field, metric_rows, optional_number, plural,
                                                read_json_object, strip_group)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
@@ -107,14 +109,14 @@ class SciNetSection(DrillDown, ReportSection):
         return ReportRun(run_dir, self.benchmark, family, summary, manifest, raw,
                          id_key="task_id")
 
-    def metrics(self, mode: str) -> list[MetricDisplay]:
+    def metrics(self, mode: str) -> list[Measure]:
         keys = KEYS.get(mode, ALL_KEYS)
-        return ([DISPLAY[k] for k in keys] + [DISPLAY[f"{k}_micro"] for k in keys if k in MICRO]
-                + [DISPLAY[k] for k in LLM_KEYS.get(mode, ())])
+        return ([COLUMNS[k] for k in keys] + [COLUMNS[f"{k}_micro"] for k in keys if k in MICRO]
+                + [COLUMNS[k] for k in LLM_KEYS.get(mode, ())])
 
-    def paired_metrics(self, mode: str) -> list[MetricDisplay]:
+    def paired_metrics(self, mode: str) -> list[Measure]:
         # the micro means pool a run's hits: no per-task value to pair
-        return [DISPLAY[k] for k in KEYS.get(mode, ALL_KEYS) + LLM_KEYS.get(mode, ())]
+        return [COLUMNS[k] for k in KEYS.get(mode, ALL_KEYS) + LLM_KEYS.get(mode, ())]
 
     # ------------------------------------------------------------------------------ tables
 
@@ -153,9 +155,9 @@ class SciNetSection(DrillDown, ReportSection):
                 continue
             if m.n_null:
                 why = UNDEFINED_WHY.get(key, "undefined")
-                parts.append(f"{DISPLAY[key].label} undefined for {plural(m.n_null, 'task')} "
+                parts.append(f"{COLUMNS[key].label} undefined for {plural(m.n_null, 'task')} "
                              f"({why}; excluded)")
-        per = [f"{DISPLAY[k].label} n={run.summary.metrics[k].n}" for k in KEYS[run.mode]
+        per = [f"{COLUMNS[k].label} n={run.summary.metrics[k].n}" for k in KEYS[run.mode]
                if k in run.summary.metrics]
         if per:
             parts.append("tasks scored: " + ", ".join(per))
@@ -165,8 +167,8 @@ class SciNetSection(DrillDown, ReportSection):
 
     def _table(self, family: str, runs: Sequence[ReportRun]) -> Table:
         keys = self._columns(family, runs)
-        header = ("System", "Samples") + tuple(DISPLAY[k].label for k in keys)
-        rows = metric_rows(runs, keys, DISPLAY)
+        header = ("System", "Samples") + tuple(COLUMNS[k].label for k in keys)
+        rows = metric_rows(runs, keys, COLUMNS)
         notes = [n for r in runs if (n := self._notes(r))]
         explain = {"ego": "SoS = mean 0–10 percentile of the returned papers' novelty "
                           "(lowest Uzzi z first) or disruption (CD index) in the graph; "
@@ -192,14 +194,14 @@ class SciNetSection(DrillDown, ReportSection):
             return None
         count_cols = (("judged", "Judged items"), ("unscored", "Unscored items"),
                       ("tasks_null", "Tasks null"))
-        header = (("System", "Samples") + tuple(DISPLAY[k].label for k in keys)
+        header = (("System", "Samples") + tuple(COLUMNS[k].label for k in keys)
                   + tuple(label for _, label in count_cols))
         rows, notes = [], []
         for r in runs:
             counts = judge_entry(r)
             values: list[float | None] = [r.summary.metrics[k].mean if k in r.summary.metrics
                                           else None for k in keys]
-            cells = [DISPLAY[k].format(v) for k, v in zip(keys, values)]
+            cells = [COLUMNS[k].format(v) for k, v in zip(keys, values)]
             for name, _ in count_cols:
                 total = sum(int((counts.get(k) or {}).get(name, 0)) for k in keys)
                 values.append(float(total))
@@ -212,7 +214,7 @@ class SciNetSection(DrillDown, ReportSection):
                     reasons = ", ".join(f"{v} {why}" for why, v in
                                         (c.get("reasons") or {}).items()) or "none"
                     m = r.summary.metrics.get(k)
-                    notes.append(f"{r.name}: {DISPLAY[k].label} over "
+                    notes.append(f"{r.name}: {COLUMNS[k].label} over "
                                  f"{plural(m.n if m else 0, 'task')}; {c.get('judged', 0)} "
                                  f"items scored, {c.get('unscored', 0)} unscored ({reasons}; "
                                  f"excluded), {c.get('tasks_null', 0)} tasks null")
@@ -294,7 +296,7 @@ class SciNetSection(DrillDown, ReportSection):
 
     def html(self, runs: Sequence[ReportRun], page: Page) -> str:
         out = [page.heading(2, self.title)]
-        directions = {k: d.higher_is_better for k, d in DISPLAY.items()}
+        directions = best_directions(COLUMNS.values())
         for group in self.groups(runs, page.published):
             fam_runs = [r for r in runs if r.mode == group.mode]
             out.append(f'<section class="mode" data-benchmark="scinet" '
@@ -333,7 +335,7 @@ class SciNetSection(DrillDown, ReportSection):
         colours = {r.run_dir: svg.colour(i) for i, r in enumerate(runs)}
         bars = []
         for title, keys, y_range in self.bar_panels(family, runs):
-            cats = [svg.BarCategory(DISPLAY[k].label) for k in keys]
+            cats = [svg.BarCategory(COLUMNS[k].label) for k in keys]
             series = [svg.BarSeries(r.name, [r.summary.metrics[k].mean
                                              if k in r.summary.metrics else None
                                              for k in keys], colours[r.run_dir])
@@ -352,7 +354,7 @@ class SciNetSection(DrillDown, ReportSection):
         for key in KEYS[family] + LLM_KEYS[family]:
             if not any(key in r.summary.metrics and r.summary.metrics[key].n for r in runs):
                 continue
-            d = DISPLAY[key]
+            d = COLUMNS[key]
             groups = []
             for r in runs:
                 present = {str(row.get("id")) for row in r.scores if key in row}
@@ -405,4 +407,4 @@ class SciNetSection(DrillDown, ReportSection):
         return metadata_html(run, extra)
 
 
-__all__ = ["SciNetSection", "DISPLAY", "KEYS", "LLM_KEYS"]
+__all__ = ["SciNetSection", "COLUMNS", "KEYS", "LLM_KEYS"]

@@ -1,16 +1,16 @@
-"""What SciNet's report section shows: the metrics per task family, their display (labels,
-decimals, bounds), why a metric can be undefined, the notes, and the summary entries a run's
-report reads (`families.<family>`, its judge counts)."""
+"""What SciNet's report section shows: the metrics per task family (their display is on the
+`Measure`, `measures.py`), the answers' counts, why a metric can be undefined, the notes, and
+the summary entries a run's report reads (`families.<family>`, its judge counts)."""
 from __future__ import annotations
 
 from typing import Any
 
 from scholarbench.benchmarks.scinet.measures import (FAMILIES, FAMILY_METRICS, MICRO,  # noqa: F401
-                                                    SPEC, UNIT_RATE, measures_of)
+                                                    SPEC, measures_of)
 from scholarbench.core.measure import Measure
-from scholarbench.report.sections.base import MetricDisplay, ReportRun
+from scholarbench.report.sections.base import ReportRun
 
-# the metrics per family (deterministic, then LLM-judged) and their display, from the measures
+# the metrics per family (deterministic, then LLM-judged), from the measures
 KEYS: dict[str, tuple[str, ...]] = {f: tuple(k for k in FAMILY_METRICS[f] if not SPEC[k].judge)
                                     for f in FAMILIES}
 LLM_KEYS: dict[str, tuple[str, ...]] = {f: tuple(k for k in FAMILY_METRICS[f]
@@ -19,18 +19,10 @@ ALL_KEYS = tuple(k for f in FAMILIES for k in KEYS[f] + LLM_KEYS[f])
 COUNT_KEYS = ("returned", "distinct", "in_graph", "not_in_graph")
 
 
-def _display(measure: Measure) -> MetricDisplay:
-    """SoS and judge scores on 0–10 (the judge's with 2 decimals), fractions with 3."""
-    if measure.unit == UNIT_RATE:
-        return MetricDisplay(measure.key, measure.label, decimals=3)
-    return MetricDisplay(measure.key, measure.label, decimals=2 if measure.judge else 3,
-                         bounds=(0.0, 10.0))
-
-
-DISPLAY: dict[str, MetricDisplay] = {m.key: _display(m) for m in measures_of(None)}
-COUNT_DISPLAY = {k: MetricDisplay(k, label, decimals=0, bounds=(0.0, None), directional=False)
-                 for k, label in zip(COUNT_KEYS, ("Returned", "Distinct", "In graph",
-                                                  "Not in graph"))}
+COLUMNS: dict[str, Measure] = {m.key: m for m in measures_of(None)}     # paper variant
+COUNTS: dict[str, Measure] = {
+    k: Measure("scinet", k, label=label, direction="none", decimals=0, bounds=(0.0, None))
+    for k, label in zip(COUNT_KEYS, ("Returned", "Distinct", "In graph", "Not in graph"))}
 UNDEFINED_WHY = {
     "cite_sentiment": "no citation context of the query paper",
     "comention_paragraph": "the query paper in no unArXive paragraph",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from scholarbench.benchmarks.scinet.published import FIGURE, TABLE4, review_published
-from scholarbench.benchmarks.scinet.report_display import DISPLAY, family_summary
+from scholarbench.benchmarks.scinet.report_display import COLUMNS, family_summary
 from scholarbench.benchmarks.scinet.review_judge import REVIEW_METRICS
 from scholarbench.report.sections.base import ReportRun, plural
 from scholarbench.report.tables import Row, Table
@@ -16,14 +16,14 @@ TITLE = "SciNet review — the judge's five dimensions (1–10)"
 
 def review_table(runs: Sequence[ReportRun], published: bool = True) -> Table:
     keys = REVIEW_METRICS
-    header = ("System", "Samples") + tuple(DISPLAY[k].label for k in keys) + \
+    header = ("System", "Samples") + tuple(COLUMNS[k].label for k in keys) + \
         ("Unscored", "No usable review")
     rows: list[Row] = []
     notes: list[str] = []
     for r in runs:
         agg: dict[str, Any] = family_summary(r)
         values = [r.summary.metrics[k].mean if k in r.summary.metrics else None for k in keys]
-        cells = tuple(DISPLAY[k].format_with_interval(v, r.interval(k))
+        cells = tuple(COLUMNS[k].format_with_interval(v, r.interval(k))
                       for k, v in zip(keys, values))
         unscored, missing = int(agg.get("unscored", 0)), int(agg.get("missing_answers", 0))
         rows.append(Row("ours", (r.name, f"n={r.summary.n_samples}") + cells

@@ -1,6 +1,7 @@
 """All TaxoBench metrics for one instance, and the measure catalogue: every measure a summary
-reports as a `core.measure.Measure` (label, direction, unit, the paper's equation), registered
-as `taxobench/<key>`; `METRICS` is the tables' view of them. Adding a measure is one
+reports as a `core.measure.Measure` (label, direction, unit, the paper's equation, and how the
+tables print it: 2 decimals, ×100 with "%" for a percent, the plots' bounds), registered as
+`taxobench/<key>`; `BY_KEY` finds one by its key. Adding a measure is one
 `Measure` here plus its value in `score_instance` (and its column in `published.py` if the
 paper prints one).
 
@@ -21,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from scholarbench.metrics.info import MetricInfo
 from scholarbench.embed.base import Embedder, label_similarity
 from scholarbench.metrics.leaf import partition_scores
 from scholarbench.metrics.names import MetricName
@@ -46,11 +46,18 @@ PERCENT = "percent"        # `Measure.unit`: stored as a fraction, shown ×100 a
 PAPER = "paper"            # Zhang et al. 2026 (TaxoBench); docs/metrics.md
 
 
+# the plots' axis range where it is not [0, 1]: ARI from -1, US-TED open above, the judge 1–5
+BOUNDS: dict[str, tuple[float | None, float | None]] = {
+    "ari": (-1.0, 1.0), "ari_cap": (-1.0, 1.0), "us_ted": (0.0, None)}
+
+
 def _measure(key: str, label: str, direction: Direction, unit: str, provenance: str,
              description: str, judge: bool = False) -> Measure:
+    """Shown as the paper prints it: 2 decimals, a percent ×100 with "%"."""
     return Measure("taxobench", key, description=description, label=label, direction=direction,
                    unit=unit, provenance=f"{PAPER} {provenance}", judge=judge,
-                   unscored_key="judge_unscored" if judge else None)
+                   unscored_key="judge_unscored" if judge else None, decimals=2,
+                   bounds=(1.0, 5.0) if judge else BOUNDS.get(key, (0.0, 1.0)))
 
 
 def sem_path_measure(lam: float = SEM_PATH_LAMBDA) -> Measure:
@@ -103,15 +110,9 @@ JUDGE_MEASURES: tuple[Measure, ...] = tuple(
 add_measures(MEASURES + JUDGE_MEASURES)
 
 
-def metric_info(measure: Measure) -> MetricInfo:
-    """What the results tables read (label, direction, ×100) — a view of the measure."""
-    return MetricInfo(measure.key, measure.label, measure.direction == "higher",
-                      measure.unit == PERCENT, measure.description)
-
-
-METRICS: tuple[MetricInfo, ...] = tuple(metric_info(m) for m in MEASURES)
-JUDGE_METRICS: tuple[MetricInfo, ...] = tuple(metric_info(m) for m in JUDGE_MEASURES)
+METRICS = MEASURES            # what `scoring.format_summary` prints (the measures themselves)
 METRIC_KEYS = tuple(m.key for m in MEASURES)
+BY_KEY: dict[str, Measure] = {m.key: m for m in (*MEASURES, *JUDGE_MEASURES)}
 
 
 def _papers_by_category(tree: TaxoNode) -> tuple[dict[str, tuple[int, ...]], dict[str, list[tuple[str, ...]]]]:

@@ -24,14 +24,16 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from scholarbench.benchmarks.taxobench.judge import DIMENSIONS, JUDGE_KEYS
-from scholarbench.benchmarks.taxobench.measures import JUDGE_METRICS, METRICS
+from scholarbench.benchmarks.taxobench.measures import BY_KEY, MEASURES
+from scholarbench.core.display import best_directions
+from scholarbench.core.measure import Measure
 from scholarbench.report import svg
 from scholarbench.report.trajectory import trajectories_html
 from scholarbench.leakage.marks import LeakMarks, badge_html, findings_html
 from scholarbench.report.htmlkit import (Page, drilldown_ids, e, metadata_html,
                                         sample_metric_table, table_html)
 from scholarbench.benchmarks.taxobench.published import BOTTOM_UP, DEEP_RESEARCH, published_rows
-from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
+from scholarbench.report.sections.base import (ReportRun, ReportSection,
                                                read_json_object, register_section, strip_group)
 from scholarbench.benchmarks.taxobench.tables import (LAYOUTS, MODE_TITLES, MODES, load_run,
                                                       taxobench_footnote, taxobench_groups,
@@ -39,11 +41,6 @@ from scholarbench.benchmarks.taxobench.tables import (LAYOUTS, MODE_TITLES, MODE
 from scholarbench.report.tables import TableGroup
 from scholarbench.data.jsonl import read_jsonl_tolerant
 
-_BOUNDS = {"ari": (-1.0, 1.0), "ari_cap": (-1.0, 1.0), "us_ted": (0.0, None),
-           **{m.key: (1.0, 5.0) for m in JUDGE_METRICS}}
-DISPLAY = {m.key: MetricDisplay(m.key, m.label, m.higher_is_better, m.percent, 2,
-                                _BOUNDS.get(m.key, (0.0, 1.0)))
-           for m in (*METRICS, *JUDGE_METRICS)}
 # The judge's four dimensions as the rubric names them (appendix E.3), in Table 7's order.
 JUDGE_DIMENSIONS = {"judge_coverage": "Semantic coverage & recall",
                     "judge_organization": "Sibling organization (MECE)",
@@ -94,18 +91,18 @@ class TaxoBenchSection(ReportSection):
         raw = read_json_object(run_dir / "summary.json", run_dir)
         return ReportRun(run_dir, self.benchmark, summary.mode, summary, manifest, raw)
 
-    def metrics(self, mode: str) -> list[MetricDisplay]:
+    def metrics(self, mode: str) -> list[Measure]:
         """The mode's table columns, the other metrics, then the judge's (present only in
         judged runs; `compare` keeps the keys both runs have)."""
         first = [k for layout in LAYOUTS.get(mode, ()) for k in layout.keys]
-        keys = list(dict.fromkeys(first + [m.key for m in METRICS] + list(JUDGE_KEYS)))
-        return [DISPLAY[k] for k in keys]
+        keys = list(dict.fromkeys(first + [m.key for m in MEASURES] + list(JUDGE_KEYS)))
+        return [BY_KEY[k] for k in keys]
 
-    def drilldown_metrics(self, mode: str) -> list[MetricDisplay]:
+    def drilldown_metrics(self, mode: str) -> list[Measure]:
         """The mode's table columns, homogeneity and completeness (Bottom-Up's retrieval
         and ∩ metrics are trivially perfect or equal to the global ones: left out)."""
         keys = [k for layout in LAYOUTS.get(mode, ()) for k in layout.keys]
-        return [DISPLAY[k] for k in dict.fromkeys(keys + ["homogeneity", "completeness"])]
+        return [BY_KEY[k] for k in dict.fromkeys(keys + ["homogeneity", "completeness"])]
 
     def groups(self, runs: Sequence[ReportRun], published: bool = True) -> list[TableGroup]:
         return taxobench_groups([r.summary for r in runs], published)
@@ -125,7 +122,7 @@ class TaxoBenchSection(ReportSection):
 
     def html(self, runs: Sequence[ReportRun], page: Page) -> str:
         out = [page.heading(2, self.title)]
-        directions = {k: d.higher_is_better for k, d in DISPLAY.items()}
+        directions = best_directions(BY_KEY.values())
         for group in self.groups(runs, page.published):
             mode_runs = [r for r in runs if r.mode == group.mode]
             out.append(f'<section class="mode" data-benchmark="taxobench" '
@@ -264,7 +261,7 @@ class TaxoBenchSection(ReportSection):
         keys = DISTRIBUTIONS[mode] + (("judge_avg",) if any(r.summary.judged for r in runs)
                                       else ())
         for key in keys:
-            d = DISPLAY[key]
+            d = BY_KEY[key]
             groups = []
             for r in runs:
                 values = r.sample_values((key,))
@@ -310,7 +307,7 @@ class TaxoBenchSection(ReportSection):
         from scholarbench.benchmarks.taxobench.runner import load_generated
         metrics = self.drilldown_metrics(mode)
         if any(r.summary.judged for r in runs):
-            metrics += [DISPLAY[k] for k in JUDGE_KEYS]
+            metrics += [BY_KEY[k] for k in JUDGE_KEYS]
         rows, ids, cut = drilldown_ids(runs, page)
         golds: dict[Path, dict[str, Any]] = {}
         notes = []
@@ -350,8 +347,8 @@ class TaxoBenchSection(ReportSection):
             for r in runs:
                 row = rows[r.run_dir].get(sid, {})
                 keys = summary_keys + (("judge_avg",) if r.summary.judged else ())
-                vals = ", ".join(f"{'Judge ' if k == 'judge_avg' else ''}{DISPLAY[k].label} "
-                                 f"{DISPLAY[k].format(_number(row.get(k)))}" for k in keys)
+                vals = ", ".join(f"{'Judge ' if k == 'judge_avg' else ''}{BY_KEY[k].label} "
+                                 f"{BY_KEY[k].format(_number(row.get(k)))}" for k in keys)
                 bits.append(f"{r.name}: {vals}")
             body = [sample_metric_table([(r.name, rows[r.run_dir].get(sid, {})) for r in runs],
                                         metrics)]
@@ -436,16 +433,16 @@ def _judge_html(run: ReportRun, records: dict[str, dict[str, Any]] | None, sid: 
     rows = []
     for reply_key, key, _, _ in DIMENSIONS:
         value = _number(scores.get(key))
-        d = DISPLAY[key]
+        d = BY_KEY[key]
         text = reasoning.get(reply_key)
         rows.append(f'<tr data-key="{e(key)}"><th>{e(d.label)} — {e(JUDGE_DIMENSIONS[key])}</th>'
                     f'<td class="score" data-value="{"" if value is None else repr(value)}">'
                     f"{e('—' if value is None else f'{value:g}')}</td>"
                     f'<td class="reasoning">{e(text) if isinstance(text, str) else ""}</td></tr>')
     avg = _number(record.get("judge_avg"))
-    rows.append(f'<tr data-key="judge_avg"><th>{e(DISPLAY["judge_avg"].label)} — mean of the '
+    rows.append(f'<tr data-key="judge_avg"><th>{e(BY_KEY["judge_avg"].label)} — mean of the '
                 f'four</th><td class="score" data-value="{"" if avg is None else repr(avg)}">'
-                f'{e(DISPLAY["judge_avg"].format(avg))}</td><td class="reasoning"></td></tr>')
+                f'{e(BY_KEY["judge_avg"].format(avg))}</td><td class="reasoning"></td></tr>')
     return (head + '<table class="judge-scores"><thead><tr><th>dimension</th><th>score '
             "(1–5)</th><th>the judge's reasoning</th></tr></thead><tbody>" + "".join(rows)
             + "</tbody></table></div>")

@@ -24,8 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from scholarbench.benchmarks.taxobench.judge import JUDGE_KEYS
-from scholarbench.benchmarks.taxobench.measures import (JUDGE_METRICS, METRIC_KEYS, METRICS,
-                                                       MetricInfo)
+from scholarbench.benchmarks.taxobench.measures import BY_KEY, METRIC_KEYS
 from scholarbench.benchmarks.taxobench.published import (BOTTOM_UP, DEEP_RESEARCH,
                                                          PAPER_CITATION, PAPER_JUDGE,
                                                          PAPER_N_SURVEYS, TABLE_KEYS,
@@ -41,7 +40,6 @@ MODES = (DEEP_RESEARCH, BOTTOM_UP)  # the paper's order
 
 MODE_TITLES = {DEEP_RESEARCH: "Deep Research mode", BOTTOM_UP: "Bottom-Up mode"}
 
-_INFO: dict[str, MetricInfo] = {m.key: m for m in (*METRICS, *JUDGE_METRICS)}
 
 
 
@@ -156,16 +154,12 @@ def load_runs(run_dirs: Iterable[Path | str]) -> list[RunSummary]:
 
 def format_value(key: str, value: float | None) -> str:
     """A metric value as the paper prints it: 0.2092 → "20.92%", 29.26, 0.76; None → "—"."""
-    if value is None:
-        return NULL
-    text = f"{value * 100:.2f}%" if _INFO[key].percent else f"{value:.2f}"
-    return text[1:] if text.startswith("-") and float(text.rstrip("%")) == 0 else text
+    return NULL if value is None else BY_KEY[key].format(value)
 
 
 
 def _header(key: str) -> str:
-    info = _INFO[key]
-    return info.label + ("↑" if info.higher_is_better else "↓")
+    return BY_KEY[key].header()
 
 
 
@@ -277,7 +271,8 @@ def _with_interval(key: str, value: float | None, summary: Any) -> str:
     half = getattr(summary, "half_width", None)
     if value is None or half is None:
         return text
-    return f"{text} ±{half * 100:.2f}" if _INFO[key].percent else f"{text} ±{half:.2f}"
+    m = BY_KEY[key]
+    return f"{text} ±{half * 100 if m.percent else half:.{m.decimals}f}"
 
 
 

@@ -5,9 +5,9 @@ module, or a factory); see `base.py` for what a section provides. A benchmark th
 gets `generic.GenericSection` (one leaderboard per sub-task from summary.json). Report order:
 TaxoBench (10), ResearchArena (20), DeepSynth-Eval (30), ReportBench (40), SciNet (50), others.
 """
-from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
-                                               by_benchmark, load_report_run, load_report_runs,
+from scholarbench.report.sections.base import (ReportRun, ReportSection, by_benchmark,
+                                               load_report_run, load_report_runs,
                                                register_section, section_for)
 
-__all__ = ["MetricDisplay", "ReportRun", "ReportSection", "by_benchmark", "load_report_run",
+__all__ = ["ReportRun", "ReportSection", "by_benchmark", "load_report_run",
            "load_report_runs", "register_section", "section_for"]

@@ -14,6 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
+from scholarbench.core.measure import Measure
 from scholarbench.data.jsonl import read_jsonl_tolerant
 from scholarbench.errors import DataError, ScholarbenchError
 from scholarbench.report import svg
@@ -34,8 +35,9 @@ def strip_group(run: "ReportRun", key: str, colour: str,
 
 
 def metric_rows(runs: Sequence["ReportRun"], keys: Sequence[str],
-                display: dict[str, "MetricDisplay"]) -> list[Row]:
-    """Leaderboard rows of our runs: name, sample count, then each metric's mean as displayed."""
+                display: dict[str, Measure]) -> list[Row]:
+    """Leaderboard rows of our runs: name, sample count, then each measure's mean as it prints
+    (a measure the run's summary lacks — an older run — as "—")."""
     rows = []
     for r in runs:
         values = tuple(r.summary.metrics[k].mean if k in r.summary.metrics else None
@@ -45,6 +47,11 @@ def metric_rows(runs: Sequence["ReportRun"], keys: Sequence[str],
         rows.append(Row("ours", (r.name, f"n={r.summary.n_samples}") + cells,
                         values, str(r.run_dir)))
     return rows
+
+
+def undeclared(benchmark: str, key: str) -> Measure:
+    """A summary's key no measure declares: printed by its key, no direction, open range."""
+    return Measure(benchmark, key, label=key, direction="none", bounds=(None, None))
 
 
 def plural(count: int, word: str) -> str:
@@ -71,45 +78,6 @@ def count_field(raw: dict[str, Any], key: str, path: Path, *, prefix: str = "",
         raise DataError(f"expected a non-negative integer, got {value!r}", file=str(path),
                         field=prefix + key)
     return value
-
-
-@dataclass(frozen=True)
-class MetricDisplay:
-    """How one metric is named and printed, and which direction is better."""
-    key: str
-    label: str
-    higher_is_better: bool = True
-    percent: bool = False      # ×100 with "%"
-    decimals: int = 4
-    bounds: tuple[float | None, float | None] = (0.0, 1.0)   # the metric's range (plot axes)
-    sign: str = "%"            # printed after a percent value ("" when the header says "(%)")
-    directional: bool = True   # False for counts: no ↑/↓ in the header
-
-    def format(self, value: float | None) -> str:
-        if value is None:
-            return "—"
-        text = (f"{value * 100:.{self.decimals}f}{self.sign}" if self.percent
-                else f"{value:.{self.decimals}f}")
-        if text.startswith("-") and float(text.rstrip(self.sign or "%")) == 0:
-            text = text[1:]
-        return text
-
-    def format_with_interval(self, value: float | None,
-                             ci95: tuple[float, float] | None) -> str:
-        """The mean as `format` prints it, then ± half its 95% interval's width (in the same
-        unit) when the run has one."""
-        text = self.format(value)
-        half = None if ci95 is None else (ci95[1] - ci95[0]) / 2
-        if value is None or half is None:
-            return text
-        width = (f"{half * 100:.{self.decimals}f}" if self.percent
-                 else f"{half:.{self.decimals}f}")
-        return f"{text} ±{width}"
-
-    def header(self) -> str:
-        if not self.directional:
-            return self.label
-        return self.label + ("↑" if self.higher_is_better else "↓")
 
 
 @dataclass
@@ -199,11 +167,11 @@ class ReportSection:
     def load(self, run_dir: Path, manifest: dict[str, Any]) -> ReportRun:
         raise NotImplementedError
 
-    def metrics(self, mode: str) -> list[MetricDisplay]:
+    def metrics(self, mode: str) -> list[Measure]:
         """Every metric of the mode, primary ones first."""
         raise NotImplementedError
 
-    def paired_metrics(self, mode: str) -> list[MetricDisplay]:
+    def paired_metrics(self, mode: str) -> list[Measure]:
         """The metrics `compare` pairs per sample: those with a per-sample value in
         scores.jsonl (a pooled metric, e.g. DeepSynth-Eval's micro precision, has none)."""
         return self.metrics(mode)

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import csv
 import io
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from scholarbench.report.sections.base import (MetricDisplay, ReportRun, ReportSection,
-                                               metric_rows, read_json_object)
+from scholarbench.core.measure import Measure
+from scholarbench.report.sections.base import (ReportRun, ReportSection, metric_rows,
+                                               read_json_object, undeclared)
 from scholarbench.report.tables import MetricSummary, RunSummary, Table, TableGroup
 from scholarbench.text.escape import csv_row
 
@@ -35,21 +37,15 @@ class GenericSection(ReportSection):
                              int(status.get("malformed", 0)), metrics)
         return ReportRun(run_dir, self.benchmark, mode, summary, manifest, raw)
 
-    def metrics(self, mode: str) -> list[MetricDisplay]:
-        """The run summaries' measures, named and directed as the benchmark declares them
-        (`Benchmark.measures`: label, direction, a "percent" unit), else by their keys."""
+    def metrics(self, mode: str) -> list[Measure]:
+        """The run summaries' measures as the benchmark declares them (`Benchmark.measures`:
+        label, direction, percent, decimals), else by their keys (no direction, open range)."""
         declared = self._declared(mode)
         out = []
         for key in self._keys.get(mode, []):
             m = declared.get(key)
-            if m is None:
-                out.append(MetricDisplay(key, key, bounds=(None, None), directional=False))
-                continue
-            percent = m.unit == "percent"
-            out.append(MetricDisplay(key, m.label or key, m.direction != "lower", percent,
-                                     2 if percent else 4,
-                                     (0.0, 1.0) if m.unit in ("percent", "fraction")
-                                     else (None, None), directional=m.direction != "none"))
+            out.append(undeclared(self.benchmark, key) if m is None
+                       else replace(m, label=m.label or key))
         return out
 
     def _declared(self, mode: str) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """ResearchArena's measures as `core.measure.Measure` objects: the one place their keys,
-labels, directions and provenance are written (benchmark headline, scoring's primary keys,
+labels, directions, provenance and display (fractions with 4 decimals on [0, 1]; the tree
+distance with 2, open above) are written (benchmark headline, scoring's primary keys,
 report columns and `list measure` read them from here).
 
 Every summary value is the plain mean over the sub-task's counted samples (paper §5 reports
@@ -51,6 +52,7 @@ class RankingMeasure(Measure):
     def __post_init__(self) -> None:
         if self.benchmark != BENCHMARK:
             raise ValueError(f"bad benchmark namespace {self.benchmark!r}")
+        self._settle_display()
 
     def value(self, rows: Sequence[Row]) -> float | None:
         total, n = 0.0, 0
@@ -90,6 +92,7 @@ ORGANISATION: tuple[Measure, ...] = (
     Measure(BENCHMARK, "tree_semantic_distance",
             "ordered tree edit distance, relabel free when cos > 0.8",
             label="Tree Semantic Distance", direction="lower", unit="edit operations",
+            decimals=2, bounds=(0.0, None),
             provenance="paper §5, Information Organization (Tree Semantic Distance)"),
 )
 RANKING: tuple[Measure, ...] = tuple(ranking_measure(k) for k in RANKING_KEYS)
