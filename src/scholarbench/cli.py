@@ -8,10 +8,11 @@ from typing import Sequence
 
 from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.secrets import redact, redacting_std_streams, remember_environment
+from scholarbench.paths import data_dir
+from scholarbench.tools.commands import add_tools_parser
 
 def cmd_data(args: argparse.Namespace) -> int:
     from scholarbench.data.store import import_dataset, list_datasets
-    from scholarbench.paths import data_dir
     data = data_dir(args.data)
     if args.data_cmd == "import":
         entry = import_dataset(args.name, Path(args.path), data)
@@ -29,7 +30,6 @@ def _default_corpus(data: Path, rebuild: bool = False) -> Path:
 
 
 def cmd_corpus(args: argparse.Namespace) -> int:
-    from scholarbench.paths import data_dir
     if args.action == "resolve":
         from scholarbench.corpus.resolve import resolve_command
         corpus = Path(args.corpus) if args.corpus else data_dir(args.data) / "corpus" / "default"
@@ -85,7 +85,6 @@ def _open_benchmark(args: argparse.Namespace) -> tuple[object, str]:
 def tools_serve_parser() -> argparse.ArgumentParser:
     """The parser with only `tools`: `tools serve` is started by an MCP client that waits for
     it, and the other commands' parsers import most of the package (~0.4 s)."""
-    from scholarbench.tools.commands import add_tools_parser
     parser, sub = _top_parser()
     add_tools_parser(sub, _open_benchmark)
     return parser
@@ -148,7 +147,6 @@ def build_parser() -> argparse.ArgumentParser:
     add_compare_parser(sub)
 
     add_llm_parser(sub)
-    from scholarbench.tools.commands import add_tools_parser
     add_tools_parser(sub, _open_benchmark)
     from scholarbench.core.judge_check import add_judge_check_parser
     add_judge_check_parser(sub)

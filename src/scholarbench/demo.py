@@ -12,11 +12,11 @@ from pathlib import Path
 
 from scholarbench.paths import data_dir
 from scholarbench.data.demo import write_demo
+from scholarbench.embed import default_embedder
 
 
 def run_demo(data: str | None, out: Path, limit: int | None = None) -> None:
     from scholarbench.corpus.build import build_corpus, build_default_corpus
-    from scholarbench.embed import default_embedder
     from scholarbench.benchmarks.taxobench.tables import leaderboard, load_runs
     from scholarbench.benchmarks.taxobench.runner import RunConfig, run
 

@@ -32,6 +32,7 @@ import pkgutil
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, Callable, TypeVar
+import scholarbench.benchmarks as pkg
 
 T = TypeVar("T")
 
@@ -122,7 +123,6 @@ class Registry:
         shared modules and the agent entry points."""
         if not self._benchmarks_loaded:
             self._benchmarks_loaded = True
-            import scholarbench.benchmarks as pkg
             self._packages = [info.name for info in
                               pkgutil.iter_modules(pkg.__path__, pkg.__name__ + ".")]
             for name in self._packages:

@@ -37,6 +37,7 @@ from typing import Any, Protocol, Sequence
 from scholarbench.agents.llm_common import (LLMTrace, fuse, indices, load_prompt,
                                             numbered, pinned_ranking, positive_int, user)
 from scholarbench.text.clip import clip
+from scholarbench.tools.session import ToolSession
 
 DECIDE_PROMPT = "deep_research_decide_v1"
 ACTIONS = ("search", "stop")
@@ -124,7 +125,6 @@ def session_for(ctx_tools: Any, corpus: Any, rules: Any, embedder: Any = None) -
     `corpus` under `rules` (an agent called directly, outside the engine)."""
     if ctx_tools is not None:
         return ctx_tools
-    from scholarbench.tools.session import ToolSession
     return ToolSession(corpus, rules, embedder=embedder)
 
 

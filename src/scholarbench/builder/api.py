@@ -33,7 +33,12 @@ from typing import Any, Sequence
 
 from scholarbench.builder.manifest import BuildManifest
 from scholarbench.builder.source import SurveyDoc, read_source
-from scholarbench.builder.units import ERROR, ID_KEY, UNITS, Inputs, Unit, fingerprint, options
+from scholarbench.builder.taxobench import slug
+from scholarbench.builder.units import (ERROR, ID_KEY, Inputs, UNITS, Unit, fingerprint, options,
+                                        run_unit)
+from scholarbench.core.concurrency import in_flight
+from scholarbench.core.rundir import RunDir, RunLocked, atomic_write_text
+from scholarbench.core.writing import write_record
 from scholarbench.errors import ScholarbenchError
 
 BENCHMARKS = ("taxobench", "deepsynth", "reportbench", "researcharena", "scinet")
@@ -69,7 +74,6 @@ def check_benchmarks(names: Sequence[str]) -> list[str]:
 
 
 def _unique_ids(docs: Sequence[SurveyDoc]) -> list[str]:
-    from scholarbench.builder.taxobench import slug
     ids: list[str] = []
     for doc in docs:
         base = slug(doc.title)
@@ -123,7 +127,6 @@ def build(sources: Sequence[str | Path], benchmarks: Sequence[str], out: str | P
     LLM client for DeepSynth's and ReportBench's generation steps; `graph`: a `SciNetEnv`
     (SciNet's citation graph) or a callable returning one (opened only if a SciNet unit is
     built); `concurrency`: units built at once."""
-    from scholarbench.core.rundir import RunDir, RunLocked
     names = [b for b in BENCHMARKS if b in check_benchmarks(benchmarks)]
     if not sources:
         raise ScholarbenchError("build: give at least one survey SOURCE")
@@ -156,10 +159,6 @@ def _build_locked(run: Any, units: list[Unit], names: list[str], sources: Sequen
     import shutil
     from tqdm import tqdm
     from scholarbench.builder.assemble import assemble
-    from scholarbench.builder.units import run_unit
-    from scholarbench.core.concurrency import in_flight
-    from scholarbench.core.rundir import atomic_write_text
-    from scholarbench.core.writing import write_record
     stage = run.stage(UNITS, ID_KEY)
     for lineno, problem in stage.problems:
         print(f"warning: {run.file(UNITS)}, line {lineno}: {problem}; its unit is built again",

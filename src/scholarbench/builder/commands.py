@@ -6,9 +6,10 @@ import sys
 from pathlib import Path
 
 from scholarbench.benchmarks.reportbench.construct import GRANULARITIES
-from scholarbench.llm.commands import add_model_flags
+from scholarbench.llm.commands import add_model_flags, roles_from_args
 from scholarbench.paths import data_dir
 from scholarbench.builder.api import build, check_benchmarks
+from scholarbench.errors import ScholarbenchError
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -21,7 +22,6 @@ def cmd_build(args: argparse.Namespace) -> int:
             corpus = Corpus.open(folder)
     client = None
     if "deepsynth" in names or "reportbench" in names:
-        from scholarbench.llm.commands import roles_from_args
         client = roles_from_args(args, need_agent=False, need_judge=True).judge
     graph = _graph_loader(args) if "scinet" in names else None
     from scholarbench.builder.unarxive import unarxive_source     # arXiv / corpus ids
@@ -65,8 +65,6 @@ def _use(name: str, path: Path, folder: Path) -> str:
 def _graph_loader(args: argparse.Namespace):
     """SciNet's citation graph as `run scinet` opens it: --graph, else the imported arxiv2023;
     contexts from --unarxive, else the imported unarxive when present. Opened when needed."""
-    from scholarbench.errors import ScholarbenchError
-    from scholarbench.paths import data_dir
     data = data_dir(args.data)
     graph = Path(args.graph) if args.graph else data / "arxiv2023"
     unarxive = Path(args.unarxive) if args.unarxive else data / "unarxive"

@@ -19,6 +19,7 @@ from typing import Any, Sequence
 
 from scholarbench.files import sha256_file
 from scholarbench import __version__
+from scholarbench.core.rundir import atomic_write_json
 
 FORMAT_VERSION = 1
 
@@ -54,7 +55,6 @@ class BuildManifest:
         self.data["usage"][stage] = usage
 
     def write(self, path: Path) -> dict[str, Any]:
-        from scholarbench.core.rundir import atomic_write_json
         atomic_write_json(path, self.data)
         return self.data
 

@@ -28,8 +28,11 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Sequence
 
+from scholarbench.benchmarks.researcharena.records import read_survey_jsonl
+from scholarbench.benchmarks.researcharena.tasks import tasks_from_upstream
 from scholarbench.builder.source import SurveyDoc
 from scholarbench.builder.works import Work, cited_works
+from scholarbench.corpus.resolve import resolve_ref
 from scholarbench.errors import ScholarbenchError
 
 FILE = "survey.jsonl"
@@ -58,7 +61,6 @@ def check_dates(dates: Sequence[str], ids: Sequence[str], n: int
 
 
 def _survey_paper(corpus: Any, doc: SurveyDoc, arxiv: str | None) -> str | None:
-    from scholarbench.corpus.resolve import resolve_ref
     return resolve_ref(corpus, f"arxiv:{arxiv}" if arxiv else doc.title)
 
 
@@ -86,8 +88,6 @@ def build_researcharena(docs: Sequence[SurveyDoc], ids: Sequence[str], sources: 
                         ) -> Written:
     """`taken`: ids other surveys of the build hold (a survey paper among them keeps its
     slug), when the surveys are built one at a time (`builder.units`)."""
-    from scholarbench.benchmarks.researcharena.records import read_survey_jsonl
-    from scholarbench.benchmarks.researcharena.tasks import tasks_from_upstream
     if corpus is None:
         raise ScholarbenchError("researcharena: a task's references are corpus papers; give "
                                 "--corpus DIR (or import data so the default corpus exists)")

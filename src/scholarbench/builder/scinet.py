@@ -31,6 +31,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from scholarbench.benchmarks.scinet.records import write_tasks
 from scholarbench.builder.source import SurveyDoc
 from scholarbench.builder.works import Work, cited_works
 from scholarbench.errors import ScholarbenchError
@@ -87,7 +88,6 @@ def survey_tasks(env: Any, doc: SurveyDoc, survey_id: str, papers: Sequence[str]
 
 def build_scinet(docs: Sequence[SurveyDoc], ids: Sequence[str], sources: Sequence[Any],
                  folder: Path, env: Any, manifest: Any) -> Written:
-    from scholarbench.benchmarks.scinet.records import write_tasks
     from scholarbench.benchmarks.scinet.tasks import BUILD_VERSION, BuildSettings
     if env is None:
         raise ScholarbenchError("scinet: the tasks are about papers of a citation graph; give "

@@ -25,8 +25,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from scholarbench.benchmarks.reportbench.construct import prompt_identity
 from scholarbench.builder.manifest import BuildManifest, corpus_identity
 from scholarbench.builder.source import SurveyDoc
+from scholarbench.builder.taxobench import draft_taxonomy, review_section
+from scholarbench.core.usage import model_identity
 from scholarbench.files import sha256_file
 from scholarbench.llm.secrets import redact
 from scholarbench.llm.usage import sample_scope
@@ -93,7 +96,6 @@ def graph_identity(graph: Any) -> Any:
 
 def options(benchmark: str, index: int, inputs: Inputs) -> dict[str, Any]:
     """What a unit's result depends on besides its source (a change rebuilds the unit)."""
-    from scholarbench.core.usage import model_identity
     if benchmark == "taxobench":
         return {"corpus": corpus_identity(inputs.corpus)}
     if benchmark == "deepsynth":
@@ -103,7 +105,6 @@ def options(benchmark: str, index: int, inputs: Inputs) -> dict[str, Any]:
                 "prompts": {s: prompt(s).identity() for s in PROMPTS},
                 "settings": asdict(Settings())}
     if benchmark == "reportbench":
-        from scholarbench.benchmarks.reportbench.construct import prompt_identity
         arxiv, day = inputs.rb_keys[index]
         return {"arxiv_id": arxiv, "survey_date": day.isoformat(),
                 "granularity": inputs.granularity, "model": model_identity(inputs.client),
@@ -123,7 +124,6 @@ def fingerprint(doc: SurveyDoc, opts: dict[str, Any]) -> dict[str, Any]:
 # -- one unit ------------------------------------------------------------------------------
 
 def _taxobench(u: Unit, inp: Inputs, folder: Path, m: BuildManifest) -> tuple[list[str], int]:
-    from scholarbench.builder.taxobench import draft_taxonomy, review_section
     draft = draft_taxonomy(u.doc, inp.corpus, u.survey_id)
     review = [review_section(draft, u.source)]
     lines = [json.dumps(draft.instance, ensure_ascii=False)] if draft.placed else []

@@ -138,7 +138,6 @@ def add_engine_parsers(sub: Any) -> None:
 def normalise_argv(argv: list[str]) -> list[str]:
     """`score PATH …` → `score RUN_DIR PATH …` (a path is not a sub-command name)."""
     if len(argv) >= 2 and argv[0] == "score" and not argv[1].startswith("-"):
-        from scholarbench.core.registry import REGISTRY
         known = set(REGISTRY.names("benchmark")) | {RUN_DIR_TOKEN}
         if argv[1] not in known:
             return [argv[0], RUN_DIR_TOKEN, *argv[1:]]

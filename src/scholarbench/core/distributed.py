@@ -48,6 +48,7 @@ from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.secrets import redact
 from scholarbench.paths import data_dir
 from scholarbench.core.concurrency import in_flight
+from scholarbench.llm.roles import bind_roles
 
 LOCAL = "local"
 
@@ -209,7 +210,6 @@ def _worker_state(job: ShardJob) -> Any:
     if key not in _WORKER:
         models = Models()
         if job.models is not None:
-            from scholarbench.llm.roles import bind_roles
             recipe = dict(job.models)
             models = Models(lambda need_agent, need_judge: bind_roles(
                 **recipe, need_agent=need_agent, need_judge=need_judge))

@@ -32,13 +32,13 @@ from scholarbench.core.agent import Agent, AgentContext
 from scholarbench.core.benchmark import Benchmark, Sample, summary_line
 from scholarbench.core.concurrency import check_max_samples, in_flight, samples_at_once
 from scholarbench.core import refs
-from scholarbench.core.judging import (FAILURES_KEY, JudgeWatch, check_judge_can_run,
-                                       failed_calls, record_shortfalls)
-from scholarbench.core.judging import warning_lines as judge_warning_lines
+from scholarbench.core.judging import (FAILURES_KEY, JudgeWatch, check_judge_can_run, failed_calls,
+                                       record_shortfalls, warning_lines as judge_warning_lines)
 from scholarbench.core.limits import scored_as_missing
 from scholarbench.core.lookup import (  # noqa: F401  (re-exported: callers import them here)
     benchmark_class, engine_benchmarks, resolve_agent)
-from scholarbench.core.manifest import jsonable_options, plain_options
+from scholarbench.core.manifest import (jsonable_options, package_versions, plain_options,
+                                        recorded_argv)
 from scholarbench.core.models import Models  # noqa: F401  (re-exported: callers import it from here)
 from scholarbench.core.records import RUN_FORMAT, Manifest
 from scholarbench.core.rundir import RunDir
@@ -360,12 +360,10 @@ def run_stage(run: RunDir, file: str, samples: Sequence[Sample],
 # -- helpers -------------------------------------------------------------------------------
 
 def _argv() -> list[str]:
-    from scholarbench.core.manifest import recorded_argv
     return recorded_argv()
 
 
 def _versions() -> dict[str, str]:
-    from scholarbench.core.manifest import package_versions
     return package_versions()
 
 

@@ -22,6 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.llm.config import resolve_role
+from scholarbench.llm.secrets import redact_url
+from scholarbench.metrics.judge_panel import client_of, judge_roles, labels_of
 
 FAILURES_KEY = "judge_failures"      # the manifest's (and summary's) record of the last scoring
 
@@ -45,7 +48,6 @@ class JudgeIdentity:
 
     @classmethod
     def of(cls, client: Any, label: str, role: str) -> "JudgeIdentity":
-        from scholarbench.llm.secrets import redact_url
         config = getattr(client, "config", None)
         return cls(label=label, role=role,
                    model=str(getattr(config, "model", None)
@@ -58,7 +60,6 @@ class JudgeIdentity:
 def identities(judges: Sequence[Any]) -> list[JudgeIdentity]:
     """The identities of a panel's judges (clients or judge objects holding `.client`), in
     order, under their labels and usage roles."""
-    from scholarbench.metrics.judge_panel import client_of, judge_roles, labels_of
     return [JudgeIdentity.of(client_of(j), label, role)
             for j, label, role in zip(judges, labels_of(judges), judge_roles(judges))]
 
@@ -211,7 +212,6 @@ def check_judge_can_run(models: Any, bench_title: str) -> None:
     recipe = getattr(models, "recipe", None)
     if not recipe or "judge" in models.bound():
         return
-    from scholarbench.llm.config import resolve_role
     for flags in [recipe.get("judge_flags") or {}, *(recipe.get("panel_flags") or [])]:
         config = resolve_role("judge", flags, config_file=recipe.get("config_file"))
         if local_judge_missing(config):

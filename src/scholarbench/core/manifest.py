@@ -10,6 +10,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from scholarbench.core.records import RUN_FORMAT
 from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.secrets import redact_argv
 from scholarbench.core.rundir import atomic_write_json
@@ -29,7 +30,6 @@ def package_versions() -> dict[str, str]:
 
 
 def new_manifest(**fields: Any) -> dict[str, Any]:
-    from scholarbench.core.records import RUN_FORMAT
     return {"format": RUN_FORMAT, "created": datetime.now(timezone.utc).isoformat(),
             "command": recorded_argv(), "versions": package_versions(), **fields}
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from scholarbench.data.identifiers import parse_id
+from scholarbench.text.align import align_titles, dedupe
 from scholarbench.text.normalize import normalize_title
 
 # The forms an answer may use, for messages and docs.
@@ -90,7 +91,6 @@ class TaskRefs:
                 fuzzy[i] = ref
             out.append(found)
         if fuzzy:
-            from scholarbench.text.align import align_titles, dedupe
             listed, _ = dedupe([p.title for p in self.papers])
             asked, _ = dedupe(list(fuzzy.values()))
             pairs = {normalize_title(asked[m]): listed[e]

@@ -27,6 +27,7 @@ from typing import Any, Iterable, Iterator
 from filelock import FileLock, Timeout
 
 from scholarbench.core.records import check_format
+from scholarbench.data.jsonl import parse_json
 from scholarbench.errors import DataError, ScholarbenchError
 from scholarbench.llm.secrets import redact_json, redact_known
 from scholarbench.files import read_regular_bytes, require_regular, temp_beside
@@ -165,7 +166,6 @@ def read_json_file(path: Path) -> dict[str, Any]:
     """One JSON object from a run file (manifest.json, summary.json): a regular file within the
     input size limit (`files.read_regular_bytes`); bad bytes, bad JSON, NaN/Infinity, nesting
     too deep or another JSON type are one DataError naming the file (and line)."""
-    from scholarbench.data.jsonl import parse_json
     raw = read_regular_bytes(path)
     obj, problem, line = parse_json(raw)
     if problem is None and (b"NaN" in raw or b"Infinity" in raw):

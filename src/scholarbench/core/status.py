@@ -25,8 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from scholarbench.core.lookup import benchmark_class
 from scholarbench.core.records import STATUSES
 from scholarbench.core.rundir import read_stage
+from scholarbench.files import read_regular_file
 
 COLUMNS = ("scored", "missing", "malformed", "oversized", "unresolved", "unscored",
            "unscorable", "error")
@@ -171,7 +173,6 @@ def _row_judge_reasons(rows: list[dict[str, Any]]) -> str | None:
 def _jsonl(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
-    from scholarbench.files import read_regular_file
     rows = []
     for line in read_regular_file(path, errors="replace").splitlines():   # bounded, no FIFO
         try:
@@ -189,7 +190,6 @@ def run_counts(run_dir: Path, benchmark: str | None = None) -> StatusCounts:
     summary: dict[str, Any] = {}
     if (run_dir / "summary.json").exists():
         try:
-            from scholarbench.files import read_regular_file
             summary = json.loads(read_regular_file(run_dir / "summary.json", errors="replace"))
         except (json.JSONDecodeError, UnicodeDecodeError):
             summary = {}
@@ -197,7 +197,6 @@ def run_counts(run_dir: Path, benchmark: str | None = None) -> StatusCounts:
     generate_file, id_key = "generate.jsonl", "id"
     if name:
         try:
-            from scholarbench.core.lookup import benchmark_class
             cls = benchmark_class(str(name))
             generate_file, id_key = cls.generate_file, cls.id_key
         except Exception:          # a foreign run: the default file names

@@ -35,12 +35,19 @@ from typing import Any
 from scholarbench.core.agent import import_object
 from scholarbench.core.args import agent_params, ray_options, run_params, slug
 from scholarbench.core.benchmark import Benchmark
+from scholarbench.core.concurrency import check_max_samples
+from scholarbench.core.dry_run import dry_run_suite
 from scholarbench.core.engine import (EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, Models,
                                       benchmark_class, engine_benchmarks, resolve_agent,
                                       run_benchmark)
+from scholarbench.core.replay import read_replay_file
 from scholarbench.core.rundir import RunDir, RunLocked, atomic_write_json
 from scholarbench.core.status import COLUMNS, LABELS, run_counts
 from scholarbench.errors import IncompleteRun, ScholarbenchError
+from scholarbench.injection.unflagged import flagged_note
+from scholarbench.leakage.unleaked import leaked_note
+from scholarbench.metrics.judge_panel import format_panel
+from scholarbench.paths import data_dir
 from scholarbench.text.escape import terminal
 
 EVAL_LOCK = ".eval.lock"       # held while eval.json is built and written
@@ -166,7 +173,6 @@ def plan(args: argparse.Namespace, models: Models) -> Plan:
             extra = bench.eval_options(subtask, overrides.get(name, {}))
             out.pairs.append((cls({**bench.options, **extra}) if extra else bench, subtask))
     if not with_data:
-        from scholarbench.paths import data_dir
         raise ScholarbenchError(f"no benchmark data in {data_dir(args.data)}: import some "
                                 "(scholarbench data import NAME PATH) or run scholarbench demo")
     if replay is not None:
@@ -187,7 +193,6 @@ def _replay_file(agent: str, params: dict[str, Any]) -> Any:
     of objects is refused here), else None."""
     if agent != "replay" or not params.get("path"):    # no file: DeepSynth replays its tasks'
         return None                                    # own reports; the others do not fit
-    from scholarbench.core.replay import read_replay_file
     return read_replay_file(params["path"])
 
 
@@ -207,13 +212,11 @@ def _count_samples(bench: Benchmark, subtask: str, limit: int | None) -> int | N
 
 
 def run_suite(args: argparse.Namespace, models: Models) -> int:
-    from scholarbench.core.concurrency import check_max_samples
     out = Path(args.out or f"runs/eval-{slug(args.agent + ('-tools' if args.tools else ''))}")
     check_max_samples(args.max_samples)
     ray = ray_options(args)
     planned = plan(args, models)
     if getattr(args, "dry_run", False):          # nothing run, no suite directory written
-        from scholarbench.core.dry_run import dry_run_suite
         return dry_run_suite(args, planned)
     runnable = {(b.name, s): b for b, s in planned.pairs}
     unanswered = {(b.name, s) for b, s in planned.unanswered}
@@ -332,7 +335,6 @@ def _manifest(run_dir: Path) -> dict[str, Any]:
 def task_set(manifest: dict[str, Any], data: str | None = None) -> str:
     """Which tasks a run used, in a few words, from its manifest's `data`: a task file (named
     as `<kind>/<file>` when it is in the data directory) or what the tasks were built from."""
-    from scholarbench.paths import data_dir
     info = manifest.get("data") if isinstance(manifest.get("data"), dict) else {}
     source = info.get("tasks_source") or info.get("tasks_from") or info.get("path")
     if source == "built":
@@ -391,7 +393,6 @@ def format_table(entries: list[dict[str, Any]]) -> str:
 def judge_lines(entries: list[dict[str, Any]]) -> list[str]:
     """Under the table, per run scored by a judge panel or with repeats: one line per judged
     measure — α between the judges, each judge's mean and repeat spread (docs/judges.md)."""
-    from scholarbench.metrics.judge_panel import format_panel
     return [f"  {e['benchmark']} {e['subtask']}: {line.strip()}" for e in entries
             if e.get("judge_panel") for line in format_panel(e)]
 
@@ -400,8 +401,6 @@ def flagged_lines(entries: list[dict[str, Any]]) -> list[str]:
     """Under the table, per run with samples flagged `suspected_injection`: its judge-scored
     means without them (docs/injection.md); with samples flagged `suspected_leak`: its
     headline means without them (docs/leakage.md)."""
-    from scholarbench.injection.unflagged import flagged_note
-    from scholarbench.leakage.unleaked import leaked_note
     return [f"  {e['benchmark']} {e['subtask']}: {note}" for e in entries
             for note in (flagged_note(e), leaked_note(e, list(e.get("headline") or ()) or None))
             if note]

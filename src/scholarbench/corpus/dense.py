@@ -47,7 +47,7 @@ import numpy as np
 
 from scholarbench.corpus.bm25 import best_rows
 from scholarbench.corpus.schema import INDEX_DIRS
-from scholarbench.embed.base import Embedder
+from scholarbench.embed.base import Embedder, one_blas_thread
 from scholarbench.files import replace_dir_atomically
 
 META = "meta.json"
@@ -183,7 +183,6 @@ class DenseIndex:
         BLAS thread: a matrix-vector product is bound by memory, not arithmetic, and numpy's
         OpenBLAS threads, once woken, spin after the call and slowed the next MiniLM query
         encoding in the same process (measured ~8x on 2 cores)."""
-        from scholarbench.embed.base import one_blas_thread
         query = np.ascontiguousarray(vector[0], dtype=np.float32)
         with one_blas_thread():
             return self._vectors @ query

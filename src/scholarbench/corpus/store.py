@@ -42,7 +42,7 @@ import json
 import threading
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import Iterable, Sequence
 
 import duckdb
 import numpy as np
@@ -51,6 +51,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from scholarbench.corpus import graph
+from scholarbench.corpus.bm25 import BM25Index
 from scholarbench.corpus.dense import DENSE_DIRS, DenseIndex
 from scholarbench.corpus.hybrid import DEPTH, K as RRF_K, rrf
 from scholarbench.corpus.schema import (EDGES, IDS, INDEX_DIRS, MANIFEST, PAPERS,  # noqa: F401
@@ -60,9 +61,6 @@ from scholarbench.data.sources.keys import canonical_key
 from scholarbench.embed.base import Embedder
 from scholarbench.files import sha256_file  # noqa: F401  (re-exported)
 from scholarbench.records import Paper
-
-if TYPE_CHECKING:
-    from scholarbench.corpus.bm25 import BM25Index
 
 _EPOCH = date(1970, 1, 1)
 HIT_COLUMNS = ("title", "abstract", "paper_id", "year", "source")   # a `Paper`'s fields
@@ -196,7 +194,6 @@ class Corpus:
         if fields not in INDEX_DIRS:
             raise ValueError(f"unknown index fields {fields!r}; use one of {sorted(INDEX_DIRS)}")
         if fields not in self._indexes:
-            from scholarbench.corpus.bm25 import BM25Index     # bm25s: ~0.3 s to import
             with self._lock:
                 if fields not in self._indexes:
                     index, self._rebuilt[fields] = BM25Index.load_or_build(

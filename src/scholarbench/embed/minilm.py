@@ -23,6 +23,8 @@ from typing import Sequence
 
 import numpy as np
 
+from scholarbench.embed.base import CachedEmbedder
+from scholarbench.embed.threads import encoder_threads
 from scholarbench.errors import ScholarbenchError
 from scholarbench.paths import cache_dir
 
@@ -68,7 +70,6 @@ class _OnnxMeanPooledBert:
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
-        from scholarbench.embed.threads import encoder_threads
         max_length, lower = read_pipeline(path)
         self.lower = lower
         self.tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
@@ -158,6 +159,5 @@ def read_pipeline(path: Path) -> tuple[int, bool]:
 @lru_cache(maxsize=None)
 def default_embedder(disk_cache: bool = True):
     """One process-wide MiniLM embedder with a disk cache in the user cache dir."""
-    from scholarbench.embed.base import CachedEmbedder
     path = cache_dir() / "embeddings.sqlite" if disk_cache else None
     return CachedEmbedder(MiniLMEncoder(), path)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from scholarbench.embed.minilm import MiniLMEncoder
 
 GRAPH = Path(__file__).with_name("minilm_bert.onnx")
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
@@ -72,7 +73,6 @@ def export_graph(model_dir: Path, out: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from scholarbench.embed.minilm import MiniLMEncoder
     args = sys.argv[1:] if argv is None else argv
     out = Path(args[0]) if args else GRAPH
     print(export_graph(MiniLMEncoder.model_path(), out))

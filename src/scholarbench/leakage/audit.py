@@ -42,6 +42,8 @@ from datetime import date
 from typing import Any, Sequence
 
 from scholarbench.data.identifiers import parse_id
+from scholarbench.data.sources.dates import earliest_date
+from scholarbench.text.align import MIN_RATIO
 from scholarbench.text.normalize import normalize_title
 
 SPAN = 12                # words of a verbatim span shared with the abstract
@@ -90,7 +92,6 @@ def same_title(a: str, b: str) -> bool:
     similarity ratio of at least `text.align.MIN_RATIO`) when the shorter has at least
     `MIN_TITLE_WORDS` words."""
     from rapidfuzz.distance import Indel
-    from scholarbench.text.align import MIN_RATIO
     na, nb = normalize_title(a or ""), normalize_title(b or "")
     if not na or not nb:
         return False
@@ -114,7 +115,6 @@ def earliest_of(paper: Cited) -> date | None:
     """`paper.earliest`, else the first day of the month its arXiv id gives."""
     if paper.earliest is not None:
         return paper.earliest
-    from scholarbench.data.sources.dates import earliest_date
     arxiv = sorted(k for k in id_keys([paper.ref, *paper.ids]) if k.startswith("arxiv:"))
     return earliest_date(None, arxiv, None) if arxiv else None
 
@@ -128,7 +128,6 @@ def from_corpus(corpus: object, refs: Sequence[tuple[str | Cited, str | None]], 
     with `excluded_surveys`, `excluded` when the corpus flags it a survey; an unresolved one
     stays as it was given."""
     from dataclasses import replace
-    from scholarbench.data.sources.dates import earliest_date
     known = [pid for _, pid in refs if corpus is not None and pid is not None
              and pid in corpus]                                          # type: ignore
     rows = {r["paper_id"]: r for r in corpus.get_rows(list(dict.fromkeys(known)))} \

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from scholarbench.injection.unflagged import means_text
+from scholarbench.registry import REGISTRY
 
 
 def count_leaked(rows: Sequence[dict[str, Any]]) -> int:
@@ -68,7 +69,6 @@ def leak_lines(summary: dict[str, Any], keys: Sequence[str] | None = None) -> li
 def _headline(run: Any) -> tuple[str, ...]:
     """The run's headline measures (its benchmark's, by sub-task); () when unknown."""
     try:
-        from scholarbench.registry import REGISTRY     # the registry: core sits above
         bench = REGISTRY.find("benchmark", run.benchmark)(run.manifest.get("options") or {})
         return tuple(bench.headline.get(run.mode, ()))
     except Exception:       # a benchmark this install does not know: every measure

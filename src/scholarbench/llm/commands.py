@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.llm.config import read_panel, resolve_role
 from scholarbench.llm.roles import bind_roles
 
 
@@ -62,7 +63,6 @@ def judge_panel_flags(args: argparse.Namespace) -> list[dict[str, Any]]:
         if any(given.values()):
             raise ScholarbenchError("--judge-panel names a panel of the config file; give it "
                                     "or --judge flags, not both")
-        from scholarbench.llm.config import read_panel
         return read_panel(name, getattr(args, "llm_config", None))[0]
     n = max(1, len(given["model"]))
     if len(given["api_key_env"]) == 1:        # one provider's key for the whole panel
@@ -92,7 +92,6 @@ def judge_flags(args: argparse.Namespace) -> dict[str, Any]:
 def judge_samples(args: argparse.Namespace) -> int:
     k = getattr(args, "judge_samples", None)
     if k is None and (name := getattr(args, "judge_panel", None)) is not None:
-        from scholarbench.llm.config import read_panel
         k = read_panel(name, getattr(args, "llm_config", None))[1]
     if k is None:
         return 1
@@ -129,7 +128,6 @@ def cmd_llm(args: argparse.Namespace) -> int:
               f"{reply.prompt_tokens}+{reply.completion_tokens} tokens]", file=sys.stderr)
         return 0
     if args.llm_cmd == "config":
-        from scholarbench.llm.config import resolve_role
         panel = judge_panel_flags(args)
         out = {role: resolve_role(role, flags, config_file=args.llm_config).public()
                for role, flags in (("agent", agent_flags(args)), ("judge", panel[0]))}

@@ -30,6 +30,7 @@ from typing import Any, Mapping
 
 from scholarbench.errors import ScholarbenchError
 from scholarbench.hosts import is_loopback_url
+from scholarbench.llm.secrets import redact_url, remember, remember_url
 
 ROLES = ("agent", "judge")
 LOCAL = "local"   # the model name that means "the packaged llama.cpp model"
@@ -71,7 +72,6 @@ class ModelConfig:
         """The key for this role's endpoint, read from the environment at call time (never
         stored on the record); the routing rules are in the module docstring."""
         from urllib.parse import urlsplit
-        from scholarbench.llm.secrets import redact_url, remember
         if self.is_local:
             return LOCAL_KEY
         url = self.base_url
@@ -104,7 +104,6 @@ class ModelConfig:
 
     def public(self) -> dict[str, Any]:
         """What a manifest may record: everything but secrets (there are none on the record)."""
-        from scholarbench.llm.secrets import redact_url
         out = asdict(self)
         out.pop("source")
         out["base_url"] = redact_url(out["base_url"])
@@ -257,7 +256,6 @@ def resolve_role(role: str, flags: Mapping[str, Any] | None = None, *,
                 values = {**values, "base_url": None}   # the local model: no endpoint below wins
             config = replace(config, **values)
             source.update({k: name for k in values})
-    from scholarbench.llm.secrets import redact_url, remember, remember_url
     remember_url(config.base_url)
     remember(environ.get(config.api_key_env))
     if config.base_url and config.model == LOCAL:

@@ -25,6 +25,7 @@ from pathlib import Path
 from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.secrets import redact
 from scholarbench.files import require_regular
+from scholarbench.report.formats import TABLE_FORMATS
 
 _SUFFIX_FORMAT = {".md": "markdown", ".markdown": "markdown", ".csv": "csv", ".tex": "latex",
                   ".txt": "terminal"}
@@ -32,7 +33,6 @@ _SUFFIX_FORMAT = {".md": "markdown", ".markdown": "markdown", ".csv": "csv", ".t
 
 def add_report_arguments(report_parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Add the report options to the `report` sub-command's parser (see the module docstring)."""
-    from scholarbench.report.formats import TABLE_FORMATS
     options = report_parser._option_string_actions     # argparse keeps no public view
     if not any(a.dest == "run_dirs" for a in report_parser._actions):
         report_parser.add_argument("run_dirs", nargs="+", metavar="RUN_DIR",

@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from scholarbench.corpus.merge import paper_id_for
+from scholarbench.data.jsonl import read_jsonl_tolerant
 from scholarbench.errors import ScholarbenchError
 from scholarbench.registry import REGISTRY
 from scholarbench.report.corpus_lookup import corpus_dir_of, ids_for_titles, papers_by_id
@@ -111,7 +113,6 @@ class RetrievedList:
 
 def title_docids(run: ReportRun, titles: Sequence[str]) -> dict[str, str]:
     """normalised title → docid (corpus paper_id when unambiguous, else title:<sha1>)."""
-    from scholarbench.corpus.merge import paper_id_for
     found = ids_for_titles(corpus_dir_of(run.manifest), titles)
     return {normalize_title(t): found.get(normalize_title(t)) or paper_id_for(t)
             for t in titles if normalize_title(t)}
@@ -122,7 +123,6 @@ def retrieved_lists(run: ReportRun) -> list[RetrievedList]:
     if run.benchmark == "researcharena":
         if run.mode == "organisation":
             raise ScholarbenchError(f"{run.run_dir}: an organisation run retrieves no papers")
-        from scholarbench.data.jsonl import read_jsonl_tolerant
         out = []
         for rec in read_jsonl_tolerant(run.run_dir / "generate.jsonl"):
             ranking = rec.get("ranking")

@@ -13,13 +13,16 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
+from scholarbench.core.status import LABELS, run_counts
 from scholarbench.injection.unflagged import report_notes
 from scholarbench.leakage.marks import LEAK_CSS
 from scholarbench.leakage.unleaked import report_notes as leak_notes
+from scholarbench.llm.secrets import redact
 from scholarbench.report.htmlkit import Page, e, table_html
 from scholarbench.report.judges import judge_groups
 from scholarbench.report.tables import TableGroup
 from scholarbench.report.sections.base import ReportRun, by_benchmark, load_report_runs
+from scholarbench.report.suite import expand, overview_group
 
 CSS = """
 :root { --ink:#1b1b1b; --muted:#666; --rule:#222; --soft:#e5e5e5; --bg:#ffffff;
@@ -191,7 +194,6 @@ def _version() -> str:
 def _runs_table(runs: Sequence[ReportRun], anchors: dict[Path, str]) -> str:
     """One row per run; its samples by status (`core.status.run_counts`: the same counts as
     summary.json, eval.json and the eval table) with each status's top reason."""
-    from scholarbench.core.status import LABELS, run_counts
     rows = []
     for r in runs:
         s = r.raw_summary
@@ -282,8 +284,6 @@ def write_html_report(run_dirs: Sequence[Path | str], out_path: Path | str,
 
     `embedder` (optional) computes tree-node label similarity; without it the run's stored
     embeddings are used when they cover every label, else a string similarity (treeview)."""
-    from scholarbench.llm.secrets import redact
-    from scholarbench.report.suite import expand, overview_group
     dirs, suites = expand([Path(d) for d in run_dirs])
     runs = load_report_runs(dirs)
     text = redact(render_html_report(runs, published=published, title=title, embedder=embedder,

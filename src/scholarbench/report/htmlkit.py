@@ -12,6 +12,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from scholarbench.injection.check import injection_summary_text
+from scholarbench.injection.unflagged import flagged_note
+from scholarbench.leakage.marks import badge_html
 from scholarbench.report.tables import Table
 from scholarbench.text.escape import html as html_text
 
@@ -210,7 +213,6 @@ def metadata_html(run, extra: Sequence[tuple[str, str]] = ()) -> str:
             + (": " + ", ".join(f"{k} {v}" for k, v in by_tool.items()) if by_tool else ""))))
     checks = m.get("injection_check")
     if isinstance(checks, dict):
-        from scholarbench.injection.check import injection_summary_text
         for judge, entry in checks.items():
             if isinstance(entry, dict):
                 items.append((f"judge injection check ({judge})",
@@ -222,7 +224,6 @@ def metadata_html(run, extra: Sequence[tuple[str, str]] = ()) -> str:
         if key in s:
             counts.append(f"{s[key]} {key[2:]}")
     if s.get("n_suspected_injection"):
-        from scholarbench.injection.unflagged import flagged_note
         note = flagged_note(s)
         counts.append(f"{s['n_suspected_injection']} with text aimed at the judge "
                       "(suspected injection" + (f"; {note}" if note else "") + ")")
@@ -280,7 +281,6 @@ def sample_metric_table(rows: Sequence[tuple[str, dict[str, Any]]],
             flags.append(f"{word}: {row['error']}")
         if not row:
             flags.append("no row for this sample")
-        from scholarbench.leakage.marks import badge_html      # docs/leakage.md
         out.append(f"<tr><th>{e(name)}</th>{''.join(cells)}<td class='flags'>"
                    f"{e('; '.join(flags))}{badge_html(row)}</td></tr>")
     out.append("</tbody></table>")

@@ -28,6 +28,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from scholarbench.metrics.agreement import PANEL_KEY, counted, per_judge_of, rank_agreement
 from scholarbench.core.measure import Measure
+from scholarbench.core.registry import REGISTRY
 from scholarbench.report.sections.base import ReportRun, section_for
 from scholarbench.report.tables import Row, Table, TableGroup
 
@@ -116,7 +117,6 @@ def judges_of(run: ReportRun) -> list[Judge]:
 
 
 def _declared(benchmark: str, mode: str) -> list[str]:
-    from scholarbench.core.registry import REGISTRY
     cls = REGISTRY.find("benchmark", benchmark)
     try:
         return [x.key for x in cls({}).measures(mode or None) if x.judge] if cls else []

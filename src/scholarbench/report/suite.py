@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from scholarbench.core.engine import benchmark_class
 from scholarbench.core.status import COLUMNS, LABELS, run_counts
 from scholarbench.errors import ScholarbenchError
+from scholarbench.report.sections.base import section_for
 from scholarbench.report.tables import NULL, Row, Table, TableGroup
 
 EVAL_JSON = "eval.json"
@@ -102,8 +104,6 @@ def _headline(entry: dict[str, Any], run: Any) -> tuple[str, str]:
     """Our headline cells and the published range, from the benchmark's own leaderboard."""
     if run is None:
         return NULL, NULL
-    from scholarbench.core.engine import benchmark_class
-    from scholarbench.report.sections.base import section_for
     try:        # an instance: SciNet's and DeepSynth's headline depends on the run's variant
         bench = benchmark_class(run.benchmark)(run.manifest.get("options") or {})
         keys = tuple(bench.headline.get(run.mode, ()))

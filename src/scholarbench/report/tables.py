@@ -13,8 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from scholarbench.core.rundir import read_json_file
+from scholarbench.data.jsonl import read_jsonl_tolerant
 from scholarbench.errors import DataError
 from scholarbench.report.formats import FORMATS
+from scholarbench.report.summary_check import check_summary
 from scholarbench.text.escape import latex, latex_comment, md, terminal
 
 NULL = "—"
@@ -85,10 +88,8 @@ def read_json_object(path: Path, run_dir: Path) -> dict[str, Any]:
         raise DataError(f"missing; {run_dir} is not a finished run directory"
                         + (" (score it with `scholarbench score RUN_DIR`)"
                            if path.name == "summary.json" else ""), file=str(path))
-    from scholarbench.core.rundir import read_json_file
     data = read_json_file(path)       # a regular file, bounded; bad JSON is one line
     if path.name == "summary.json":
-        from scholarbench.report.summary_check import check_summary
         check_summary(data, path)     # every section reads it: checked once, here
     return data
 
@@ -145,7 +146,6 @@ def _metric(summary: dict[str, Any], key: str, n_samples: int, path: Path) -> Me
 def _scored_before(summary_path: Path, key: str) -> bool:
     """Whether the run beside `summary_path` was scored before measure `key` existed: it has
     score rows and none holds a value for `key`."""
-    from scholarbench.data.jsonl import read_jsonl_tolerant
     rows = read_jsonl_tolerant(summary_path.parent / "scores.jsonl")    # [] when absent
     return bool(rows) and all(row.get(key) is None for row in rows)
 

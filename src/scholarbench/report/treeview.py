@@ -31,6 +31,8 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
+from scholarbench.leakage.marks import tag_html
+from scholarbench.paths import cache_dir
 from scholarbench.records import TaxoNode
 from scholarbench.text.align import align_titles
 from scholarbench.text.escape import html as html_text
@@ -127,7 +129,6 @@ def similarity_for(labels: Sequence[str], model_id: str | None, embedder=None,
     if embedder is not None:
         return EmbeddingSimilarity.of_embedder(embedder)
     if model_id and cache_path is None:
-        from scholarbench.paths import cache_dir
         cache_path = cache_dir() / "embeddings.sqlite"
     if model_id and cache_path is not None:
         vectors = cached_vectors(cache_path, model_id, labels)
@@ -293,7 +294,6 @@ def render_tree(tree: TaxoNode, marks: dict[Pos, NodeMark], side: str,
                 leaked: dict[str, str] | None = None) -> str:
     """A nested list; iterative, so arbitrarily deep trees render without recursion.
     `leaked`: normalised title → the leakage rule it was counted under (model side)."""
-    from scholarbench.leakage.marks import tag_html
     out = [f'<ul class="tree tree-{side}">']
     prev = -1
     for node, pos, _ in tree.walk_with_path():

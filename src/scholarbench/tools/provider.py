@@ -25,6 +25,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from scholarbench.embed.minilm import default_embedder
+from scholarbench.tools.handle import ToolsHandle
 from scholarbench.tools.rules import AccessRules
 from scholarbench.tools.session import ToolSession
 
@@ -81,7 +83,6 @@ class SampleTools:
     def describe(self) -> dict[str, Any]:
         """What a plain-function agent gets as `task["tools"]`: a `tools.handle.ToolsHandle`
         (`mcp_url`, `mcp_stdio`, `rules`, and synchronous methods `.search(…)` etc.)."""
-        from scholarbench.tools.handle import ToolsHandle
         return ToolsHandle(self.session, {
             "mcp_url": self.mcp_url(), "mcp_stdio": self.mcp_stdio()
             if self.corpus_dir is not None and self.work_dir is not None else None,
@@ -119,7 +120,6 @@ class ToolProvider:
 
     def _embedder_factory(self) -> Any:
         if self._embedder is None:
-            from scholarbench.embed.minilm import default_embedder
             self._embedder = default_embedder()
         return self._embedder
 

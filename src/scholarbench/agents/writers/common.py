@@ -62,6 +62,7 @@ from scholarbench.agents.writers.budget import (MESSAGE_OVERHEAD, TokenBudget, p
 from scholarbench.llm.tokens import count_message_tokens, count_tokens
 from scholarbench.llm.trace import LLMTrace
 from scholarbench.text.bibliography import SETEXT_UNDERLINE, bibliography_section
+from scholarbench.tools.rules import AccessRules, named_papers
 
 HEADER_TOKENS = 48          # a source's "[n] Title (year)" line is cut to this
 
@@ -303,7 +304,6 @@ def open_corpus(ctx: WriterContext) -> Any:
 def excluded_ids(corpus: Any, request: WritingRequest) -> set[str]:
     """The request's excluded ids plus every corpus paper any of them names (the tools'
     `named_papers`, so the writers' searches hide what the tools hide)."""
-    from scholarbench.tools.rules import named_papers
     return set(request.exclude_ids) | named_papers(corpus, request.exclude_ids)
 
 
@@ -353,7 +353,6 @@ def find_sources(corpus: Any, request: WritingRequest, query: str, k: int, *,
     if search_mode == "bm25":
         return search(corpus, request, query, k, exclude_surveys=exclude_surveys), {}
     from scholarbench.agents.deep_research import DeepResearchSettings, ToolEnv, deep_research
-    from scholarbench.tools.rules import AccessRules
     from scholarbench.tools.session import ToolSession
     if search_mode not in SEARCH_MODES:
         raise ValueError(f"search must be one of {', '.join(SEARCH_MODES)}, got {search_mode!r}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from scholarbench.agents.writers.base import WriterContext
 from scholarbench.core.agent import AgentContext, Needs, Task
 from scholarbench.errors import ScholarbenchError
 from scholarbench.core.registry import REGISTRY
@@ -49,7 +50,6 @@ class WriterAgent:
         return self.writer.config()
 
     def solve(self, task: Task, ctx: AgentContext) -> Any:
-        from scholarbench.agents.writers.base import WriterContext
         writer_ctx = WriterContext(llm=ctx.llm, corpus_dir=ctx.corpus_dir, corpus=ctx.corpus,
                                    params=dict(self.params))
         return self.writer.write(task.native.request(), writer_ctx)

@@ -26,6 +26,7 @@ from typing import Any
 
 from scholarbench.core.families import Malformed, answer_info, parse_answer
 from scholarbench.agents.writers.base import WrittenReport
+from scholarbench.benchmarks.reportbench.refscore import cited_counts
 
 
 def sha256_text(text: str) -> str:
@@ -54,7 +55,6 @@ def from_written(written: Any, prompt: str) -> dict[str, Any]:
 def from_answer(answer: Any, prompt: str, corpus: Any, hidden: Any) -> dict[str, Any]:
     """The line of a family answer (`Malformed` if it does not fit the schema)."""
     parsed = parse_answer("report", answer)
-    from scholarbench.benchmarks.reportbench.refscore import cited_counts
     info = dict(answer_info(answer))
     info.update(cited_counts(parsed.cited, corpus, hidden))
     record: dict[str, Any] = {"prompt_sha256": sha256_text(prompt),

@@ -17,11 +17,14 @@ import argparse
 from pathlib import Path
 from typing import Any, ClassVar, Sequence
 
-from scholarbench.core.benchmark import Benchmark, Loaded, Sample
+from scholarbench.core.benchmark import Benchmark, Loaded, Sample, summary_line
 from scholarbench.benchmarks.reportbench.measures import (HEADLINE, MEASURES, family_of,
                                                          reportbench_measures)
-from scholarbench.core.registry import add_measures, register_benchmark
+from scholarbench.core.agent import AgentContext
+from scholarbench.core.registry import REGISTRY, add_measures, register_benchmark
+from scholarbench.core.usage import model_identity
 from scholarbench.errors import ScholarbenchError
+from scholarbench.paths import data_dir
 
 SHIPPED = "shipped"
 GRANULARITIES = (SHIPPED, "sentence", "paragraph", "detail")
@@ -119,7 +122,6 @@ class ReportBench(Benchmark):
 
     # -- data --------------------------------------------------------------------------------
     def _data_root(self) -> Path:
-        from scholarbench.paths import data_dir
         return data_dir(self.options.get("data"))
 
     def _tasks_path(self) -> Path:
@@ -165,7 +167,6 @@ class ReportBench(Benchmark):
         if found is not None:
             return found
         from scholarbench.benchmarks.reportbench.agents import WriterAgent, is_writer
-        from scholarbench.core.registry import REGISTRY
         obj = REGISTRY.find("agent", name)
         return WriterAgent(obj, name, params) if obj is not None and is_writer(obj) else None
 
@@ -194,8 +195,6 @@ class ReportBench(Benchmark):
 
     def context(self, agent: Any, subtask: str, roles: Any) -> Any:
         from scholarbench.corpus.build import corpus_info, default_corpus
-        from scholarbench.core.agent import AgentContext
-        from scholarbench.core.usage import model_identity
         needs_judge = self._needs_judge(subtask)
         roles.bind(agent=agent.needs.llm, judge=needs_judge)
         self._judge = roles.judge() if needs_judge else None
@@ -303,7 +302,6 @@ class ReportBench(Benchmark):
 
     def format_summary(self, summary: dict[str, Any]) -> str:
         from scholarbench.benchmarks.reportbench.summary import format_summary
-        from scholarbench.core.benchmark import summary_line
         return summary_line(summary) + "\n" + format_summary(summary)
 
     def score_files(self, models: Any) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+from scholarbench.data.sources.keys import id_key
 from scholarbench.references.identifiers_in_text import (find_arxiv, find_dois,
                                                                      find_urls, ids_in_url,
                                                                      url_key)
@@ -60,7 +61,6 @@ class CitationIndex:
             if norm:
                 add(self._get(f"ay:{norm}") + self._get(f"title:{norm}"))
             if not found:
-                from scholarbench.data.sources.keys import id_key
                 key = id_key("arxiv", bare) or id_key("doi", bare)
                 if key:
                     add(self._get(f"id:{key}"))

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from scholarbench.benchmarks.reportbench.tasks import LOCAL_KEY
 from scholarbench.data.jsonl import iter_jsonl
 from scholarbench.data.source_tree import check_source
 from scholarbench.data.sources._io import clean_title, need_str
@@ -39,7 +40,6 @@ class GTReference:
 
 
 def survey_id_from_path(path: Path) -> str:
-    from scholarbench.benchmarks.reportbench.tasks import LOCAL_KEY
     key = id_key("arxiv", path.stem)
     if (key is None or key.split(":", 1)[1] != path.stem) and \
             re.fullmatch(LOCAL_KEY, path.stem) is None:

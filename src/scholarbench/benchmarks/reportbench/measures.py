@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Literal, Sequence
 
-from scholarbench.core.measure import Measure
+from scholarbench.core.measure import Measure, defined
 
 BENCHMARK = "reportbench"
 Row = dict[str, Any]
@@ -97,7 +97,6 @@ def _counts(key: str, family: str, pooled: bool
     counted survey; a pooled statement rate the judged reports."""
     def count(rows: Sequence[Row]) -> tuple[int, int]:
         from scholarbench.benchmarks.reportbench.statement_rows import judged_rows
-        from scholarbench.core.measure import defined
         kept = counted(rows)
         if not pooled:
             n = len(defined(kept, key))

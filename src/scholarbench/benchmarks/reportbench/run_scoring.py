@@ -26,9 +26,12 @@ from scholarbench.errors import ScholarbenchError
 from scholarbench.core.usage import add_stage_usage, usage_snapshot
 from scholarbench.benchmarks.reportbench.construct_stage import PROMPTS
 from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
+from scholarbench.benchmarks.reportbench.llm_titles import LLMTitleExtractor
 from scholarbench.benchmarks.reportbench.sources import CorpusEvidence, NoEvidence, SourceLookup
+from scholarbench.benchmarks.reportbench.statement_panel import StatementPanel
 from scholarbench.benchmarks.reportbench.statement_prompts import PROMPT_SETS
 from scholarbench.benchmarks.reportbench.statements import StatementConfig, StatementJudge
+from scholarbench.metrics.judge_panel import panel_models
 
 SCORER, JUDGED = "reportbench.scorer", "reportbench.judged"     # `ScoreContext.shared` keys
 
@@ -62,7 +65,6 @@ def make_scorer(bench: Any, samples: Sequence[Any], ctx: Any, judge: Any, corpus
         inner = None
         identity = manifest.get("title_extractor")
         if judge is not None:
-            from scholarbench.benchmarks.reportbench.llm_titles import LLMTitleExtractor
             inner = LLMTitleExtractor(judge, allow_network=allow_network)
             identity = inner.identity()
         titles = RecordedTitles(inner, run, identity, corpus_sha)
@@ -129,10 +131,8 @@ def record_judges(bench: Any, run: Any, judge: Any, scorer: Scorer, voted: bool)
 def record_panel(manifest: dict[str, Any], judge: Any) -> None:
     """A panel's judges in the manifest: `models.judges` (label, usage role, configuration)
     and `judge` (`samples`, `panel`: model ids, temperatures, seeds), as SciNet's."""
-    from scholarbench.benchmarks.reportbench.statement_panel import StatementPanel
     if not isinstance(judge, StatementPanel) or judge.single:
         return
-    from scholarbench.metrics.judge_panel import panel_models
     models = manifest.setdefault("models", {})
     models.pop("judges", None)
     models.update({k: v for k, v in panel_models(judge.models()).items() if k == "judges"})
@@ -159,5 +159,4 @@ def statement_judge(bench: Any, judge: Any, corpus: Any, allow_network: bool,
                           evidence=tool, vote_judges=votes, config=config)
     if len(panel) == 1 and samples == 1:
         return base
-    from scholarbench.benchmarks.reportbench.statement_panel import StatementPanel
     return StatementPanel(base, panel, samples)

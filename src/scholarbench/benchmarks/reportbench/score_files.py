@@ -50,22 +50,27 @@ import os
 from pathlib import Path
 from typing import Any
 
+from scholarbench.benchmarks.reportbench.benchmark import ReportBench
 from scholarbench.references.extract import ExtractedReferences, references_from_items
 from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
 from scholarbench.benchmarks.reportbench.leakage import leak_findings
+from scholarbench.benchmarks.reportbench.llm_titles import LLMTitleExtractor
 from scholarbench.benchmarks.reportbench.metrics import Match, Unresolved, reference_scores
 from scholarbench.benchmarks.reportbench.pred_lines import as_record, read_predictions
 from scholarbench.benchmarks.reportbench.refscore import (HiddenSurvey, references_for,
                                                           score_references)
+from scholarbench.benchmarks.reportbench.run_scoring import statement_judge
 from scholarbench.references.resolve import TitleExtractor
 from scholarbench.benchmarks.reportbench.scoring import REF_KEYS
 from scholarbench.benchmarks.reportbench.statements import (format_statement_summary,
                                                             not_judged_row, statement_row)
+from scholarbench.benchmarks.reportbench.summary import panel_lines
 from scholarbench.leakage import leak_lines
 from scholarbench.core.status import reason_of
 from scholarbench.data.trec import write_lines_atomic
 from scholarbench.errors import ScholarbenchError
 from scholarbench.benchmarks.reportbench.tasks import TASKS_FILE, load_tasks
+from scholarbench.core.summarise import summarise
 
 METRICS = REF_KEYS          # the per-survey reference measures (`measures.MEASURES`)
 _CORE_STATUS = {"no_references": "scored"}      # ReportBench's sub-status of `scored`
@@ -209,8 +214,6 @@ def score_reportbench_files(gt_dir: str | Path, pred_path: str | Path, out_path:
 
     # a run's summary of these rows (status counts, means, micro, statements, every measure
     # with its ci95: `core.summarise`), then what scoring files adds to it
-    from scholarbench.benchmarks.reportbench.benchmark import ReportBench
-    from scholarbench.core.summarise import summarise
     summary = summarise(ReportBench({}), rows, files_manifest(pred_path), warn=False)
     summary.update({
         "benchmark": "reportbench", "gt_dir": str(gt_dir), "pred": str(pred_path),
@@ -288,7 +291,6 @@ def format_summary(summary: dict[str, Any]) -> str:
     if summary["n_malformed_lines"] > 5:
         lines.append(f"  … {summary['n_malformed_lines'] - 5} more malformed lines")
     if summary.get("statements"):
-        from scholarbench.benchmarks.reportbench.summary import panel_lines
         lines += format_statement_summary(summary["statements"]) + panel_lines(summary)
     lines += [f"  {line}" for line in leak_lines(summary, list(METRICS))]
     return "\n".join(lines)
@@ -305,10 +307,8 @@ def score_files_command(bench: Any) -> int:
     judge = bench.models.judge() if opts.get("statements") or opts.get("llm_titles") else None
     extractor = stmt = None
     if opts.get("llm_titles"):
-        from scholarbench.benchmarks.reportbench.llm_titles import LLMTitleExtractor
         extractor = LLMTitleExtractor(judge, allow_network=allow_network)
     if opts.get("statements"):
-        from scholarbench.benchmarks.reportbench.run_scoring import statement_judge
         stmt = statement_judge(bench, judge, corpus, allow_network, bench.models.judges(),
                                int(getattr(bench.models, "judge_samples", 1) or 1))
     summary = score_reportbench_files(Path(opts["gt_dir"]), Path(opts["pred"]),

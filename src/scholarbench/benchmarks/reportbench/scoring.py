@@ -36,10 +36,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from scholarbench.benchmarks.reportbench.construct import constructed_fields
 from scholarbench.benchmarks.reportbench.leakage import leak_findings
 from scholarbench.benchmarks.reportbench.measures import keys
+from scholarbench.benchmarks.reportbench.metrics import reference_scores
 from scholarbench.benchmarks.reportbench.refscore import (HiddenSurvey, references_for,
                                                           score_references)
+from scholarbench.benchmarks.reportbench.statements import (STATEMENT_RATES, not_judged_row,
+                                                            statement_row)
+from scholarbench.references.resolve import ExtractedTitle
 
 TITLES, STATEMENTS = "titles.jsonl", "statements.jsonl"
 REF_KEYS = keys("reference")        # ref_precision, ref_recall, ref_count (`measures`)
@@ -85,7 +90,6 @@ class RecordedTitles:
         return out
 
     def __call__(self, report: str, unresolved: Sequence[Any]) -> list[Any]:
-        from scholarbench.references.resolve import ExtractedTitle
         fp = fingerprint({**self.base, "report": sha(report), "n": len(unresolved)})
         old = self.records.get(str(self.current))
         if old is not None and old.get("fingerprint") == fp:
@@ -114,8 +118,6 @@ class RecordedStatements:
         self.records = run.stage(STATEMENTS).records
 
     def row(self, survey: str, report: str, refs: Sequence[Any]) -> dict[str, Any]:
-        from scholarbench.benchmarks.reportbench.statements import (STATEMENT_RATES,
-                                                                    not_judged_row, statement_row)
         refs_digest = [(r.label, r.paper_id, tuple(r.urls), tuple(r.ids)) for r in refs]
         fp = fingerprint({"report": sha(report), "judge": self.identity,
                           "corpus": self.corpus_sha, "refs": refs_digest,
@@ -218,7 +220,6 @@ class Scorer:
 
     def _not_judged(self, row: dict[str, Any], why: str) -> None:
         if self.statements is not None:
-            from scholarbench.benchmarks.reportbench.statements import not_judged_row
             row.update(not_judged_row(why))
 
     def row(self, sample: Any, record: dict[str, Any] | None, judged: Judged,
@@ -226,7 +227,6 @@ class Scorer:
         """One survey's scores line, with what the summary needs of the run's other stages:
         `title_extraction` (this report's share of the title extractor's counts, with
         --llm-titles) and `prompt_construction` (its constructed prompt's fields)."""
-        from scholarbench.benchmarks.reportbench.construct import constructed_fields
         row = self._row(sample, record, judged, prompt_record)
         if judged.title_extraction is not None:
             row["title_extraction"] = judged.title_extraction
@@ -236,7 +236,6 @@ class Scorer:
 
     def _row(self, sample: Any, record: dict[str, Any] | None, judged: Judged,
              prompt_record: dict[str, Any] | None) -> dict[str, Any]:
-        from scholarbench.benchmarks.reportbench.metrics import reference_scores
         sid = sample.id
         gt_titles = [r.title for r in self.gt.get(sid, [])]
         n_gt = reference_scores([], gt_titles).n_gt

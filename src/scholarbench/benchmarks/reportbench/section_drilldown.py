@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
+from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
 from scholarbench.report.trajectory import trajectories_html
 from scholarbench.report.htmlkit import Page, drilldown_ids, e, sample_metric_table
 from scholarbench.report.sections.base import ReportRun
@@ -19,6 +20,7 @@ from scholarbench.leakage.marks import LeakMarks, badge_html, findings_html, tag
 from scholarbench.text.normalize import normalize_title
 from scholarbench.references.extract import extract_references
 from scholarbench.benchmarks.reportbench.metrics import distinct_references
+from scholarbench.benchmarks.reportbench.tasks import load_tasks
 
 LIST_LIMIT = 40          # titles per list in the drill-down
 EXCERPT_CHARS = 2000
@@ -33,12 +35,10 @@ class ReportBenchDrilldown:
         ctx: dict[str, Any] = {"tasks": {}, "gt": {}, "corpus": None}
         data = run.manifest.get("data") if isinstance(run.manifest.get("data"), dict) else {}
         try:
-            from scholarbench.benchmarks.reportbench.tasks import load_tasks
             ctx["tasks"] = {t.arxiv_id: t for t in load_tasks(Path(data["path"]))}
         except Exception:
             pass
         try:
-            from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
             ctx["gt"] = load_ground_truth(Path(data["gt_dir"]))
         except Exception:
             pass

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from scholarbench.benchmarks.reportbench.measures import keys
+from scholarbench.metrics.agreement import judge_means, krippendorff_alpha
 
 STATEMENT_RATES = keys("statement")      # the per-report rates, declared in `measures`
 STATEMENT_COUNTS = ("n_cited", "n_cited_statements", "n_cited_checked", "n_cited_matched",
@@ -103,7 +104,6 @@ def aggregate_statement_rows(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def judge_means_of(judged: Sequence[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
     """{rate: {judge: its mean over the judged reports}} (`metrics.agreement.judge_means`)."""
-    from scholarbench.metrics.agreement import judge_means
     return {key: {label: e["mean"] for label, e in judge_means(judged, key).items()}
             for key in STATEMENT_RATES}
 
@@ -112,7 +112,6 @@ def item_agreement(judged: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Nominal α between the judges with every statement item of every judged report as a
     unit (cited pairs: match / no match / tie; non-cited statements: correct / incorrect /
     tie; an item a judge left undecided is a missing rating), from the lines' `judges`."""
-    from scholarbench.metrics.agreement import krippendorff_alpha
     out: dict[str, Any] = {}
     for kind in ("cited", "noncited"):
         key = f"{kind}_verdicts"

@@ -22,9 +22,16 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from scholarbench.benchmarks.reportbench.construct import summarise_constructed
 from scholarbench.benchmarks.reportbench.measures import BY_KEY, counted, micro_key
 from scholarbench.benchmarks.reportbench.scoring import REF_KEYS, TITLE_COUNTS
+from scholarbench.benchmarks.reportbench.statement_rows import STATEMENT_RATES, judged_rows
+from scholarbench.benchmarks.reportbench.statements import (aggregate_statement_rows,
+                                                            format_statement_summary)
 from scholarbench.core.measure import defined
+from scholarbench.core.status import count_samples
+from scholarbench.metrics.agreement import panel_summary
+from scholarbench.metrics.judge_panel import format_panel
 
 
 def _mean(values: list[float]) -> float | None:
@@ -60,7 +67,6 @@ def title_extractor_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | 
 def prompts_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     """The constructed prompts' counts from the rows' `prompt_construction` (None for the
     shipped prompts)."""
-    from scholarbench.benchmarks.reportbench.construct import summarise_constructed
     records = [r["prompt_construction"] for r in rows
                if isinstance(r.get("prompt_construction"), dict)]
     return summarise_constructed(records) if records else None
@@ -71,21 +77,17 @@ def panel_fields(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     judge's mean, n, repeats, spread and α across its repeats per statement rate) and
     `judge_agreement` (interval α between the judges, the judged reports as units and each
     judge's per-report rate as its rating; `metrics.agreement`); {} otherwise."""
-    from scholarbench.benchmarks.reportbench.statement_rows import STATEMENT_RATES, judged_rows
-    from scholarbench.metrics.agreement import panel_summary
     return panel_summary(judged_rows(rows), {k: k for k in STATEMENT_RATES})
 
 
 def panel_lines(summary: dict[str, Any]) -> list[str]:
     """One `judges <rate>:` line per panel-judged rate (SciNet's format)."""
-    from scholarbench.metrics.judge_panel import format_panel
     return format_panel(summary)
 
 
 def status_fields(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
     """The survey counts the terminal and report print, from the engine's one status of each
     row (`core.status`) and the sub-status `no_references` of a scored report."""
-    from scholarbench.core.status import count_samples
     status = count_samples(rows, {}).counts
     return {"n_no_references": sum(1 for r in rows if r.get("status") == "no_references"),
             "n_missing": status["missing"] + status["malformed"],
@@ -96,7 +98,6 @@ def status_fields(rows: Sequence[dict[str, Any]]) -> dict[str, int]:
 def summary_blocks(rows: Sequence[dict[str, Any]], manifest: dict[str, Any]) -> dict[str, Any]:
     """The benchmark's part of summary.json beside `metrics`: a function of
     the score rows and the manifest."""
-    from scholarbench.benchmarks.reportbench.statements import aggregate_statement_rows
     kept = counted(rows)
     with_report = [r for r in kept if r["status"] in ("scored", "no_references")]
     summary: dict[str, Any] = {
@@ -123,7 +124,6 @@ def summary_blocks(rows: Sequence[dict[str, Any]], manifest: dict[str, Any]) -> 
 
 
 def format_summary(summary: dict[str, Any]) -> str:
-    from scholarbench.benchmarks.reportbench.statements import format_statement_summary
 
     def f(v: Any, digits: int = 4) -> str:
         return "—" if v is None else f"{v:.{digits}f}"

@@ -33,6 +33,7 @@ from scholarbench.data.identifiers import parse_id
 from scholarbench.benchmarks.reportbench.bibliography import Bibliography, read_bibliography
 from scholarbench.benchmarks.reportbench.latex_cites import find_main_tex, latex_citations
 from scholarbench.benchmarks.reportbench.pandoc_cites import Citation, aliases, citations
+from scholarbench.errors import DataError
 from scholarbench.files import read_regular_file
 
 PERSISTENT = {"doi": "doi", "arxiv": "arxiv", "pmid": "pmid", "pubmed": "pmid",
@@ -184,7 +185,6 @@ def from_latex(main: str | Path, bib_files: Sequence[str | Path] | None = None,
         root = main if root is None else root
         found = find_main_tex(main)
         if found is None:
-            from scholarbench.errors import DataError
             raise DataError("no .tex file with \\documentclass and \\begin{document}",
                             file=str(main))
         main = found

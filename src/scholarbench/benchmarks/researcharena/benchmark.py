@@ -17,10 +17,16 @@ from __future__ import annotations
 import argparse
 from typing import Any, Sequence
 
-from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext
-from scholarbench.core.registry import register_benchmark
 from scholarbench.benchmarks.researcharena.measures.declared import (
-    DISCOVERY_KEYS as DISCOVERY, ORGANISATION_KEYS as ORGANISATION, SELECTION_KEYS as SELECTION)
+    DISCOVERY_KEYS as DISCOVERY, ORGANISATION_KEYS as ORGANISATION, SELECTION_KEYS as SELECTION,
+    measures_of)
+from scholarbench.core.agent import AgentContext, Task
+from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext, ids_hint
+from scholarbench.core.refs import task_refs
+from scholarbench.core.registry import REGISTRY, register_benchmark
+from scholarbench.data.store import latest_import
+from scholarbench.errors import ScholarbenchError
+from scholarbench.paths import data_dir
 
 # Objects the Python API may hand a benchmark through its options (never recorded).
 OBJECT_OPTIONS = ("embedder", "extractor", "progress")
@@ -98,8 +104,6 @@ class ResearchArena(Benchmark):
         researcharena`) rather than surveys rebuilt from the corpus."""
         if "tasks_from" in given or (self.options.get("tasks_from") or "corpus") != "corpus":
             return {}
-        from scholarbench.data.store import latest_import
-        from scholarbench.paths import data_dir
         data = data_dir(self.options.get("data"))
         imported = latest_import(data, "researcharena")
         surveys = {"tasks_from": imported} if imported else {}
@@ -126,14 +130,12 @@ class ResearchArena(Benchmark):
                 or (self.options.get("tasks_from") or "corpus") != "corpus"):
             return list(self.subtasks)
         from scholarbench.corpus.build import has_corpus
-        from scholarbench.paths import data_dir
         return list(self.subtasks) if has_corpus(data_dir(self.options.get("data"))) else []
 
     # -- samples -----------------------------------------------------------------------------
     def _measures(self) -> list[str]:
         from scholarbench.benchmarks.researcharena.measures.ranking import parse_measures
         from scholarbench.benchmarks.researcharena.scoring import measure_names
-        from scholarbench.errors import ScholarbenchError
         try:
             return parse_measures(measure_names(split_measures(self.options.get("measures"))))
         except ValueError as exc:
@@ -143,7 +145,6 @@ class ResearchArena(Benchmark):
         from scholarbench.benchmarks.researcharena import loading
         from scholarbench.benchmarks.researcharena.refs import RefResolver
         if self.options.get("with_judge"):
-            from scholarbench.errors import ScholarbenchError
             raise ScholarbenchError("--with-judge: ResearchArena has no LLM judge")
         loading.check_options(self.options)
         self._measures()
@@ -162,7 +163,6 @@ class ResearchArena(Benchmark):
         from scholarbench.benchmarks.researcharena.agents.base import ArenaQuery
         from scholarbench.benchmarks.researcharena.prompting import task_fields, task_prompt
         from scholarbench.benchmarks.researcharena.records import EMPTY_GOLD, NO_MINDMAP
-        from scholarbench.core.agent import Task
         titles: dict[str, str] = {}
         if corpus is not None:
             wanted = {t.survey_id for t in tasks if t.survey_id in corpus}
@@ -186,7 +186,6 @@ class ResearchArena(Benchmark):
     def load_for_rescore(self, run: Any, manifest: dict[str, Any]) -> Loaded:
         from scholarbench.benchmarks.researcharena.records import read_tasks
         from scholarbench.benchmarks.researcharena.scoring import TASKS_FILE
-        from scholarbench.errors import ScholarbenchError
         if self.options.get("with_judge"):
             raise ScholarbenchError(f"{run.path}: --with-judge is for TaxoBench runs "
                                     "(ResearchArena has no LLM judge)")
@@ -214,7 +213,6 @@ class ResearchArena(Benchmark):
     def _bare_samples(self, tasks: Sequence[Any], subtask: str, variant: str) -> list[Sample]:
         """Samples for scoring only (no prompts: the agent does not run)."""
         from scholarbench.benchmarks.researcharena.records import EMPTY_GOLD, NO_MINDMAP
-        from scholarbench.core.agent import Task
         out = []
         for task in tasks:
             unscorable = (NO_MINDMAP if task.mindmap is None else None) \
@@ -245,8 +243,6 @@ class ResearchArena(Benchmark):
         """A built-in agent (``researcharena/<name>``) behind the core contract."""
         from scholarbench.benchmarks.researcharena.agents.adapter import ArenaAgentAdapter
         from scholarbench.benchmarks.researcharena.agents.base import PREFIX
-        from scholarbench.core.registry import REGISTRY
-        from scholarbench.errors import ScholarbenchError
         short = name.removeprefix(PREFIX)
         self._corpus_optional = False
         if REGISTRY.find("agent", PREFIX + short) is None:
@@ -279,8 +275,6 @@ class ResearchArena(Benchmark):
 
     def context(self, agent: Any, subtask: str, roles: Any) -> Any:
         from scholarbench.benchmarks.researcharena.agents.base import ArenaContext
-        from scholarbench.core.agent import AgentContext
-        from scholarbench.errors import ScholarbenchError
         llm = None
         if agent.needs.llm:
             try:
@@ -316,7 +310,6 @@ class ResearchArena(Benchmark):
         sources: `load`."""
         from scholarbench.benchmarks.researcharena.agents.base import ArenaQuery
         from scholarbench.benchmarks.researcharena.tasks import SearchSpace
-        from scholarbench.core.agent import Task
         if (self.options.get("tasks_from") or "corpus") != "corpus":
             return super().tool_sample(subtask, task_id)
         if task_id not in self._survey_ids(subtask):
@@ -329,7 +322,6 @@ class ResearchArena(Benchmark):
                                     family=self.subtasks[subtask], prompt="", native=query))
 
     def tool_task_hint(self, subtask: str) -> str:
-        from scholarbench.core.benchmark import ids_hint
         if (self.options.get("tasks_from") or "corpus") != "corpus":
             return super().tool_task_hint(subtask)
         return ids_hint(self._survey_ids(subtask))
@@ -346,7 +338,6 @@ class ResearchArena(Benchmark):
         from scholarbench.benchmarks.researcharena.answers import record_answer
         from scholarbench.benchmarks.researcharena.refs import RefResolver
         resolver = self._resolver or RefResolver(self._corpus)
-        from scholarbench.core.refs import task_refs
         return record_answer(answer, sample.task.subtask or "", sample.gold, resolver,
                              task_refs(sample.task.fields))
 
@@ -406,7 +397,6 @@ class ResearchArena(Benchmark):
         (the paper's nine and any `--measures`), or for scored files exactly the names asked
         for."""
         from scholarbench.benchmarks.researcharena.files import FILES_MODE
-        from scholarbench.benchmarks.researcharena.measures.declared import measures_of
         if subtask == "organisation":
             keys: Sequence[str] = ORGANISATION
         elif subtask == FILES_MODE:

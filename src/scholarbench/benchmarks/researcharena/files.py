@@ -29,8 +29,9 @@ from scholarbench.benchmarks.researcharena.measures.ranking import (DEFAULT_MEAS
                                                                     provider_versions)
 from scholarbench.core.measure import CI_METHOD
 from scholarbench.data.trec import OnDuplicate, read_qrels, read_run, write_lines_atomic
-from scholarbench.errors import ScholarbenchError
-from scholarbench.benchmarks.researcharena.benchmark import split_measures
+from scholarbench.errors import DataError, ScholarbenchError
+from scholarbench.benchmarks.researcharena.benchmark import ResearchArena, split_measures
+from scholarbench.core.summarise import summarise
 
 
 FILES_MODE = "files"      # the summary's `task` for scored files (no sub-task)
@@ -40,8 +41,6 @@ def summarise_queries(rows: Sequence[ScoreRow], names: Sequence[str], tag: str
                       ) -> dict[str, Any]:
     """The summary (`core.summarise.summarise`) of per-query rows: one score row per qrels
     query, the measures `names` (the in-memory manifest names them), no data read."""
-    from scholarbench.benchmarks.researcharena.benchmark import ResearchArena
-    from scholarbench.core.summarise import summarise
     by_query: dict[str, dict[str, Any]] = {}
     for row in rows:
         by_query.setdefault(row.query_id, {"id": row.query_id, "status": "scored"})[
@@ -66,7 +65,6 @@ def score_researcharena_files(qrels_path: str | Path, run_path: str | Path,
     qrels = read_qrels(qrels_path)
     run = read_run(run_path, on_duplicate=on_duplicate)
     if not run:
-        from scholarbench.errors import DataError
         raise DataError("no run lines in the file (it is empty)", file=str(run_path))
     rows = evaluate(qrels, run, names)
     cover = coverage(qrels, run)

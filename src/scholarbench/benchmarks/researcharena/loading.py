@@ -24,6 +24,8 @@ from scholarbench.benchmarks.researcharena.records import ArenaTask, tasks_sha25
 from scholarbench.errors import ScholarbenchError
 from scholarbench.files import sha256_file
 from scholarbench.data.sources.taxobench import taxobench_files
+from scholarbench.data.task_files import imported_file
+from scholarbench.data.taxobench import load_instances
 from scholarbench.paths import data_dir
 
 QRELS_VARIANTS = ("searchable", "all")
@@ -108,7 +110,6 @@ def load_task_set(options: dict[str, Any], inputs: Inputs, corpus: Any
     info: dict[str, Any] = {"tasks_from": tasks_from}
     instances = None
     if inputs.taxobench_file is not None:
-        from scholarbench.data.taxobench import load_instances
         if not inputs.taxobench_file.is_file():
             raise ScholarbenchError(f"--taxobench {inputs.taxobench_file}: not a file")
         instances = load_instances(inputs.taxobench_file)
@@ -128,7 +129,6 @@ def load_task_set(options: dict[str, Any], inputs: Inputs, corpus: Any
     else:
         path = Path(tasks_from)
         if not path.is_file():     # a survey file imported with `data import researcharena`
-            from scholarbench.data.task_files import imported_file
             path = imported_file(data_dir(options.get("data")), "researcharena",
                                  tasks_from) or path
         if not path.is_file():

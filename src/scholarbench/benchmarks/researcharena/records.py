@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from scholarbench.data.jsonl import iter_jsonl
+from scholarbench.data.trec import write_lines_atomic
 from scholarbench.data.typology import parse_typology
 from scholarbench.errors import DataError
 from scholarbench.records import TaxoNode
@@ -202,7 +203,6 @@ def tasks_sha256(tasks: Iterable[ArenaTask]) -> str:
 
 
 def write_tasks(path: str | Path, tasks: Iterable[ArenaTask]) -> None:
-    from scholarbench.data.trec import write_lines_atomic
     write_lines_atomic(Path(path), task_lines(tasks))
 
 

@@ -25,6 +25,9 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 
 from scholarbench.benchmarks.researcharena.records import ArenaTask
+from scholarbench.benchmarks.researcharena.tasks import SearchSpace
+from scholarbench.corpus.resolve import resolve_ref
+from scholarbench.data.identifiers import parse_id
 
 EXAMPLES = 5
 PLACEHOLDER = "unresolved:{rank}"
@@ -40,7 +43,6 @@ class RefResolver:
     def _keep(self, task: ArenaTask):
         def keep(pid: str) -> bool:
             if self._space is None:
-                from scholarbench.benchmarks.researcharena.tasks import SearchSpace
                 self._space = SearchSpace.of(self.corpus)
             return pid != task.survey_id and self._space.searchable(pid, task.cutoff)
         return keep
@@ -52,10 +54,8 @@ class RefResolver:
         if self.corpus is None:
             if " " in text:
                 return None
-            from scholarbench.data.identifiers import parse_id
             parsed = parse_id(text)
             return parsed.value if parsed.kind == "s2corpus" else text
-        from scholarbench.corpus.resolve import resolve_ref
         if text.isdigit():          # upstream's docids are S2 corpus ids (its TREC run files)
             found = self.corpus.resolve(f"CorpusId:{text}")
             if found is not None:

@@ -26,11 +26,14 @@ from scholarbench.core.display import best_directions
 from scholarbench.core.measure import Measure
 from scholarbench.benchmarks.researcharena.published import (PAPER_CITATION, PAPER_N, TABLE_KEYS,
                                                              published_rows)
+from scholarbench.benchmarks.researcharena.records import mindmap_from_json, read_tasks
 from scholarbench.report.sections.base import (ReportRun, ReportSection,
                                                metric_summaries, plural, read_json_object,
                                                register_section, strip_group)
 from scholarbench.report.tables import Row, RunSummary, Table, TableGroup
 from scholarbench.data.jsonl import read_jsonl_tolerant
+from scholarbench.report.corpus_lookup import corpus_dir_of, papers_by_id
+from scholarbench.report.treeview import compare_trees, render_comparison, similarity_for
 from scholarbench.text.escape import csv_row
 
 TASKS = ("discovery", "selection", "organisation")
@@ -223,7 +226,6 @@ class ResearchArenaSection(ReportSection):
     def _tasks(self, run: ReportRun, page: Page) -> dict[str, Any]:
         key = ("researcharena-tasks", str(run.run_dir))
         if key not in page.cache:
-            from scholarbench.benchmarks.researcharena.records import read_tasks
             try:
                 page.cache[key] = {t.id: t for t in read_tasks(run.run_dir / "tasks.jsonl")}
             except Exception:   # an older or partial run: the drill-down shows ids only
@@ -275,7 +277,6 @@ class ResearchArenaSection(ReportSection):
         generated = {r.run_dir: self._generated(r) for r in runs}
         titles: dict[str, dict[str, Any]] = {}
         if task != "organisation":
-            from scholarbench.report.corpus_lookup import corpus_dir_of, papers_by_id
             for r in runs:
                 wanted = []
                 for sid in ids:
@@ -289,7 +290,6 @@ class ResearchArenaSection(ReportSection):
                     pass
         sims = {}
         if task == "organisation":
-            from scholarbench.report.treeview import similarity_for
             for r in runs:
                 labels = [n.name for t in tasks.values() if t.mindmap is not None
                           for n in t.mindmap.walk()]
@@ -316,8 +316,6 @@ class ResearchArenaSection(ReportSection):
                                                   titles, LeakMarks(row)))
                     body.append(findings_html(row, t.topic))
             elif t is not None and t.mindmap is not None:
-                from scholarbench.benchmarks.researcharena.records import mindmap_from_json
-                from scholarbench.report.treeview import compare_trees, render_comparison
                 for j, r in enumerate(runs):
                     rec = generated[r.run_dir].get(sid) or {}
                     try:

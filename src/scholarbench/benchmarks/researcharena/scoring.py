@@ -46,11 +46,16 @@ from typing import Any, Sequence
 
 from scholarbench.benchmarks.researcharena.answers import parse_ranking
 from scholarbench.benchmarks.researcharena.leakage import leak_findings
-from scholarbench.benchmarks.researcharena.measures.declared import ORGANISATION_KEYS
+from scholarbench.benchmarks.researcharena.measures.declared import ORGANISATION_KEYS, measures_of
+from scholarbench.benchmarks.researcharena.measures.organisation import (HEADING_ENTITY_RECALL,
+                                                                       her_note)
 from scholarbench.benchmarks.researcharena.measures.ranking import (DEFAULT_MEASURES,
                                                                     DISCOVERY_MEASURES,
-                                                                    SELECTION_MEASURES)
+                                                                    SELECTION_MEASURES, evaluate)
 from scholarbench.benchmarks.researcharena.records import EMPTY_GOLD, ArenaTask
+from scholarbench.benchmarks.researcharena.tasks import reference_counts, sum_counts
+from scholarbench.core.summary_metrics import measure_entry
+from scholarbench.data.trec import Run, write_qrels, write_run
 
 TASKS_FILE, QRELS, GENERATE, RUN, SCORES, SUMMARY = (
     "tasks.jsonl", "qrels.trec", "generate.jsonl", "run.trec", "scores.jsonl", "summary.json")
@@ -99,8 +104,6 @@ def score_ranking(tasks: Sequence[ArenaTask], records: dict[str, dict[str, Any]]
                   ) -> list[dict[str, Any]]:
     """Rows for discovery / selection; rewrites qrels.trec and run.trec in `out`. With
     `corpus`, the leakage audit reads the ranked papers' corpus rows (`leakage`)."""
-    from scholarbench.benchmarks.researcharena.measures.ranking import evaluate
-    from scholarbench.data.trec import Run, write_qrels, write_run
     qrels = {t.id: t.qrels(variant) for t in tasks}
     rows: dict[str, dict[str, Any]] = {}
     outcomes: dict[str, str] = {}
@@ -158,7 +161,6 @@ def sample_fields(task: ArenaTask, record: dict[str, Any] | None) -> dict[str, A
     """What the summary needs from a row's task and answer, for the row, so that the summary is
     a function of scores.jsonl alone: the task's `reference_counts`, and the references read
     from the answer (`references_answered`: refs, refs_unresolved) when it says."""
-    from scholarbench.benchmarks.researcharena.tasks import reference_counts
     out: dict[str, Any] = {"reference_counts": reference_counts(task)}
     info = (record or {}).get("info")
     if isinstance(info, dict) and isinstance(info.get("refs"), int):
@@ -182,8 +184,6 @@ def summarise(rows: Sequence[dict[str, Any]], manifest: dict[str, Any],
               keys: Sequence[str]) -> dict[str, Any]:
     """The summary's ResearchArena fields for the measures `keys` (`measures_of`), as
     `ResearchArena.aggregate` builds them."""
-    from scholarbench.benchmarks.researcharena.measures.declared import measures_of
-    from scholarbench.core.summary_metrics import measure_entry
     return {"metrics": {m.key: measure_entry(m, rows) for m in measures_of(manifest["mode"], keys)},
             **summary_fields(rows, manifest, keys)}
 
@@ -193,7 +193,6 @@ def summary_fields(rows: Sequence[dict[str, Any]], manifest: dict[str, Any],
     """The summary's ResearchArena fields beside `metrics` (the engine adds status counts and
     `complete`), from the score rows and the manifest alone (`sample_fields` put the rest on
     the rows); `keys`: the run's measures."""
-    from scholarbench.benchmarks.researcharena.tasks import sum_counts
     task_kind = manifest["mode"]
     scored = [r for r in rows if not r.get("unscorable") and r.get("status") != "error"]
     unscorable: dict[str, int] = {}
@@ -218,8 +217,6 @@ def summary_fields(rows: Sequence[dict[str, Any]], manifest: dict[str, Any],
 def _measure_notes(scored: Sequence[dict[str, Any]], keys: Sequence[str]) -> dict[str, Any]:
     """Heading Entity Recall's NER model(s) (`ner_model`) and its caveat (`measure_notes`,
     printed beside the value everywhere), when the run has that measure."""
-    from scholarbench.benchmarks.researcharena.measures.organisation import (
-        HEADING_ENTITY_RECALL, her_note)
     if HEADING_ENTITY_RECALL not in keys:
         return {}
     models = sorted({str(r["ner_model"]) for r in scored if r.get("ner_model")})

@@ -33,9 +33,15 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from scholarbench.agents.deep_research import (DECIDE_PROMPT, DeepResearchSettings, Reading,
+                                               deep_research)
+from scholarbench.agents.llm_common import load_prompt
 from scholarbench.benchmarks.scinet.env import CATEGORY_NAMES, SciNetEnv
+from scholarbench.benchmarks.scinet.gold import tie_hash
 from scholarbench.benchmarks.scinet.records import SciNetTask
 from scholarbench.benchmarks.scinet.sentiment import classify_sentiment
+from scholarbench.corpus.bm25 import BM25Index
+from scholarbench.corpus.dense import DenseIndex
 from scholarbench.graph import PathError
 
 _TITLE_IN_QUERY = re.compile(r'titled "(.*)"')
@@ -65,14 +71,12 @@ class _Indexes:
         return [pid for pid, _ in self.bm25_scored(query, k)]
 
     def bm25_scored(self, query: str, k: int) -> list[tuple[str, float]]:
-        from scholarbench.corpus.bm25 import BM25Index
         if self._bm25 is None:
             self._bm25 = BM25Index.build(self.texts())
         rows, scores = self._bm25.top(query, k)
         return [(self.env.ids[r], float(s)) for r, s in zip(rows, scores)]
 
     def dense(self, query: str, k: int, embedder: Any) -> list[str]:
-        from scholarbench.corpus.dense import DenseIndex
         key = getattr(embedder, "model_id", "embedder")
         if key not in self._dense:
             self._dense[key] = DenseIndex.build(self.texts(), embedder)
@@ -159,7 +163,6 @@ class RelationAwareAgent(_Base):
         vals = np.array([arr[env.graph.pid(i)] for i in ids], dtype=np.float64)
         key = vals if measure == "novelty" else -vals
         # ties as the gold's default rule (gold.py): more citations, then a seeded id hash
-        from scholarbench.benchmarks.scinet.gold import tie_hash
         order = sorted(range(len(ids)), key=lambda i: (not np.isfinite(key[i]),
                                                       key[i] if np.isfinite(key[i]) else 0.0,
                                                       -env.n_citations(ids[i]),
@@ -214,7 +217,6 @@ class GraphResearchEnv:
         return indexes(self.env).bm25_scored(query, k)
 
     def read(self, paper_ids: Sequence[str]) -> list[Any]:
-        from scholarbench.agents.deep_research import Reading
         return [Reading(pid, self.env.title(pid), self.env.year(pid)) for pid in paper_ids]
 
 
@@ -247,7 +249,6 @@ class DeepResearchAgent(_Base):
 
     def __init__(self, k: int = 50, path_k: int = 6, max_steps: int = 4, depth: int = 50,
                  read_per_step: int = 5, max_read: int = 20, max_tokens: int = 384) -> None:
-        from scholarbench.agents.deep_research import DeepResearchSettings
         super().__init__(k=k, path_k=path_k)
         if self.path_k < 2:
             raise ValueError("scinet/deep-research: path_k must be >= 2 (the two endpoints)")
@@ -257,8 +258,6 @@ class DeepResearchAgent(_Base):
                                              max_tokens=max_tokens)
 
     def config(self) -> dict[str, Any]:
-        from scholarbench.agents.deep_research import DECIDE_PROMPT
-        from scholarbench.agents.llm_common import load_prompt
         return {"name": self.name, "k": self.k, "path_k": self.path_k,
                 **self.settings.config(),
                 "prompt": load_prompt(DECIDE_PROMPT).identity(),
@@ -270,7 +269,6 @@ class DeepResearchAgent(_Base):
 
     def answer_with_info(self, task: SciNetTask, ctx: SciNetContext
                          ) -> tuple[list[str], dict[str, Any]]:
-        from scholarbench.agents.deep_research import deep_research
         if ctx.llm is None:
             raise ValueError("scinet/deep-research needs the agent role's chat model")
         env = ctx.env

@@ -33,12 +33,16 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from scholarbench.benchmarks.scinet.measures import (EGO_METRICS, K, LLM_METRICS, METRICS,
-                                                    PAIR_METRICS, PATH_METRICS)
-from scholarbench.core.agent import Agent, AgentContext
+from scholarbench.benchmarks.scinet.builtin import NativeAgent, is_native, native_agent
+from scholarbench.benchmarks.scinet.measures import (EGO_METRICS, FAMILIES, K, LLM_METRICS,
+                                                     METRICS, PAIR_METRICS, PATH_METRICS,
+                                                     measures_of, metric_key)
+from scholarbench.core.agent import Agent, AgentContext, agent_from_object
 from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext, summary_line
-from scholarbench.core.registry import register_benchmark
+from scholarbench.core.registry import REGISTRY, register_benchmark
+from scholarbench.data.store import latest_import
 from scholarbench.errors import ScholarbenchError
+from scholarbench.paths import data_dir
 
 TASKS = "tasks.jsonl"
 
@@ -95,7 +99,6 @@ class SciNet(Benchmark):
 
     @property
     def headline(self) -> dict[str, tuple[str, ...]]:   # type: ignore[override]
-        from scholarbench.benchmarks.scinet.measures import metric_key
         v = self.variant
         from scholarbench.benchmarks.scinet.review_judge import REVIEW_METRICS
         return {**{fam: tuple(metric_key(k, v) for k in keys) for fam, keys in
@@ -137,7 +140,6 @@ class SciNet(Benchmark):
                                 "labelled with GPT-5 (docs/scinet.md)")
 
     def _dirs(self) -> tuple[Path, Path]:
-        from scholarbench.paths import data_dir
         data = data_dir(self.options.get("data"))
         graph = Path(self.options["graph"]) if self.options.get("graph") else data / "arxiv2023"
         unarxive = (Path(self.options["unarxive"]) if self.options.get("unarxive")
@@ -152,8 +154,6 @@ class SciNet(Benchmark):
         none, not tasks built again from the graph."""
         if "tasks" in given or self.options.get("tasks"):
             return {}
-        from scholarbench.data.store import latest_import
-        from scholarbench.paths import data_dir
         name = latest_import(data_dir(self.options.get("data")), "scinet")
         return {"tasks": name, **({"with_judge": True} if self.with_judge else {})} \
             if name else {}
@@ -212,7 +212,6 @@ class SciNet(Benchmark):
         if Path(name).exists():
             return Path(name)
         from scholarbench.data.task_files import imported_file
-        from scholarbench.paths import data_dir
         return imported_file(data_dir(self.options.get("data")), "scinet", name) or Path(name)
 
     def _loaded(self, tasks: list[Any]) -> Loaded:
@@ -272,9 +271,6 @@ class SciNet(Benchmark):
     def agent(self, name: str, params: dict[str, Any], subtask: str) -> Agent | None:
         """`replay` (SciNet's answer lines or the family schema), a built-in agent as `NAME`
         or `scinet/NAME`, or an agent registered for SciNet (either contract)."""
-        from scholarbench.benchmarks.scinet.builtin import NativeAgent, is_native, native_agent
-        from scholarbench.core.agent import agent_from_object
-        from scholarbench.core.registry import REGISTRY
         if name == "replay":
             from scholarbench.benchmarks.scinet.replay import SciNetReplay
             return SciNetReplay(**params, benchmark=self.name, subtask=subtask)
@@ -313,7 +309,6 @@ class SciNet(Benchmark):
         if getattr(self, "_tool_corpus", None) is None:
             from scholarbench.corpus.build import default_corpus
             from scholarbench.corpus.store import Corpus
-            from scholarbench.paths import data_dir
             path = Path(self.options["corpus"]) if self.options.get("corpus") else \
                 default_corpus(data_dir(self.options.get("data")))
             self._tool_corpus = (Corpus.open(path), path)
@@ -396,7 +391,6 @@ class SciNet(Benchmark):
 
     def measures(self, subtask: str | None) -> tuple[Any, ...]:
         """The sub-task's measures under the run's scoring rules (None: every family's)."""
-        from scholarbench.benchmarks.scinet.measures import FAMILIES, measures_of
         if subtask is None:
             return tuple(m for f in FAMILIES for m in self.measures(f))
         # the review has no upstream script: its measures are the paper's under either rules

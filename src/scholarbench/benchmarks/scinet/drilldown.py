@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 from scholarbench.benchmarks.scinet.report_display import (COLUMNS, COUNT_KEYS, COUNTS,
                                                           KEYS, LIST_LIMIT, LLM_KEYS, judged)
+from scholarbench.data.jsonl import read_jsonl_tolerant
 from scholarbench.report.trajectory import trajectories_html
 from scholarbench.report.htmlkit import Page, drilldown_ids, e, sample_metric_table
 from scholarbench.report.sections.base import ReportRun
@@ -21,7 +22,6 @@ class DrillDown:
     def _read(run: ReportRun, name: str, page: Page) -> dict[str, dict[str, Any]]:
         key = ("scinet-file", str(run.run_dir), name)
         if key not in page.cache:
-            from scholarbench.data.jsonl import read_jsonl_tolerant
             page.cache[key] = {str(r.get("task_id")): r for r in
                                read_jsonl_tolerant(run.run_dir / name)
                                if isinstance(r, dict)}
@@ -32,7 +32,6 @@ class DrillDown:
         """(metric, subject) → the last judgement in judge.jsonl."""
         key = ("scinet-judge", str(run.run_dir))
         if key not in page.cache:
-            from scholarbench.data.jsonl import read_jsonl_tolerant
             out = {}
             for j in read_jsonl_tolerant(run.run_dir / "judge.jsonl"):
                 if isinstance(j, dict):

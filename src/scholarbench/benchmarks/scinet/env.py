@@ -13,13 +13,12 @@ from typing import Sequence
 import numpy as np
 
 from scholarbench.data.identifiers import parse_id
-from scholarbench.graph import (CitationGraph, PathFinder, ReferencePopulation, build_graph,
-                                disruption, novelty, sos)
-from scholarbench.benchmarks.scinet.contexts import ContextStore
+from scholarbench.graph import (CitationGraph, PathFinder, ReferencePopulation, arxiv2023_graph,
+                                build_graph, disruption, novelty, sos)
+from scholarbench.benchmarks.scinet.contexts import ContextStore, read_unarxive_contexts
 from scholarbench.text.normalize import normalize_title
 from scholarbench.data.sources.arxiv2023 import read_arxiv2023
 from scholarbench.data.sources.records import PaperRecord
-from scholarbench.graph import arxiv2023_graph
 from scholarbench.graph.path import dag_mask
 
 # arXiv CS category names (https://arxiv.org/category_taxonomy), used in the field wording.
@@ -101,7 +100,6 @@ class SciNetEnv:
                   if isinstance(r, PaperRecord)}
         env = cls(graph, titles, None, settings, name="arxiv-2023")
         if unarxive is not None:
-            from scholarbench.benchmarks.scinet.contexts import read_unarxive_contexts
             env.contexts = read_unarxive_contexts(unarxive, env.has)
         return env
 

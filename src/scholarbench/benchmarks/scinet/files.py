@@ -25,6 +25,9 @@ from scholarbench.errors import DataError
 from scholarbench.benchmarks.scinet.benchmark import SciNet, env_settings_of
 from scholarbench.benchmarks.scinet import scoring
 from scholarbench.benchmarks.scinet.records import read_tasks
+from scholarbench.core.status import reason_of
+from scholarbench.core.summarise import summarise
+from scholarbench.injection.detect import flag_injections
 
 
 def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, *,
@@ -80,8 +83,6 @@ def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, 
                                       in zip(judge_roles(scorer), scorer.judges)},
                         "judge": {**scorer.identity(), "asked_last_scoring": scorer.asked}}
     scoring.variant_columns(rows, bench.variant)
-    from scholarbench.core.status import reason_of
-    from scholarbench.injection.detect import flag_injections
     for row in rows:                      # as the engine leaves a run's rows
         if (why := reason_of(row["status"], row, records.get(row["task_id"]))) is not None:
             row["reason"] = why
@@ -106,7 +107,6 @@ def file_summary(bench: Any, rows: list[dict[str, Any]], name: str) -> dict[str,
     """The summary of the rows of an answers file: a run's (`core.summarise`, the one
     aggregation of `run`, `score` and `aggregate`), every task family at once (no sub-task),
     the answers file as the run's name and no agent."""
-    from scholarbench.core.summarise import summarise
     manifest = {"benchmark": bench.name, "mode": None, "agent": "answers file",
                 "run_name": name, "options": dict(bench.options)}
     summary = summarise(bench, rows, manifest)

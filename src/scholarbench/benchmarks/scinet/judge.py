@@ -48,6 +48,7 @@ from scholarbench.llm.structured import ask_json
 from scholarbench.benchmarks.scinet.env import SciNetEnv
 from scholarbench.benchmarks.scinet.metrics import K
 from scholarbench.benchmarks.scinet.records import SciNetTask
+from scholarbench.metrics.judge_panel import repeat_seed
 
 PROMPTS = {"novelty_llm": "novelty_judge.v1", "disruption_llm": "disruption_judge.v1",
            "path_rationality_llm": "path_rationality_judge.v1"}
@@ -200,7 +201,6 @@ class SciNetJudge:
     def seed(self, sample: int = 0) -> int | None:
         """Repeat `sample`'s seed: the configured seed (0 when none) + `sample`, so every
         repeat is a distinct request (and reply-cache key); repeat 0 asks as a lone judge."""
-        from scholarbench.metrics.judge_panel import repeat_seed
         return repeat_seed(self.client, sample)
 
     def _judge(self, metric: str, subject: str, text: str, sample: int = 0) -> Judgement:

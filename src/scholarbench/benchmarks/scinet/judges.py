@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from scholarbench.core.engine import add_stage_usage
 from scholarbench.errors import ScholarbenchError
 
 
@@ -41,7 +42,6 @@ def with_panel(run: Any, panel: Any, work: Callable[[Any], None]) -> None:
     """`work(panel)`, then the judgements saved and the judges' usage, models and identity
     recorded in the manifest (even when the work fails midway)."""
     from scholarbench.benchmarks.scinet.panel import judge_roles, panel_models
-    from scholarbench.core.engine import add_stage_usage
     clients = [j.client for j in panel.judges]
     before = [c.usage.as_dict() for c in clients]
     try:

@@ -27,6 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from scholarbench.benchmarks.scinet.records import SciNetTask
 from scholarbench.benchmarks.scinet.review_tasks import (ReviewTask, survey_request,
                                                          task_fields, task_prompt)
 from scholarbench.core.agent import AgentContext, Needs, Task
@@ -125,7 +126,6 @@ class ReviewWriter:
     def retrieve(self, task: ReviewTask, ctx: AgentContext) -> tuple[list[str], dict[str, Any]]:
         """The retrieval agent's answer to the task's path query (no ground truth)."""
         from scholarbench.benchmarks.scinet.agents import SciNetContext
-        from scholarbench.benchmarks.scinet.records import SciNetTask
         path = SciNetTask(task.source, "path", "path", task.query, field=task.field,
                           classic=task.start.id or task.start.title,
                           recent=task.end.id or task.end.title, gold=None)

@@ -19,14 +19,16 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Sequence
 
+from scholarbench.benchmarks.scinet.published import review_published
 from scholarbench.benchmarks.scinet.review_judge import REVIEW_METRICS
+from scholarbench.benchmarks.scinet.scoring import agent_llm_counts, failed_status, panel_fields
+from scholarbench.core.refs import attach
 
 FAMILY = "review"
 
 
 def review_of(record: dict[str, Any] | None) -> tuple[str | None, str]:
     """(the review to judge or None, the row's status) of a generate.jsonl line."""
-    from scholarbench.benchmarks.scinet.scoring import failed_status
     if (failed := failed_status(record)) is not None:
         return None, failed
     assert record is not None
@@ -52,7 +54,6 @@ def review_row(sample: Any, record: dict[str, Any] | None, judged: dict[str, dic
                ) -> dict[str, Any]:
     """One sample's row (never skipped): a usable review's judge columns (`judged`, from
     `judge_reviews`) and its status."""
-    from scholarbench.core.refs import attach
     review, status = review_of(record)
     row: dict[str, Any] = {"task_id": sample.id, "family": FAMILY, "kind": FAMILY}
     if status in ("missing", "malformed", "error"):
@@ -75,7 +76,6 @@ def review_row(sample: Any, record: dict[str, Any] | None, judged: dict[str, dic
 
 def summary_extras(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The review family's summary beside its measures, from the score rows alone."""
-    from scholarbench.benchmarks.scinet.scoring import agent_llm_counts, panel_fields
     counted = [r for r in rows if r.get("status") != "error"]
     agg: dict[str, Any] = {
         "n_tasks": len(rows), "empty_answers": 0, "not_in_graph": 0, "no_gold": 0,
@@ -106,7 +106,6 @@ def summary_extras(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def format_summary(summary: dict[str, Any]) -> list[str]:
-    from scholarbench.benchmarks.scinet.published import review_published
     agg = (summary.get("families") or {}).get(FAMILY)
     if not agg:
         return []

@@ -20,6 +20,7 @@ from typing import Any, Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from scholarbench.benchmarks.scinet.queries import load_queries
 from scholarbench.benchmarks.scinet.records import read_tasks, read_unique
 from scholarbench.data.jsonl import iter_jsonl
 from scholarbench.errors import DataError
@@ -129,7 +130,6 @@ def load_review_tasks(path: str | Path, env: Any, n: int | None = N_REVIEW
         return read_review_tasks(path)
     p = Path(path)
     if p.is_dir() or p.suffix == ".json":
-        from scholarbench.benchmarks.scinet.queries import load_queries
         return from_path_tasks(load_queries(p, "path"), env, n)
     return from_path_tasks(read_tasks(p), env, n)
 
@@ -140,7 +140,6 @@ def review_ids(path: str | Path, n: int | None = N_REVIEW) -> list[str]:
         return [t.task_id for t in read_review_tasks(path)]
     p = Path(path)
     if p.is_dir() or p.suffix == ".json":
-        from scholarbench.benchmarks.scinet.queries import load_queries
         tasks = load_queries(p, "path")
     else:
             tasks = [t for t in read_tasks(p) if t.family == "path"]

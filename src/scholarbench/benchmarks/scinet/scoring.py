@@ -24,6 +24,9 @@ from typing import Any, Sequence
 from scholarbench.benchmarks.scinet.measures import (FAMILY_METRICS, LLM_METRICS,  # noqa: F401
                                                     METRICS, SPEC, metric_key, spec_measures)
 from scholarbench.core.measure import NOT_COUNTED, Measure
+from scholarbench.core.refs import attach
+from scholarbench.core.summary_metrics import measure_entry
+from scholarbench.metrics.agreement import panel_summary
 from scholarbench.metrics.judge_panel import format_panel  # noqa: F401 (re-exported)
 
 JUDGE_FILE = "judge.jsonl"
@@ -71,7 +74,6 @@ def score_row(task: Any, papers: list[Any] | None, status: str,
     (`answer_of`), `record` its generate line (or None)."""
     from scholarbench.benchmarks.scinet.metrics import score_task as paper_rules
     from scholarbench.benchmarks.scinet.upstream import check_variant, score_task_upstream
-    from scholarbench.core.refs import attach
     if status == "error":
         row = {"task_id": task.task_id, "family": task.family, "kind": task.kind,
                "missing_answer": True}
@@ -166,7 +168,6 @@ def summarise(rows: Sequence[dict[str, Any]], variant: str = "paper") -> dict[st
     "agent_llm"]} of `score_rows`' rows: what the engine's default `aggregate` makes of
     `summary_measures` and `summary_extras` once each metric is under its measure's key too
     (`variant_columns`, as a run's rows are)."""
-    from scholarbench.core.summary_metrics import measure_entry
     rows = [dict(r) for r in rows]
     variant_columns(rows, variant)
     return {"metrics": {m.key: measure_entry(m, rows) for m in summary_measures(rows, variant)},
@@ -215,7 +216,6 @@ def panel_fields(rows: Sequence[dict[str, Any]], families: dict[str, Any], varia
     """With a judge panel or repeats (rows carrying `judges`): `judge_panel` (each judge's
     mean, repeats and spread per measure), `judge_agreement` (α between the judges) and each
     family's judged metric's per-judge means beside its macro (`judges.agreement`)."""
-    from scholarbench.metrics.agreement import panel_summary
     out = panel_summary(rows, {m: metric_key(m, variant) for m in LLM_METRICS})
     for m in LLM_METRICS:
         entry = out.get("judge_panel", {}).get(metric_key(m, variant))

@@ -6,6 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from scholarbench.benchmarks.scinet.answers import FAMILY
+from scholarbench.benchmarks.scinet.records import read_tasks
+from scholarbench.benchmarks.scinet.review_tasks import review_ids
+from scholarbench.benchmarks.scinet.tasks import ID_FORMS, has_built_id_form
 from scholarbench.core.agent import Task
 from scholarbench.core.benchmark import Sample, ids_hint
 
@@ -15,10 +18,8 @@ def tool_sample(bench: Any, subtask: str, task_id: str) -> Sample | None:
     means building their gold (the graph measures: seconds), so a built task's id is
     checked by its form (`tasks.has_built_id_form`) and the graph is not opened; a task
     file's (`--tasks`) is looked up in it."""
-    from scholarbench.benchmarks.scinet.tasks import has_built_id_form
     if subtask == "review":             # review/<its path task's id>
         if bench.options.get("tasks"):
-            from scholarbench.benchmarks.scinet.review_tasks import review_ids
             known = task_id in review_ids(bench.options["tasks"])
         else:
             known = has_built_id_form("path", task_id.removeprefix("review/")) and \
@@ -26,7 +27,6 @@ def tool_sample(bench: Any, subtask: str, task_id: str) -> Sample | None:
         return Sample(task_id, Task(id=task_id, benchmark=bench.name, subtask=subtask,
                                     family="report", prompt="")) if known else None
     if bench.options.get("tasks"):
-        from scholarbench.benchmarks.scinet.records import read_tasks
         known = any(t.family == subtask and t.task_id == task_id
                     for t in read_tasks(bench.tasks_file(bench.options["tasks"])))
     else:
@@ -39,14 +39,11 @@ def tool_sample(bench: Any, subtask: str, task_id: str) -> Sample | None:
 
 def tool_task_hint(bench: Any, subtask: str) -> str:
     """Which task ids `subtask` has (built: their form; a task file's: some of them)."""
-    from scholarbench.benchmarks.scinet.tasks import ID_FORMS
     if subtask == "review":
         if bench.options.get("tasks"):
-            from scholarbench.benchmarks.scinet.review_tasks import review_ids
             return ids_hint(review_ids(bench.options["tasks"]))
         return f"built review task ids are review/{ID_FORMS['path']}"
     if bench.options.get("tasks"):
-        from scholarbench.benchmarks.scinet.records import read_tasks
         given = read_tasks(bench.tasks_file(bench.options["tasks"]))
         return ids_hint([t.task_id for t in given if t.family == subtask])
     return f"built task ids are {ID_FORMS[subtask]}"

@@ -15,11 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from scholarbench.core.measure import Measure
+from scholarbench.core.migrate import check_format
+from scholarbench.core.registry import REGISTRY
+from scholarbench.core.score_rows import read_score_rows
 from scholarbench.data.jsonl import read_jsonl_tolerant
 from scholarbench.errors import DataError, ScholarbenchError
 from scholarbench.report import svg
-from scholarbench.report.tables import (MetricSummary, Row, RunSummary, TableGroup,
-                                         read_interval, read_json_object)
+from scholarbench.report.htmlkit import metadata_html
+from scholarbench.report.tables import (MetricSummary, Row, RunSummary, TableGroup, _metric,
+                                        read_interval, read_json_object)
 
 if TYPE_CHECKING:  # pragma: no cover
     from scholarbench.report.htmlkit import Page
@@ -118,7 +122,6 @@ class ReportRun:
         path = self.run_dir / "scores.jsonl"
         if not path.exists() and not path.is_symlink():
             return []
-        from scholarbench.core.score_rows import read_score_rows
         rows = read_score_rows(path, self.id_key, self._units())   # checked as aggregate does
         if self.id_key != "id":
             rows = [{**r, "id": r.get(self.id_key)} if "id" not in r else r for r in rows]
@@ -126,7 +129,6 @@ class ReportRun:
 
     def _units(self) -> dict[str, str]:
         """measure key -> unit of the benchmark's declared measures ({} when unknown)."""
-        from scholarbench.core.registry import REGISTRY
         cls = REGISTRY.find("benchmark", self.benchmark)
         try:
             return {m.key: m.unit for m in cls({}).measures(self.mode or None)} if cls else {}
@@ -190,7 +192,6 @@ class ReportSection:
 
     def run_metadata(self, run: ReportRun) -> str:
         """The run's metadata block in the HTML report (a section may add facts)."""
-        from scholarbench.report.htmlkit import metadata_html
         return metadata_html(run)
 
     def mode_title(self, mode: str) -> str:
@@ -199,7 +200,6 @@ class ReportSection:
 
 def register_section(cls: type[ReportSection]) -> type[ReportSection]:
     """Register a section class in the one registry (kind "section"), under its benchmark."""
-    from scholarbench.core.registry import REGISTRY
     return REGISTRY.add("section", cls.benchmark, cls)
 
 
@@ -209,7 +209,6 @@ _INSTANCES: dict[str, ReportSection] = {}
 def section_for(benchmark: str) -> ReportSection:
     """The report section its package registered (a class or a factory), else the generic one
     for a registered benchmark."""
-    from scholarbench.core.registry import REGISTRY
     if benchmark not in _INSTANCES:
         cls = REGISTRY.find("section", benchmark)
         if cls is None:
@@ -238,7 +237,6 @@ def load_report_run(run_dir: Path | str) -> ReportRun:
         raise DataError(f"expected the benchmark's name, got {benchmark!r}",
                         file=str(run_dir / "manifest.json"), field="benchmark")
     section = section_for(benchmark)
-    from scholarbench.core.migrate import check_format
     check_format(manifest, run_dir / "manifest.json")      # 99, [3], "" or none: one line
     return section.load(run_dir, manifest)
 
@@ -259,7 +257,6 @@ def by_benchmark(runs: Sequence[ReportRun]) -> list[tuple[ReportSection, list[Re
 def metric_summaries(summary: dict[str, Any], keys: Sequence[str], n_expected: int,
                      path: Path) -> dict[str, MetricSummary]:
     """Validated {mean, n, n_null} per key (n + n_null must equal `n_expected`)."""
-    from scholarbench.report.tables import _metric
     if not isinstance(summary.get("metrics"), dict):
         raise DataError(f"expected an object, got {summary.get('metrics')!r}", file=str(path),
                         field="metrics")

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from scholarbench.core.measure import Measure
+from scholarbench.core.registry import REGISTRY
+from scholarbench.report.htmlkit import table_html
 from scholarbench.report.sections.base import (ReportRun, ReportSection, metric_rows,
                                                read_json_object, undeclared)
 from scholarbench.report.tables import MetricSummary, RunSummary, Table, TableGroup
@@ -49,7 +51,6 @@ class GenericSection(ReportSection):
         return out
 
     def _declared(self, mode: str) -> dict[str, Any]:
-        from scholarbench.core.registry import REGISTRY
         # every measure registered under the benchmark's name (`add_measures`: those an option
         # turns on too, such as a judged one), then what it declares for the mode
         out = {m.key: m for key, m in REGISTRY.items("measure")
@@ -90,7 +91,6 @@ class GenericSection(ReportSection):
         return buf.getvalue()
 
     def html(self, runs: Sequence[ReportRun], page: Any) -> str:
-        from scholarbench.report.htmlkit import table_html
         parts = [page.heading(2, self.title)]
         for group in self.groups(runs, page.published):
             parts.extend(table_html(t) for t in group.tables)

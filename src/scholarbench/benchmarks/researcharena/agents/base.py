@@ -28,6 +28,7 @@ from scholarbench.core.registry import REGISTRY, register_agent
 from scholarbench.corpus.store import Corpus
 from scholarbench.embed.base import Embedder
 from scholarbench.records import TaxoNode
+from scholarbench.tools.rules import AccessRules
 
 TASKS = ("discovery", "selection", "organisation")
 BENCHMARK = "researcharena"
@@ -107,7 +108,6 @@ RULE = ("ResearchArena: only non-surveys published before the survey, never the 
 def access_rules(query: ArenaQuery) -> Any:
     """The leakage rule as the literature tools enforce it (`tools.rules`): `search_filters`,
     plus every corpus record carrying the survey's title (the topic is that title)."""
-    from scholarbench.tools.rules import AccessRules
     hidden = tuple(x for x in (query.survey_id, query.topic) if x)
     return AccessRules(before=query.cutoff, exclude_surveys=True, exclude_ids=hidden, why=RULE)
 
