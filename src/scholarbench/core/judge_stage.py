@@ -180,7 +180,8 @@ def judge_stage(run: RunDir, item: JudgedItem, samples: Sequence[Any],
                            seed=repeat_seed(client, p.repeat))
         record: dict[str, Any] = {"key": p.key, id_key: p.sample, "subject": p.request.subject,
                                   "judge": p.judge.label, "fingerprint": p.judge.fingerprint,
-                                  "repeat": p.repeat, "prompt": item.prompt_version}
+                                  "repeat": p.repeat, "prompt": item.prompt_version,
+                                  "attempts": outcome.attempts}
         if outcome.ok:
             record.update(status="ok", verdict=outcome.value)
         elif str(outcome.unscored).startswith("call failed"):
