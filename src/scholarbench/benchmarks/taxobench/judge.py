@@ -221,7 +221,7 @@ class TaxoBenchJudge:
     engine's judge stage, `judged.py`)."""
 
     def __init__(self, client: Any, *, prompt: str = DEFAULT_PROMPT,
-                 max_tree_chars: int = MAX_TREE_CHARS,
+                 max_tokens: int | None = None, max_tree_chars: int = MAX_TREE_CHARS,
                  reasoning_max_chars: int | None | str = "auto") -> None:
         """`reasoning_max_chars="auto"`: LOCAL_REASONING_CHARS for the packaged local model
         (which otherwise loops inside the first reasoning string until max_tokens cuts the
@@ -229,6 +229,7 @@ class TaxoBenchJudge:
         load_prompt(prompt)   # fail early on an unknown or broken prompt
         self.client = client
         self.prompt = prompt
+        self.max_tokens = max_tokens
         self.max_tree_chars = max_tree_chars
         if reasoning_max_chars == "auto":
             config = getattr(client, "config", None)
@@ -241,13 +242,14 @@ class TaxoBenchJudge:
         """What this judge is: its prompt and model, as a report names it."""
         return {"prompt": self.prompt, "prompt_sha256": load_prompt(self.prompt).sha256,
                 "model_id": getattr(self.client, "model_id", None),
-                "max_tree_chars": self.max_tree_chars,
+                "max_tokens": self.max_tokens, "max_tree_chars": self.max_tree_chars,
                 "reasoning_max_chars": self.reasoning_max_chars, "repairs": 1}
 
     def judge(self, gold: TaxoNode, taxonomy: TaxoNode) -> JudgeResult:
         messages = build_messages(gold, taxonomy, self.prompt, self.max_tree_chars)
+        sampling = {"max_tokens": self.max_tokens} if self.max_tokens is not None else {}
         outcome = ask_json(self.client, messages, validate=validate_reply, schema=self.schema,
-                           name="taxonomy_judgement", repairs=1)
+                           name="taxonomy_judgement", repairs=1, **sampling)
         if not outcome.ok:
             return JudgeResult(unscored=outcome.unscored, attempts=outcome.attempts,
                                prompt=self.prompt)

@@ -14,6 +14,7 @@ from scholarbench.benchmarks.taxobench.measures import (JUDGE_MEASURES, MEASURES
 from scholarbench.benchmarks.taxobench.panel import judge_columns
 from scholarbench.benchmarks.taxobench.predictions import predictions
 from scholarbench.core.measure import NOT_COUNTED, Measure
+from scholarbench.llm.config import LOCAL
 from scholarbench.metrics.judge_panel import format_panel
 
 MEASURED, JUDGED, PREDICTIONS = "taxobench.measured", "taxobench.judged", "taxobench.preds"
@@ -135,9 +136,12 @@ def judge_block(manifest: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def model_id(judge: dict[str, Any]) -> str | None:
-    """A judge's model id as its client names it ("BASE_URL|model")."""
+    """A judge's model id as its client names it ("BASE_URL|model"; the packaged local model:
+    "local", its file not being part of the judge's record)."""
     if not judge.get("model"):
         return None
+    if judge["model"] == LOCAL and not judge.get("base_url"):
+        return LOCAL
     return f"{judge.get('base_url') or 'openai'}|{judge['model']}"
 
 
