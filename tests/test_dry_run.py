@@ -117,8 +117,12 @@ def test_taxobench_dry_run_counts_equal_the_run_and_the_rescore(tmp_path, fake, 
     capsys.readouterr()
 
     before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    # the engine's judge stage asks a verdict again only of another judge (its fingerprint:
+    # model, base URL, temperature, seed): the re-score's judge samples at temperature 0.5
+    config = tmp_path / "judge.toml"
+    config.write_text("[judge]\ntemperature = 0.5\n")
     rescore = ["score", str(out), "--with-judge", "--judge", "fake-judge", "--judge-base-url",
-               fake.base_url, "--no-llm-cache"]
+               fake.base_url, "--no-llm-cache", "--llm-config", str(config)]
     assert main([*rescore, "--dry-run"]) == 0
     printed = capsys.readouterr().out
     assert counts(printed) == {"judge": 2} and "total: 2 judge calls" in printed   # exact

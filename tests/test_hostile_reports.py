@@ -80,7 +80,7 @@ def test_the_runs_carry_the_hostile_strings(runs):
     """The premise: the names and the reasoning reach the run directories as they were."""
     named, tampered = runs
     assert json.loads((named / "manifest.json").read_text())["run_name"] == NAME
-    verdicts = [json.loads(x) for x in (named / "judge.jsonl").read_text().splitlines()]
+    verdicts = [json.loads(x) for x in (named / "judge.judge.jsonl").read_text().splitlines()]
     assert json.dumps(REASONING, ensure_ascii=False) in json.dumps(verdicts, ensure_ascii=False)
     summary = json.loads((named / "summary.json").read_text())
     assert summary["n_suspected_injection"] == 1          # so the name reaches a LaTeX comment
@@ -291,8 +291,8 @@ def test_a_judge_reply_with_a_lone_surrogate_is_unscored_not_an_internal_error(t
     assert main(["run", "taxobench", "--mode", "bottom-up", "--agent", "replay", "--agent-arg",
                  f"path={pred}", "--gold", str(gold), "--out", str(out), "--quiet",
                  "--with-judge", "--judge", "j", "--judge-base-url", env.base_url]) == 0
-    verdicts = [json.loads(x) for x in (out / "judge.jsonl").read_text().splitlines()]
-    assert [v["unscored"] for v in verdicts] == [
+    verdicts = [json.loads(x) for x in (out / "judge.judge.jsonl").read_text().splitlines()]
+    assert [v["reason"] for v in verdicts] == [
         "after 1 repair(s): not UTF-8 (a lone surrogate, '\\ud800')"] * 3
     assert len(env.requests) == 6                          # each item: the ask and one repair
     repairs = [r for r in env.requests if len(r["messages"]) > 2]

@@ -115,13 +115,13 @@ def test_taxobench_two_judges_per_judge_values_panel_mean_and_alpha(tmp_path, go
     manifest = manifest_of(out)
     assert manifest["llm_usage"]["judge"]["calls"] == manifest["llm_usage"]["judge_2"]["calls"] \
         == 3
-    assert [(j["label"], j["usage_role"]) for j in manifest["models"]["judges"]] == \
+    assert [(j["label"], j["role"]) for j in manifest["judged"]["judge"]["judges"]] == \
         [("judge-a", "judge"), ("judge-b", "judge_2")]
-    assert [(p["label"], p["seeds"]) for p in manifest["judge"]["panel"]] == \
+    assert [(p["label"], p["seeds"]) for p in summary["judge"]["panel"]] == \
         [("judge-a", [0]), ("judge-b", [0])]
-    assert manifest["judge"]["samples"] == 1 and manifest["judge"]["prompt"]
-    records = [json.loads(x) for x in (out / "judge.jsonl").read_text().splitlines()]
-    assert sorted((r["id"], r["judge"], r["sample"]) for r in records) == \
+    assert summary["judge"]["samples"] == 1 and summary["judge"]["prompt"]
+    records = [json.loads(x) for x in (out / "judge.judge.jsonl").read_text().splitlines()]
+    assert sorted((r["id"], r["judge"], r["repeat"]) for r in records) == \
         sorted((str(i), j, 0) for i in (1, 2, 3) for j in ("judge-a", "judge-b"))
     assert cli.main(["aggregate", str(out), "--check"]) == 0
 
@@ -163,10 +163,9 @@ def test_taxobench_repeats_from_the_command_line(tmp_path, gold, taxo_judges, mo
         alpha_by_hand([A_SCORES[0], A_SCORES[1]]))
     assert summary["judge_agreement"]["judge_avg"]["alpha"] == pytest.approx(
         alpha_by_hand([a_means, B_SCORES]))
-    manifest = manifest_of(out)
-    assert manifest["judge"]["samples"] == 2
+    assert summary["judge"]["samples"] == 2
     assert [(p["label"], p["model_id"], p["seeds"], p["temperature"])
-            for p in manifest["judge"]["panel"]] == \
+            for p in summary["judge"]["panel"]] == \
         [("judge-a", f"{a.base_url}|judge-a", [0, 1], 0.0),
          ("judge-b", f"{b.base_url}|judge-b", [0, 1], 0.0)]
     assert cli.main(["aggregate", str(out), "--check"]) == 0
@@ -203,10 +202,10 @@ def test_taxobench_one_judge_once_is_as_before(tmp_path, gold, taxo_judges):
     assert not any("judges" in r for r in rows)
     assert "judge_panel" not in summary and "judge_agreement" not in summary
     manifest = manifest_of(out)
-    assert "panel" not in manifest["judge"] and "judges" not in manifest["models"]
+    assert "panel" not in summary["judge"] and "judges" not in manifest.get("models", {})
     assert all("seed" not in r or r["seed"] == 0 for r in a.requests)
-    records = [json.loads(x) for x in (out / "judge.jsonl").read_text().splitlines()]
-    assert not any("judge" in r or "sample" in r for r in records)
+    records = [json.loads(x) for x in (out / "judge.judge.jsonl").read_text().splitlines()]
+    assert all(r["judge"] == "judge-a" and r["repeat"] == 0 for r in records)
 
 
 # ----------------------------------------------------------------------------- DeepSynth-Eval

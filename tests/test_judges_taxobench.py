@@ -182,31 +182,36 @@ def test_run_with_judge_counts_unscored_missing_and_malformed(tmp_path, fake):
     assert choked["judge_avg"] is None and "not valid JSON" in choked["judge_unscored"]
     assert by_name["extra"]["missing"] and by_name["extra"]["judge_unscored"] is None
     assert all(set(JUDGE_KEYS) <= set(r) for r in rows)
-    judged = [json.loads(line) for line in (out / "judge.jsonl").read_text().splitlines()]
-    assert [j["judged"] for j in judged] == [True, True, False, False]
-    assert judged[0]["reasoning"]["semantic_coverage"] == "because"
+    # the engine's judge stage keeps a verdict per request it sent (the two taxonomies)
+    judged = [json.loads(line) for line in (out / "judge.judge.jsonl").read_text().splitlines()]
+    assert [j["status"] for j in judged] == ["ok", "unscored"]
+    assert judged[0]["verdict"]["reasoning"]["semantic_coverage"] == "because"
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["models"]["judge"]["model_id"].endswith("|fake-judge")
-    assert manifest["judge"]["prompt"] == summary["judge"]["prompt"] == "taxobench_judge_v1"
+    assert summary["judge"]["model_id"].endswith("|fake-judge")
+    assert manifest["judged"]["judge"]["prompt"] == summary["judge"]["prompt"] == \
+        "taxobench_judge_v1"
     assert manifest["llm_usage"]["judge"]["calls"] == 3
     assert "agent" not in manifest.get("models", {})      # replay uses no model
     text = format_judge_summary(summary)
     assert "1 unscored" in text and "2 without a prediction to judge" in text
 
-    # re-scoring with the same judge and cache: the verdict comes from the cache; the reply
+    # re-scoring with the same judge: the verdict on file is not asked again; the reply
     # that did not parse was not kept, so the unscored instance is asked again (2 attempts)
     again = score_run(out, FakeEmbedder(), progress=False, judge=make_client(fake, cache))
     assert again["metrics"] == summary["metrics"] and len(fake.requests) == 5
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["llm_usage"]["judge"]["calls"] == 5      # 3, then the 2 asked again
-    assert manifest["llm_usage"]["judge"]["cache_hits"] == 1
+    assert manifest["llm_usage"]["judge"]["cache_hits"] == 0  # the verdict on file: not asked
 
-    # re-scoring without a judge drops the judge columns and the judge's manifest entries
+    # re-scoring without a judge drops the judge columns from the rows and the summary; the
+    # verdicts stay on file, so a later re-score with that judge asks it nothing
     plain = score_run(out, FakeEmbedder(), progress=False)
     assert "judge_avg" not in plain["metrics"] and "judge" not in plain
-    assert not (out / "judge.jsonl").exists()
+    rows = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
+    assert rows and not any(set(JUDGE_KEYS) & set(r) for r in rows)
+    assert (out / "judge.judge.jsonl").read_text().count("\n") == len(judged) + 1
     manifest = json.loads((out / "manifest.json").read_text())
-    assert "judge" not in manifest and "judge" not in manifest["models"]
+    assert "judge" not in manifest and "judge" not in manifest.get("models", {})
 
 
 def test_cli_score_run_dir_with_judge(tmp_path, fake, monkeypatch, capsys):

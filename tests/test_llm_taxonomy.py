@@ -280,12 +280,12 @@ def test_full_run_records_models_and_usage_and_a_second_run_makes_no_call(tmp_pa
     assert summary["agent_info"]["placed"] == 8 and summary["agent_info"]["dropped"] == 0
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["models"]["agent"]["model_id"].endswith("|fake-agent")
-    assert manifest["models"]["judge"]["model_id"].endswith("|fake-judge")
+    assert summary["judge"]["model_id"].endswith("|fake-judge")
     assert manifest["agent_config"]["input"] == "summary"
     assert manifest["llm_usage"]["agent"]["calls"] == 3
     assert manifest["llm_usage"]["agent"]["cache_hits"] == 1
     assert manifest["llm_usage"]["judge"]["calls"] == 2
-    assert manifest["judge"]["prompt"] == "taxobench_judge_v1"
+    assert manifest["judged"]["judge"]["prompt"] == "taxobench_judge_v1"
     generated = [json.loads(line) for line in (out / "generate.jsonl").read_text().splitlines()]
     assert generated[0]["info"]["placed"] == 4
     assert set(generated[0]) == {"id", "prediction", "error", "info", "seconds", "usage"}
@@ -393,5 +393,5 @@ def test_local_model_builds_and_judges_a_three_paper_taxonomy(tmp_path):
         assert judged["judge_unscored"].startswith(("after 1 repair", "call failed"))
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["models"]["agent"]["model_id"].startswith("local:qwen2.5-coder-0.5b:")
-    assert manifest["models"]["judge"]["model_id"] == manifest["models"]["agent"]["model_id"]
+    assert summary["judge"]["model"] == manifest["models"]["agent"]["model"] == "local"
     assert manifest["llm_usage"]["agent"]["calls"] >= 1

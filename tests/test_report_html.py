@@ -628,9 +628,9 @@ def test_a_judged_run_without_its_judge_file_is_noted(judged_run, tmp_path):
     import shutil
     copy_dir = tmp_path / "copy"
     shutil.copytree(judged_run, copy_dir)
-    (copy_dir / "judge.jsonl").unlink()
+    (copy_dir / "judge.judge.jsonl").unlink()
     html = render_html_report(load_report_runs([copy_dir]))
-    assert "judge.jsonl is missing (the judge&#x27;s reasoning cannot be shown)" in html
+    assert "judge.judge.jsonl is missing (the judge&#x27;s reasoning cannot be shown)" in html
     assert "No judge record for this sample." in html
     assert "Table 7 layout" in html                     # the means come from summary.json
 

@@ -112,18 +112,26 @@ def on_file(run: RunDir, item: JudgedItem) -> dict[str, dict[str, Any]]:
 @dataclass
 class Verdicts:
     """One item's verdicts: sample id → subject → judge label → [verdict per repeat] (None
-    where a reply stayed unusable or the call failed)."""
+    where a reply stayed unusable or the call failed; `why` says which)."""
     item: str
     by_sample: dict[str, dict[str, dict[str, list[Any]]]] = field(default_factory=dict)
+    reasons: dict[str, dict[str, dict[str, list[str | None]]]] = field(default_factory=dict)
 
-    def add(self, sample: str, subject: str, label: str, repeat: int, verdict: Any) -> None:
-        per_judge = self.by_sample.setdefault(sample, {}).setdefault(subject, {})
-        slots = per_judge.setdefault(label, [])
-        slots.extend([None] * (repeat + 1 - len(slots)))
-        slots[repeat] = verdict
+    def add(self, sample: str, subject: str, label: str, repeat: int, verdict: Any,
+            reason: str | None = None) -> None:
+        for store, value in ((self.by_sample, verdict), (self.reasons, reason)):
+            per_judge = store.setdefault(sample, {}).setdefault(subject, {})
+            slots = per_judge.setdefault(label, [])
+            slots.extend([None] * (repeat + 1 - len(slots)))
+            slots[repeat] = value
 
     def of(self, sample: str, subject: str = "answer") -> dict[str, list[Any]]:
         return self.by_sample.get(sample, {}).get(subject, {})
+
+    def why(self, sample: str, subject: str = "answer") -> dict[str, list[str | None]]:
+        """Why each verdict of `of` is None (the record's reason: an unusable reply, a failed
+        call; None where the verdict is there or was never asked)."""
+        return self.reasons.get(sample, {}).get(subject, {})
 
     def value(self, sample: str, subject: str = "answer") -> tuple[float | None, int]:
         """The panel's value (each judge's mean over its repeats, then the mean over the
@@ -172,7 +180,8 @@ def judge_stage(run: RunDir, item: JudgedItem, samples: Sequence[Any],
                            seed=repeat_seed(client, p.repeat))
         record: dict[str, Any] = {"key": p.key, id_key: p.sample, "subject": p.request.subject,
                                   "judge": p.judge.label, "fingerprint": p.judge.fingerprint,
-                                  "repeat": p.repeat, "prompt": item.prompt_version}
+                                  "repeat": p.repeat, "prompt": item.prompt_version,
+                                  "attempts": outcome.attempts}
         if outcome.ok:
             record.update(status="ok", verdict=outcome.value)
         elif str(outcome.unscored).startswith("call failed"):
@@ -197,8 +206,10 @@ def judge_stage(run: RunDir, item: JudgedItem, samples: Sequence[Any],
     verdicts = Verdicts(item.name)
     for p in planned:
         rec = done.get(p.key)
+        ok = rec is not None and rec.get("status") == "ok"
         verdicts.add(p.sample, p.request.subject, p.judge.label, p.repeat,
-                     rec.get("verdict") if rec and rec.get("status") == "ok" else None)
+                     rec.get("verdict") if ok else None,
+                     None if ok or rec is None else rec.get("reason"))
     return verdicts
 
 

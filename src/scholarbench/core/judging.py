@@ -49,9 +49,11 @@ class JudgeIdentity:
     @classmethod
     def of(cls, client: Any, label: str, role: str) -> "JudgeIdentity":
         config = getattr(client, "config", None)
-        return cls(label=label, role=role,
-                   model=str(getattr(config, "model", None)
-                             or getattr(client, "model_id", type(client).__name__)),
+        model = str(getattr(config, "model", None)
+                    or getattr(client, "model_id", type(client).__name__))
+        if getattr(config, "is_local", False):   # which packaged model, not just "local"
+            model = f"{model}:{config.local_model}"
+        return cls(label=label, role=role, model=model,
                    base_url=redact_url(getattr(config, "base_url", None)),
                    temperature=getattr(config, "temperature", None),
                    seed=getattr(config, "seed", None))

@@ -84,18 +84,23 @@ def judge_usage(manifest: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]
 
 def _judge_model(manifest: dict[str, Any], role: str) -> str | None:
     """The model name of a judge role: `models.judge`, a panel's `models.judges[i]` (by its
-    `usage_role` where recorded), or ReportBench's `models.vote_judges`."""
+    `usage_role` where recorded), ReportBench's `models.vote_judges`, or the engine's judge
+    stage's `judged.<item>.judges` (by `role`)."""
     models = manifest.get("models") or {}
-    if role == "judge":
-        return (models.get("judge") or {}).get("model")
+    entry = models.get("judge") if role == "judge" else None
     n = int(role.rpartition("_")[2]) if role.rpartition("_")[2].isdigit() else 0
     panel = models.get("judges") or []
-    entry = next((j for j in panel if j.get("usage_role") == role), None)
+    if role != "judge":
+        entry = next((j for j in panel if j.get("usage_role") == role), None)
     if entry is None and 0 < n <= len(panel):
         entry = panel[n - 1]
     votes = models.get("vote_judges") or []
     if entry is None and 0 < n - 1 <= len(votes):
         entry = votes[n - 2]
+    if entry is None:                # the engine's judge stage: `judged.<item>.judges`
+        entry = next((j for item in (manifest.get("judged") or {}).values()
+                      if isinstance(item, dict) for j in item.get("judges") or []
+                      if isinstance(j, dict) and j.get("role") == role), None)
     return (entry or {}).get("model")
 
 

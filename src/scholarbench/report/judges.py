@@ -77,9 +77,12 @@ def _injection(manifest: Mapping[str, Any], model_id: str | None, name: str
 
 
 def judges_of(run: ReportRun) -> list[Judge]:
-    """The run's judges: the manifest's panel, else its one judge; [] when none is recorded."""
+    """The run's judges: the manifest's panel, else its one judge; [] when none is recorded.
+    A benchmark judged through the engine's judge stage describes them in its summary's
+    `judge` (the same fields, from the manifest's `judged.<item>`: TaxoBench)."""
     m = run.manifest
-    judge, models = _dict(m.get("judge")), _dict(m.get("models"))
+    judge = _dict(m.get("judge")) or _dict(run.raw_summary.get("judge"))
+    models = _dict(m.get("models"))
     k = judge.get("samples") if isinstance(judge.get("samples"), int) else 1
     configs = {str(c.get("label") or c.get("model")): c for c in models.get("judges") or []
                if isinstance(c, dict)}

@@ -293,7 +293,7 @@ class SciNet(Benchmark):
         return agent_from_object(obj, short if name.startswith("scinet/") else name, params)
 
     def context(self, agent: Agent, subtask: str, roles: Any) -> AgentContext:
-        llm = self.models.agent() if agent.needs.llm else None
+        llm = roles.agent() if agent.needs.llm else None
         embedder = None
         if agent.needs.embedder:
             embedder = self._embedder

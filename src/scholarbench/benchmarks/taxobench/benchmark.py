@@ -14,8 +14,9 @@ Run-directory files (beside the engine's manifest.json and summary.json):
                     judge_unscored (with a judge panel or --judge-samples also `judges`:
                     each judge's values, `panel.py`). summary.json is built from these rows
                     and the manifest alone (`scholarbench aggregate`)
-    judge.jsonl     with a judge: per instance its scores, reasoning, attempts, prompt version
-                    (with a panel or repeats: one record per instance, judge and repeat)
+    judge.judge.jsonl  with a judge: the engine's judge stage's verdicts (`judged.py`), one
+                    per instance whose answer is a taxonomy, judge and repeat: its scores and
+                    reasoning, or why it is unscored (runs judged before it: judge.jsonl)
 
 The task a user's agent sees (`Task`): `prompt` is the paper's Bottom-Up taxonomy prompt
 (Figure 11, upstream's text, with the expert paper list) in Bottom-Up mode, and in Deep Research
@@ -35,6 +36,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
+from scholarbench.benchmarks.taxobench.judged import judged_item, local_judges
 from scholarbench.core.agent import AgentContext, Task
 from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext
 from scholarbench.core.registry import register_benchmark
@@ -208,8 +210,24 @@ class TaxoBench(Benchmark):
 
     judge_reads = "the taxonomy's category labels (the probe joins the root's label)"
     judge_measure = "judge_avg"
-    judge_panel = True              # every judge of a panel, K repeats (taxobench/panel.py)
     judge_options = ("with_judge",)        # on in `eval` when judges are named
+
+    def judged_items(self, subtask: str | None) -> tuple[Any, ...]:
+        """With `--with-judge`: the 4-dimension judge of each taxonomy (`judged.py`), asked
+        by the engine's judge stage of every judge, K times each."""
+        if not self.options.get("with_judge"):
+            return ()
+        return (judged_item(local_judges(self.models)),)
+
+    def planned_judge_calls(self, subtask: str, samples: Sequence[Sample],
+                            generated: dict[str, dict[str, Any]] | None = None
+                            ) -> list[Any]:
+        """`--dry-run`: the judged item's requests as the engine counts them (≤ 1 per sample;
+        exactly 1 per answer that is a taxonomy once the answers are known); without
+        `--with-judge` no judge at all."""
+        if not self.judged_items(subtask):
+            return []
+        return super().planned_judge_calls(subtask, samples, generated)
 
     @property
     def judge_scored(self) -> tuple[str, ...]:  # type: ignore[override]
@@ -258,7 +276,7 @@ class TaxoBench(Benchmark):
     def prepare_scoring(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
                         ctx: ScoreContext) -> None:
         from scholarbench.benchmarks.taxobench.scoring import prepare
-        ctx.shared.update(prepare(self, samples, generated, ctx.run_dir))
+        ctx.shared.update(prepare(self, samples, generated, ctx))
 
     def score_sample(self, sample: Sample, record: dict[str, Any] | None,
                      ctx: ScoreContext) -> dict[str, Any]:
@@ -298,24 +316,6 @@ class TaxoBench(Benchmark):
             print(f"  {line}")                      # docs/leakage.md
         print(f"scores: {out}")
         return 0
-
-    def planned_judge_calls(self, subtask: str, samples: Sequence[Sample],
-                            generated: dict[str, dict[str, Any]] | None = None
-                            ) -> list[Any]:
-        """`--dry-run`: with `--with-judge`, one call per sample whose answer is a taxonomy
-        (exact once the answers are known)."""
-        from scholarbench.core.planning import PlannedCalls
-        if not self.options.get("with_judge"):
-            return []
-        samples = [s for s in samples if s.unscorable is None]
-        basis = "1 per sample whose answer is a taxonomy (+1 repair per unusable reply)"
-        if generated is None:
-            return [PlannedCalls("judge", bound=len(samples), basis=basis)]
-        from scholarbench.benchmarks.taxobench.scoring import predictions
-        preds = predictions(generated)
-        n = sum(1 for s in samples if (p := preds.get(s.id)) is not None
-                and p.taxonomy is not None and not p.error)
-        return [PlannedCalls("judge", calls=n, basis=basis)]
 
 
 def task_prompt(task: Any, subtask: str) -> str:

@@ -1,5 +1,10 @@
 """The TaxoBench LLM-as-judge (paper §3.4, appendix B, E.3): four 1-5 scores per instance.
 
+This module is the judge's text: its prompt, the trees it reads, the reply's schema and
+validation. A run does not ask the judge from here: TaxoBench declares the request
+(`judged.py`) and the engine's judge stage asks every judge (`core.judge_stage`). Only
+`judge-check` asks one judge directly, once per probe (`TaxoBenchJudge`, `judge_probe.py`).
+
 One call per instance compares the expert hierarchy with the model's, both rendered as text trees
 of category labels (papers excluded, as upstream's `tree_to_text_tree`), and returns all four
 scores as one JSON object (JSON schema where the server takes one), validated: the four
@@ -212,7 +217,8 @@ NOT_JUDGED = JudgeResult()
 
 
 class TaxoBenchJudge:
-    """The judge bound to one chat client (the run's judge role)."""
+    """One judge asked once about one tree (`judge-check`'s probes; a run asks through the
+    engine's judge stage, `judged.py`)."""
 
     def __init__(self, client: Any, *, prompt: str = DEFAULT_PROMPT,
                  max_tokens: int | None = None, max_tree_chars: int = MAX_TREE_CHARS,
@@ -233,21 +239,15 @@ class TaxoBenchJudge:
         self.schema = reply_schema(reasoning_max_chars)
 
     def info(self) -> dict[str, Any]:
-        """What the manifest and summary record about the judge."""
+        """What this judge is: its prompt and model, as a report names it."""
         return {"prompt": self.prompt, "prompt_sha256": load_prompt(self.prompt).sha256,
                 "model_id": getattr(self.client, "model_id", None),
                 "max_tokens": self.max_tokens, "max_tree_chars": self.max_tree_chars,
                 "reasoning_max_chars": self.reasoning_max_chars, "repairs": 1}
 
-    def judge(self, gold: TaxoNode, taxonomy: TaxoNode, sample: int = 0) -> JudgeResult:
-        """`sample` r > 0: a repeat (`--judge-samples`), asked with seed `seed + r` (its own
-        reply-cache key); repeat 0 is the lone judge's request."""
+    def judge(self, gold: TaxoNode, taxonomy: TaxoNode) -> JudgeResult:
         messages = build_messages(gold, taxonomy, self.prompt, self.max_tree_chars)
-        sampling: dict[str, Any] = ({"max_tokens": self.max_tokens}
-                                    if self.max_tokens is not None else {})
-        if sample:
-            from scholarbench.metrics.judge_panel import repeat_seed
-            sampling["seed"] = repeat_seed(self.client, sample)
+        sampling = {"max_tokens": self.max_tokens} if self.max_tokens is not None else {}
         outcome = ask_json(self.client, messages, validate=validate_reply, schema=self.schema,
                            name="taxonomy_judgement", repairs=1, **sampling)
         if not outcome.ok:
@@ -286,7 +286,7 @@ def format_judge_summary(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["DEFAULT_PROMPT", "DIMENSIONS", "JUDGE_KEYS", "JudgePrompt",
+__all__ = ["DEFAULT_PROMPT", "DIMENSIONS", "JUDGE_KEYS", "JudgePrompt", "LOCAL_REASONING_CHARS",
            "JudgeResult", "NOT_JUDGED", "PROMPT_NAMES", "REPLY_SCHEMA",
            "reply_schema", "SCORE_KEYS",
            "TaxoBenchJudge", "as_judge", "build_messages", "clean_label",

@@ -11,15 +11,14 @@ import copy
 from typing import Any
 
 from scholarbench.benchmarks.taxobench.judge import as_judge
+from scholarbench.benchmarks.taxobench.predictions import judgeable, prediction
 
 
 def judge_with_probe(bench: Any, sample: Any, record: dict[str, Any],
                      probe: str | None) -> float | None:
-    from scholarbench.benchmarks.taxobench.scoring import predictions
-    pred = predictions({sample.id: record}).get(sample.id)
-    if pred is None or pred.taxonomy is None or pred.error:
+    taxonomy = judgeable(prediction(record, sample.id))
+    if taxonomy is None:
         return None
-    taxonomy = pred.taxonomy
     if probe is not None:
         taxonomy = copy.deepcopy(taxonomy)
         taxonomy.name = f"{taxonomy.name} {probe}"

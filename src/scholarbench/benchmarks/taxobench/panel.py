@@ -1,9 +1,10 @@
-"""TaxoBench's 4-dimension judge as a panel: every judge, `samples` times each (docs/judges.md).
+"""TaxoBench's judge columns of one sample from the engine's verdicts (docs/judges.md).
 
-Each judge (`TaxoBenchJudge`, its own client) judges every judgeable sample `samples` times;
-repeat r > 0 asks with seed `seed + r` (`panel_common.repeat_seed`: its own reply-cache key and
-its own judge.jsonl record), repeat 0 is the lone judge's request. A row then holds, for each of
-`judge_coverage`, `judge_organization`, `judge_logic`, `judge_topology` and `judge_avg`:
+The engine's judge stage asked every judge of the panel `K` times (`--judge-samples`; repeat
+r > 0 with seed `seed + r`) and hands `score_sample` each judge's verdicts, one per repeat
+(`core.judge_stage.Verdicts`: None where the reply stayed unusable, with the reason). A row then
+holds, for each of `judge_coverage`, `judge_organization`, `judge_logic`, `judge_topology` and
+`judge_avg`:
 
 - a judge's value: the mean of its repeats that have one (a 1–5 scale, so a mean); its
   `judge_avg` is the mean of its repeats' averages (= the mean of its four dimension values,
@@ -13,67 +14,60 @@ its own judge.jsonl record), repeat 0 is the lone judge's request. A row then ho
 - `judge_unscored`: a reason only when no judge gave a value (every judge failed); a judge that
   fails on a sample leaves it unscored for that judge only.
 
-With one judge and one sample, `scoring` keeps its lone-judge path: rows exactly as before.
+One judge asked once: the lone judge's columns (no `judges`, the `_n_judges` counts left out),
+as TaxoBench has always written them.
 """
 from __future__ import annotations
 
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Callable, Sequence
+from typing import Any
 
-from scholarbench.benchmarks.taxobench.judge import JUDGE_KEYS, JudgeResult, TaxoBenchJudge
-from scholarbench.metrics.judge_panel import (PanelBase, judge_entry, panel_identity,
-                                              panel_value)
+from scholarbench.benchmarks.taxobench.judge import JUDGE_KEYS, NOT_JUDGED, JudgeResult
 from scholarbench.metrics.agreement import PANEL_KEY
+from scholarbench.metrics.judge_panel import judge_entry, panel_value
 
 
 def value_of(result: JudgeResult, key: str) -> float | None:
     return result.avg if key == "judge_avg" else result.scores.get(key)
 
 
-class TaxoPanel(PanelBase):
-    """The run's judges (`TaxoBenchJudge`s), each asked `samples` times per sample."""
+def result_of(verdict: Any, reason: str | None) -> JudgeResult:
+    """One verdict (`judge.validate_reply`'s value) as a `JudgeResult`; None: unscored."""
+    if verdict is None:
+        return JudgeResult(unscored=reason or "no usable reply", attempts=1)
+    return JudgeResult(scores=dict(verdict["scores"]), attempts=1,
+                       reasoning=dict(verdict.get("reasoning") or {}))
 
-    judges: list[TaxoBenchJudge]
 
-    def start(self, jobs: dict[str, tuple[Any, Any]],
-              judge_one: Callable[..., JudgeResult]) -> dict[str, dict[str, list[Future]]]:
-        """Submit `judge_one(judge, gold, taxonomy, sample=r)` for every job (sample id →
-        (gold, taxonomy)), judge and repeat; each judge on its own pool (its client's
-        concurrency; one at a time for the local model)."""
-        pending: dict[str, dict[str, list[Future]]] = {sid: {} for sid in jobs}
-        for label, judge in zip(self.labels, self.judges):
-            config = getattr(judge.client, "config", None)
-            workers = 1 if config is None or config.is_local else max(1, config.concurrency)
-            pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="judge")
-            for sid, (gold, taxonomy) in jobs.items():
-                pending[sid][label] = [pool.submit(judge_one, judge, gold, taxonomy, sample=r)
-                                       for r in range(self.samples)]
-            pool.shutdown(wait=False)
-        return pending
+def judge_columns(verdicts: Any, sid: str) -> dict[str, Any]:
+    """Sample `sid`'s judge columns (the module docstring); not judged (no request: a missing
+    or malformed answer): every column null."""
+    per_judge, why = verdicts.of(sid), verdicts.why(sid)
+    if not per_judge:
+        return NOT_JUDGED.row()
+    results = {label: [result_of(v, r) for v, r in zip(vs, why.get(label) or [None] * len(vs))]
+               for label, vs in per_judge.items()}
+    repeats = max(len(runs) for runs in results.values())
+    if len(results) == 1 and repeats == 1:
+        return next(iter(results.values()))[0].row()
+    return panel_row(results, repeats)
 
-    def row(self, results: dict[str, list[JudgeResult]]) -> dict[str, Any]:
-        """A judged sample's judge columns from every judge's repeats (module docstring)."""
-        per_judge: dict[str, dict[str, Any]] = {}
-        for label, runs in results.items():
-            failed = sum(1 for r in runs if r.unscored)
-            entry: dict[str, Any] = {}
-            for key in JUDGE_KEYS:
-                entry.update(judge_entry(key, [value_of(r, key) for r in runs], failed,
-                                         self.samples))
-            per_judge[label] = entry
-        out: dict[str, Any] = {}
+
+def panel_row(results: dict[str, list[JudgeResult]], repeats: int) -> dict[str, Any]:
+    """A judged sample's columns from every judge's repeats (the module docstring)."""
+    per_judge: dict[str, dict[str, Any]] = {}
+    for label, runs in results.items():
+        failed = sum(1 for r in runs if r.unscored)
+        entry: dict[str, Any] = {}
         for key in JUDGE_KEYS:
-            out.update(panel_value(per_judge, key))
-        reasons = [r.unscored for runs in results.values() for r in runs if r.unscored]
-        out["judge_unscored"] = reasons[0] if out["judge_avg"] is None and reasons else None
-        out[PANEL_KEY] = per_judge
-        return out
-
-    def identity(self) -> dict[str, Any]:
-        """The manifest's `judge`: the first judge's description (as a lone judge's), the
-        samples, and every judge's model id, temperature and seeds."""
-        return {**self.judges[0].info(), "samples": self.samples,
-                "panel": panel_identity(self.judges, self.samples, self.labels)}
+            entry.update(judge_entry(key, [value_of(r, key) for r in runs], failed, repeats))
+        per_judge[label] = entry
+    out: dict[str, Any] = {}
+    for key in JUDGE_KEYS:
+        out.update(panel_value(per_judge, key))
+    reasons = [r.unscored for runs in results.values() for r in runs if r.unscored]
+    out["judge_unscored"] = reasons[0] if out["judge_avg"] is None and reasons else None
+    out[PANEL_KEY] = per_judge
+    return out
 
 
-__all__ = ["TaxoPanel", "value_of"]
+__all__ = ["judge_columns", "panel_row", "result_of", "value_of"]

@@ -3,9 +3,9 @@ drill-down with expert vs model taxonomies (Figs. 9–10), run metadata.
 
 Runs scored with the LLM judge add Table 7's layout (LLM-as-Judge, both modes; runs of the mode
 without a judge show "—" and a "not judged" note), the judge columns and the judge's per-sample
-scores and reasoning (judge.jsonl, escaped) in the drill-down beside each taxonomy comparison,
-a per-sample distribution of the judge's average, and the judge's model, prompt version, token
-usage and unscored counts in the run metadata.
+scores and reasoning (judge.judge.jsonl, an older run's judge.jsonl; escaped) in the drill-down
+beside each taxonomy comparison, a per-sample distribution of the judge's average, and the
+judge's model, prompt version, token usage and unscored counts in the run metadata.
 
 Figures (each drawn from our runs' summary means and scores.jsonl, with the paper's published
 agents beside them where the paper reports the same quantities):
@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from scholarbench.benchmarks.taxobench.judge import DIMENSIONS, JUDGE_KEYS
+from scholarbench.benchmarks.taxobench.judge_records import judge_records
 from scholarbench.benchmarks.taxobench.measures import BY_KEY, MEASURES
 from scholarbench.core.display import best_directions
 from scholarbench.core.measure import Measure
@@ -39,7 +40,6 @@ from scholarbench.benchmarks.taxobench.tables import (LAYOUTS, MODE_TITLES, MODE
                                                       taxobench_footnote, taxobench_groups,
                                                       to_csv)
 from scholarbench.report.tables import TableGroup
-from scholarbench.data.jsonl import read_jsonl_tolerant
 
 # The judge's four dimensions as the rubric names them (appendix E.3), in Table 7's order.
 JUDGE_DIMENSIONS = {"judge_coverage": "Semantic coverage & recall",
@@ -325,7 +325,7 @@ class TaxoBenchSection(ReportSection):
                 preds[r.run_dir] = {}
                 notes.append(f"{r.name}: generate.jsonl cannot be read ({exc})")
             if r.summary.judged:
-                judged, note = _judge_records(r)
+                judged, note = judge_records(r)
                 judgements[r.run_dir] = judged
                 if note:
                     notes.append(f"{r.name}: {note}")
@@ -395,18 +395,6 @@ class TaxoBenchSection(ReportSection):
 def _number(value: Any) -> float | None:
     return (float(value) if isinstance(value, (int, float)) and not isinstance(value, bool)
             and math.isfinite(value) else None)
-
-
-def _judge_records(run: ReportRun) -> tuple[dict[str, dict[str, Any]], str | None]:
-    """judge.jsonl by sample id, and a note when it cannot be read."""
-    path = run.run_dir / "judge.jsonl"
-    if not path.is_file():
-        return {}, "judge.jsonl is missing (the judge's reasoning cannot be shown)"
-    try:
-        records = read_jsonl_tolerant(path)
-    except Exception as exc:  # a report must not die on one unreadable file
-        return {}, f"judge.jsonl cannot be read ({exc})"
-    return {str(r.get("id")): r for r in records if isinstance(r, dict)}, None
 
 
 def _judge_html(run: ReportRun, records: dict[str, dict[str, Any]] | None, sid: str) -> str:

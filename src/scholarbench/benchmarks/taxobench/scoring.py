@@ -1,95 +1,50 @@
-"""TaxoBench scoring: every measure per gold instance (never skipping one), the LLM judge when
-asked, the summary's measures and blocks, and `score taxobench --gold --pred --out` on files."""
+"""TaxoBench scoring: every measure per gold instance (never skipping one), the LLM judge's
+columns from the engine's verdicts when judged, the summary's measures and blocks, and
+`score taxobench --gold --pred --out` on files."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from scholarbench.benchmarks.taxobench.judge import (JUDGE_KEYS, NOT_JUDGED, JudgeResult,
-                                                     as_judge, format_judge_summary)
+from scholarbench.benchmarks.taxobench.judge import JUDGE_KEYS, format_judge_summary
+from scholarbench.benchmarks.taxobench.judged import ITEM
 from scholarbench.benchmarks.taxobench.leakage import leak_findings
-from scholarbench.benchmarks.taxobench.panel import TaxoPanel
 from scholarbench.benchmarks.taxobench.measures import (JUDGE_MEASURES, MEASURES, METRICS,
                                                         score_instance)
+from scholarbench.benchmarks.taxobench.panel import judge_columns
+from scholarbench.benchmarks.taxobench.predictions import predictions
 from scholarbench.core.measure import NOT_COUNTED, Measure
-from scholarbench.core.usage import usage_snapshot
+from scholarbench.llm.config import LOCAL
 from scholarbench.metrics.judge_panel import format_panel
-from scholarbench.records import TaxoPrediction
-
-JUDGE = "judge.jsonl"
-
-
-def predictions(generated: dict[str, dict[str, Any]]) -> dict[str, TaxoPrediction | None]:
-    """Predictions by id; None for a sample without one (the agent failed or gave nothing)."""
-    from scholarbench.data.taxobench import parse_prediction
-    preds: dict[str, TaxoPrediction | None] = {}
-    for sid, record in generated.items():
-        raw = record.get("prediction")
-        if raw is None or record.get("status") == "error":
-            preds[sid] = None
-            continue
-        if not isinstance(raw, dict):      # a hand-edited or foreign line: malformed, counted
-            pred = TaxoPrediction(str(sid), None, error="prediction: expected a JSON object, "
-                                  f"got {type(raw).__name__}")
-            preds[sid] = pred
-            continue
-        pred = parse_prediction(raw)
-        if record.get("error"):
-            pred.error = record["error"]
-        preds[sid] = pred
-    return preds
-
 
 MEASURED, JUDGED, PREDICTIONS = "taxobench.measured", "taxobench.judged", "taxobench.preds"
 
 
 def prepare(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
-            run: Any) -> dict[str, Any]:
+            ctx: Any) -> dict[str, Any]:
     """The run-wide part of scoring (`Benchmark.prepare_scoring`): every sample's measures
     (`score_instance`, one encoder over the run, whose cache counts go into the manifest as
-    `embedding_cache`) and, judged, its judge columns; what `score_row` reads, as
-    `ctx.shared` entries. The judge's description goes into the manifest (`judge`).
-
-    With `--with-judge` the judge role (a ChatClient or a `TaxoBenchJudge`) judges each sample;
-    a missing or malformed prediction is not sent to it. Judge calls run concurrently with the
-    measures (up to the client's concurrency; one at a time for the local model) and are
-    answered from the reply cache when a run is re-scored. With several judges or
-    `--judge-samples K` every judge judges every sample K times and the columns are the
-    panel's (`panel.py`)."""
+    `embedding_cache`) and, judged (`--with-judge`: the engine's judge stage asked every
+    judge, `judged.py`), its judge columns from the verdicts (`panel.judge_columns`); what
+    `score_row` reads, as `ctx.shared` entries."""
     embedder = bench.embedder
     preds = predictions(generated)
-    panel = _panel(bench) if bench.options.get("with_judge") else None
-    before = [usage_snapshot(j.client) for j in panel.judges] if panel is not None else None
-    pending = _start_judging(panel, samples, preds) if panel is not None else None
+    verdicts = ctx.verdicts.get(ITEM)
     measured: dict[str, dict[str, Any]] = {}
     columns: dict[str, dict[str, Any]] = {}
-    judged: list[dict[str, Any]] = []
-    try:
-        for sample in samples:
-            pred = preds.get(sample.id)
-            row = score_instance(sample.gold, pred, embedder)
-            if sample.task.subtask == "deep-research":    # flagged, not changed (leakage.md)
-                row.update(leak_findings(sample.task.native, pred).row())
-            measured[sample.id] = row
-            if pending is not None:
-                columns[sample.id] = {}
-                judged += _judge_columns(panel, columns[sample.id], sample.id,
-                                         pending.get(sample.id))
-    finally:
-        if pending is not None:
-            for futures in pending.values():
-                for future in (f for runs in futures.values() for f in runs):
-                    future.cancel()      # only matters when scoring stopped on an error
-            _finish_judging(run, panel, before)
-    if panel is not None:
-        run.write_jsonl(JUDGE, judged)
-    else:
-        _forget_judge(run)
+    for sample in samples:
+        pred = preds.get(sample.id)
+        row = score_instance(sample.gold, pred, embedder)
+        if sample.task.subtask == "deep-research":    # flagged, not changed (leakage.md)
+            row.update(leak_findings(sample.task.native, pred).row())
+        measured[sample.id] = row
+        if verdicts is not None:
+            columns[sample.id] = judge_columns(verdicts, sample.id)
     stats = getattr(embedder, "stats", None)
     if stats is not None:
-        manifest = run.read_manifest()
+        manifest = ctx.run_dir.read_manifest()
         manifest["embedding_cache"] = stats.as_dict()
-        run.write_manifest(manifest)
+        ctx.run_dir.write_manifest(manifest)
     return {PREDICTIONS: preds, MEASURED: measured, JUDGED: columns}
 
 
@@ -113,93 +68,6 @@ def score_row(sample: Any, record: dict[str, Any] | None, shared: dict[str, Any]
 
 def row_status(row: dict[str, Any]) -> str:
     return "missing" if row.get("missing") else "malformed" if row.get("malformed") else "scored"
-
-
-def _panel(bench: Any) -> TaxoPanel:
-    """The judge role's judges (a panel when several were given), each asked
-    `--judge-samples` times."""
-    judges = getattr(bench.models, "judges", None)
-    clients = judges() if judges is not None else [bench.models.judge()]
-    return TaxoPanel([as_judge(c) for c in clients],
-                     int(getattr(bench.models, "judge_samples", 1) or 1))
-
-
-def _start_judging(panel: TaxoPanel, samples: Sequence[Any],
-                   preds: dict[str, TaxoPrediction | None]) -> dict[str, Any]:
-    """Every judgeable sample (a prediction that parsed) to every judge, every repeat."""
-    jobs = {}
-    for sample in samples:
-        pred = preds.get(sample.id)
-        if pred is not None and pred.taxonomy is not None and not pred.error:
-            jobs[sample.id] = (sample.gold, pred.taxonomy)
-    return panel.start(jobs, _judge_safely)
-
-
-def _judge_safely(judge: Any, gold: Any, taxonomy: Any, sample: int = 0) -> JudgeResult:
-    """Bad model output is already "unscored" inside the judge; this catches anything else
-    (e.g. a reply nested too deeply to parse) so one sample can never stop the scoring."""
-    try:
-        return judge.judge(gold, taxonomy, sample=sample) if sample else \
-            judge.judge(gold, taxonomy)
-    except Exception as exc:
-        return JudgeResult(unscored=f"judge raised {type(exc).__name__}: {exc}"[:500],
-                           attempts=1, prompt=judge.prompt)
-
-
-def _judge_columns(panel: TaxoPanel, row: dict[str, Any], task_id: str,
-                   futures: dict[str, list[Any]] | None) -> list[dict[str, Any]]:
-    """Add the judge columns to `row`; returns the sample's judge.jsonl records (one; with a
-    panel or repeats one per judge and repeat, naming them)."""
-    if futures is None:                     # nothing to judge: a missing or malformed answer
-        row.update(NOT_JUDGED.row())
-        return [_judge_record(task_id, NOT_JUDGED)] if panel.single else []
-    results = {label: [f.result() for f in runs] for label, runs in futures.items()}
-    if panel.single:
-        result = results[panel.labels[0]][0]
-        row.update(result.row())
-        return [_judge_record(task_id, result)]
-    row.update(panel.row(results))
-    return [{**_judge_record(task_id, result), "judge": label, "sample": r}
-            for label, runs in results.items() for r, result in enumerate(runs)]
-
-
-def _judge_record(task_id: str, result: JudgeResult) -> dict[str, Any]:
-    return {"id": task_id, "judged": result.attempts > 0, "scores": result.scores,
-            "judge_avg": result.avg, "unscored": result.unscored, "attempts": result.attempts,
-            "reasoning": result.reasoning, "prompt": result.prompt}
-
-
-def _finish_judging(run: Any, panel: TaxoPanel, before: list[Any]) -> None:
-    """Record the judge model(s), the prompt version (and, with a panel or repeats, every
-    judge's model id, temperature and seeds) and this scoring's usage per judge."""
-    from scholarbench.core.engine import add_stage_usage
-    from scholarbench.metrics.judge_panel import judge_roles, panel_models
-    manifest = run.read_manifest()
-    if panel.single:
-        client = panel.judges[0].client
-        if hasattr(client, "config"):
-            manifest.setdefault("models", {})["judge"] = {**client.config.public(),
-                                                          "model_id": client.model_id}
-        manifest["judge"] = panel.judges[0].info()
-    else:
-        manifest.setdefault("models", {}).update(panel_models(panel))
-        manifest["judge"] = panel.identity()
-    run.write_manifest(manifest)
-    for role, judge, b in zip(judge_roles(panel), panel.judges, before):
-        if hasattr(judge.client, "usage"):
-            add_stage_usage(run, "judge", role, judge.client, b)
-
-
-def _forget_judge(run: Any) -> None:
-    """Re-scored without a judge: the judge's files and manifest entries no longer describe the
-    scores (its usage stays in llm_usage, which counts every invocation)."""
-    run.file(JUDGE).unlink(missing_ok=True)
-    manifest = run.read_manifest()
-    models = manifest.get("models") or {}
-    if "judge" in manifest or "judge" in models:
-        manifest.pop("judge", None)
-        models.pop("judge", None)
-        run.write_manifest(manifest)
 
 
 def info_counts(record: dict[str, Any]) -> dict[str, int]:
@@ -235,6 +103,7 @@ def summary_extras(rows: Sequence[dict[str, Any]], manifest: dict[str, Any]) -> 
     counts, the judge's description as the manifest records it and, with a judge panel or
     repeats, the panel's agreement. A function of the rows and the manifest alone."""
     panel: dict[str, Any] = {}
+    judge = judge_block(manifest) if judged(rows) else None
     if judged(rows):
         from scholarbench.metrics.agreement import panel_summary
         counted = [r for r in rows if r.get("status") not in NOT_COUNTED]
@@ -242,8 +111,44 @@ def summary_extras(rows: Sequence[dict[str, Any]], manifest: dict[str, Any]) -> 
     return {"n_missing": sum(1 for r in rows if r.get("missing")),
             "n_malformed": sum(1 for r in rows if r.get("malformed")),
             "agent_info": sum_info(rows),
-            **({"judge": manifest["judge"]} if manifest.get("judge") is not None else {}),
+            **({"judge": judge} if judge is not None else {}),
             **panel}
+
+
+def judge_block(manifest: dict[str, Any]) -> dict[str, Any] | None:
+    """The summary's `judge`: the prompt version, the (first) judge's model and model id, the
+    repeats and, with a panel or repeats, every judge's label, model id, temperature and seeds
+    — from the manifest's `judged.judge` (the engine's record of this scoring's judges), or
+    as a run judged before the engine's stage recorded it (its manifest's `judge`)."""
+    entry = (manifest.get("judged") or {}).get(ITEM)
+    if not isinstance(entry, dict):
+        return manifest.get("judge")
+    judges = [j for j in entry.get("judges") or [] if isinstance(j, dict)]
+    repeats = entry.get("repeats") or 1
+    first = judges[0] if judges else {}
+    block: dict[str, Any] = {"prompt": entry.get("prompt"), "model": first.get("model"),
+                             "model_id": model_id(first), "samples": repeats}
+    if len(judges) > 1 or repeats > 1:
+        block["panel"] = [{"label": j.get("label"), "model_id": model_id(j),
+                           "temperature": j.get("temperature"),
+                           "seeds": seeds(j.get("seed"), repeats)} for j in judges]
+    return block
+
+
+def model_id(judge: dict[str, Any]) -> str | None:
+    """A judge's model id as its client names it ("BASE_URL|model"; the packaged local model:
+    "local", its file not being part of the judge's record)."""
+    if not judge.get("model"):
+        return None
+    if judge["model"] == LOCAL and not judge.get("base_url"):
+        return LOCAL
+    return f"{judge.get('base_url') or 'openai'}|{judge['model']}"
+
+
+def seeds(seed: int | None, repeats: int) -> list[int | None]:
+    """Each repeat's seed as the stage asked it (`metrics.judge_panel.repeat_seed`: repeat 0
+    the configured seed, repeat r the configured seed (0 when none) + r)."""
+    return [seed if r == 0 else (seed or 0) + r for r in range(repeats)]
 
 
 def format_summary(summary: dict[str, Any]) -> str:
