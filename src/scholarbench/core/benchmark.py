@@ -26,7 +26,11 @@ import argparse
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Sequence
 
-from scholarbench.core.agent import Agent, AgentContext, Task
+from scholarbench.core.agent import Agent, AgentContext, Task, agent_from_object
+from scholarbench.core.families import parse_answer
+from scholarbench.core.limits import OutputLimits
+from scholarbench.core.models import Models
+from scholarbench.core.registry import REGISTRY
 from scholarbench.errors import ScholarbenchError
 
 
@@ -83,14 +87,12 @@ class Benchmark:
             cls.judge_panel = True
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
-        from scholarbench.core.models import Models
         self.options: dict[str, Any] = dict(options or {})
         self.models: Models = Models()      # the engine sets the run's models before any stage
 
     @property
     def output_limits(self) -> Any:
         """The `core.limits.OutputLimits` in force (`--max-output`, recorded in the options)."""
-        from scholarbench.core.limits import OutputLimits
         return OutputLimits.from_pairs(self.options.get("max_output"))
 
     # -- command line ------------------------------------------------------------------------
@@ -132,8 +134,6 @@ class Benchmark:
     def agent(self, name: str, params: dict[str, Any], subtask: str) -> Agent | None:
         """A built-in agent of this benchmark by name (registered with
         `benchmarks=(<this name>, …)`, as `NAME` or `<benchmark>/NAME`), or None."""
-        from scholarbench.core.agent import agent_from_object
-        from scholarbench.core.registry import REGISTRY
         for key in (f"{self.name}/{name}", name):
             if self.name in (REGISTRY.meta("agent", key).get("benchmarks") or ()):
                 return agent_from_object(REGISTRY.get("agent", key), name, params)
@@ -141,7 +141,6 @@ class Benchmark:
 
     def agent_names(self, subtask: str) -> list[str]:
         """Built-in agents that fit `subtask` (for `list` and error messages)."""
-        from scholarbench.core.registry import REGISTRY
         family = self.subtasks.get(subtask, "")
         out = []
         for key, obj in REGISTRY.items("agent"):
@@ -181,7 +180,6 @@ class Benchmark:
 
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         """The generate.jsonl fields of an answer; raise `families.Malformed` if it is wrong."""
-        from scholarbench.core.families import parse_answer
         return {"answer": parse_answer(self.subtasks[sample.task.subtask or ""], answer)
                 .model_dump(mode="json")}
 

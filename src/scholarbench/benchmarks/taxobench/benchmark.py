@@ -36,11 +36,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
+from scholarbench.benchmarks.taxobench.judge import JUDGE_KEYS
 from scholarbench.benchmarks.taxobench.judged import judged_item, local_judges
 from scholarbench.core.agent import AgentContext, Task
 from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext
-from scholarbench.core.registry import register_benchmark
+from scholarbench.core.families import answer_info, parse_answer
+from scholarbench.core.refs import looks_like_id, task_refs
+from scholarbench.core.registry import REGISTRY, register_benchmark
+from scholarbench.data.sources.keys import canonical_key
+from scholarbench.data.store import taxobench_gold_file
+from scholarbench.data.taxobench import load_instances, parse_prediction
 from scholarbench.errors import ScholarbenchError
+from scholarbench.files import sha256_file
+from scholarbench.leakage.unleaked import leak_lines
+from scholarbench.paths import data_dir
+from scholarbench.records import TaxoPrediction
 
 MODES = ("bottom-up", "deep-research")
 DEEP_RESEARCH_PROMPT = (
@@ -94,12 +104,10 @@ class TaxoBench(Benchmark):
         return self._embedder
 
     def _data_dir(self) -> Path:
-        from scholarbench.paths import data_dir
         return data_dir(self.options.get("data"))
 
     def gold_path(self) -> Path:
         if self._gold is None:
-            from scholarbench.data.store import taxobench_gold_file
             explicit = self.options.get("gold")
             self._gold = Path(explicit) if explicit else taxobench_gold_file(
                 self._data_dir(), self.options.get("gold_name"))
@@ -135,8 +143,6 @@ class TaxoBench(Benchmark):
         self.gold_path()
 
     def load(self, subtask: str, limit: int | None) -> Loaded:
-        from scholarbench.data.taxobench import load_instances
-        from scholarbench.files import sha256_file
         gold = self.gold_path()
         tasks = load_instances(gold)
         selected = tasks[:limit] if limit is not None else tasks
@@ -151,7 +157,6 @@ class TaxoBench(Benchmark):
         run.write_manifest(manifest)
 
     def load_for_rescore(self, run: Any, manifest: dict[str, Any]) -> Loaded:
-        from scholarbench.data.taxobench import load_instances
         gold = Path(manifest["data"]["path"])
         if not gold.exists():
             raise ScholarbenchError(f"{run.path}: the run's gold file {gold} is gone; re-import it")
@@ -171,7 +176,6 @@ class TaxoBench(Benchmark):
 
     # -- agents ----------------------------------------------------------------------------------
     def agent(self, name: str, params: dict[str, Any], subtask: str) -> Any:
-        from scholarbench.core.registry import REGISTRY
         if self.name not in (REGISTRY.meta("agent", name).get("benchmarks") or ()):
             return None
         from scholarbench.benchmarks.taxobench.agents import NativeAgent
@@ -231,7 +235,6 @@ class TaxoBench(Benchmark):
 
     @property
     def judge_scored(self) -> tuple[str, ...]:  # type: ignore[override]
-        from scholarbench.benchmarks.taxobench.judge import JUDGE_KEYS
         return JUDGE_KEYS
 
     def judge_with_probe(self, sample: Sample, record: dict[str, Any],
@@ -240,7 +243,6 @@ class TaxoBench(Benchmark):
         return judge_with_probe(self, sample, record, probe)
 
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
-        from scholarbench.records import TaxoPrediction
         pred = answer if isinstance(answer, TaxoPrediction) else self._from_answer(sample, answer)
         record: dict[str, Any] = {"prediction": pred.to_upstream(), "error": pred.error}
         if pred.info:
@@ -251,8 +253,6 @@ class TaxoBench(Benchmark):
 
     def _from_answer(self, sample: Sample, answer: Any) -> Any:
         """A user's taxonomy answer (`core.families`) as a TaxoPrediction."""
-        from scholarbench.core.families import answer_info, parse_answer
-        from scholarbench.data.taxobench import parse_prediction
         parsed = parse_answer("taxonomy", answer)
         tree = parsed.taxonomy.model_dump()
         retrieved = parsed.retrieved
@@ -311,7 +311,6 @@ class TaxoBench(Benchmark):
                               on_problem=lambda msg: print(f"warning: {msg}", file=sys.stderr),
                               limits=self.output_limits)
         print(format_summary(summary))
-        from scholarbench.leakage.unleaked import leak_lines
         for line in leak_lines(summary, self.headline["deep-research"]):
             print(f"  {line}")                      # docs/leakage.md
         print(f"scores: {out}")
@@ -341,7 +340,6 @@ def _titles_of_listed(fields: dict[str, Any], tree: dict[str, Any],
                       retrieved: list[str] | None) -> dict[str, int]:
     """Bottom-Up: each reference that names a paper of the prompt's list (its number, id or
     title) becomes that paper's title, in place; the counts for `info`."""
-    from scholarbench.core.refs import task_refs
     listed = task_refs(fields)
     lists = [node["papers"] for node in _nodes(tree)] + ([retrieved] if retrieved else [])
     refs = [r for papers in lists for r in papers]
@@ -358,7 +356,6 @@ def _titles_of_listed(fields: dict[str, Any], tree: dict[str, Any],
 def _unresolved_ids(tree: dict[str, Any], retrieved: list[str] | None) -> dict[str, int]:
     """Deep Research: references still in an id form (or a bare number: the task lists no
     papers) after the corpus lookup resolve to nothing."""
-    from scholarbench.core.refs import looks_like_id
     refs = [r for node in _nodes(tree) for r in node["papers"]] + list(retrieved or [])
     return {"refs": len(refs), "unresolved": sum(looks_like_id(r) for r in refs)}
 
@@ -366,7 +363,6 @@ def _unresolved_ids(tree: dict[str, Any], retrieved: list[str] | None) -> dict[s
 def _titles_of_ids(corpus: Any, tree: dict[str, Any], retrieved: list[str] | None) -> int:
     """Replace references that are corpus ids, DOIs or arXiv ids by the corpus titles, in place;
     returns how many were replaced. Titles stay as they are (TaxoBench aligns titles)."""
-    from scholarbench.data.sources.keys import canonical_key
     refs: list[str] = []
     stack = [tree]
     while stack:

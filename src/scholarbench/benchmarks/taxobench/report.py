@@ -34,12 +34,16 @@ from scholarbench.leakage.marks import LeakMarks, badge_html, findings_html
 from scholarbench.report.htmlkit import (Page, drilldown_ids, e, metadata_html,
                                         sample_metric_table, table_html)
 from scholarbench.benchmarks.taxobench.published import BOTTOM_UP, DEEP_RESEARCH, published_rows
+from scholarbench.benchmarks.taxobench.runner import load_generated
 from scholarbench.report.sections.base import (ReportRun, ReportSection,
                                                read_json_object, register_section, strip_group)
 from scholarbench.benchmarks.taxobench.tables import (LAYOUTS, MODE_TITLES, MODES, load_run,
                                                       taxobench_footnote, taxobench_groups,
                                                       to_csv)
+from scholarbench.data.taxobench import load_instances
+from scholarbench.files import sha256_file
 from scholarbench.report.tables import TableGroup
+from scholarbench.report.treeview import compare_trees, render_comparison, similarity_for
 
 # The judge's four dimensions as the rubric names them (appendix E.3), in Table 7's order.
 JUDGE_DIMENSIONS = {"judge_coverage": "Semantic coverage & recall",
@@ -286,8 +290,6 @@ class TaxoBenchSection(ReportSection):
             return {}, "the manifest names no gold file"
         key = ("taxobench-gold", path)
         if key not in page.cache:
-            from scholarbench.data.taxobench import load_instances
-            from scholarbench.files import sha256_file
             gold_path = Path(path)
             if not gold_path.is_file():
                 page.cache[key] = ({}, f"the gold file {path} is gone")
@@ -303,8 +305,6 @@ class TaxoBenchSection(ReportSection):
         return page.cache[key]
 
     def _drilldown(self, mode: str, runs: Sequence[ReportRun], page: Page) -> str:
-        from scholarbench.report.treeview import compare_trees, render_comparison, similarity_for
-        from scholarbench.benchmarks.taxobench.runner import load_generated
         metrics = self.drilldown_metrics(mode)
         if any(r.summary.judged for r in runs):
             metrics += [BY_KEY[k] for k in JUDGE_KEYS]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from scholarbench.benchmarks.taxobench.benchmark import TaxoBench
 from scholarbench.benchmarks.taxobench.judge import JUDGE_KEYS, format_judge_summary
 from scholarbench.benchmarks.taxobench.judged import ITEM
 from scholarbench.benchmarks.taxobench.leakage import leak_findings
@@ -13,8 +14,15 @@ from scholarbench.benchmarks.taxobench.measures import (JUDGE_MEASURES, MEASURES
                                                         score_instance)
 from scholarbench.benchmarks.taxobench.panel import judge_columns
 from scholarbench.benchmarks.taxobench.predictions import predictions
+from scholarbench.core.benchmark import summary_line
 from scholarbench.core.measure import NOT_COUNTED, Measure
+from scholarbench.core.rundir import atomic_write_jsonl
+from scholarbench.core.status import reason_of
+from scholarbench.core.summarise import summarise
+from scholarbench.data.taxobench import load_instances, load_predictions
+from scholarbench.errors import DataError
 from scholarbench.llm.config import LOCAL
+from scholarbench.metrics.agreement import panel_summary
 from scholarbench.metrics.judge_panel import format_panel
 
 MEASURED, JUDGED, PREDICTIONS = "taxobench.measured", "taxobench.judged", "taxobench.preds"
@@ -105,7 +113,6 @@ def summary_extras(rows: Sequence[dict[str, Any]], manifest: dict[str, Any]) -> 
     panel: dict[str, Any] = {}
     judge = judge_block(manifest) if judged(rows) else None
     if judged(rows):
-        from scholarbench.metrics.agreement import panel_summary
         counted = [r for r in rows if r.get("status") not in NOT_COUNTED]
         panel = panel_summary(counted, {k: k for k in JUDGE_KEYS})   # a panel or repeats
     return {"n_missing": sum(1 for r in rows if r.get("missing")),
@@ -152,7 +159,6 @@ def seeds(seed: int | None, repeats: int) -> list[int | None]:
 
 
 def format_summary(summary: dict[str, Any]) -> str:
-    from scholarbench.core.benchmark import summary_line
     lines = [f"{summary.get('run_name') or summary['agent']}: {summary['n_samples']} samples, "
              f"{summary['n_missing']} missing, {summary['n_malformed']} malformed"
              + (f", {n} oversized" if (n := summary.get("n_oversized") or
@@ -179,12 +185,6 @@ def score_files(gold: Path, pred: Path, out: Path, embedder: Any,
     a prediction over `limits` is scored as an empty one with status `oversized`. The summary
     is a run's (`core.summarise`: status counts, every measure's interval), computed from the
     rows written to `out` and a manifest naming the prediction file."""
-    from scholarbench.benchmarks.taxobench.benchmark import TaxoBench
-    from scholarbench.core.rundir import atomic_write_jsonl
-    from scholarbench.core.status import reason_of
-    from scholarbench.core.summarise import summarise
-    from scholarbench.data.taxobench import load_instances, load_predictions
-    from scholarbench.errors import DataError
     tasks = load_instances(gold)
     if not tasks:
         raise DataError("no TaxoBench instances in the file", file=str(gold))

@@ -50,6 +50,7 @@ from scholarbench.benchmarks.taxobench.agents.llm_taxonomy import LLMTaxonomyAge
 from scholarbench.agents.llm_common import Retrieval, load_prompt, positive_int
 from scholarbench.records import TaxoPrediction, TaxoTask
 from scholarbench.benchmarks.taxobench.agents import register_taxo_agent
+from scholarbench.corpus.store import Corpus
 from scholarbench.text.normalize import normalize_title
 from scholarbench.tools.rules import AccessRules
 
@@ -103,7 +104,6 @@ class DeepResearchTaxoAgent:
             raise ValueError("deep-research needs a corpus: ctx.corpus_dir is None")
         corpus_dir = Path(corpus_dir)
         if self._corpus is None or self._corpus_dir != corpus_dir:
-            from scholarbench.corpus.store import Corpus
             self._corpus, self._corpus_dir = Corpus.open(corpus_dir), corpus_dir
         return self._corpus
 
