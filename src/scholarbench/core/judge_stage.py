@@ -28,7 +28,7 @@ from scholarbench.core.judging import JudgeIdentity, identities
 from scholarbench.core.rundir import RunDir, read_stage
 from scholarbench.core.usage import usage_snapshot, add_stage_usage
 from scholarbench.core.writing import write_record
-from scholarbench.llm.structured import ask_json
+from scholarbench.llm.structured import JsonOutcome, ask_json
 from scholarbench.metrics.judge_panel import client_of, mean_defined, repeat_seed
 
 
@@ -38,6 +38,8 @@ class JudgeRequest:
     and the chat messages (agent text inside `data_block`s)."""
     subject: str
     messages: tuple[dict[str, str], ...]
+    expect: Any = None      # what the item's own `ask` needs to read the reply (how many
+                            # labels it must list); not part of the key: the messages say it
 
     @property
     def input_hash(self) -> str:
@@ -57,6 +59,14 @@ class JudgedItem:
     schema: dict[str, Any] | None = None     # the reply's JSON schema, sent where supported
     per_sample: int | None = 1      # requests per answered sample when fixed (the dry run's
                                     # bound before the answers); None: the answers decide
+    bound: Callable[[Any], int] | None = None   # with per_sample None: at most this many
+                                    # requests for one sample before its answer is known
+    basis: str = ""                 # the dry run's rule for that bound ("1 per …")
+    ask: Callable[[Any, JudgeRequest, int | None], JsonOutcome] | None = None
+    # the reply protocol, when the benchmark's own (an upstream reply format with its own
+    # repair turns): `ask(client, request, seed)`; a partly usable reply is an outcome with
+    # both `value` and `unscored` (kept, handed on, asked again next time). Default:
+    # `llm.structured.ask_json` with `validate` and `schema`
 
     @property
     def file(self) -> str:
@@ -112,7 +122,8 @@ def on_file(run: RunDir, item: JudgedItem) -> dict[str, dict[str, Any]]:
 @dataclass
 class Verdicts:
     """One item's verdicts: sample id → subject → judge label → [verdict per repeat] (None
-    where a reply stayed unusable or the call failed)."""
+    where a reply stayed unusable or the call failed; a partly usable reply's verdict where
+    the item's own `ask` kept one)."""
     item: str
     by_sample: dict[str, dict[str, dict[str, list[Any]]]] = field(default_factory=dict)
 
@@ -167,9 +178,10 @@ def judge_stage(run: RunDir, item: JudgedItem, samples: Sequence[Any],
 
     def ask(p: PlannedRequest) -> dict[str, Any]:
         client = by_fp[p.judge.fingerprint]
-        outcome = ask_json(client, list(p.request.messages), validate=item.validate,
-                           schema=item.schema, name=item.name,
-                           seed=repeat_seed(client, p.repeat))
+        seed = repeat_seed(client, p.repeat)
+        outcome = (item.ask(client, p.request, seed) if item.ask is not None
+                   else ask_json(client, list(p.request.messages), validate=item.validate,
+                                 schema=item.schema, name=item.name, seed=seed))
         record: dict[str, Any] = {"key": p.key, id_key: p.sample, "subject": p.request.subject,
                                   "judge": p.judge.label, "fingerprint": p.judge.fingerprint,
                                   "repeat": p.repeat, "prompt": item.prompt_version}
@@ -178,7 +190,7 @@ def judge_stage(run: RunDir, item: JudgedItem, samples: Sequence[Any],
         elif str(outcome.unscored).startswith("call failed"):
             record.update(status="error", verdict=None, reason=outcome.unscored)
         else:
-            record.update(status="unscored", verdict=None, reason=outcome.unscored)
+            record.update(status="unscored", verdict=outcome.value, reason=outcome.unscored)
         return record
 
     try:
@@ -198,7 +210,7 @@ def judge_stage(run: RunDir, item: JudgedItem, samples: Sequence[Any],
     for p in planned:
         rec = done.get(p.key)
         verdicts.add(p.sample, p.request.subject, p.judge.label, p.repeat,
-                     rec.get("verdict") if rec and rec.get("status") == "ok" else None)
+                     rec.get("verdict") if rec else None)    # None: failed or unusable
     return verdicts
 
 
