@@ -29,7 +29,7 @@ from scholarbench.core.rundir import RunDir, read_stage
 from scholarbench.core.usage import usage_snapshot, add_stage_usage
 from scholarbench.core.writing import write_record
 from scholarbench.llm.structured import JsonOutcome, ask_json
-from scholarbench.metrics.judge_panel import client_of, mean_defined, repeat_seed
+from scholarbench.metrics.judge_panel import client_of, mean_defined, repeat_seed, seed_of
 
 
 @dataclass(frozen=True)
@@ -148,7 +148,8 @@ class Verdicts:
 def record_judges(run: RunDir, item: JudgedItem, judges: Sequence[JudgeIdentity],
                   planned: Sequence[PlannedRequest]) -> None:
     """The manifest's `judged.<item>`: the prompt version and every judge of this scoring
-    (label, usage role, model, base URL without secrets, temperature, seed, fingerprint) —
+    (label, usage role, model, base URL without secrets, temperature, seed, each repeat's
+    seed, fingerprint) —
     written here only, once per scoring."""
     manifest = run.read_manifest()
     repeats = 1 + max((p.repeat for p in planned), default=0)
@@ -156,6 +157,7 @@ def record_judges(run: RunDir, item: JudgedItem, judges: Sequence[JudgeIdentity]
         "prompt": item.prompt_version, "repeats": repeats, "requests": len(planned),
         "judges": [{"label": j.label, "role": j.role, "model": j.model,
                     "base_url": j.base_url, "temperature": j.temperature, "seed": j.seed,
+                    "seeds": [seed_of(j.seed, k) for k in range(repeats)],
                     "fingerprint": j.fingerprint} for j in judges]}
     run.write_manifest(manifest)
 
@@ -206,13 +208,34 @@ def judge_stage(run: RunDir, item: JudgedItem, samples: Sequence[Any],
             add_stage_usage(run, item.name, ident.role, by_fp[ident.fingerprint],
                             before[ident.fingerprint])
         record_judges(run, item, idents, planned)
+    return collect(item, planned, done)
+
+
+def collect(item: JudgedItem, planned: Sequence[PlannedRequest],
+            records: dict[str, dict[str, Any]]) -> Verdicts:
+    """The verdicts of `planned` from `records` (by key)."""
     verdicts = Verdicts(item.name)
     for p in planned:
-        rec = done.get(p.key)
+        rec = records.get(p.key)
         verdicts.add(p.sample, p.request.subject, p.judge.label, p.repeat,
                      rec.get("verdict") if rec else None)    # None: failed or unusable
     return verdicts
 
 
-__all__ = ["JudgeRequest", "JudgedItem", "PlannedRequest", "Verdicts", "data_block",
-           "judge_stage", "on_file", "plan", "verdict_key"]
+def recorded(run: RunDir, item: JudgedItem, samples: Sequence[Any],
+             generated: dict[str, dict[str, Any]]) -> Verdicts | None:
+    """The verdicts on file of the judges and repeats the manifest's `judged.<item>` names,
+    asking nothing (a re-score that reads its judgements); None when it names none or another
+    prompt version."""
+    entry = (run.read_manifest().get("judged") or {}).get(item.name)
+    if not isinstance(entry, dict) or entry.get("prompt") != item.prompt_version:
+        return None
+    judges = [JudgeIdentity(j["label"], j["role"], j["model"], j.get("base_url"),
+                            j.get("temperature"), j.get("seed"))
+              for j in entry.get("judges") or []]
+    planned = plan(item, samples, generated, judges, int(entry.get("repeats") or 1))
+    return collect(item, planned, read_stage(run.file(item.file), "key").records)
+
+
+__all__ = ["JudgeRequest", "JudgedItem", "PlannedRequest", "Verdicts", "collect", "data_block",
+           "judge_stage", "on_file", "plan", "recorded", "verdict_key"]

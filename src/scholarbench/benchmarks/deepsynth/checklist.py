@@ -18,7 +18,7 @@ endpoint is down): the run is incomplete.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Sequence
 
 from scholarbench.benchmarks.deepsynth.judge import ask_statuses, build_prompt, load_prompt
 from scholarbench.benchmarks.deepsynth.stages import report_status
@@ -92,9 +92,9 @@ def checklist_item(prompt: str, retries: int) -> JudgedItem:
         except LLMCallError as exc:
             if not request_refused(exc):
                 return JsonOutcome(unscored=f"call failed: {exc}", attempts=1)
-            return JsonOutcome(value={"statuses": [None] * n, "reasons": [JUDGE_CALL_FAILED] * n,
-                                      "attempts": 1, "problems": [str(exc)[:500]],
-                                      "replies": []},
+            return JsonOutcome(value={"statuses": [None] * n,
+                                      "reasons": [JUDGE_CALL_FAILED] * n, "attempts": 1,
+                                      "problems": [str(exc)[:500]], "replies": []},
                                unscored=JUDGE_CALL_FAILED, attempts=1)
         value = {"statuses": list(v), "reasons": list(v.reasons), "attempts": v.attempts,
                  "problems": list(v.problems), "replies": list(v.replies)}
@@ -106,10 +106,45 @@ def checklist_item(prompt: str, retries: int) -> JudgedItem:
                       basis=BASIS, ask=ask)
 
 
+EMPTY = {"statuses": [], "reasons": [], "attempts": 0, "problems": [], "replies": []}
+
+
+def task_line(sample: Any, record: dict[str, Any] | None, verdicts: Any,
+              labels: Sequence[str], repeats: int) -> dict[str, Any] | None:
+    """A task's judgement in the form the scores read (what judge.jsonl held per task before
+    the engine judged): ``report_status``, ``subgroups`` (every sub-group's verdict, the
+    first judge's first repeat), ``calls`` (requests behind them, repairs included, every
+    judge and repeat) and with a panel or repeats ``panel`` ({judge: [per repeat
+    {"subgroups", "calls"}]}); None when a verdict is missing (not asked, or its call
+    failed)."""
+    status = report_status(record)
+    parts: dict[str, list[dict[str, Any]]] = {}
+    for label in labels:
+        runs = []
+        for r in range(repeats):
+            subs = []
+            for gi, g in enumerate(sample.gold.checklist if status == "ok" else ()):
+                for si, sub in enumerate(g.sub_groups):
+                    got = [EMPTY] * repeats                 # an empty sub-group: not sent
+                    if sub.requirements:
+                        got = verdicts.of(sample.id, subject(gi, si)).get(label) or []
+                    if r >= len(got) or got[r] is None:
+                        return None
+                    subs.append({"g": gi, "s": si, **got[r]})
+            runs.append({"subgroups": subs, "calls": sum(x["attempts"] for x in subs)})
+        parts[label] = runs
+    first = parts[labels[0]][0] if labels else {"subgroups": [], "calls": 0}
+    line = {"report_status": status, "subgroups": first["subgroups"],
+            "calls": sum(p["calls"] for runs in parts.values() for p in runs)}
+    if len(labels) > 1 or repeats > 1:
+        line["panel"] = parts
+    return line
+
+
 def _no_json(value: Any) -> Any:
     """Not called: the checklist's replies are read by its own `ask`."""
     raise ValueError("the checklist judge reads its replies itself")
 
 
 __all__ = ["BASIS", "JUDGE_CALL_FAILED", "NAME", "Seeded", "checklist_item", "request_refused",
-           "sub_groups", "subject"]
+           "sub_groups", "subject", "task_line"]
