@@ -4,7 +4,9 @@ The 4 shared tasks (their own ``survey_result`` replayed) are judged twice throu
 ``run_deepsynth`` against the scripted server (``--delay`` seconds per reply, default 20 ms):
 pass 1 in a fresh run directory with an empty reply cache, pass 2 in another fresh directory
 with the same cache. ``--bad-share`` of the first replies per sub-group are unusable (not
-JSON), so the judge's repair turns show in the call counts. Prints one row per task.
+JSON), so the judge's repair turns show in the call counts. Prints one row per task (its
+score row's sub-groups, requirements and judge calls), then each pass's model calls and cache
+hits (the engine's judge stage asks every task's requests at once, `--workers` at a time).
 
     python bench/bench_deepsynth_judge.py [--tasks FILE] [--delay 0.02] [--workers 1]
                                           [--bad-share 0.1]
@@ -58,10 +60,10 @@ def one_pass(tasks: Path, out: Path, fake: FakeOpenAI, cache_path: Path, workers
         return LLMRoles(judge=ChatClient(config, cache=cache), cache=cache)
     start = time.perf_counter()
     summary = run_deepsynth(DeepSynthRunConfig(tasks_path=tasks, out=out, agent="replay",
-                                               judge_workers=workers, progress=False), roles)
+                                               progress=False), roles)
     wall = time.perf_counter() - start
-    lines = [json.loads(x) for x in (out / "judge.jsonl").read_text().splitlines() if x]
-    return summary, lines, wall
+    rows = [json.loads(x) for x in (out / "scores.jsonl").read_text().splitlines() if x]
+    return summary, rows, wall
 
 
 def main() -> None:
@@ -85,26 +87,20 @@ def main() -> None:
             requests_second = len(fake.requests) - requests_after_first
     finally:
         fake.stop()
-    reqs = {}
-    for line in lines1:
-        reqs[line["task_id"]] = (len(line["subgroups"]),
-                                 sum(len(s["statuses"]) for s in line["subgroups"]))
     print(f"DeepSynth-Eval judge, {len(lines1)} tasks, scripted judge {args.delay * 1e3:.0f} ms "
           f"per reply, {args.workers} worker(s), {args.bad_share:.0%} first replies unusable\n")
-    header = ("task", "sub-groups", "items", "calls p1", "model p1", "s p1", "calls p2",
-              "cached p2", "model p2", "s p2")
-    print(" | ".join(f"{h:>9}" for h in header))
-    print("-" * (12 * len(header)))
+    header = ("task", "sub-groups", "items", "calls p1", "calls p2")
+    print(" | ".join(f"{h:>10}" for h in header))
+    print("-" * (13 * len(header)))
     for a, b in zip(lines1, lines2):
-        subs, items = reqs[a["task_id"]]
-        row = (a["task_id"], subs, items, a["calls"], a["model_calls"], f"{a['seconds']:.2f}",
-               b["calls"], b["cache_hits"], b["model_calls"], f"{b['seconds']:.2f}")
-        print(" | ".join(f"{v!s:>9}" for v in row))
-    total_calls = sum(x["calls"] for x in lines1)
+        row = (a["task_id"], a["n_subgroups_judged"], a["n_requirements"], a["n_judge_calls"],
+               b["n_judge_calls"])
+        print(" | ".join(f"{v!s:>10}" for v in row))
+    total_calls = sum(x["n_judge_calls"] for x in lines1)
+    subs = sum(x["n_subgroups_judged"] for x in lines1)
     print(f"\npass 1: {total_calls} judge calls ({total_calls / max(1, len(lines1)):.1f} per "
-          f"task; {sum(r[0] for r in reqs.values())} sub-groups, so "
-          f"{total_calls - sum(r[0] for r in reqs.values())} repair calls), "
-          f"{wall1:.2f} s wall")
+          f"task; {subs} sub-groups, empty ones included), {first['judge']['model_calls']} to "
+          f"the model, {wall1:.2f} s wall")
     print(f"pass 2: {requests_second} requests reached the server, "
           f"{second['judge']['cache_hits']} cache hits, {wall2:.2f} s wall")
     same = first["means"] == second["means"]

@@ -123,7 +123,8 @@ def test_judge_cache_counts_live_in_the_manifest_not_the_rows(fake, tasks_path, 
     assert (first["judge"]["model_calls"], second["judge"]["cache_hits"]) == (6, 6)
     assert lines(tmp_path / "one" / "scores.jsonl") == lines(tmp_path / "two" / "scores.jsonl")
     manifest = json.loads((tmp_path / "two" / "manifest.json").read_text())
-    assert manifest["judge_line_calls"] == {"model_calls": 0, "cache_hits": 6}
+    assert {k: manifest["usage"]["checklist"]["judge"][k] for k in ("calls", "cache_hits")} \
+        == {"calls": 0, "cache_hits": 6}
     check(tmp_path / "one", capsys)
     check(tmp_path / "two", capsys)
 

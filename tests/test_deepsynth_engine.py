@@ -215,7 +215,8 @@ def test_the_endpoint_agent_answers_in_plain_text(env, fake, tmp_path, capsys):
     manifest = json.loads((run / "manifest.json").read_text())
     usage = manifest["usage"]                  # the two tasks ask the same: one is cached
     assert usage["generate"]["agent"]["calls"] + usage["generate"]["agent"]["cache_hits"] == 2
-    assert usage["judge"]["judge"]["calls"] + usage["judge"]["judge"]["cache_hits"] == 6
+    # and their judge requests are the same (report and checklist): the engine asks each once
+    assert usage["checklist"]["judge"]["calls"] + usage["checklist"]["judge"]["cache_hits"] == 3
 
 
 def test_imported_tasks_are_the_default_and_eval_runs_deepsynth(env, fake, tmp_path, capsys):
@@ -270,10 +271,10 @@ def test_score_files_and_rejudging_a_run_dir(env, fake, tmp_path, capsys):
     assert cli.main(["score", str(run), "--with-judge", *judge_flags(fake, "judge-two")]) == 0
     assert kinds(fake, n) == ["judge"] * 6                       # every task, the new judge
     manifest = json.loads((run / "manifest.json").read_text())
-    assert manifest["judge"]["model_id"].endswith("judge-two")
+    assert manifest["judged"]["checklist"]["judges"][0]["model"].endswith("judge-two")
     assert manifest["llm_usage"]["judge"]["calls"] == 12
-    judged = rows(run / "judge.jsonl")
-    assert len(judged) == 4 and judged[-1]["judge"]["model_id"].endswith("judge-two")
+    judged = rows(run / "judge.checklist.jsonl")
+    assert len(judged) == 12 and judged[-1]["judge"].endswith("judge-two")
     # a plain re-score reads the latest judgements; nothing is asked of any model
     n = len(fake.requests)
     assert cli.main(["score", str(run)]) == 0 and len(fake.requests) == n

@@ -94,14 +94,14 @@ def test_full_run_files_manifest_and_rescoring(fake, tasks_path, corpus_dir, tmp
     assert summary["oracle"]["tasks_corpus"] == 1 and summary["oracle"]["n_summarized"] == 2
     assert summary["writer_info"]["llm"]["calls"] == 2
     manifest = json.loads((out / "manifest.json").read_text())
-    assert set(manifest["models"]) == {"agent", "judge", "oracle"}
-    assert manifest["models"]["judge"]["model"] == "fake-judge"
+    assert set(manifest["models"]) == {"agent", "oracle"}
+    assert manifest["judged"]["checklist"]["judges"][0]["model"] == "fake-judge"
     assert manifest["models"]["agent"]["model"] == "fake-agent"
     assert manifest["llm_usage"]["agent"]["calls"] == 2
     assert manifest["llm_usage"]["oracle"]["calls"] == 2
     assert manifest["llm_usage"]["judge"]["calls"] == 6
     assert manifest["agent_config"]["oracle"]["role"] == "judge"
-    assert manifest["judge"]["prompt"].startswith("checklist_judge_v1@")
+    assert manifest["judged"]["checklist"]["prompt"].startswith("checklist_judge_v1@")
     # the judged file re-scores to the same numbers through `score deepsynth --judged`
     again = score_deepsynth_judged(out / "judged.jsonl", tmp_path / "rescored.jsonl")
     rows = lines(out / "scores.jsonl")
@@ -140,9 +140,12 @@ def test_the_run_resumes_after_a_kill(fake, tasks_path, corpus_dir, tmp_path):
     gen = lines(out / "generate.jsonl")
     assert [g["task_id"] for g in gen] == [7, 8] and gen[0]["report"] == done["report"]
     assert summary["reports"]["ok"] == 2
-    # killed while judging: task 8's judgement torn, judged.jsonl never rewritten
-    judge_lines = (out / "judge.jsonl").read_text().splitlines()
-    (out / "judge.jsonl").write_text(judge_lines[0] + "\n" + judge_lines[1][:40])
+    # killed while judging: task 8's judgement torn, judged.jsonl never rewritten (the
+    # engine's records: one per sub-group request, task 7's kept, one of task 8's torn)
+    judge_lines = (out / "judge.checklist.jsonl").read_text().splitlines()
+    kept = [x for x in judge_lines if json.loads(x)["task_id"] == "7"]
+    torn = next(x for x in judge_lines if json.loads(x)["task_id"] == "8")
+    (out / "judge.checklist.jsonl").write_text("\n".join(kept) + "\n" + torn[:40])
     (out / "judged.jsonl").unlink()
     n = len(fake.requests)
     resumed = run_deepsynth(config(tasks_path, out, corpus_dir), Roles(fake, tmp_path / "c2"))
@@ -178,7 +181,7 @@ def test_another_judge_rejudges_without_rewriting(fake, tasks_path, corpus_dir, 
     assert summary["means"] == first["means"]                    # the scripted judge agrees
     assert summary["judge"]["model_id"].endswith("judge-two")
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
-    assert manifest["models"]["judge"]["model"] == "judge-two"
+    assert manifest["judged"]["checklist"]["judges"][0]["model"] == "judge-two"
     assert manifest["llm_usage"]["judge"]["calls"] == 12         # summed over both runs
 
 
@@ -372,7 +375,7 @@ def test_real_local_judge_on_an_injected_report(tmp_path):
             judge_retries=1, judge_prompt=prompt, progress=False), roles)
         assert sum(summary[k] for k in COUNT_KEYS) == 2           # judged or unscored, counted
         judged = lines(tmp_path / str(len(observed)) / "judged.jsonl")[0]
-        sub = lines(tmp_path / str(len(observed)) / "judge.jsonl")[0]["subgroups"][0]
+        sub = lines(tmp_path / str(len(observed)) / "judge.checklist.jsonl")[0]["verdict"]
         observed[name] = (judged["checklist"][0]["sub_groups"][0]["eval_result"],
                           sub["attempts"], sub["replies"])
     for name, (labels, attempts, replies) in observed.items():   # an observation, not a test

@@ -169,7 +169,8 @@ def test_deepsynth_dry_run_counts_the_checklist_sub_groups(tmp_path, monkeypatch
     n = sum(1 for t in load_tasks(tasks) for g in t.checklist for sub in g.sub_groups
             if sub.requirements)
     replay = tmp_path / "reports.jsonl"
-    replay.write_text("".join(json.dumps({"task_id": t.task_id, "report": "Widget methods."})
+    replay.write_text("".join(json.dumps({"task_id": t.task_id,      # distinct requests
+                                          "report": f"Widget methods, task {t.task_id}."})
                               + "\n" for t in load_tasks(tasks)))
     server = FakeOpenAI(default=router()).start()
     try:

@@ -308,9 +308,9 @@ def test_deepsynth_two_judges_scores_per_judge_panel_precision_and_alpha(tmp_pat
         alpha_by_hand([A_OVERALL, B_OVERALL]))
     assert "dse_precision" not in summary["judge_agreement"]     # one value per judge
     manifest = manifest_of(out)
-    assert [(p["label"], p["seeds"]) for p in manifest["judge"]["panel"]] == \
+    assert [(p["label"], p["seeds"]) for p in manifest["judged"]["checklist"]["judges"]] == \
         [("judge-a", [0]), ("judge-b", [0])]
-    assert [j["usage_role"] for j in manifest["models"]["judges"]] == ["judge", "judge_2"]
+    assert [j["role"] for j in manifest["judged"]["checklist"]["judges"]] == ["judge", "judge_2"]
     # 2 tasks × 3 sub-groups with requirements, per judge
     assert manifest["llm_usage"]["judge"]["calls"] == manifest["llm_usage"]["judge_2"]["calls"] \
         == 6 == len(a.requests) == len(b.requests)
@@ -352,8 +352,8 @@ def test_deepsynth_repeats_from_a_named_panel(tmp_path, ds_judges):
     assert entry["spread"] == pytest.approx(2 ** .5 / 4) and entry["repeats"] == 2
     assert summary["judge_panel"][OVERALL]["judge-b"]["spread"] == 0
     manifest = manifest_of(out)
-    assert manifest["judge"]["samples"] == 2
-    assert manifest["judge"]["panel"][0]["seeds"] == [0, 1]
+    assert manifest["judged"]["checklist"]["repeats"] == 2
+    assert manifest["judged"]["checklist"]["judges"][0]["seeds"] == [0, 1]
     assert cli.main(["aggregate", str(out), "--check"]) == 0
 
 

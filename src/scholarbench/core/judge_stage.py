@@ -28,8 +28,8 @@ from scholarbench.core.judging import JudgeIdentity, identities
 from scholarbench.core.rundir import RunDir, read_stage
 from scholarbench.core.usage import usage_snapshot, add_stage_usage
 from scholarbench.core.writing import write_record
-from scholarbench.llm.structured import ask_json
-from scholarbench.metrics.judge_panel import client_of, mean_defined, repeat_seed
+from scholarbench.llm.structured import JsonOutcome, ask_json
+from scholarbench.metrics.judge_panel import client_of, mean_defined, repeat_seed, seed_of
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,8 @@ class JudgeRequest:
     and the chat messages (agent text inside `data_block`s)."""
     subject: str
     messages: tuple[dict[str, str], ...]
+    expect: Any = None      # what the item's own `ask` needs to read the reply (how many
+                            # labels it must list); not part of the key: the messages say it
 
     @property
     def input_hash(self) -> str:
@@ -57,6 +59,14 @@ class JudgedItem:
     schema: dict[str, Any] | None = None     # the reply's JSON schema, sent where supported
     per_sample: int | None = 1      # requests per answered sample when fixed (the dry run's
                                     # bound before the answers); None: the answers decide
+    bound: Callable[[Any], int] | None = None   # with per_sample None: at most this many
+                                    # requests for one sample before its answer is known
+    basis: str = ""                 # the dry run's rule for that bound ("1 per …")
+    ask: Callable[[Any, JudgeRequest, int | None], JsonOutcome] | None = None
+    # the reply protocol, when the benchmark's own (an upstream reply format with its own
+    # repair turns): `ask(client, request, seed)`; a partly usable reply is an outcome with
+    # both `value` and `unscored` (kept, handed on, asked again next time). Default:
+    # `llm.structured.ask_json` with `validate` and `schema`
 
     @property
     def file(self) -> str:
@@ -112,7 +122,8 @@ def on_file(run: RunDir, item: JudgedItem) -> dict[str, dict[str, Any]]:
 @dataclass
 class Verdicts:
     """One item's verdicts: sample id → subject → judge label → [verdict per repeat] (None
-    where a reply stayed unusable or the call failed; `why` says which)."""
+    where a reply stayed unusable or the call failed, `reasons` saying which; a partly usable
+    reply's verdict where the item's own `ask` kept one)."""
     item: str
     by_sample: dict[str, dict[str, dict[str, list[Any]]]] = field(default_factory=dict)
     reasons: dict[str, dict[str, dict[str, list[str | None]]]] = field(default_factory=dict)
@@ -145,7 +156,8 @@ class Verdicts:
 def record_judges(run: RunDir, item: JudgedItem, judges: Sequence[JudgeIdentity],
                   planned: Sequence[PlannedRequest]) -> None:
     """The manifest's `judged.<item>`: the prompt version and every judge of this scoring
-    (label, usage role, model, base URL without secrets, temperature, seed, fingerprint) —
+    (label, usage role, model, base URL without secrets, temperature, seed, each repeat's
+    seed, fingerprint) —
     written here only, once per scoring."""
     manifest = run.read_manifest()
     repeats = 1 + max((p.repeat for p in planned), default=0)
@@ -153,6 +165,7 @@ def record_judges(run: RunDir, item: JudgedItem, judges: Sequence[JudgeIdentity]
         "prompt": item.prompt_version, "repeats": repeats, "requests": len(planned),
         "judges": [{"label": j.label, "role": j.role, "model": j.model,
                     "base_url": j.base_url, "temperature": j.temperature, "seed": j.seed,
+                    "seeds": [seed_of(j.seed, k) for k in range(repeats)],
                     "fingerprint": j.fingerprint} for j in judges]}
     run.write_manifest(manifest)
 
@@ -175,9 +188,10 @@ def judge_stage(run: RunDir, item: JudgedItem, samples: Sequence[Any],
 
     def ask(p: PlannedRequest) -> dict[str, Any]:
         client = by_fp[p.judge.fingerprint]
-        outcome = ask_json(client, list(p.request.messages), validate=item.validate,
-                           schema=item.schema, name=item.name,
-                           seed=repeat_seed(client, p.repeat))
+        seed = repeat_seed(client, p.repeat)
+        outcome = (item.ask(client, p.request, seed) if item.ask is not None
+                   else ask_json(client, list(p.request.messages), validate=item.validate,
+                                 schema=item.schema, name=item.name, seed=seed))
         record: dict[str, Any] = {"key": p.key, id_key: p.sample, "subject": p.request.subject,
                                   "judge": p.judge.label, "fingerprint": p.judge.fingerprint,
                                   "repeat": p.repeat, "prompt": item.prompt_version,
@@ -187,7 +201,7 @@ def judge_stage(run: RunDir, item: JudgedItem, samples: Sequence[Any],
         elif str(outcome.unscored).startswith("call failed"):
             record.update(status="error", verdict=None, reason=outcome.unscored)
         else:
-            record.update(status="unscored", verdict=None, reason=outcome.unscored)
+            record.update(status="unscored", verdict=outcome.value, reason=outcome.unscored)
         return record
 
     try:
@@ -203,15 +217,36 @@ def judge_stage(run: RunDir, item: JudgedItem, samples: Sequence[Any],
             add_stage_usage(run, item.name, ident.role, by_fp[ident.fingerprint],
                             before[ident.fingerprint])
         record_judges(run, item, idents, planned)
+    return collect(item, planned, done)
+
+
+def collect(item: JudgedItem, planned: Sequence[PlannedRequest],
+            records: dict[str, dict[str, Any]]) -> Verdicts:
+    """The verdicts of `planned` from `records` (by key)."""
     verdicts = Verdicts(item.name)
     for p in planned:
-        rec = done.get(p.key)
+        rec = records.get(p.key)
         ok = rec is not None and rec.get("status") == "ok"
         verdicts.add(p.sample, p.request.subject, p.judge.label, p.repeat,
-                     rec.get("verdict") if ok else None,
+                     rec.get("verdict") if rec else None,      # None: failed or unusable
                      None if ok or rec is None else rec.get("reason"))
     return verdicts
 
 
-__all__ = ["JudgeRequest", "JudgedItem", "PlannedRequest", "Verdicts", "data_block",
-           "judge_stage", "on_file", "plan", "verdict_key"]
+def recorded(run: RunDir, item: JudgedItem, samples: Sequence[Any],
+             generated: dict[str, dict[str, Any]]) -> Verdicts | None:
+    """The verdicts on file of the judges and repeats the manifest's `judged.<item>` names,
+    asking nothing (a re-score that reads its judgements); None when it names none or another
+    prompt version."""
+    entry = (run.read_manifest().get("judged") or {}).get(item.name)
+    if not isinstance(entry, dict) or entry.get("prompt") != item.prompt_version:
+        return None
+    judges = [JudgeIdentity(j["label"], j["role"], j["model"], j.get("base_url"),
+                            j.get("temperature"), j.get("seed"))
+              for j in entry.get("judges") or []]
+    planned = plan(item, samples, generated, judges, int(entry.get("repeats") or 1))
+    return collect(item, planned, read_stage(run.file(item.file), "key").records)
+
+
+__all__ = ["JudgeRequest", "JudgedItem", "PlannedRequest", "Verdicts", "collect", "data_block",
+           "judge_stage", "on_file", "plan", "recorded", "verdict_key"]

@@ -60,6 +60,9 @@ def planned_item_calls(item: Any, samples: Sequence[Any],
     if item.per_sample is not None:
         return PlannedCalls(item.name, bound=item.per_sample * len(scorable),
                             basis=f"{item.per_sample} per answered sample")
+    if item.bound is not None:
+        return PlannedCalls(item.name, bound=sum(item.bound(s) for s in scorable),
+                            basis=item.basis or "at most the requests of each sample")
     return PlannedCalls(item.name)
 
 

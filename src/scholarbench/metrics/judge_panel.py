@@ -62,7 +62,11 @@ def panel_value(per_judge: dict[str, dict[str, Any]], metric: str) -> dict[str, 
 def repeat_seed(client: Any, sample: int = 0) -> int | None:
     """Repeat `sample`'s seed: the configured seed (0 when none) + `sample`, so every repeat
     is a distinct request (and reply-cache key); repeat 0 asks as a lone judge."""
-    base = getattr(getattr(client, "config", None), "seed", None)
+    return seed_of(getattr(getattr(client, "config", None), "seed", None), sample)
+
+
+def seed_of(base: int | None, sample: int = 0) -> int | None:
+    """Repeat `sample`'s seed from the configured seed `base` (`repeat_seed`)."""
     return base if sample == 0 else (base or 0) + sample
 
 
@@ -158,4 +162,4 @@ def format_panel(summary: dict[str, Any]) -> list[str]:
 
 __all__ = ["PanelBase", "client_of", "format_panel", "judge_entry", "judge_roles", "labels_of",
            "mean_defined", "n_judges_key", "panel_identity", "panel_value", "panel_models", "public_model", "repeat_seed",
-           "temperature_of"]
+           "seed_of", "temperature_of"]

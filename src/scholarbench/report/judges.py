@@ -98,6 +98,9 @@ def judges_of(run: ReportRun) -> list[Judge]:
                              tuple(p.get("seeds") or ()),
                              _injection(m, model_id, str(config.get("model") or label))))
         return out
+    engine = _engine_judges(m)
+    if engine and not models.get("judge"):
+        return engine
     one = _dict(models.get("judge"))
     model_id = one.get("model_id") or judge.get("model_id") or \
         (m.get("judge") if isinstance(m.get("judge"), str) else None)
@@ -117,6 +120,25 @@ def judges_of(run: ReportRun) -> list[Judge]:
                          k if i == 0 else None,
                          injection=_injection(m, c.get("model_id"), name)))
     return out
+
+
+def _engine_judges(m: Mapping[str, Any]) -> list[Judge]:
+    """The judges the engine's judge stage recorded (`judged.<item>`: label, model, base URL,
+    temperature, each repeat's seed) of the run's first judged item."""
+    for entry in _dict(m.get("judged")).values():
+        judges = [j for j in _dict(entry).get("judges") or [] if isinstance(j, dict)]
+        if not judges:
+            continue
+        k = entry.get("repeats") if isinstance(entry.get("repeats"), int) else 1
+        out = []
+        for j in judges:
+            model_id = f"{j.get('base_url') or 'openai'}|{j.get('model')}"
+            temp = j.get("temperature")
+            out.append(Judge(str(j.get("label") or j.get("model")), model_id,
+                             temp if _number(temp) else None, k, tuple(j.get("seeds") or ()),
+                             _injection(m, model_id, str(j.get("model")))))
+        return out
+    return []
 
 
 def _declared(benchmark: str, mode: str) -> list[str]:

@@ -6,7 +6,9 @@
   `score deepsynth --judged F --out S`;
 - `benchmark`: the engine's `Benchmark` (options, samples, agents, stages, scoring);
 - `agents`: the writer adapter (the shared `e2e-writer` / `agentic-writer`) and `replay`;
-- `stages`: the oracle and judge stages; `scoring`: each task's score row;
+- `stages`: the oracle stage and judged.jsonl; `checklist`: the checklist judge as the
+  engine's judged item (the engine's judge stage asks it); `judge_record`: the judges as a
+  run records them; `scoring`: each task's score row;
 - `summary_blocks`: the summary beside its measures; `summary`: run counts and the
   terminal summary;
 - `api`: `run_deepsynth`, `judge_run`, `score_run` for Python callers;

@@ -40,7 +40,6 @@ class DeepSynthRunConfig:
     oracle_params: dict[str, Any] | None = None  # OracleBuilder fields, context_window, …
     judge_prompt: str = DEFAULT_PROMPT
     judge_retries: int = DEFAULT_RETRIES
-    judge_workers: int | None = None
     variant: str = "paper"
     run_name: str | None = None
     progress: bool = True
@@ -54,7 +53,7 @@ def options_of(config: DeepSynthRunConfig) -> dict[str, Any]:
             "oracle": config.oracle, "oracle_role": config.oracle_role,
             "oracle_params": dict(config.oracle_params or {}),
             "judge_prompt": config.judge_prompt, "judge_retries": config.judge_retries,
-            "judge_workers": config.judge_workers, "variant": config.variant,
+            "variant": config.variant,
             "replay": str(config.replay) if config.replay else None, "data": None}
 
 
@@ -97,22 +96,21 @@ def run_deepsynth(config: DeepSynthRunConfig, roles: Any) -> dict[str, Any]:
 
 
 def judge_run(out: Path, judge: Any, *, prompt: str = DEFAULT_PROMPT,
-              retries: int = DEFAULT_RETRIES, workers: int | None = None,
-              progress: bool = True) -> dict[str, Any]:
+              retries: int = DEFAULT_RETRIES, progress: bool = True) -> dict[str, Any]:
     """(Re-)judge a run directory with ``judge`` (e.g. another judge model) from its
-    generate.jsonl — nothing is regenerated — then re-score it. Tasks already judged by the
-    same judge, prompt and retries on the same report are kept."""
+    generate.jsonl — nothing is regenerated — then re-score it. Verdicts on file by the same
+    judge and prompt on the same report text are kept (the engine's judge stage)."""
     if RunDir(Path(out)).read_manifest().get("benchmark") != "deepsynth":
         raise ScholarbenchError(f"{out} is not a DeepSynth-Eval run directory")
-    options = {"with_judge": True, "judge_prompt": prompt, "judge_retries": retries,
-               "judge_workers": workers}
+    options = {"with_judge": True, "judge_prompt": prompt, "judge_retries": retries}
     roles = SimpleNamespace(agent=None, judge=judge)
     return engine_score(Path(out), options=options, models=Models(lambda **_: roles),
                         progress=progress).summary
 
 
 def score_run(out: Path, variant: str | None = None) -> dict[str, Any]:
-    """Re-score a run from its files (judge.jsonl, generate.jsonl); no model calls."""
+    """Re-score a run from its files (judge.checklist.jsonl, generate.jsonl); no model
+    calls."""
     return engine_score(Path(out), options={"variant": variant} if variant else None).summary
 
 

@@ -15,8 +15,10 @@ retries of errored samples and usage per stage; this class says what each stage 
 - `prepare_run`: tasks.jsonl (the task set, for re-scoring), the oracle stage (oracle.jsonl,
   usage ``usage.oracle.<role>`` and ``llm_usage.oracle``), the writers' requests.
 - `record`: a ``report`` answer → the generate.jsonl line (module `stages` for the fields).
-- `stages`: the judge stage (judge.jsonl; during a run, and on ``score RUN_DIR --with-judge``
-  with the judge given there); `prepare_scoring`: the current judgements (judged.jsonl) and the
+- `judged_items`: the checklist judge (`checklist.py`), asked by the engine's judge stage
+  (judge.checklist.jsonl; during a run, and on ``score RUN_DIR --with-judge`` with the judges
+  given there); `stages`: the oracle's records; `prepare_scoring`: each task's judgement (the
+  verdicts asked now, else on a plain re-score those on file) written as judged.jsonl, and the
   leakage audit's corpus, once; `score_sample`: the scores of the paper (or upstream:
   ``--variant``), one row per task; ``error`` rows carry no numbers and are left out (`scoring`).
 - the summary, from the score rows and the manifest alone (each row carries its task's counts):
@@ -32,6 +34,7 @@ from typing import Any, Sequence
 
 from scholarbench.core.agent import Agent, AgentContext
 from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext
+from scholarbench.core.planning import PlannedCalls, planned_item_calls
 from scholarbench.core.registry import register_benchmark
 from scholarbench.benchmarks.deepsynth.measures import BASE_KEYS, all_measures
 from scholarbench.errors import ScholarbenchError
@@ -61,8 +64,6 @@ class DeepSynthBenchmark(Benchmark):
         self._corpus: Any = None
         self._corpus_dir: Path | None = None
         self._resolver: Any = None      # the corpus an answer's citations resolve against
-        self._judge: Any = None
-        self._judges: list[Any] = []
         self._oracle: dict[str, Any] | None = None    # builder, client, role, config
         self._agent: Any = None
 
@@ -94,8 +95,6 @@ class DeepSynthBenchmark(Benchmark):
                             help="our quoted judge prompt (default) or upstream's verbatim")
         parser.add_argument("--judge-retries", type=int, default=2,
                             help="repairs asked of the judge after an unusable reply")
-        parser.add_argument("--judge-workers", type=int, help="judge calls of one task at a "
-                            "time (default: 1 for the local model, else its concurrency)")
         parser.add_argument("--variant", choices=["paper", "upstream"], default="paper",
                             help="the paper's scoring rules or upstream score.py's")
         parser.add_argument("--replay", help="the same as --agent replay --agent-arg "
@@ -144,10 +143,6 @@ class DeepSynthBenchmark(Benchmark):
         retries = self._opt("judge_retries", 2)
         if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
             raise ScholarbenchError(f"--judge-retries must be an integer >= 0, got {retries!r}")
-        workers = self.options.get("judge_workers")
-        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
-                                    or workers < 1):
-            raise ScholarbenchError(f"--judge-workers must be an integer >= 1, got {workers!r}")
         self._variant()
         try:
             load_prompt(self._opt("judge_prompt", JUDGE_PROMPTS[0]))
@@ -235,10 +230,8 @@ class DeepSynthBenchmark(Benchmark):
         llm = self.models.agent() if agent.needs.llm else None
         if agent.needs.llm and llm is None:
             raise ScholarbenchError(f"{agent.name!r} needs the agent role's chat model")
-        self._judge = self.models.judge()
-        if self._judge is None:
+        if self.models.judge() is None:
             raise ScholarbenchError("run deepsynth needs the judge role's chat model")
-        self._judges = self._panel()
         if use_oracle:
             self._oracle = self._oracle_builder(mode)
             config = self._oracle["config"]
@@ -381,7 +374,8 @@ class DeepSynthBenchmark(Benchmark):
     # -- answers -----------------------------------------------------------------------------
     judge_reads = "the whole report (the probe is appended)"
     judge_measure = "dse_overall"
-    judge_panel = True              # every judge of a panel, K repeats (deepsynth/panel.py)
+    judge_panel = True              # every judge of a panel, K repeats (the engine's judge
+                                    # stage; deepsynth/panel.py combines their scores)
     judge_scored = tuple(k for k, m in zip(BASE_KEYS, all_measures()) if m.judge)  # all four
 
     def judge_with_probe(self, sample: Sample, record: dict[str, Any],
@@ -400,14 +394,22 @@ class DeepSynthBenchmark(Benchmark):
                 "error": None, "info": info}
 
     # -- scoring -----------------------------------------------------------------------------
+    def checklist(self) -> Any:
+        """The checklist judge under `--judge-prompt` and `--judge-retries`."""
+        from scholarbench.benchmarks.deepsynth.checklist import checklist_item
+        return checklist_item(self._opt("judge_prompt", JUDGE_PROMPTS[0]),
+                              self._opt("judge_retries", 2))
+
+    def judged_items(self, subtask: str | None) -> tuple[Any, ...]:
+        """The checklist judge when this invocation asks one: a run, or `score RUN_DIR
+        --with-judge` (a plain re-score reads the verdicts on file: `scoring.prepare`)."""
+        return (self.checklist(),) if self._running or self.options.get("with_judge") else ()
+
     def stages(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
                run_dir: Any) -> tuple[str, ...]:
-        """The checklist judge when this invocation has one (`scoring.judge_stage`); its
-        judge.jsonl and the oracle's oracle.jsonl (written by `prepare_run`) are read."""
-        from scholarbench.benchmarks.deepsynth.scoring import judge_stage
-        from scholarbench.benchmarks.deepsynth.stages import JUDGE, ORACLE
-        judge_stage(self, samples, generated, run_dir)
-        return JUDGE, ORACLE
+        """The oracle's oracle.jsonl (written by `prepare_run`), read by the rows."""
+        from scholarbench.benchmarks.deepsynth.stages import ORACLE
+        return (ORACLE,)
 
     def prepare_scoring(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
                         ctx: ScoreContext) -> None:
@@ -422,33 +424,6 @@ class DeepSynthBenchmark(Benchmark):
     def asks_judge(self, subtask: str, rescore: bool = False) -> bool:
         """Every run is judged (the checklist); a re-score only with `--with-judge`."""
         return not rescore or bool(self.options.get("with_judge"))
-
-    def judge_client(self) -> Any:
-        """The judge for this invocation: bound during a run, or asked for by `score RUN_DIR
-        --with-judge` (None on a plain re-score)."""
-        if self._running:
-            return self._judge
-        if self.options.get("with_judge"):
-            client = self.models.judge()
-            if client is None:
-                raise ScholarbenchError("re-judging needs the judge role's chat model")
-            return client
-        return None
-
-    def _panel(self) -> list[Any]:
-        judges = getattr(self.models, "judges", None)
-        return judges() if judges is not None else [self.models.judge()]
-
-    def judge_clients(self) -> list[Any] | None:
-        """Every judge of this invocation (a panel when several were given; the first is
-        `judge_client()`), or None on a plain re-score."""
-        if self._running:
-            return self._judges or [self._judge]
-        return self._panel() if self.judge_client() is not None else None
-
-    def judge_samples(self) -> int:
-        """`--judge-samples`: how many times each judge is asked per sub-group."""
-        return int(getattr(self.models, "judge_samples", 1) or 1)
 
     def summary_measures(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                          ) -> tuple[Any, ...]:
@@ -485,9 +460,19 @@ class DeepSynthBenchmark(Benchmark):
     def planned_judge_calls(self, subtask: str, samples: Sequence[Sample],
                             generated: dict[str, dict[str, Any]] | None = None
                             ) -> list[Any]:
-        """`--dry-run`'s calls (`planned.py`)."""
-        from scholarbench.benchmarks.deepsynth.planned import planned_calls
-        return planned_calls(self.options, samples, generated)
+        """`--dry-run`: before a run the oracle's summaries (one per reference, known only
+        once the corpus is read), then the checklist judge's requests (the engine's count:
+        `planned_item_calls`); a plain re-score asks nothing."""
+        if generated is not None and not self.options.get("with_judge"):
+            return []
+        out = []
+        if generated is None and self._opt("oracle", "summary") == "summary" \
+                and not self.options.get("replay"):
+            out.append(PlannedCalls("oracle", str(self._opt("oracle_role", "judge")),
+                                    panel=False, basis="1 per reference of each task's survey "
+                                    "found in the corpus, for agents given the oracle (not "
+                                    "replay, endpoint); summaries already made are reused"))
+        return [*out, planned_item_calls(self.checklist(), samples, generated)]
 
 
 __all__ = ["DeepSynthBenchmark"]

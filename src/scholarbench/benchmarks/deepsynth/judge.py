@@ -8,7 +8,8 @@ upstream), and the reply must be a JSON list with exactly one status per require
 Prompts (``prompts/*.txt``, package data; the name is the version):
 
 - ``checklist_judge_v1`` (default): upstream's prompt, which is the paper's Figure 9, with the
-  report passed as quoted data — inside ``<survey_content>`` … ``</survey_content>``, after a
+  report passed as quoted data (`core.judge_stage.data_block`) — inside ``<survey_content>`` …
+  ``</survey_content>``, after a
   sentence telling the judge that the content is text to assess and never instructions. In the
   report every ``<survey_content`` / ``</survey_content`` lookalike (any case, any spaces after
   ``<`` or around ``/``) has its ``<`` written as ``&lt;``, so the report cannot close the block
@@ -50,6 +51,7 @@ from typing import Any, Protocol
 
 from scholarbench.benchmarks.deepsynth.records import STATUSES, Status, SubGroup, Task, task_to_json
 from scholarbench.benchmarks.deepsynth.scores import read_label
+from scholarbench.core.judge_stage import data_block
 from scholarbench.errors import DataError
 from scholarbench.llm.structured import forget_reply
 
@@ -103,15 +105,17 @@ def load_prompt(name: str = DEFAULT_PROMPT) -> JudgePrompt:
         raise ValueError(f"prompt {name}: placeholders {sorted(fields)}, "
                          f"expected {sorted(_FIELDS)}")
     return JudgePrompt(name, text, hashlib.sha256(text.encode()).hexdigest(),
-                       quotes_report="<survey_content>" in text)
+                       quotes_report=_BLOCK in text)
 
 
-_TAG_LOOKALIKE = re.compile(r"<(?=\s*/?\s*survey_content)", re.IGNORECASE)
+TAG = "survey_content"
+_BLOCK = f"<{TAG}>\n{{survey_content}}\n</{TAG}>"     # where a quoting prompt embeds the report
 
 
 def quote_report(report: str) -> str:
-    """The report with every ``<survey_content`` / ``</survey_content`` lookalike defused."""
-    return _TAG_LOOKALIKE.sub("&lt;", report)
+    """The report with every ``<survey_content`` / ``</survey_content`` lookalike defused, as
+    it stands inside its block (`core.judge_stage.data_block`)."""
+    return data_block(TAG, report)[len(TAG) + 3:-(len(TAG) + 4)]
 
 
 def criteria_text(sub: SubGroup) -> str:
@@ -120,9 +124,11 @@ def criteria_text(sub: SubGroup) -> str:
 
 def build_prompt(report: str, sub: SubGroup, prompt: str = DEFAULT_PROMPT) -> str:
     p = load_prompt(prompt)
-    body = quote_report(report) if p.quotes_report else report
-    return p.template.format(survey_content=body, criteria_text=criteria_text(sub),
-                             req_cnt=len(sub.requirements))
+    template, body = p.template, report
+    if p.quotes_report:                   # the report as data: inside its `data_block`
+        template, body = template.replace(_BLOCK, "{survey_content}"), data_block(TAG, report)
+    return template.format(survey_content=body, criteria_text=criteria_text(sub),
+                           req_cnt=len(sub.requirements))
 
 
 @dataclass(frozen=True)
@@ -221,6 +227,15 @@ def judge_subgroup(chat: ChatFn, report: str, subgroup: SubGroup, *,
     if n == 0:
         return Verdicts([], [], attempts=0, problems=[], replies=[], prompt=prompt)
     first = [{"role": "user", "content": build_prompt(report, subgroup, prompt)}]
+    return ask_statuses(chat, first, n, retries=retries, prompt=prompt,
+                        response_format=response_format)
+
+
+def ask_statuses(chat: ChatFn, first: list[dict[str, str]], n: int, *,
+                 retries: int = DEFAULT_RETRIES, prompt: str = DEFAULT_PROMPT,
+                 response_format: dict | None = None) -> Verdicts:
+    """Ask `first` (a sub-group's prompt, `build_prompt`) for `n` statuses, with the repair
+    turns of the module docstring."""
     attempts = retries + 1
     messages = first
     problems: list[str] = []
@@ -276,5 +291,6 @@ def judge_task(chat: ChatFn, task: Task, *, report: str | None = None, **kwargs:
 
 
 __all__ = ["ChatFn", "DEFAULT_PROMPT", "DEFAULT_RETRIES", "JudgePrompt", "PROMPT_NAMES",
-           "STATUS_RESPONSE_FORMAT", "UPSTREAM_PROMPT", "Verdicts", "build_prompt",
-           "judge_subgroup", "judge_task", "load_prompt", "parse_reply", "quote_report"]
+           "STATUS_RESPONSE_FORMAT", "UPSTREAM_PROMPT", "Verdicts", "ask_statuses",
+           "build_prompt", "judge_subgroup", "judge_task", "load_prompt", "parse_reply",
+           "quote_report"]

@@ -1,8 +1,9 @@
 """DeepSynth-Eval's checklist judge as a panel: every judge, `samples` times each
 (docs/judges.md "TaxoBench and DeepSynth-Eval").
 
-Each judge is a complete DeepSynth judge: it labels every requirement of a task (repeat r > 0
-with seed `seed + r`: `Seeded`, its own reply-cache key), and its labels go through the paper's
+Each judge is a complete DeepSynth judge: it labels every requirement of a task (the engine's
+judge stage asks repeat r > 0 with seed `seed + r`, its own reply-cache key: `checklist.py`),
+and its labels go through the paper's
 eq. 1–4 unchanged (`scores.score_task`). The panel then combines **scores, not labels**:
 
 - a judge's Overall / General / Constraint on a task: the mean of its repeats' values that are
@@ -33,27 +34,6 @@ from scholarbench.metrics.agreement import PANEL_KEY
 
 COUNT_KEYS = ("n_correct", "n_incorrect", "n_not_mentioned", "n_unscored")
 GROUP_KEYS = ("n_groups", "n_groups_undefined", "n_empty_sub_groups")
-
-
-class Seeded:
-    """A chat client asked with a fixed seed (a repeat): the judge's `chat(messages,
-    response_format=…)` and the cache's `forget` both carry it, so a repeat's unusable reply
-    is dropped from its own cache entry."""
-
-    def __init__(self, client: Any, seed: int | None) -> None:
-        self.client, self.seed = client, seed
-
-    def __call__(self, messages: Any, *, response_format: dict | None = None) -> str:
-        return self.client.complete(messages, response_format=response_format,
-                                    seed=self.seed).text
-
-    def forget(self, messages: Any, **params: Any) -> None:
-        forget = getattr(self.client, "forget", None)
-        if callable(forget):
-            forget(messages, **{**params, "seed": self.seed})
-
-    def __getattr__(self, name: str) -> Any:          # usage, config, model_id, …
-        return getattr(self.client, name)
 
 
 def _unscored(score: TaskScore, base: str) -> int:
@@ -116,4 +96,4 @@ def precision_by_judge(rows: Sequence[dict[str, Any]], variant: str
     return out
 
 
-__all__ = ["Seeded", "panel_row", "panel_status", "precision_by_judge"]
+__all__ = ["panel_row", "panel_status", "precision_by_judge"]

@@ -1,5 +1,6 @@
-"""The score stage of a DeepSynth-Eval run: judge what is not judged (`judge_stage`), write
-judged.jsonl (`prepare`), score every task (`score_row`).
+"""The score stage of a DeepSynth-Eval run: each task's judgement from the checklist judge's
+verdicts (the engine's judge stage asks them: `checklist.py`) and judged.jsonl (`prepare`),
+every task's score (`score_row`).
 
 scores.jsonl has one row per task, in task order: ``score deepsynth``'s row (task_id,
 dse_overall, dse_general, dse_constraint — with ``(upstream=1)`` under the upstream variant —
@@ -17,8 +18,9 @@ Each row also carries what the summary needs of its task, so that the summary
 (`summary_blocks`) is a function of the rows and the manifest alone (`scholarbench aggregate
 RUN_DIR` rebuilds summary.json from scores.jsonl): ``variant``; `TaskScore.counts` (n_groups,
 n_groups_undefined, n_empty_sub_groups, unscored_reasons; null on ``error`` rows); the judge
-line's n_subgroups_judged and judge_unscored_reasons (its model calls and cache hits go to the
-manifest's ``judge_line_calls``: they depend on the reply cache, not on the judgement);
+judgement's n_subgroups_judged and judge_unscored_reasons (the judge's model calls and cache
+hits are the manifest's usage, `judge_record.judge_calls`: they depend on the reply cache, not
+on the judgement);
 ``writer_info`` (the integer counts of the generate record's ``info``; null on ``error`` rows)
 and ``oracle_context`` (the task's oracle source and entry counts, ``{"status": "error"}``, or
 null without an oracle record).
@@ -35,24 +37,11 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from scholarbench.benchmarks.deepsynth.checklist import NAME, task_line
+from scholarbench.benchmarks.deepsynth.judge_record import checklist_entry
 from scholarbench.benchmarks.deepsynth.leakage import leak_findings
-from scholarbench.errors import ScholarbenchError
-
-
-def judge_stage(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
-                run: Any) -> None:
-    """judge.jsonl: the checklist judge (`stages.JudgeStage`, every judge of a panel) on every
-    task whose agent did not fail, when this invocation has a judge (a run, or `score RUN_DIR
-    --with-judge`); a plain re-score reads the judgements recorded."""
-    from scholarbench.benchmarks.deepsynth.stages import JudgeStage
-    client = bench.judge_client()
-    if client is None:
-        return
-    stage = JudgeStage(client, prompt=bench._opt("judge_prompt", "checklist_judge_v1"),
-                       retries=bench._opt("judge_retries", 2),
-                       workers=bench.options.get("judge_workers"),
-                       panel=bench.judge_clients(), samples=bench.judge_samples())
-    stage.run(run, judgeable(samples, generated), generated, progress=bench.progress)
+from scholarbench.core.judge_stage import recorded
+from scholarbench.errors import IncompleteRun, ScholarbenchError
 
 
 def judgeable(samples: Sequence[Any], generated: dict[str, dict[str, Any]]) -> list[Any]:
@@ -62,19 +51,31 @@ def judgeable(samples: Sequence[Any], generated: dict[str, dict[str, Any]]) -> l
 
 def prepare(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
             ctx: Any) -> None:
-    """What every task's row reads, once, into `ctx.shared`: the variant, the current judge
-    line of each judged task (by the judge the manifest names now: the stage's, or the run's
-    on a plain re-score) and its judged form (judged.jsonl, written here), the corpus of the
-    leakage audit. Records the judge's calls in the manifest (`record_judge_calls`)."""
+    """What every task's row reads, once, into `ctx.shared`: the variant, each judged task's
+    judgement (`checklist.task_line`: the verdicts the engine's judge stage gave now, else, on
+    a plain re-score, those on file of the judges the manifest names) and its judged form
+    (judged.jsonl, written here), the corpus of the leakage audit."""
     from scholarbench.benchmarks.deepsynth.loader import parse_task
-    from scholarbench.benchmarks.deepsynth.stages import JUDGE, current_lines, write_judged
-    from scholarbench.core.rundir import StageFile
+    from scholarbench.benchmarks.deepsynth.stages import write_judged
     run = ctx.run_dir
-    identity = run.read_manifest().get("judge")
-    asked = judgeable(samples, generated)
-    finished = StageFile(ctx.stage_records.get(JUDGE) or {}).finished()
-    lines = current_lines(finished, asked, generated, identity)
-    lacking = [s.id for s in asked if s.id not in lines]
+    asked = ctx.verdicts.get(NAME)
+    verdicts = asked if asked is not None else recorded(run, bench.checklist(), samples,
+                                                        generated)
+    entry = checklist_entry(run.read_manifest()) or {}
+    labels = [str(j["label"]) for j in entry.get("judges") or []]
+    repeats = int(entry.get("repeats") or 1)
+    lines: dict[str, dict[str, Any]] = {}
+    lacking = []
+    for s in judgeable(samples, generated):
+        line = None if verdicts is None else task_line(s, generated.get(s.id), verdicts,
+                                                       labels, repeats)
+        if line is None:
+            lacking.append(s.id)
+        else:
+            lines[s.id] = line
+    if lacking and asked is not None:
+        raise IncompleteRun(f"the judge model failed on task {lacking[0]}; the run stopped — "
+                            "rerun to resume")
     if lacking:
         raise ScholarbenchError(
             f"{run.path}: {len(lacking)} task(s) have no judgement by the run's judge (first: "
@@ -82,7 +83,6 @@ def prepare(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, A
             f"with `scholarbench score {run.path} --with-judge --judge MODEL`")
     judged = {str(obj["task_id"]): parse_task(obj, require_prompts=False)
               for obj in write_judged(run, samples, lines, generated)}
-    record_judge_calls(run, lines)
     ctx.shared.update(variant=bench._variant(), lines=lines, judged=judged,
                       corpus=audit_corpus(bench, ctx.manifest))
 
@@ -168,17 +168,6 @@ def judge_counts(line: dict[str, Any] | None) -> dict[str, Any]:
             "judge_unscored_reasons": dict(sorted(reasons.items()))}
 
 
-def record_judge_calls(run: Any, lines: dict[str, dict[str, Any]]) -> None:
-    """``judge_line_calls`` in the manifest: of the judge requests behind the current
-    judgements, how many reached the model and how many the reply cache served. Kept out of
-    the score rows: the same judgements score the same whichever cache served them."""
-    manifest = run.read_manifest()
-    manifest["judge_line_calls"] = {
-        "model_calls": sum(int(x.get("model_calls", 0)) for x in lines.values()),
-        "cache_hits": sum(int(x.get("cache_hits", 0)) for x in lines.values())}
-    run.write_manifest(manifest)
-
-
 def writer_counts(record: dict[str, Any] | None) -> dict[str, Any] | None:
     """The integer counts of a generate record's ``info`` (None for an errored record)."""
     from scholarbench.benchmarks.deepsynth.summary import sum_ints
@@ -201,5 +190,5 @@ def oracle_task_counts(record: dict[str, Any] | None) -> dict[str, Any] | None:
     return {"source": context.source, **context.counts()}
 
 
-__all__ = ["audit_corpus", "judge_counts", "judge_stage", "judgeable", "oracle_task_counts",
-           "panel_fields", "prepare", "record_judge_calls", "score_row", "writer_counts"]
+__all__ = ["audit_corpus", "judge_counts", "judgeable", "oracle_task_counts", "panel_fields",
+           "prepare", "score_row", "writer_counts"]

@@ -10,7 +10,7 @@ Numbers come from the run's files only: the means from summary.json (macro means
 where the score is defined; Precision pooled over the run's labels, as summary.json holds it),
 the per-task values from scores.jsonl, the group scores and labels from judged.jsonl (re-scored
 with `deepsynth.scores.score_task`, the function that wrote scores.jsonl), unscored reasons from
-judge.jsonl, the report text from generate.jsonl. Unscored items (the judge's reply unusable)
+the first judge's verdicts (judge.checklist.jsonl), the report text from generate.jsonl. Unscored items (the judge's reply unusable)
 are excluded from every score and counted beside it.
 """
 from __future__ import annotations
@@ -24,6 +24,7 @@ from typing import Any, Sequence
 from scholarbench.errors import DataError
 from scholarbench.report import svg
 from scholarbench.report.htmlkit import Page, e, metadata_html, table_html, usage_rows
+from scholarbench.benchmarks.deepsynth.judge_record import judge_identity, judge_model
 from scholarbench.benchmarks.deepsynth.section_drilldown import DeepSynthDrilldown
 from scholarbench.benchmarks.deepsynth.published import (PAPER_CITATION, PAPER_JUDGE, PAPER_N,
                                                          published_rows)
@@ -87,7 +88,7 @@ def _metric_summary(raw: dict[str, Any], key: str, n_tasks: int, path: Path) -> 
 
 def judge_labels(manifest: dict[str, Any]) -> list[str]:
     """The labels of a panel's judges as the manifest records them ([] for a lone judge)."""
-    panel = (manifest.get("judge") or {}).get("panel")
+    panel = judge_identity(manifest).get("panel")
     if not isinstance(panel, list):
         return []
     return [str(p.get("label")) for p in panel if isinstance(p, dict) and p.get("label")]
@@ -96,7 +97,7 @@ def judge_labels(manifest: dict[str, Any]) -> list[str]:
 def judgements_per_requirement(manifest: dict[str, Any]) -> int:
     """How many judgements summary.json counts per requirement: every judge of a panel, each
     asked K times (`judge.panel[*].seeds`); 1 for a lone judge asked once."""
-    panel = (manifest.get("judge") or {}).get("panel")
+    panel = judge_identity(manifest).get("panel")
     if not isinstance(panel, list) or not panel:
         return 1
     n = sum(len(p.get("seeds") or [None]) for p in panel if isinstance(p, dict))
@@ -144,9 +145,8 @@ class DeepSynthSection(DeepSynthDrilldown, ReportSection):
     @staticmethod
     def _judge(run: ReportRun) -> str:
         """Every judge of the run (a panel: each label, and judges × repeats), its prompt."""
-        judge = run.raw_summary.get("judge") or run.manifest.get("judge") or {}
-        models = run.manifest.get("models") or {}
-        model = ((models.get("judge") or {}).get("model")
+        judge = run.raw_summary.get("judge") or judge_identity(run.manifest)
+        model = (judge_model(run.manifest)
                  or str(judge.get("model_id") or "").rsplit("|", 1)[-1] or "not recorded")
         labels = judge_labels(run.manifest)
         judges, per = len(labels) or 1, judgements_per_requirement(run.manifest)

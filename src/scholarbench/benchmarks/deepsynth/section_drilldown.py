@@ -2,7 +2,8 @@
 DeepSynthSection`): per task, each run's task metrics, the agent's tool trajectory, the group
 scores and the judge's label per requirement (re-scored from judged.jsonl with
 `deepsynth.scores.score_task`, the function that wrote scores.jsonl), unscored reasons from
-judge.jsonl and the report's opening, all escaped."""
+the first judge's verdicts (judge.checklist.jsonl; judge.jsonl in a run judged before the
+engine judged) and the report's opening, all escaped."""
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -15,6 +16,8 @@ from scholarbench.report.htmlkit import Page, drilldown_ids, e, sample_metric_ta
 from scholarbench.report.sections.base import ReportRun
 from scholarbench.report.trajectory import trajectories_html
 from scholarbench.data.jsonl import read_jsonl_tolerant
+from scholarbench.benchmarks.deepsynth.judge_record import (FILE, checklist_entry,
+                                                            first_judge_reasons)
 from scholarbench.benchmarks.deepsynth.scores import subgroup_statuses
 
 
@@ -36,11 +39,19 @@ class DeepSynthDrilldown:
     def _read(self, run: ReportRun, name: str, id_key: str = "task_id") -> dict[str, Any]:
         return {str(r.get(id_key)): r for r in read_jsonl_tolerant(run.run_dir / name)}
 
+    def _reasons(self, run: ReportRun) -> dict[str, dict[tuple[int, int], list[Any]]]:
+        """task id → (group, sub-group) → unscored reason per requirement."""
+        if checklist_entry(run.manifest) is not None:
+            return first_judge_reasons(run.manifest, read_jsonl_tolerant(run.run_dir / FILE))
+        return {sid: {(sub.get("g"), sub.get("s")): sub.get("reasons") or []
+                      for sub in line.get("subgroups") or []}
+                for sid, line in self._read(run, "judge.jsonl").items()}
+
     def _drilldown(self, runs: Sequence[ReportRun], page: Page) -> str:
         rows, ids, cut = drilldown_ids(runs, page, "tasks")
         out = [cut] if cut else []
         judged = {r.run_dir: self._judged(r, page) for r in runs}
-        lines = {r.run_dir: self._read(r, "judge.jsonl") for r in runs}
+        reasons = {r.run_dir: self._reasons(r) for r in runs}
         generated = {r.run_dir: self._read(r, "generate.jsonl") for r in runs}
         metrics = ([COLUMNS[k] for k in (*TASK_KEYS, "task_precision")]
                    + [COUNTS[k] for k in COUNT_KEYS])
@@ -60,7 +71,7 @@ class DeepSynthDrilldown:
                 status = (rows[r.run_dir].get(sid) or {}).get("report_status")
                 if entry is not None:
                     body.append(self._groups_table(r.name, entry[1], status))
-                    body.append(self._labels(r.name, entry[0], lines[r.run_dir].get(sid)))
+                    body.append(self._labels(r.name, entry[0], reasons[r.run_dir].get(sid)))
                 body.append(findings_html(rows[r.run_dir].get(sid)))     # docs/leakage.md
                 body.append(self._excerpt(r.name, generated[r.run_dir].get(sid)))
             prompt = " ".join((getattr(task, "general_prompt", "") or "").split())
@@ -95,10 +106,9 @@ class DeepSynthDrilldown:
                 f'{"".join(body)}</tbody></table>')
 
     @staticmethod
-    def _labels(name: str, task: Any, line: dict[str, Any] | None) -> str:
-        reasons = {}
-        for sub in (line or {}).get("subgroups", []):
-            reasons[(sub.get("g"), sub.get("s"))] = sub.get("reasons") or []
+    def _labels(name: str, task: Any, reasons: dict[tuple[int, int], list[Any]] | None
+                ) -> str:
+        reasons = reasons or {}
         items, counts = [], dict.fromkeys(STATUS_NAMES, 0)
         for gi, g in enumerate(task.checklist):
             for si, sub in enumerate(g.sub_groups):

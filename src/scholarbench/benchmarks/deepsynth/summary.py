@@ -5,15 +5,16 @@ status counts, complete, metrics {key: mean, n, n_null, ci95}) + `scores.aggrega
 over the tasks that are not ``error`` (macro means, pooled precision, label counts, unscored
 reasons) + the counts here, from the score rows (`scoring`) and the manifest alone:
 ``setting`` (oracle-summary | oracle-abstract | search | prompt-only | replay), ``reports``
-(per report status, every task), ``judge`` (identity, calls, cache hits — the last two from
-the manifest's ``judge_line_calls`` —, the judge's unscored reasons, whether it is the
-agent's own model), ``writer_info`` (the agent's ``info`` counts summed), ``oracle`` (sources
+(per report status, every task), ``judge`` (identity, calls, model calls and cache hits —
+the last two from the manifest's usage: `judge_record` —, the judge's unscored reasons,
+whether it is the agent's own model), ``writer_info`` (the agent's ``info`` counts summed), ``oracle`` (sources
 and reference statuses, when there is an oracle) and ``replay_unknown_ids``.
 """
 from __future__ import annotations
 
 from typing import Any, Sequence
 
+from scholarbench.benchmarks.deepsynth.judge_record import judge_calls, judge_identity
 from scholarbench.benchmarks.deepsynth.judged import format_summary as format_scores
 from scholarbench.benchmarks.deepsynth.stages import REPORT_STATUSES
 
@@ -43,12 +44,9 @@ def run_counts(manifest: dict[str, Any], rows: Sequence[dict[str, Any]]) -> dict
         if r.get("writer_info") is not None:
             sum_ints(writer_info, r["writer_info"])
     agent_id = ((manifest.get("models") or {}).get("agent") or {}).get("model_id")
-    judge = dict(manifest.get("judge") or {})
-    line_calls = manifest.get("judge_line_calls") or {}
+    judge = judge_identity(manifest)
     judge.update(n_subgroups_judged=_total(rows, "n_subgroups_judged"),
-                 calls=_total(rows, "n_judge_calls"),
-                 model_calls=line_calls.get("model_calls", 0),
-                 cache_hits=line_calls.get("cache_hits", 0),
+                 calls=_total(rows, "n_judge_calls"), **judge_calls(manifest),
                  unscored_reasons=dict(sorted(reasons.items())),
                  same_model_as_agent=agent_id is not None and agent_id == judge.get("model_id"))
     out: dict[str, Any] = {"setting": manifest.get("setting"),

@@ -55,7 +55,8 @@ def summary_extras(bench: Any, rows: Sequence[dict[str, Any]], manifest: dict[st
     counted = [r for r in rows if r.get("status") != "error"]
     out = aggregate_rows(counted, variant)  # type: ignore[arg-type]
     out.update(panel_summary_of(counted, variant))
-    if not manifest.get("judged"):     # a judged file (`score deepsynth --judged`) is no run
+    if not isinstance(manifest.get("judged"), str):   # a judged file (`score deepsynth
+                                                      # --judged`, its path) is no run
         out.update(run_counts(manifest, rows))
     return out
 
