@@ -209,3 +209,47 @@ def test_no_cycle_of_files_inside_a_package():
               if (a, b) in edges]
     assert not new, f"file cycles {new}:\n" + "\n".join(detail)
     assert not any(_package(c[0]) == "scholarbench.core" for c in found)
+
+
+# Modules every part of the tool imports anyway: deferring them defers nothing.
+LIGHT = ("scholarbench.paths", "scholarbench.registry", "scholarbench.errors",
+         "scholarbench.core.registry")
+
+
+def deferred_imports(src: Path = SRC) -> list[tuple[str, int, str, bool]]:
+    """(file, line, imported module, whether the file also imports it at the top) for every
+    import of the project's own modules inside a function."""
+    out = []
+    for path in sorted(src.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        top = {n.module for n in tree.body if isinstance(n, ast.ImportFrom) and n.module}
+        for func in ast.walk(tree):
+            if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(func):
+                if isinstance(node, ast.ImportFrom) and not node.level and \
+                        (node.module or "").startswith("scholarbench."):
+                    out.append((str(path.relative_to(src)), node.lineno, node.module,
+                                node.module in top))
+    return sorted(set(out))
+
+
+def test_a_deferred_import_defers_something():
+    """An import inside a function defers a heavy dependency or keeps the command line's
+    start light (docs/layers.md); one that repeats the file's own top-level import, or
+    imports a module everything loads anyway, defers nothing."""
+    pointless = [f"{f}:{line} {m}" for f, line, m, at_top in deferred_imports()
+                 if at_top or m in LIGHT]
+    assert not pointless, pointless
+
+
+def test_the_deferred_import_check_sees_repeats_and_light_modules(tmp_path):
+    pkg = tmp_path / "scholarbench"
+    pkg.mkdir()
+    (pkg / "a.py").write_text("from scholarbench.b import x\n\ndef f():\n"
+                              "    from scholarbench.b import y\n"
+                              "    from scholarbench.paths import data_dir\n"
+                              "    from scholarbench.c import z\n")
+    found = {(m, top) for _, _, m, top in deferred_imports(pkg)}
+    assert found == {("scholarbench.b", True), ("scholarbench.paths", False),
+                     ("scholarbench.c", False)}

@@ -30,6 +30,7 @@ from scholarbench.core.agent import Agent, AgentContext, Task, agent_from_object
 from scholarbench.core.families import parse_answer
 from scholarbench.core.limits import OutputLimits
 from scholarbench.core.models import Models
+from scholarbench.core.planning import PlannedCalls, planned_item_calls
 from scholarbench.core.registry import REGISTRY
 from scholarbench.errors import ScholarbenchError
 
@@ -225,7 +226,6 @@ class Benchmark:
         options; `generated`: the answers when known (a re-score), None before a run. The
         `--dry-run` printout multiplies a panel stage by its judges and K. Default: a judge
         whose count is not known before the answers."""
-        from scholarbench.core.planning import PlannedCalls, planned_item_calls
         items = self.judged_items(subtask)
         if not items:
             return [PlannedCalls("score")]

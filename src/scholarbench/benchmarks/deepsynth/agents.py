@@ -25,9 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from scholarbench.agents.writers.base import WriterContext, WritingRequest, WrittenReport
+from scholarbench.benchmarks.deepsynth.loader import unified_prompt
+from scholarbench.benchmarks.deepsynth.oracle import survey_cutoff, survey_paper_id
 from scholarbench.core.agent import AgentContext, AgentError, Needs, Task
 from scholarbench.errors import DataError, ScholarbenchError
 from scholarbench.core.registry import REGISTRY
+from scholarbench.core.replay import Missing, select_lines
 from scholarbench.data.jsonl import iter_jsonl
 from scholarbench.files import sha256_file
 
@@ -55,9 +59,6 @@ def topic_of(task: Any) -> str:
 
 
 def writing_request(task: Any, context: Any, corpus: Any) -> Any:
-    from scholarbench.agents.writers.base import WritingRequest
-    from scholarbench.benchmarks.deepsynth.loader import unified_prompt
-    from scholarbench.benchmarks.deepsynth.oracle import survey_cutoff, survey_paper_id
     exclude = [i for i in (survey_paper_id(task, corpus),
                            f"arxiv:{task.survey_id}" if task.survey_id else None) if i]
     return WritingRequest(task_id=str(task.task_id), prompt=unified_prompt(task),
@@ -87,7 +88,6 @@ class WriterAgent:
         return out
 
     def solve(self, task: Task, ctx: AgentContext) -> dict[str, Any]:
-        from scholarbench.agents.writers.base import WriterContext, WrittenReport
         native = task.native
         if not isinstance(native, NativeTask) or native.request is None:
             raise AgentError("the writer's request was not prepared (run it through the engine)")
@@ -120,7 +120,6 @@ class DeepSynthReplay:
 
     def __init__(self, path: str | Path | None = None, *, benchmark: str | None = None,
                  subtask: str | None = None) -> None:
-        from scholarbench.core.replay import select_lines
         self.path = Path(path) if path else None
         self.answers: dict[str, dict[str, Any]] = {}
         self.problems: list[str] = []
@@ -144,7 +143,6 @@ class DeepSynthReplay:
         return sorted(set(self.answers) - known)
 
     def solve(self, task: Task, ctx: AgentContext) -> dict[str, Any]:
-        from scholarbench.core.replay import Missing
         if self.path is None:
             report = getattr(getattr(task.native, "task", None), "survey_result", None)
             if report is None:

@@ -32,12 +32,19 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Sequence
 
-from scholarbench.core.agent import Agent, AgentContext
+from scholarbench.core.agent import Agent, AgentContext, Task
 from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext
 from scholarbench.core.planning import PlannedCalls, planned_item_calls
 from scholarbench.core.registry import register_benchmark
 from scholarbench.benchmarks.deepsynth.measures import BASE_KEYS, all_measures
+from scholarbench.benchmarks.deepsynth.records import task_to_json
+from scholarbench.benchmarks.deepsynth.scores import VARIANTS, metric_key
+from scholarbench.core.commands import agent_params
+from scholarbench.core.families import answer_info, parse_answer
+from scholarbench.core.usage import model_identity
 from scholarbench.errors import ScholarbenchError
+from scholarbench.files import sha256_file
+from scholarbench.paths import data_dir
 
 SUBTASK = "report"
 ORACLE_MODES = ("summary", "abstract", "none")
@@ -113,7 +120,6 @@ class DeepSynthBenchmark(Benchmark):
         return default if value is None else value
 
     def _variant(self) -> str:
-        from scholarbench.benchmarks.deepsynth.scores import VARIANTS
         variant = self._opt("variant", "paper")
         if variant not in VARIANTS:
             raise ScholarbenchError(f"unknown scoring variant {variant!r}; use one of "
@@ -122,14 +128,12 @@ class DeepSynthBenchmark(Benchmark):
 
     @property
     def headline(self) -> dict[str, tuple[str, ...]]:   # type: ignore[override]
-        from scholarbench.benchmarks.deepsynth.scores import metric_key
         return {SUBTASK: tuple(metric_key(k, self._variant()) for k in BASE_KEYS)}
 
     def _tasks_path(self) -> Path:
         if self.options.get("tasks"):
             return Path(self.options["tasks"])
         from scholarbench.benchmarks.deepsynth.data import default_tasks_file
-        from scholarbench.paths import data_dir
         return default_tasks_file(data_dir(self.options.get("data")))
 
     def _check(self) -> None:
@@ -152,7 +156,6 @@ class DeepSynthBenchmark(Benchmark):
     # -- samples -----------------------------------------------------------------------------
     def load(self, subtask: str, limit: int | None) -> Loaded:
         from scholarbench.benchmarks.deepsynth.loader import load_tasks
-        from scholarbench.files import sha256_file
         self._check()
         path = self._tasks_path()
         if not path.is_file():
@@ -183,7 +186,6 @@ class DeepSynthBenchmark(Benchmark):
         from scholarbench.benchmarks.deepsynth.agents import NativeTask, topic_of
         from scholarbench.benchmarks.deepsynth.loader import constraint_questions, unified_prompt
         from scholarbench.benchmarks.deepsynth.oracle import survey_cutoff
-        from scholarbench.core.agent import Task
         cutoff = survey_cutoff(t, None)
         fields = {"task_id": t.task_id, "general_prompt": t.general_prompt,
                   "constraints": constraint_questions(t), "topic": topic_of(t),
@@ -271,7 +273,6 @@ class DeepSynthBenchmark(Benchmark):
             path = Path(option)
         else:
             from scholarbench.corpus.build import build_default_corpus
-            from scholarbench.paths import data_dir
             data = data_dir(self.options.get("data"))
             path = data / "corpus" / "default"
             if not (path / "manifest.json").exists():
@@ -288,7 +289,6 @@ class DeepSynthBenchmark(Benchmark):
         the one `--corpus` names or the data's default (built when it has a source), else
         None (`--corpus none`, no source: cited references stay as written)."""
         from scholarbench.corpus.build import has_corpus
-        from scholarbench.paths import data_dir
         option = self.options.get("corpus")
         if option == NO_CORPUS or (not option and not has_corpus(data_dir(
                 self.options.get("data")))):
@@ -302,9 +302,6 @@ class DeepSynthBenchmark(Benchmark):
         from scholarbench.agents.writers.budget import TokenBudget
         from scholarbench.benchmarks.deepsynth.oracle import OracleBuilder
         from scholarbench.benchmarks.deepsynth.stages import default_workers
-        from scholarbench.core.commands import agent_params
-        from scholarbench.files import sha256_file
-        from scholarbench.core.usage import model_identity
         role = self._opt("oracle_role", "judge")
         client = None
         if mode == "summary":
@@ -337,7 +334,6 @@ class DeepSynthBenchmark(Benchmark):
                                                               writing_request)
         from scholarbench.benchmarks.deepsynth.oracle import (OracleContext, read_reference_lists,
                                                               survey_cutoff)
-        from scholarbench.benchmarks.deepsynth.records import task_to_json
         from scholarbench.benchmarks.deepsynth.stages import oracle_stage, record_model
         from scholarbench.corpus.build import corpus_info
         self._running = True
@@ -385,7 +381,6 @@ class DeepSynthBenchmark(Benchmark):
 
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         from scholarbench.benchmarks.deepsynth.citations import with_references
-        from scholarbench.core.families import answer_info, parse_answer
         parsed = parse_answer("report", answer)
         info = dict(answer_info(answer))
         report, cited, counts = with_references(parsed.report, parsed.cited, self._resolver)

@@ -24,11 +24,13 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
+from scholarbench.benchmarks.deepsynth.benchmark import SUBTASK, DeepSynthBenchmark
 from scholarbench.data.trec import write_lines_atomic
 from scholarbench.benchmarks.deepsynth.loader import load_tasks
 from scholarbench.benchmarks.deepsynth.measures import BASE_KEYS
 from scholarbench.benchmarks.deepsynth.scores import (DSE_PRECISION, TaskScore, Variant,
                                                       metric_key, score_task)
+from scholarbench.core.summarise import summarise
 
 
 JUDGED_FILE = "judged-file"     # the summary's agent: the reports were judged elsewhere
@@ -46,8 +48,6 @@ def score_deepsynth_judged(judged_path: str | Path, out_path: str | Path,
     the summary: `core.summarise.summarise` over the tasks' rows (the run path's: status
     counts, the measures with their ``ci95``, `scores.aggregate_rows`' means and counts) plus
     the file names and ``n_requirements``."""
-    from scholarbench.benchmarks.deepsynth.benchmark import SUBTASK, DeepSynthBenchmark
-    from scholarbench.core.summarise import summarise
     tasks = load_tasks(judged_path, require_prompts=False)
     scores = [score_task(t, variant) for t in tasks]
     out_path = Path(out_path)

@@ -21,14 +21,16 @@ from dataclasses import replace
 from typing import Any, Sequence
 
 from scholarbench.benchmarks.deepsynth.citations import resolve_ref
+from scholarbench.benchmarks.deepsynth.oracle import survey_cutoff, survey_paper_id
 from scholarbench.leakage import AnswerKey, Cited, Findings, findings, from_corpus
+from scholarbench.leakage.audit import id_keys
+from scholarbench.references.extract import extract_references
 from scholarbench.text.normalize import normalize_title
 
 
 def answer_key(task: Any, corpus: Any = None) -> AnswerKey:
     """The survey of a task: its arXiv id, and with the corpus its corpus id, title and
     abstract; the cut-off of the writers' rule."""
-    from scholarbench.benchmarks.deepsynth.oracle import survey_cutoff, survey_paper_id
     pid = survey_paper_id(task, corpus)
     row = corpus.get_rows([pid])[0] if pid is not None else {}
     ids = tuple(i for i in (task.survey_id, pid, *(row.get("ids") or ())) if i)
@@ -42,7 +44,6 @@ def leak_findings(task: Any, record: dict[str, Any] | None, corpus: Any = None) 
     """The sample's audit ({} counts without a report or cited works). A counted reference's
     `ref` is `#i` (its position among the report's references) or the `cited` REF, its
     `label` the report's bibliography label and first title or id."""
-    from scholarbench.references.extract import extract_references
     record = record or {}
     report = record.get("report") if isinstance(record.get("report"), str) else None
     refs = extract_references(report, corpus).references if report and report.strip() else []
@@ -65,7 +66,6 @@ def _extra_cited(cited: Any, refs: Sequence[Any]) -> list[str]:
     seen = {r.paper_id for r in refs if r.paper_id}
     seen |= {i for r in refs for i in r.ids}
     seen |= {normalize_title(t) for r in refs for t in r.titles()}
-    from scholarbench.leakage.audit import id_keys
     return [str(c) for c in cited if isinstance(c, str) and c.strip()
             and not (id_keys([c]) | {normalize_title(c)}) & seen]
 

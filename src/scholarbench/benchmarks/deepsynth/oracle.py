@@ -128,7 +128,6 @@ class OracleContext:
 
 def _spec(value: Any, file: str, line: int, field: str) -> ReferenceSpec:
     if isinstance(value, str):
-        from scholarbench.data.identifiers import parse_id
         text = value.strip()
         if not text:
             raise DataError("empty reference", file=file, line=line, field=field)

@@ -40,8 +40,16 @@ from typing import Any, Sequence
 from scholarbench.benchmarks.deepsynth.checklist import NAME, task_line
 from scholarbench.benchmarks.deepsynth.judge_record import checklist_entry
 from scholarbench.benchmarks.deepsynth.leakage import leak_findings
+from scholarbench.benchmarks.deepsynth.loader import parse_task
+from scholarbench.benchmarks.deepsynth.oracle import OracleContext
+from scholarbench.benchmarks.deepsynth.panel import panel_row, panel_status
+from scholarbench.benchmarks.deepsynth.scores import TASK_METRICS, metric_key, score_task
+from scholarbench.benchmarks.deepsynth.stages import (ORACLE, judged_record, line_subgroups,
+                                                      report_status, write_judged)
+from scholarbench.benchmarks.deepsynth.summary import sum_ints
 from scholarbench.core.judge_stage import recorded
 from scholarbench.errors import IncompleteRun, ScholarbenchError
+from scholarbench.leakage.corpus import recorded_corpus
 
 
 def judgeable(samples: Sequence[Any], generated: dict[str, dict[str, Any]]) -> list[Any]:
@@ -55,8 +63,6 @@ def prepare(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, A
     judgement (`checklist.task_line`: the verdicts the engine's judge stage gave now, else, on
     a plain re-score, those on file of the judges the manifest names) and its judged form
     (judged.jsonl, written here), the corpus of the leakage audit."""
-    from scholarbench.benchmarks.deepsynth.loader import parse_task
-    from scholarbench.benchmarks.deepsynth.stages import write_judged
     run = ctx.run_dir
     asked = ctx.verdicts.get(NAME)
     verdicts = asked if asked is not None else recorded(run, bench.checklist(), samples,
@@ -89,9 +95,6 @@ def prepare(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, A
 
 def score_row(sample: Any, record: dict[str, Any] | None, ctx: Any) -> dict[str, Any]:
     """One task's row (module docstring) from what `prepare` shared and the oracle record."""
-    from scholarbench.benchmarks.deepsynth.panel import panel_status
-    from scholarbench.benchmarks.deepsynth.scores import TASK_METRICS, metric_key, score_task
-    from scholarbench.benchmarks.deepsynth.stages import ORACLE, report_status
     variant, line = ctx.shared["variant"], ctx.shared["lines"].get(sample.id)
     extra = {"variant": variant, **judge_counts(line), "writer_info": writer_counts(record),
              "oracle_context": oracle_task_counts(
@@ -129,7 +132,6 @@ def audit_corpus(bench: Any, manifest: dict[str, Any]) -> Any:
     re-score the one its manifest names when unchanged (`leakage.corpus`), else None."""
     if getattr(bench, "_corpus", None) is not None:
         return bench._corpus
-    from scholarbench.leakage.corpus import recorded_corpus
     try:
         return recorded_corpus(manifest)
     except Exception:          # an unreadable corpus: the audit sees the answer alone
@@ -140,10 +142,6 @@ def panel_fields(sample: Any, line: dict[str, Any], record: dict[str, Any] | Non
                  variant: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """A panel line's row fields and `judges`: every judge's repeats scored by the paper's
     rules, combined by `panel.panel_row`."""
-    from scholarbench.benchmarks.deepsynth.loader import parse_task
-    from scholarbench.benchmarks.deepsynth.panel import panel_row
-    from scholarbench.benchmarks.deepsynth.scores import score_task
-    from scholarbench.benchmarks.deepsynth.stages import judged_record
     parts = {label: [score_task(parse_task(judged_record(sample.gold, {**line, **part},
                                                          record), require_prompts=False),
                                 variant)  # type: ignore[arg-type]
@@ -156,7 +154,6 @@ def panel_fields(sample: Any, line: dict[str, Any], record: dict[str, Any] | Non
 def judge_counts(line: dict[str, Any] | None) -> dict[str, Any]:
     """A task's judge line, counted (zeros for a task not judged; with a panel, over every
     judge's and repeat's sub-groups)."""
-    from scholarbench.benchmarks.deepsynth.stages import line_subgroups
     line = line or {}
     reasons: dict[str, int] = {}
     subgroups = [sub for subs in line_subgroups(line) for sub in subs] if line else []
@@ -170,7 +167,6 @@ def judge_counts(line: dict[str, Any] | None) -> dict[str, Any]:
 
 def writer_counts(record: dict[str, Any] | None) -> dict[str, Any] | None:
     """The integer counts of a generate record's ``info`` (None for an errored record)."""
-    from scholarbench.benchmarks.deepsynth.summary import sum_ints
     record = record or {}
     if record.get("status") == "error":
         return None
@@ -181,7 +177,6 @@ def writer_counts(record: dict[str, Any] | None) -> dict[str, Any] | None:
 
 def oracle_task_counts(record: dict[str, Any] | None) -> dict[str, Any] | None:
     """A task's oracle record as counts: its source and entry counts, or its error."""
-    from scholarbench.benchmarks.deepsynth.oracle import OracleContext
     if record is None:
         return None
     if record.get("status") == "error":

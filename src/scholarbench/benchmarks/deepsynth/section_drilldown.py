@@ -18,7 +18,8 @@ from scholarbench.report.trajectory import trajectories_html
 from scholarbench.data.jsonl import read_jsonl_tolerant
 from scholarbench.benchmarks.deepsynth.judge_record import (FILE, checklist_entry,
                                                             first_judge_reasons)
-from scholarbench.benchmarks.deepsynth.scores import subgroup_statuses
+from scholarbench.benchmarks.deepsynth.loader import load_tasks
+from scholarbench.benchmarks.deepsynth.scores import score_task, subgroup_statuses
 
 
 class DeepSynthDrilldown:
@@ -26,8 +27,6 @@ class DeepSynthDrilldown:
         """task id → (Task from judged.jsonl, its TaskScore); {} when unreadable."""
         key = ("deepsynth-judged", str(run.run_dir))
         if key not in page.cache:
-            from scholarbench.benchmarks.deepsynth.loader import load_tasks
-            from scholarbench.benchmarks.deepsynth.scores import score_task
             variant = run.raw_summary.get("variant") or "paper"
             try:
                 tasks = load_tasks(run.run_dir / "judged.jsonl", require_prompts=False)

@@ -16,7 +16,10 @@ from typing import Any, Sequence
 
 from scholarbench.benchmarks.deepsynth.judge_record import judge_calls, judge_identity
 from scholarbench.benchmarks.deepsynth.judged import format_summary as format_scores
+from scholarbench.benchmarks.deepsynth.oracle import oracle_totals
 from scholarbench.benchmarks.deepsynth.stages import REPORT_STATUSES
+from scholarbench.core.benchmark import summary_line
+from scholarbench.metrics.judge_panel import format_panel
 
 
 def sum_ints(total: dict[str, Any], info: dict[str, Any]) -> None:
@@ -33,7 +36,6 @@ def sum_ints(total: dict[str, Any], info: dict[str, Any]) -> None:
 def run_counts(manifest: dict[str, Any], rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The counts of the module docstring, from every score row (errored tasks included: their
     report status and oracle context count) and the manifest."""
-    from scholarbench.benchmarks.deepsynth.oracle import oracle_totals
     reports = [r.get("report_status") or "missing" for r in rows]
     reasons: dict[str, int] = {}
     for r in rows:
@@ -67,7 +69,6 @@ def _total(rows: Sequence[dict[str, Any]], key: str) -> int:
 def format_run_summary(summary: dict[str, Any]) -> str:
     """Terminal text: the run line, the scores (``judged.format_summary``), then the reports,
     judge and oracle lines."""
-    from scholarbench.core.benchmark import summary_line
     setting = f" [{summary['setting']}]" if summary.get("setting") else ""
     lines = [summary_line(summary) + setting if "n_samples" in summary else
              f"{summary.get('run_name') or summary.get('agent')}{setting}",
@@ -82,7 +83,6 @@ def format_run_summary(summary: dict[str, Any]) -> str:
                  f"calls ({judge.get('model_calls', 0)} to the model, "
                  f"{judge.get('cache_hits', 0)} cached)"
                  + (f"; unscored: {reasons}" if reasons else ""))
-    from scholarbench.metrics.judge_panel import format_panel
     lines += format_panel(summary)
     if judge.get("same_model_as_agent"):
         lines.append("  note: the judge and the agent are the same model")

@@ -11,7 +11,12 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from scholarbench.benchmarks.deepsynth.measures import TASK_KEYS, measures_for
+from scholarbench.benchmarks.deepsynth.panel import precision_by_judge
+from scholarbench.benchmarks.deepsynth.scores import aggregate_rows, metric_key
+from scholarbench.benchmarks.deepsynth.summary import run_counts
 from scholarbench.errors import ScholarbenchError
+from scholarbench.metrics.agreement import panel_summary
 
 
 def row_variant(bench: Any, rows: Sequence[dict[str, Any]]) -> str:
@@ -25,7 +30,6 @@ def row_variant(bench: Any, rows: Sequence[dict[str, Any]]) -> str:
 
 def summary_measures(bench: Any, rows: Sequence[dict[str, Any]]) -> tuple[Any, ...]:
     """The four measures of the rows' variant (both variants are declared: `measures`)."""
-    from scholarbench.benchmarks.deepsynth.measures import measures_for
     return measures_for(row_variant(bench, rows))
 
 
@@ -34,10 +38,6 @@ def panel_summary_of(rows: Sequence[dict[str, Any]], variant: str) -> dict[str, 
     mean, repeats and spread of Overall / General / Constraint, and its pooled Precision) and
     `judge_agreement` (α between the judges on each per-task measure; none for the pooled
     Precision: one value per judge); {} otherwise."""
-    from scholarbench.benchmarks.deepsynth.measures import TASK_KEYS
-    from scholarbench.benchmarks.deepsynth.panel import precision_by_judge
-    from scholarbench.benchmarks.deepsynth.scores import metric_key
-    from scholarbench.metrics.agreement import panel_summary
     out = panel_summary(rows, {metric_key(b, variant): metric_key(b, variant)
                                for b in TASK_KEYS})
     if out:
@@ -49,8 +49,6 @@ def panel_summary_of(rows: Sequence[dict[str, Any]], variant: str) -> dict[str, 
 def summary_extras(bench: Any, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                    ) -> dict[str, Any]:
     """Every block of the summary but `metrics` (module docstring)."""
-    from scholarbench.benchmarks.deepsynth.scores import aggregate_rows
-    from scholarbench.benchmarks.deepsynth.summary import run_counts
     variant = row_variant(bench, rows)
     counted = [r for r in rows if r.get("status") != "error"]
     out = aggregate_rows(counted, variant)  # type: ignore[arg-type]

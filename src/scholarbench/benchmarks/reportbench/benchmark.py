@@ -21,6 +21,7 @@ from scholarbench.core.benchmark import Benchmark, Loaded, Sample, summary_line
 from scholarbench.benchmarks.reportbench.measures import (HEADLINE, MEASURES, family_of,
                                                          reportbench_measures)
 from scholarbench.core.agent import AgentContext
+from scholarbench.core.planning import PlannedCalls
 from scholarbench.core.registry import REGISTRY, add_measures, register_benchmark
 from scholarbench.core.usage import model_identity
 from scholarbench.errors import ScholarbenchError
@@ -321,7 +322,6 @@ class ReportBench(Benchmark):
                             ) -> list[Any]:
         """`--dry-run`: a constructed granularity's prompts (one per task, before the agent);
         the statement judges and LLM titles depend on each report, so only their rules."""
-        from scholarbench.core.planning import PlannedCalls
         opts, out = self.options, []
         if generated is None and subtask != SHIPPED:
             out.append(PlannedCalls("prompts", calls=len(samples), panel=False,
