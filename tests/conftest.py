@@ -88,3 +88,16 @@ def fake_embedder():
 def minilm():
     from scholarbench.embed import CachedEmbedder, MiniLMEncoder
     return CachedEmbedder(MiniLMEncoder())
+
+
+def pytest_collection_modifyitems(items):
+    """The files with slow tests first (their order kept, each file's tests together): with
+    `-n 2 --dist loadfile` the longest files then start early and run beside the short ones,
+    instead of one worker finishing a long file alone at the end."""
+    def long_file(item) -> bool:
+        return any(i.get_closest_marker("slow") or i.get_closest_marker("local_llm")
+                   for i in by_file[item.path])
+    by_file: dict = {}
+    for item in items:
+        by_file.setdefault(item.path, []).append(item)
+    items[:] = sorted(items, key=lambda item: not long_file(item))
