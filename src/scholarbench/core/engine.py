@@ -153,7 +153,7 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
         run_name=run_name(agent_spec + ("+tools" if agent_spec == "endpoint"
                                         and agent.needs.tools else ""), models, name),
         limit=limit,
-        n_samples=len(loaded.samples), command=_argv(), versions=_versions(),
+        n_samples=len(loaded.samples), command=recorded_argv(), versions=package_versions(),
         data=loaded.data, options=jsonable_options(bench.options),
         agent_model=model_identity(agent_client)).model_dump(mode="json")
     manifest["output_limits"] = limits.model_dump()
@@ -358,14 +358,6 @@ def run_stage(run: RunDir, file: str, samples: Sequence[Sample],
 
 
 # -- helpers -------------------------------------------------------------------------------
-
-def _argv() -> list[str]:
-    return recorded_argv()
-
-
-def _versions() -> dict[str, str]:
-    return package_versions()
-
 
 def _remove_empty(path: Path) -> None:
     """Remove a directory this invocation created and left without a manifest."""

@@ -157,8 +157,7 @@ def record_judges(run: RunDir, item: JudgedItem, judges: Sequence[JudgeIdentity]
                   planned: Sequence[PlannedRequest]) -> None:
     """The manifest's `judged.<item>`: the prompt version and every judge of this scoring
     (label, usage role, model, base URL without secrets, temperature, seed, each repeat's
-    seed, fingerprint) —
-    written here only, once per scoring."""
+    seed, fingerprint) — written here only, once per scoring."""
     manifest = run.read_manifest()
     repeats = 1 + max((p.repeat for p in planned), default=0)
     manifest.setdefault("judged", {})[item.name] = {
