@@ -69,6 +69,7 @@ def _seed(survey_id: str) -> int:
 def survey_tasks(env: Any, doc: SurveyDoc, survey_id: str, papers: Sequence[str],
                  settings: Any) -> tuple[list[Any], list[str]]:
     """(pair tasks then path tasks about the survey's graph papers, the pair query papers)."""
+    # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.tasks import cooccur_task, path_tasks, pncites_task
     s = settings
     listed = [p for p in papers if env.graph.listed[env.graph.pid(p)]
@@ -88,6 +89,7 @@ def survey_tasks(env: Any, doc: SurveyDoc, survey_id: str, papers: Sequence[str]
 
 def build_scinet(docs: Sequence[SurveyDoc], ids: Sequence[str], sources: Sequence[Any],
                  folder: Path, env: Any, manifest: Any) -> Written:
+    # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.tasks import BUILD_VERSION, BuildSettings
     if env is None:
         raise ScholarbenchError("scinet: the tasks are about papers of a citation graph; give "

@@ -219,6 +219,7 @@ def _worker_state(job: ShardJob) -> Any:
         bench.load(job.subtask, job.limit)
         ctx = bench.context(agent, job.subtask, models)
         if agent.needs.tools:
+            # deferred: pulls in duckdb, pyarrow
             from scholarbench.tools.provider import ToolProvider
             ctx.tools = ToolProvider(bench, job.subtask, ctx.embedder)
         _WORKER[key] = (bench, agent, ctx, Path(tempfile.mkdtemp(prefix="scholarbench-ray-")))

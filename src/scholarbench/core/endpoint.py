@@ -45,6 +45,7 @@ class EndpointAgent:
         self.tools = bool(tools)
         self.budget = None
         if self.tools:
+            # deferred: pulls in duckdb, pyarrow
             from scholarbench.tools.function_calling import ToolBudget
             try:
                 self.budget = ToolBudget(max_steps, max_calls, max_loop_tokens)
@@ -65,6 +66,7 @@ class EndpointAgent:
     def messages(self, task: Task) -> list[dict[str, str]]:
         system = self.system or (HINTS[task.family] if self.format_hint else None)
         if self.tools and not self.system:
+            # deferred: pulls in duckdb, pyarrow
             from scholarbench.tools.function_calling import GUIDE
             system = f"{GUIDE}\n\n{system}" if system else GUIDE
         msgs = [{"role": "system", "content": system}] if system else []
@@ -76,6 +78,7 @@ class EndpointAgent:
         if self.budget is not None:
             if ctx.tools is None:
                 raise RuntimeError("--tools: the engine gave this sample no tools")
+            # deferred: pulls in duckdb, pyarrow
             from scholarbench.tools.function_calling import tool_loop
             text, info = tool_loop(ctx.llm, ctx.tools, self.messages(task), self.budget,
                                    self.max_tokens)

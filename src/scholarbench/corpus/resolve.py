@@ -92,7 +92,9 @@ def format_lines(pairs: Sequence[tuple[str, str | None]]) -> str:
 
 def resolve_command(corpus_dir: Path, refs: Sequence[str], file: str | None) -> tuple[str, int]:
     """What `scholarbench corpus resolve` prints, and how many REFs did not resolve."""
+    # deferred: pulls in pyarrow
     from scholarbench.corpus.schema import PAPERS
+    # deferred: pulls in duckdb, pyarrow
     from scholarbench.corpus.store import Corpus
     wanted = list(refs) + (read_refs(file) if file else [])
     if not wanted:

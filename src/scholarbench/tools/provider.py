@@ -55,6 +55,7 @@ class SampleTools:
 
     def mcp_url(self) -> str:
         if self._http is None:
+            # deferred: pulls in anyio
             from scholarbench.tools.mcp_server import HttpServer
             self._http = HttpServer(self.session)
             self._http.start()

@@ -296,6 +296,7 @@ def finish_report(body: str, pool: SourcePool) -> tuple[str, list[str], dict[str
 def open_corpus(ctx: WriterContext) -> Any:
     """The context's corpus (opened from ``corpus_dir`` once, then kept on the context)."""
     if ctx.corpus is None and ctx.corpus_dir is not None:
+        # deferred: pulls in duckdb, pyarrow
         from scholarbench.corpus.store import Corpus
         ctx.corpus = Corpus.open(ctx.corpus_dir)
     return ctx.corpus
@@ -324,6 +325,7 @@ RESEARCH_ABSTRACT_CHARS = 300
 
 def check_search(search: Any, research_steps: Any = 4) -> tuple[str, Any]:
     """A writer's ``search`` option and the loop's settings (k is set per call)."""
+    # deferred: pulls in duckdb, pyarrow
     from scholarbench.agents.deep_research import DeepResearchSettings
     if search not in SEARCH_MODES:
         raise ValueError(f"search must be one of {', '.join(SEARCH_MODES)}, got {search!r}")
@@ -335,7 +337,9 @@ def search_config(search: str, settings: Any, k: int) -> dict[str, Any]:
     "bm25", the default, so configs (and run directories) from before the option still match."""
     if search == "bm25":
         return {}
+    # deferred: pulls in duckdb, pyarrow
     from scholarbench.agents.deep_research import DECIDE_PROMPT
+    # deferred: pulls in duckdb, pyarrow
     from scholarbench.agents.llm_common import load_prompt as load_arena_prompt
     return {"search": search, "research": {
         **replace(settings, k=max(1, k)).config(), "search": "bm25", "fields": "title+abstract",
@@ -352,7 +356,9 @@ def find_sources(corpus: Any, request: WritingRequest, query: str, k: int, *,
     BM25)."""
     if search_mode == "bm25":
         return search(corpus, request, query, k, exclude_surveys=exclude_surveys), {}
+    # deferred: pulls in duckdb, pyarrow
     from scholarbench.agents.deep_research import DeepResearchSettings, ToolEnv, deep_research
+    # deferred: pulls in duckdb, pyarrow
     from scholarbench.tools.session import ToolSession
     if search_mode not in SEARCH_MODES:
         raise ValueError(f"search must be one of {', '.join(SEARCH_MODES)}, got {search_mode!r}")

@@ -24,6 +24,10 @@ retries of errored samples and usage per stage; this class says what each stage 
 - the summary, from the score rows and the manifest alone (each row carries its task's counts):
   `measures`: `measures.all_measures()` (both variants), of which `summary_measures` picks the
   rows' variant's; `summary_extras`: every other block (`summary_blocks`).
+
+Its hooks import the rest of the package inside their bodies: the command line imports this
+file to build the benchmark's options, and must not load the whole package to do so
+(docs/layers.md, "Imports inside functions").
 """
 from __future__ import annotations
 

@@ -62,6 +62,7 @@ LABELS: dict[str, str] = {b[0]: b[1] for b in BASES}
 
 
 def _build(variant: str) -> tuple[Measure, ...]:
+    # deferred: a top-level import would close an import cycle
     from scholarbench.benchmarks.deepsynth.scores import metric_key
     upstream = " (upstream score.py rules)" if variant == "upstream" else ""
     out = []
@@ -88,6 +89,7 @@ def measures_for(variant: str) -> tuple[Measure, ...]:
 
 
 def all_measures() -> tuple[Measure, ...]:
+    # deferred: a top-level import would close an import cycle
     from scholarbench.benchmarks.deepsynth.scores import VARIANTS
     return tuple(m for v in VARIANTS for m in measures_for(v))
 

@@ -10,6 +10,10 @@ judge call per survey and the paper's numbers are on the shipped prompts.
 Run directory (beside the engine's manifest.json, generate.jsonl, scores.jsonl, summary.json):
 prompts.jsonl (constructed granularities, `construct_stage`), titles.jsonl (with
 --llm-titles), statements.jsonl (with --statements) — see `scoring`.
+
+Its hooks import the rest of the package inside their bodies: the command line imports this
+file to build the benchmark's options, and must not load the whole package to do so
+(docs/layers.md, "Imports inside functions").
 """
 from __future__ import annotations
 

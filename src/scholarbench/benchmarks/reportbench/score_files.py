@@ -79,6 +79,7 @@ _CORE_STATUS = {"no_references": "scored"}      # ReportBench's sub-status of `s
 def _open_corpus(corpus: Any):
     """A Corpus (or anything with `resolve` and `get_by_ids`) as is; a path is opened."""
     if isinstance(corpus, (str, os.PathLike)):
+        # deferred: pulls in duckdb, pyarrow
         from scholarbench.corpus.store import Corpus
         return Corpus.open(corpus)
     return corpus

@@ -284,5 +284,6 @@ class Scorer:
 def open_corpus(path: str | Path | None) -> Any:
     if not path:
         return None
+    # deferred: pulls in duckdb, pyarrow
     from scholarbench.corpus.store import Corpus
     return Corpus.open(Path(path))

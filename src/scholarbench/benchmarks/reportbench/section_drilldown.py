@@ -45,6 +45,7 @@ class ReportBenchDrilldown:
         corpus = run.manifest.get("corpus")
         if isinstance(corpus, dict) and corpus.get("path"):
             try:
+                # deferred: pulls in duckdb, pyarrow
                 from scholarbench.corpus.store import Corpus
                 ctx["corpus"] = Corpus.open(Path(corpus["path"]))
             except Exception:
@@ -98,6 +99,7 @@ class ReportBenchDrilldown:
         generated = {r.run_dir: {str(g.get("id")): g for g in
                                  read_jsonl_tolerant(r.run_dir / "generate.jsonl")}
                      for r in runs}
+        # deferred: a top-level import would close an import cycle
         from scholarbench.benchmarks.reportbench.section import COLUMNS, REF_KEYS
         metrics = [COLUMNS[k] for k in REF_KEYS + ("cited_match_rate", "noncited_accuracy")]
         for i, sid in enumerate(ids):

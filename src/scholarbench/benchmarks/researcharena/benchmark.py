@@ -11,6 +11,10 @@ needs; everything else is imported inside the methods.
 Run directory (besides the engine's manifest.json, generate.jsonl, scores.jsonl,
 summary.json): tasks.jsonl (the full task set scored against; `--limit` selects its first n),
 and for discovery / selection qrels.trec and run.trec (rewritten when scored).
+
+Its hooks import the rest of the package inside their bodies: the command line imports this
+file to build the benchmark's options, and must not load the whole package to do so
+(docs/layers.md, "Imports inside functions").
 """
 from __future__ import annotations
 

@@ -54,6 +54,7 @@ def taxobench_instances_file(data: Path, explicit: str | None, required: bool) -
 
 
 def check_options(options: dict[str, Any]) -> None:
+    # deferred: pulls in duckdb, pyarrow
     from scholarbench.benchmarks.researcharena.tasks import TASK_SETS
     if options.get("qrels", "searchable") not in QRELS_VARIANTS:
         raise ScholarbenchError(f"unknown qrels variant {options.get('qrels')!r}; use "
@@ -77,6 +78,7 @@ def resolve_inputs(options: dict[str, Any], subtask: str, *, needs_corpus: bool,
         return Inputs(corpus, Path(explicit_tb) if explicit_tb else None)
     data = data_dir(options.get("data"))
     if corpus is None and needs_corpus:
+        # deferred: pulls in pyarrow
         from scholarbench.corpus.build import default_corpus
         corpus = default_corpus(data)
     taxobench = None
@@ -89,6 +91,7 @@ def resolve_inputs(options: dict[str, Any], subtask: str, *, needs_corpus: bool,
 def open_corpus(corpus_dir: Path | None):
     if corpus_dir is None:
         return None
+    # deferred: pulls in duckdb, pyarrow
     from scholarbench.corpus.store import Corpus
     try:
         return Corpus.open(corpus_dir)
@@ -100,6 +103,7 @@ def load_task_set(options: dict[str, Any], inputs: Inputs, corpus: Any
                   ) -> tuple[list[ArenaTask], dict[str, Any]]:
     """The configured task set (sorted by id) and its description for the manifest's `data`
     (what must agree for a run directory to resume)."""
+    # deferred: pulls in duckdb, pyarrow
     from scholarbench.benchmarks.researcharena.tasks import (GRADING_NOTE, TASK_SETS,
                                                              attach_taxobench_mindmaps,
                                                              build_tasks, load_survey_jsonl,

@@ -60,6 +60,7 @@ def _reference_lines(refs: Sequence[dict[str, Any]]) -> str:
 
 
 def task_prompt(subtask: str, fields: dict[str, Any]) -> str:
+    # deferred: pulls in duckdb, pyarrow
     from scholarbench.benchmarks.researcharena.agents.common import load_prompt
     template = load_prompt(PROMPTS[subtask])
     if subtask == "organisation":
@@ -72,6 +73,7 @@ def task_prompt(subtask: str, fields: dict[str, Any]) -> str:
 
 def prompt_identities() -> dict[str, str]:
     """name@sha256 of each task prompt (recorded in the manifest)."""
+    # deferred: pulls in duckdb, pyarrow
     from scholarbench.benchmarks.researcharena.agents.common import load_prompt
     return {subtask: load_prompt(name).identity() for subtask, name in PROMPTS.items()}
 

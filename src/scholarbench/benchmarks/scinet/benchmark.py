@@ -24,6 +24,10 @@ five dimensions — `review*.py`), chosen with `--task`.
 The judge is not part of the resume identity (`with_judge` is kept out of the recorded
 options): a finished run is judged later with `scholarbench score RUN_DIR --with-judge`, or by
 running it again with `--with-judge`.
+
+Its hooks import the rest of the package inside their bodies: the command line imports this
+file to build the benchmark's options, and must not load the whole package to do so
+(docs/layers.md, "Imports inside functions").
 """
 from __future__ import annotations
 

@@ -36,6 +36,7 @@ def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, 
                        judge_k: int = K, bench: Any = None) -> dict[str, Any]:
     """Score `answers` against `tasks` into `out`; returns the summary. `bench` (a `SciNet`
     benchmark with its options) or the keywords say where the graph is and who judges."""
+    # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.answers import read_answer_file, record_fields
     if bench is None:
         bench = SciNet({"graph": graph_dir, "unarxive": unarxive_dir}, env=env, judge=judge,
@@ -72,6 +73,7 @@ def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, 
     out = Path(out)
     judge_record: dict[str, Any] | None = None
     if bench.with_judge:
+        # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.panel import judge_roles, panel_models
         scorer = bench.make_panel(out.with_suffix(".judge.jsonl"))
         try:

@@ -12,7 +12,9 @@ from scholarbench.errors import ScholarbenchError
 def make_judge(bench: Any, client: Any, store: Any) -> Any:
     """The judge under the scoring rules (upstream's scripts judge the first 5 items) with the
     chosen prompts (`--judge-prompt`)."""
+    # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.judge import SciNetJudge
+    # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.upstream import TOP
     prompts = bench.options.get("judge_prompt") or "v1"
     if prompts not in ("v1", "upstream"):
@@ -25,6 +27,7 @@ def make_judge(bench: Any, client: Any, store: Any) -> Any:
 
 def make_panel(bench: Any, store: Any) -> Any:
     """Every judge under the scoring rules, asked `judge_samples` times."""
+    # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.panel import JudgePanel
     return JudgePanel([make_judge(bench, c, store) for c in bench.judge_clients()],
                       bench.judge_samples())
@@ -32,7 +35,9 @@ def make_panel(bench: Any, store: Any) -> Any:
 
 def make_review_panel(bench: Any, store: Any) -> Any:
     """The review judge (`review_judge.py`), every judge of a panel, `judge_samples` times."""
+    # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.panel import JudgePanel
+    # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.review_judge import ReviewJudge
     return JudgePanel([ReviewJudge(c, store=store) for c in bench.judge_clients()],
                       bench.judge_samples())
@@ -41,6 +46,7 @@ def make_review_panel(bench: Any, store: Any) -> Any:
 def with_panel(run: Any, panel: Any, work: Callable[[Any], None]) -> None:
     """`work(panel)`, then the judgements saved and the judges' usage, models and identity
     recorded in the manifest (even when the work fails midway)."""
+    # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.panel import judge_roles, panel_models
     clients = [j.client for j in panel.judges]
     before = [c.usage.as_dict() for c in clients]

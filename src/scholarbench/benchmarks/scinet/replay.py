@@ -17,6 +17,7 @@ from scholarbench.errors import ScholarbenchError
 class SciNetReplay(ReplayAgent):
     def __init__(self, path: str | Path | None = None, *, benchmark: str | None = None,
                  subtask: str | None = None) -> None:
+        # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.answers import read_answer_file
         if not path:
             raise ScholarbenchError("replay needs --agent-arg path=FILE")

@@ -242,6 +242,7 @@ class SciNetSection(DrillDown, ReportSection):
             if not fam_runs:
                 continue
             if family == "review":
+                # deferred: pulls in pyarrow
                 from scholarbench.benchmarks.scinet.report_review import review_table
                 tables = [review_table(fam_runs, published)]
             else:

@@ -84,6 +84,7 @@ def _as_review(answer: Any) -> dict[str, Any]:
 
 def record_fields(answer: Any, env: Any) -> dict[str, Any]:
     """generate.jsonl fields of a review answer; `Malformed` if it is not one."""
+    # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.answers import resolve_refs
     try:
         parsed = ReviewAnswer.model_validate(_as_review(answer))
@@ -117,6 +118,7 @@ class ReviewWriter:
         return benchmark == "scinet"
 
     def config(self) -> dict[str, Any]:
+        # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.judge import load_prompt
         return {"retriever": self.native.config(), "writer": {
             "prompt": load_prompt(WRITE_PROMPT).identity(),
@@ -125,6 +127,7 @@ class ReviewWriter:
 
     def retrieve(self, task: ReviewTask, ctx: AgentContext) -> tuple[list[str], dict[str, Any]]:
         """The retrieval agent's answer to the task's path query (no ground truth)."""
+        # deferred: pulls in duckdb, pyarrow
         from scholarbench.benchmarks.scinet.agents import SciNetContext
         path = SciNetTask(task.source, "path", "path", task.query, field=task.field,
                           classic=task.start.id or task.start.title,
@@ -139,6 +142,7 @@ class ReviewWriter:
         return list(papers), dict(info or {})
 
     def solve(self, task: Task, ctx: AgentContext) -> dict[str, Any]:
+        # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.judge import load_prompt
         if ctx.llm is None or ctx.extra.get("env") is None or task.native is None:
             raise RuntimeError(f"{self.name} writes SciNet reviews: it needs SciNet's graph "

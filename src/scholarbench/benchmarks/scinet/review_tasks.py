@@ -180,6 +180,7 @@ def task_prompt(task: ReviewTask) -> str:
 def survey_request(task: ReviewTask) -> str:
     """The paper's survey prompt (appendix C) without its first line (the system message),
     filled (`prompts/review_task.v1.txt`)."""
+    # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.judge import load_prompt
     return load_prompt("review_task.v1").fill(
         domain=task.field, start_title=task.start.title,

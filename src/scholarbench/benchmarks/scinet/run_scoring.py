@@ -22,6 +22,7 @@ def prepare(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, A
     judged: dict[str, dict[str, Any]] = {}
     store = ctx.run_dir.file(scoring.JUDGE_FILE)
     if ctx.manifest.get("mode") == "review":
+        # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.review_scoring import judge_reviews
         with_panel(ctx.run_dir, make_review_panel(bench, store),
                    lambda panel: judged.update(judge_reviews(panel, samples, generated)))
@@ -38,6 +39,7 @@ def prepare(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, A
 
 def row(bench: Any, sample: Any, record: dict[str, Any] | None, ctx: Any) -> dict[str, Any]:
     if ctx.manifest.get("mode") == "review":
+        # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.review_scoring import review_row
         out = review_row(sample, record, ctx.shared[JUDGED])
     else:

@@ -61,6 +61,7 @@ def score_rows(tasks: Sequence[Any], answers: dict[str, tuple[list[Any] | None, 
                ) -> list[dict[str, Any]]:
     """One row per task (never skipped): `answers[task_id]` = (papers, status). `variant`
     "upstream": SciNet's released scripts' rules (`upstream.py`)."""
+    # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.upstream import check_variant
     check_variant(variant)
     return [score_row(task, *answers.get(task.task_id, (None, "missing")),
@@ -72,7 +73,9 @@ def score_row(task: Any, papers: list[Any] | None, status: str,
               ) -> dict[str, Any]:
     """One task's row of the deterministic metrics: its answer's `papers` and row `status`
     (`answer_of`), `record` its generate line (or None)."""
+    # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.metrics import score_task as paper_rules
+    # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.upstream import check_variant, score_task_upstream
     if status == "error":
         row = {"task_id": task.task_id, "family": task.family, "kind": task.kind,
@@ -190,7 +193,9 @@ def summary_measures(rows: Sequence[dict[str, Any]], variant: str = "paper"
 def summary_extras(rows: Sequence[dict[str, Any]], variant: str = "paper") -> dict[str, Any]:
     """The summary beside its measures: `families` (each family's counts, macro / micro
     entries and judge counts), the `variant`, the judge panel's fields and `agent_llm`."""
+    # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.judge import judge_counts
+    # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.metrics import aggregate
     families: dict[str, Any] = {}
     for family in sorted({r["family"] for r in rows}):

@@ -30,6 +30,10 @@ id, DOI or arXiv id → the corpus title when the corpus knows it (`info.refs_re
 are scored as written. A reference that resolves to nothing (Bottom-Up: no listed paper; Deep
 Research: an id or number no corpus paper has) stays as written and scores as a miss; the
 sample's `info` counts `refs` and `unresolved`.
+
+Its hooks import the rest of the package inside their bodies: the command line imports this
+file to build the benchmark's options, and must not load the whole package to do so
+(docs/layers.md, "Imports inside functions").
 """
 from __future__ import annotations
 

@@ -216,6 +216,7 @@ def section_for(benchmark: str) -> ReportSection:
             if engine is None:
                 raise ScholarbenchError(f"no report section for benchmark {benchmark!r} (its "
                                         "package registers one with @register_section)")
+            # deferred: a top-level import would close an import cycle
             from scholarbench.report.sections.generic import GenericSection
             _INSTANCES[benchmark] = GenericSection(benchmark, getattr(engine, "title", ""))
             return _INSTANCES[benchmark]
