@@ -28,6 +28,7 @@ from scholarbench.core.judging import JudgeIdentity, identities
 from scholarbench.core.rundir import RunDir, read_stage
 from scholarbench.core.usage import usage_snapshot, add_stage_usage
 from scholarbench.core.writing import write_record
+from scholarbench.llm.config import LOCAL
 from scholarbench.llm.structured import JsonOutcome, ask_json
 from scholarbench.metrics.judge_panel import client_of, mean_defined, repeat_seed, seed_of
 
@@ -232,20 +233,49 @@ def collect(item: JudgedItem, planned: Sequence[PlannedRequest],
     return verdicts
 
 
+def judged_entry(manifest: dict[str, Any], item: str) -> dict[str, Any] | None:
+    """The manifest's `judged.<item>` (`record_judges`); None for a run its item was not judged
+    in by this stage (an older run keeps its benchmark's own keys)."""
+    judged = manifest.get("judged")
+    entry = judged.get(item) if isinstance(judged, dict) else None
+    return entry if isinstance(entry, dict) else None
+
+
+def recorded_judges(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    return [j for j in entry.get("judges") or [] if isinstance(j, dict)]
+
+
+def judge_model_id(judge: dict[str, Any]) -> str | None:
+    """A recorded judge's model id as its client names it ("BASE_URL|model"); the packaged
+    local model under its recorded name ("local:<model>")."""
+    model = judge.get("model")
+    if not model:
+        return None
+    if str(model).split(":")[0] == LOCAL and not judge.get("base_url"):
+        return str(model)
+    return f"{judge.get('base_url') or 'openai'}|{model}"
+
+
+def judge_seeds(judge: dict[str, Any], repeats: int) -> list[int | None]:
+    """Each repeat's seed as recorded (`record_judges`), or as `repeat_seed` derives it."""
+    return judge.get("seeds") or [seed_of(judge.get("seed"), k) for k in range(repeats)]
+
+
 def recorded(run: RunDir, item: JudgedItem, samples: Sequence[Any],
              generated: dict[str, dict[str, Any]]) -> Verdicts | None:
     """The verdicts on file of the judges and repeats the manifest's `judged.<item>` names,
     asking nothing (a re-score that reads its judgements); None when it names none or another
     prompt version."""
-    entry = (run.read_manifest().get("judged") or {}).get(item.name)
-    if not isinstance(entry, dict) or entry.get("prompt") != item.prompt_version:
+    entry = judged_entry(run.read_manifest(), item.name)
+    if entry is None or entry.get("prompt") != item.prompt_version:
         return None
     judges = [JudgeIdentity(j["label"], j["role"], j["model"], j.get("base_url"),
                             j.get("temperature"), j.get("seed"))
-              for j in entry.get("judges") or []]
+              for j in recorded_judges(entry)]
     planned = plan(item, samples, generated, judges, int(entry.get("repeats") or 1))
     return collect(item, planned, read_stage(run.file(item.file), "key").records)
 
 
 __all__ = ["JudgeRequest", "JudgedItem", "PlannedRequest", "Verdicts", "collect", "data_block",
-           "judge_stage", "on_file", "plan", "recorded", "verdict_key"]
+           "judge_model_id", "judge_seeds", "judge_stage", "judged_entry", "on_file", "plan",
+           "recorded", "recorded_judges", "verdict_key"]

@@ -7,19 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from scholarbench.core.judge_stage import (judge_model_id, judge_seeds, judged_entry,
+                                           recorded_judges)
+
 ITEM = "checklist"          # the judged item (`checklist.NAME`)
 FILE = f"judge.{ITEM}.jsonl"   # its verdicts (`core.judge_stage`)
 
 
 def checklist_entry(manifest: dict[str, Any]) -> dict[str, Any] | None:
-    judged = manifest.get("judged")
-    entry = judged.get(ITEM) if isinstance(judged, dict) else None
-    return entry if isinstance(entry, dict) else None
-
-
-def model_id(judge: dict[str, Any]) -> str:
-    """A judge's model id as its client names it (``BASE_URL|model``)."""
-    return f"{judge.get('base_url') or 'openai'}|{judge.get('model')}"
+    return judged_entry(manifest, ITEM)
 
 
 def judge_identity(manifest: dict[str, Any]) -> dict[str, Any]:
@@ -29,16 +25,17 @@ def judge_identity(manifest: dict[str, Any]) -> dict[str, Any]:
     entry = checklist_entry(manifest)
     if entry is None:
         return dict(manifest.get("judge") or {})          # judged before the engine judged
-    judges = [j for j in entry.get("judges") or [] if isinstance(j, dict)]
+    judges = recorded_judges(entry)
     if not judges:
         return {}
     first, repeats = judges[0], int(entry.get("repeats") or 1)
-    out: dict[str, Any] = {"model_id": model_id(first), "temperature": first.get("temperature"),
+    out: dict[str, Any] = {"model_id": judge_model_id(first),
+                           "temperature": first.get("temperature"),
                            "seed": first.get("seed"), "prompt": entry.get("prompt")}
     if len(judges) > 1 or repeats > 1:
         out.update(samples=repeats, panel=[
-            {"label": j.get("label"), "model_id": model_id(j),
-             "temperature": j.get("temperature"), "seeds": j.get("seeds") or [j.get("seed")]}
+            {"label": j.get("label"), "model_id": judge_model_id(j),
+             "temperature": j.get("temperature"), "seeds": judge_seeds(j, repeats)}
             for j in judges])
     return out
 
@@ -88,4 +85,4 @@ def first_judge_reasons(manifest: dict[str, Any], records: Any
 
 
 __all__ = ["FILE", "ITEM", "checklist_entry", "first_judge_reasons", "judge_calls",
-           "judge_identity", "judge_model", "model_id"]
+           "judge_identity", "judge_model"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from scholarbench.benchmarks.taxobench.judged import judged_item
+from scholarbench.core.judge_stage import judged_entry
 from scholarbench.data.jsonl import read_jsonl_tolerant
 
 OLD_FILE = "judge.jsonl"
@@ -31,7 +32,7 @@ def judge_records(run: Any) -> tuple[dict[str, dict[str, Any]], str | None]:
 def from_stage(run: Any, records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """The engine's records of this scoring's first judge (the manifest's `judged.judge`), its
     first repeat, in the old record's shape; a scored sample without one was not sent."""
-    entry = (run.manifest.get("judged") or {}).get(judged_item().name) or {}
+    entry = judged_entry(run.manifest, judged_item().name) or {}
     judges = entry.get("judges") or [{}]
     first = judges[0].get("fingerprint") if isinstance(judges[0], dict) else None
     out: dict[str, dict[str, Any]] = {}

@@ -15,13 +15,14 @@ from scholarbench.benchmarks.taxobench.measures import (JUDGE_MEASURES, MEASURES
 from scholarbench.benchmarks.taxobench.panel import judge_columns
 from scholarbench.benchmarks.taxobench.predictions import predictions
 from scholarbench.core.benchmark import summary_line
+from scholarbench.core.judge_stage import (judge_model_id, judge_seeds, judged_entry,
+                                           recorded_judges)
 from scholarbench.core.measure import NOT_COUNTED, Measure
 from scholarbench.core.rundir import atomic_write_jsonl
 from scholarbench.core.status import reason_of
 from scholarbench.core.summarise import summarise
 from scholarbench.data.taxobench import load_instances, load_predictions
 from scholarbench.errors import DataError
-from scholarbench.llm.config import LOCAL
 from scholarbench.metrics.agreement import panel_summary
 from scholarbench.metrics.judge_panel import format_panel
 
@@ -127,35 +128,19 @@ def judge_block(manifest: dict[str, Any]) -> dict[str, Any] | None:
     repeats and, with a panel or repeats, every judge's label, model id, temperature and seeds
     — from the manifest's `judged.judge` (the engine's record of this scoring's judges), or
     as a run judged before the engine's stage recorded it (its manifest's `judge`)."""
-    entry = (manifest.get("judged") or {}).get(ITEM)
-    if not isinstance(entry, dict):
+    entry = judged_entry(manifest, ITEM)
+    if entry is None:
         return manifest.get("judge")
-    judges = [j for j in entry.get("judges") or [] if isinstance(j, dict)]
+    judges = recorded_judges(entry)
     repeats = entry.get("repeats") or 1
     first = judges[0] if judges else {}
     block: dict[str, Any] = {"prompt": entry.get("prompt"), "model": first.get("model"),
-                             "model_id": model_id(first), "samples": repeats}
+                             "model_id": judge_model_id(first), "samples": repeats}
     if len(judges) > 1 or repeats > 1:
-        block["panel"] = [{"label": j.get("label"), "model_id": model_id(j),
+        block["panel"] = [{"label": j.get("label"), "model_id": judge_model_id(j),
                            "temperature": j.get("temperature"),
-                           "seeds": seeds(j.get("seed"), repeats)} for j in judges]
+                           "seeds": judge_seeds(j, repeats)} for j in judges]
     return block
-
-
-def model_id(judge: dict[str, Any]) -> str | None:
-    """A judge's model id as its client names it ("BASE_URL|model"; the packaged local model:
-    "local", its file not being part of the judge's record)."""
-    if not judge.get("model"):
-        return None
-    if judge["model"] == LOCAL and not judge.get("base_url"):
-        return LOCAL
-    return f"{judge.get('base_url') or 'openai'}|{judge['model']}"
-
-
-def seeds(seed: int | None, repeats: int) -> list[int | None]:
-    """Each repeat's seed as the stage asked it (`metrics.judge_panel.repeat_seed`: repeat 0
-    the configured seed, repeat r the configured seed (0 when none) + r)."""
-    return [seed if r == 0 else (seed or 0) + r for r in range(repeats)]
 
 
 def format_summary(summary: dict[str, Any]) -> str:
