@@ -94,10 +94,6 @@ def pytest_collection_modifyitems(items):
     """The files with slow tests first (their order kept, each file's tests together): with
     `-n 2 --dist loadfile` the longest files then start early and run beside the short ones,
     instead of one worker finishing a long file alone at the end."""
-    def long_file(item) -> bool:
-        return any(i.get_closest_marker("slow") or i.get_closest_marker("local_llm")
-                   for i in by_file[item.path])
-    by_file: dict = {}
-    for item in items:
-        by_file.setdefault(item.path, []).append(item)
-    items[:] = sorted(items, key=lambda item: not long_file(item))
+    long_files = {item.path for item in items
+                  if item.get_closest_marker("slow") or item.get_closest_marker("local_llm")}
+    items[:] = sorted(items, key=lambda item: item.path not in long_files)
