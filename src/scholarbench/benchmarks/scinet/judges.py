@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from scholarbench.core.engine import add_stage_usage
+from scholarbench.core.usage import add_stage_usage, usage_snapshot
 from scholarbench.errors import ScholarbenchError
 
 
@@ -14,7 +14,6 @@ def make_judge(bench: Any, client: Any, store: Any) -> Any:
     chosen prompts (`--judge-prompt`)."""
     # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.judge import SciNetJudge
-    # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.upstream import TOP
     prompts = bench.options.get("judge_prompt") or "v1"
     if prompts not in ("v1", "upstream"):
@@ -37,7 +36,6 @@ def make_review_panel(bench: Any, store: Any) -> Any:
     """The review judge (`review_judge.py`), every judge of a panel, `judge_samples` times."""
     # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.panel import JudgePanel
-    # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.review_judge import ReviewJudge
     return JudgePanel([ReviewJudge(c, store=store) for c in bench.judge_clients()],
                       bench.judge_samples())
@@ -49,7 +47,7 @@ def with_panel(run: Any, panel: Any, work: Callable[[Any], None]) -> None:
     # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.panel import judge_roles, panel_models
     clients = [j.client for j in panel.judges]
-    before = [c.usage.as_dict() for c in clients]
+    before = [usage_snapshot(c) for c in clients]
     try:
         work(panel)
     finally:
