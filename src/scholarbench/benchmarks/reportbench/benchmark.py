@@ -254,7 +254,7 @@ class ReportBench(Benchmark):
                          HiddenSurvey.of(sample.task.native.task))
 
     # -- scoring -----------------------------------------------------------------------------
-    def scoring_judge(self) -> Any:
+    def scoring_judge(self, models: Any) -> Any:
         """The judge this scoring asks (`run_scoring`): the run's, bound in `context`, else
         with `--with-judge` the judge role; None when nothing is judged or recorded judge
         outputs are only replayed."""
@@ -263,7 +263,7 @@ class ReportBench(Benchmark):
             return None
         if self._judge is not None:
             return self._judge
-        return self.models.judge() if self.options.get("with_judge") else None
+        return models.judge() if self.options.get("with_judge") else None
 
     def scoring_corpus(self, data: dict[str, Any]) -> Any:
         """The corpus the references resolve against: the run's (opened in `context`), else
@@ -279,7 +279,7 @@ class ReportBench(Benchmark):
         from scholarbench.benchmarks.reportbench.data import recorded_data
         from scholarbench.benchmarks.reportbench.run_scoring import prepare_scoring
         data = recorded_data(ctx.manifest)
-        prepare_scoring(self, samples, generated, ctx, judge=self.scoring_judge(),
+        prepare_scoring(self, samples, generated, ctx, judge=self.scoring_judge(ctx.models),
                         corpus=self.scoring_corpus(data), gt_dir=data["gt_dir"])
 
     def score_sample(self, sample: Sample, record: dict[str, Any] | None, ctx: Any

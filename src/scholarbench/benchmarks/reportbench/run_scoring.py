@@ -43,9 +43,8 @@ def statements_on(options: dict[str, Any]) -> bool:
                                               and options.get("judge_statements", True)))
 
 
-def panel_of(bench: Any, judge: Any) -> tuple[list[Any], int]:
-    """The judge panel (its first is `judge`) and the repeats per judge."""
-    models = getattr(bench, "models", None)
+def panel_of(models: Any, judge: Any) -> tuple[list[Any], int]:
+    """The run's judge panel (its first is `judge`) and the repeats per judge."""
     judges = getattr(models, "judges", None)
     panel = list(judges()) if judge is not None and callable(judges) else [judge]
     return (panel if panel and panel[0] is judge else [judge],
@@ -74,7 +73,7 @@ def make_scorer(bench: Any, samples: Sequence[Any], ctx: Any, judge: Any, corpus
         identity = manifest.get("statements")
         if judge is not None:
             stmt_judge = statement_judge(bench, judge, corpus, allow_network,
-                                         *panel_of(bench, judge))
+                                         *panel_of(ctx.models, judge))
             identity = stmt_judge.identity()
         stmt = RecordedStatements(stmt_judge, identity, run, corpus_sha, llm_titles)
     return Scorer(gt=load_ground_truth(Path(gt_dir)), corpus=corpus,
