@@ -88,12 +88,3 @@ def fake_embedder():
 def minilm():
     from scholarbench.embed import CachedEmbedder, MiniLMEncoder
     return CachedEmbedder(MiniLMEncoder())
-
-
-def pytest_collection_modifyitems(items):
-    """The files with slow tests first (their order kept, each file's tests together): with
-    `-n 2 --dist loadfile` the longest files then start early and run beside the short ones,
-    instead of one worker finishing a long file alone at the end."""
-    long_files = {item.path for item in items
-                  if item.get_closest_marker("slow") or item.get_closest_marker("local_llm")}
-    items[:] = sorted(items, key=lambda item: item.path not in long_files)
