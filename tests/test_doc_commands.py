@@ -12,7 +12,7 @@ supplied, never skipped:
 - a file a command reads (`answers.jsonl`, `gold.jsonl`, `survey-folder/`, `edges.parquet`, …)
   is written just before the command, in the format its page describes;
 - placeholders (`TASK_ID`, `DIR`, `/path/to/data`, `A`, `B`) are replaced by real values;
-- `run`/`eval` get `--limit 2` where they have no `--limit`, as the README test does;
+- `run`/`eval` get `--limit 2` where they have no `--limit`;
 - servers (`tools serve`, `llm serve`) must start and answer, then are stopped.
 """
 from __future__ import annotations
