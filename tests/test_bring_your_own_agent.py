@@ -99,10 +99,18 @@ def _eval_json(root: Path, out: str) -> dict:
     return json.loads((root / out / "eval.json").read_text())
 
 
-def test_a_plain_function_runs_on_every_benchmark(suite):
+@pytest.fixture(scope="module")
+def plain_function_run(suite) -> subprocess.CompletedProcess:
+    """The plain-function agent's suite run (`runs/mine`), made once: the Ray test compares
+    its own run with this one."""
     root, env, judge = suite
-    done = _cli(["eval", "--agent", "mypkg_agent:solve", "--benchmarks", "all", "--limit", "2",
+    return _cli(["eval", "--agent", "mypkg_agent:solve", "--benchmarks", "all", "--limit", "2",
                  "--out", "runs/mine", "--quiet", *judge], root, env)
+
+
+def test_a_plain_function_runs_on_every_benchmark(suite, plain_function_run):
+    root, env, judge = suite
+    done = plain_function_run
     assert done.returncode == 0, done.stderr[-3000:]
     report = _eval_json(root, "runs/mine")
     runs = report["runs"]
@@ -213,20 +221,18 @@ def test_the_endpoint_is_the_whole_agent(suite):
             assert "sk-test-not-a-real-key" not in path.read_text(errors="ignore")
 
 
-def test_the_whole_suite_on_ray_scores_as_the_local_run(suite):
+def test_the_whole_suite_on_ray_scores_as_the_local_run(suite, plain_function_run):
     """Every benchmark through `eval --ray` (a private cluster on 127.0.0.1): the shards'
     samples travel as the driver prepared them (DeepSynth's oracle references and cut-off),
-    so every run's scores equal the local run's."""
+    so every run's scores equal the local run's (the same command without `--ray`)."""
     if os.environ.get("CI") != "true":
         pytest.importorskip("ray", reason="Ray is the optional extra scholarbench[ray]")
     root, env, judge = suite
-    runs = {}
-    for out, extra in (("runs/suite-local", []), ("runs/suite-ray", ["--ray"])):
-        done = _cli(["eval", "--agent", "mypkg_agent:solve", "--benchmarks", "all", "--limit",
-                     "2", "--out", out, "--quiet", *judge, *extra], root, env)
-        assert done.returncode == 0, done.stderr[-3000:]
-        runs[out] = _eval_json(root, out)["runs"]
-    local, ray = runs["runs/suite-local"], runs["runs/suite-ray"]
+    assert plain_function_run.returncode == 0, plain_function_run.stderr[-3000:]
+    done = _cli(["eval", "--agent", "mypkg_agent:solve", "--benchmarks", "all", "--limit",
+                 "2", "--out", "runs/suite-ray", "--quiet", *judge, "--ray"], root, env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    local, ray = _eval_json(root, "runs/mine")["runs"], _eval_json(root, "runs/suite-ray")["runs"]
     assert [(r["benchmark"], r["subtask"]) for r in local] == \
         [(r["benchmark"], r["subtask"]) for r in ray]
     for a, b in zip(local, ray):
