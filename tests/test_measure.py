@@ -131,6 +131,22 @@ def test_the_eval_table_shows_half_the_interval_beside_the_mean():
     assert "±half its 95% bootstrap interval" in table
 
 
+def test_the_eval_table_prints_each_headline_as_its_measure_does():
+    """A percent measure ×100 with its sign and two decimals, a count with its own decimals,
+    as the report prints them; a headline key without a measure keeps four decimals."""
+    from scholarbench.core.suite import headline_cells
+
+    class Bench:
+        def measures(self, subtask):
+            return (Measure("toy", "recall", unit="percent"),
+                    Measure("toy", "size", unit="count", decimals=1, direction="none"))
+
+    entry = {"headline": {"recall": 0.4567, "size": 12.25, "other": 0.5, "gone": None},
+             "headline_ci95": {"recall": [0.40, 0.50], "size": None, "other": [0.4, 0.6]}}
+    assert headline_cells(Bench(), "a", entry) == {
+        "recall": "45.67% ±5.00", "size": "12.2", "other": "0.5000 ±0.1000", "gone": "—"}
+
+
 def test_the_report_cell_carries_the_interval_in_its_unit():
     from scholarbench.report.htmlkit import _with_interval
     percent = Measure("toy", "r", label="Recall", percent=True, decimals=2)

@@ -309,6 +309,7 @@ def run_entry(bench: Benchmark, subtask: str, run_dir: Path,
                  oversized=c["oversized"],
                  headline={k: metrics[k]["mean"] for k in headline if k in metrics},
                  headline_ci95={k: metrics[k].get("ci95") for k in headline if k in metrics})
+    entry["headline_shown"] = headline_cells(bench, subtask, entry)
     if summary.get("without_flagged"):
         entry["without_flagged"] = summary["without_flagged"]
     if summary.get("without_leaked"):           # docs/leakage.md
@@ -369,7 +370,8 @@ def format_table(entries: list[dict[str, Any]]) -> str:
             lines.append(f"{e['benchmark']:<14} {e['subtask']:<14} {e['status']:<11} "
                          f"{terminal(e.get('reason', ''))}")
             continue
-        hl = "  ".join(f"{k} {_mean_cell(v, (e.get('headline_ci95') or {}).get(k))}"
+        shown, ci95 = e.get("headline_shown") or {}, e.get("headline_ci95") or {}
+        hl = "  ".join(f"{k} {shown.get(k) or _mean_cell(v, ci95.get(k))}"
                        for k, v in e["headline"].items())
         nums = "".join(f" {_cell(e['counts'].get(c)):>{max(4, len(_SHORT[c]))}}"
                        for c in COLUMNS)
@@ -384,7 +386,8 @@ def format_table(entries: list[dict[str, Any]]) -> str:
             lines.append(f"{'':<30}{terminal(why)}")     # reasons are the agent's own text
     lines.append("columns: " + ", ".join(f"{_SHORT[c]} = {LABELS.get(c, c)}" for c in COLUMNS
                                          if _SHORT[c] != c)
-                 + "; headline: mean ±half its 95% bootstrap interval")
+                 + "; headline: mean ±half its 95% bootstrap interval, as the report prints it "
+                 "(a % measure ×100)")
     notes = [f"  {e['benchmark']} {e['subtask']}: {k}: {v}" for e in entries
              for k, v in (e.get("measure_notes") or {}).items()]
     return "\n".join(lines + notes + flagged_lines(entries) + judge_lines(entries))
@@ -404,6 +407,20 @@ def flagged_lines(entries: list[dict[str, Any]]) -> list[str]:
     return [f"  {e['benchmark']} {e['subtask']}: {note}" for e in entries
             for note in (flagged_note(e), leaked_note(e, list(e.get("headline") or ()) or None))
             if note]
+
+
+def headline_cells(bench: Benchmark, subtask: str, entry: dict[str, Any]) -> dict[str, str]:
+    """Each headline mean as its `Measure` prints it (decimals, ×100 with a sign where the
+    measure is a percentage) with ± half its 95% interval — the report's cell; a headline key
+    the benchmark declares no measure for falls back to four decimals."""
+    measures = {m.key: m for m in bench.measures(subtask)}
+    out = {}
+    for key, mean in entry["headline"].items():
+        ci95 = (entry.get("headline_ci95") or {}).get(key)
+        measure = measures.get(key)
+        out[key] = (measure.format_with_interval(mean, tuple(ci95) if ci95 else None)
+                    if measure is not None else _mean_cell(mean, ci95))
+    return out
 
 
 def _mean_cell(mean: float | None, ci95: list[float] | None) -> str:
