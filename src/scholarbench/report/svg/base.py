@@ -16,6 +16,21 @@ PUBLISHED_COLOUR = "#8a8a8a"
 FONT = "font-family=\"'Helvetica Neue', Helvetica, Arial, sans-serif\""
 
 
+# At most this many per-sample marks (dots) in one group of a chart: a chart's size is bounded
+# whatever the number of samples (its box, mean and counts still use every sample).
+MAX_SAMPLE_MARKS = 240
+
+
+def spread_sample(n: int, cap: int = MAX_SAMPLE_MARKS) -> list[int]:
+    """Indices of at most `cap` of `n` items, evenly spaced and including the first and last,
+    so the marks of items sorted by value still cover the whole range (deterministic)."""
+    if n <= cap:
+        return list(range(n))
+    if cap <= 1:
+        return [0][:cap]
+    return sorted({round(i * (n - 1) / (cap - 1)) for i in range(cap)})
+
+
 def colour(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 

@@ -1,5 +1,6 @@
-"""Box-and-strip charts: per group a box (quartiles, median, whiskers), every sample as a dot
-and the mean as a diamond."""
+"""Box-and-strip charts: per group a box (quartiles, median, whiskers), the samples as dots
+(at most `base.MAX_SAMPLE_MARKS`, spread over the sorted values, the count shown) and the mean
+as a diamond."""
 from __future__ import annotations
 
 import math
@@ -7,7 +8,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from scholarbench.report.svg.base import (PALETTE, _Frame, _axes, _clamp, _e, _finish, _open,
-                                          _range, _tick_label, _title, nice_ticks)
+                                          _range, _tick_label, _title, nice_ticks,
+                                          spread_sample)
 
 
 def _quantile(sorted_values: Sequence[float], q: float) -> float:
@@ -67,7 +69,10 @@ def box_strip(groups: Sequence[StripGroup], *, y_label: str = "", title: str = "
             parts.append(f'<line x1="{cx - bw / 2:.1f}" x2="{cx + bw / 2:.1f}" '
                          f'y1="{frame.y(med):.1f}" y2="{frame.y(med):.1f}" '
                          f'stroke="{g.colour}" stroke-width="2"/>')
-            for i, v in enumerate(g.values):
+            order = sorted(range(len(g.values)), key=lambda i: g.values[i])
+            shown = [order[k] for k in spread_sample(len(order))]
+            for i in sorted(shown):
+                v = g.values[i]
                 jitter = ((i * 0.618034) % 1.0 - 0.5) * min(26.0, slot * 0.4)
                 sid = g.ids[i] if i < len(g.ids) else ""
                 parts.append(f'<circle class="sample" cx="{cx + jitter:.1f}" '
@@ -85,6 +90,8 @@ def box_strip(groups: Sequence[StripGroup], *, y_label: str = "", title: str = "
                      f'text-anchor="middle" fill="#111">{_e(label)}<title>{_e(g.name)}'
                      "</title></text>")
         sub = f"n={len(vals)}" + (f", {g.n_null} undef." if g.n_null else "")
+        if len(vals) > len(spread_sample(len(vals))):
+            sub += f", {len(spread_sample(len(vals)))} dots"
         parts.append(f'<text x="{cx:.1f}" y="{height - frame.bottom + 30}" '
                      f'text-anchor="middle" font-size="9.5" fill="#666">{_e(sub)}</text>')
     return _finish(parts, frame)

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from scholarbench.report.svg.base import (PALETTE, PUBLISHED_COLOUR, _Frame, _axes, _clamp, _e,
-                                          _finish, _open, _range, _title, legend_room, nice_ticks)
+                                          _finish, _open, _range, _title, legend_room, nice_ticks,
+                                          spread_sample)
 
 
 @dataclass
@@ -29,7 +30,12 @@ def scatter(points: Sequence[Point], *, x_label: str, y_label: str, title: str =
             width: int = 420, height: int = 330, kind: str = "scatter",
             clamp: tuple[float | None, float | None] = (None, None)) -> str:
     """A scatter plot; `diagonal` draws y = x (e.g. homogeneity = completeness) and gives both
-    axes the same range; `clamp` keeps the padded axes inside the metrics' range."""
+    axes the same range; `clamp` keeps the padded axes inside the metrics' range. Per-sample
+    dots (`small`) beyond `base.MAX_SAMPLE_MARKS` per colour are thinned to that many, spread
+    over their order along x, and the note says so."""
+    points, thinned = _thin_samples(points)
+    if thinned:
+        note = (note + "; " if note else "") + thinned
     xs = [p.x for p in points]
     ys = [p.y for p in points]
     x_lo, x_hi = _range(xs + ([*ys] if diagonal else []), *x_range)
@@ -70,6 +76,24 @@ def scatter(points: Sequence[Point], *, x_label: str, y_label: str, title: str =
         parts.append(f'<text x="{frame.left}" y="{height - 26}" font-size="10.5" '
                      f'fill="#333">{_e(note)}</text>')
     return _finish(parts, frame, legend)
+
+
+def _thin_samples(points: Sequence[Point]) -> tuple[list[Point], str]:
+    """The points with at most `MAX_SAMPLE_MARKS` per-sample dots of each colour (a run), and
+    a note of how many are drawn ("" when none was left out)."""
+    by_colour: dict[str, list[Point]] = {}
+    for p in points:
+        if p.small:
+            by_colour.setdefault(p.colour, []).append(p)
+    keep: set[int] = set()
+    total = drawn = 0
+    for dots in by_colour.values():
+        dots = sorted(dots, key=lambda p: (p.x, p.y))
+        chosen = spread_sample(len(dots))
+        keep.update(id(dots[k]) for k in chosen)
+        total, drawn = total + len(dots), drawn + len(chosen)
+    out = [p for p in points if not p.small or id(p) in keep]
+    return out, (f"{drawn} of {total} sample dots drawn" if drawn < total else "")
 
 
 def _labels(points: Sequence[Point], frame: _Frame) -> list[str]:
