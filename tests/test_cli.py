@@ -156,3 +156,25 @@ def test_an_answer_that_does_not_parse_is_malformed_in_every_file(tmp_path, caps
     text = html.read_text()
     start = text.index('data-run="' + str(run) + '"')
     assert "<td>2</td>" in text[start:start + 300] and "Suite overview" in text
+
+
+def _benchmark_modules_after(argv: list[str]) -> list[str]:
+    """Which `benchmarks/<name>/benchmark.py` a fresh process imports to parse `argv`."""
+    code = ("import sys, io, contextlib\nfrom scholarbench.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    try: main({argv!r})\n    except SystemExit: pass\n"
+            "print(' '.join(sorted(m.split('.')[2] for m in sys.modules "
+            "if m.startswith('scholarbench.benchmarks.') and m.endswith('.benchmark'))))")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.split()
+
+
+def test_a_command_imports_only_the_benchmarks_it_names():
+    """The packages register their classes lazily and the command line builds only the
+    benchmark parsers a command reaches (docs/layers.md)."""
+    assert _benchmark_modules_after(["data", "list", "--help"]) == []
+    assert _benchmark_modules_after(["eval", "--help"]) == []
+    assert _benchmark_modules_after(["run", "taxobench", "--help"]) == ["taxobench"]
+    assert _benchmark_modules_after(["score", "scinet", "--help"]) == ["scinet"]
+    assert _benchmark_modules_after(["run", "--help"]) == \
+        ["deepsynth", "reportbench", "researcharena", "scinet", "taxobench"]

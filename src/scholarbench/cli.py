@@ -90,7 +90,10 @@ def tools_serve_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """Every command's parser; given the `argv` it will parse, only the benchmark parsers
+    that argv reaches are built (`core.commands.parsed_benchmarks`), so a command that names
+    no benchmark imports none."""
     from scholarbench.llm.commands import add_llm_parser
     parser, sub = _top_parser()
     data_help = "data directory (default: $SCHOLARBENCH_DATA, then the per-user data dir)"
@@ -133,8 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     dense.add_argument("--data", help=data_help)
     corpus.set_defaults(func=cmd_corpus)
 
-    from scholarbench.core.commands import add_engine_parsers
-    add_engine_parsers(sub)
+    from scholarbench.core.commands import add_engine_parsers, parsed_benchmarks
+    add_engine_parsers(sub, parsed_benchmarks(argv))
     from scholarbench.core.aggregate import add_aggregate_parser
     add_aggregate_parser(sub)
 
@@ -184,7 +187,8 @@ def _main(argv: Sequence[str] | None = None) -> int:
         args = tools_serve_parser().parse_args(argv)
     else:
         from scholarbench.core.commands import normalise_argv
-        args = build_parser().parse_args(normalise_argv(argv))
+        argv = normalise_argv(argv)
+        args = build_parser(argv).parse_args(argv)
     try:
         return args.func(args)
     except Exception as exc:        # one line each; the traceback only with --debug

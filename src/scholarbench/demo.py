@@ -20,6 +20,7 @@ def run_demo(data: str | None, out: Path, limit: int | None = None) -> None:
     from scholarbench.corpus.build import build_corpus, build_default_corpus
     # deferred: pulls in scipy
     from scholarbench.benchmarks.taxobench.tables import leaderboard, load_runs
+    # deferred: pulls in scipy
     from scholarbench.benchmarks.taxobench.runner import RunConfig, run
 
     root = data_dir(data)

@@ -85,8 +85,25 @@ def _option_dests(parser: argparse.ArgumentParser, add: Callable[[], None]) -> l
     return [a.dest for a in parser._actions if a.dest not in before]
 
 
-def add_engine_parsers(sub: Any) -> None:
-    names = engine_benchmarks()
+def parsed_benchmarks(argv: Sequence[str] | None) -> list[str] | None:
+    """The benchmarks whose `run`/`score` parsers `argv` needs (their classes are imported to
+    build them, and a benchmark module imports its whole package): the one `run X` / `score X`
+    names; every one for `run --help` / `score --help` (their titles); none for another
+    command. None (no argv: a caller building the whole parser): every one."""
+    if argv is None:
+        return None
+    names = REGISTRY.names("benchmark")
+    if not argv or argv[0] not in ("run", "score"):
+        return []
+    named = [a for a in argv[1:2] if a in names]
+    return named or (names if {"-h", "--help"} & set(argv[1:2]) else [])
+
+
+def add_engine_parsers(sub: Any, wanted: Sequence[str] | None = None) -> None:
+    """`run`, `score` and `eval`; a benchmark's own `run`/`score` parser only for `wanted`
+    (`parsed_benchmarks`; None: every benchmark) — the others are listed by name and never
+    reached by this parse."""
+    names = engine_benchmarks() if wanted is None else REGISTRY.names("benchmark")
 
     run = sub.add_parser("run", help="generate → score → aggregate one agent on a benchmark")
     run_sub = run.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
@@ -104,6 +121,10 @@ def add_engine_parsers(sub: Any) -> None:
     rescore.set_defaults(func=cmd_rescore)
 
     for name in names:
+        if wanted is not None and name not in wanted:
+            run_sub.add_parser(name, help=f"run {name} --help")
+            score_sub.add_parser(name, help=f"score {name} files")
+            continue
         cls = benchmark_class(name)
         p = run_sub.add_parser(name, help=cls.title or name)
         # checked in cmd_run, not by argparse: a missing sub-task is a usage error (exit 2)

@@ -339,6 +339,7 @@ def search_config(search: str, settings: Any, k: int) -> dict[str, Any]:
         return {}
     # deferred: pulls in duckdb, pyarrow
     from scholarbench.agents.deep_research import DECIDE_PROMPT
+    # deferred: pulls in duckdb, pyarrow
     from scholarbench.agents.llm_common import load_prompt as load_arena_prompt
     return {"search": search, "research": {
         **replace(settings, k=max(1, k)).config(), "search": "bm25", "fields": "title+abstract",
@@ -357,6 +358,7 @@ def find_sources(corpus: Any, request: WritingRequest, query: str, k: int, *,
         return search(corpus, request, query, k, exclude_surveys=exclude_surveys), {}
     # deferred: pulls in duckdb, pyarrow
     from scholarbench.agents.deep_research import DeepResearchSettings, ToolEnv, deep_research
+    # deferred: pulls in duckdb, pyarrow
     from scholarbench.tools.session import ToolSession
     if search_mode not in SEARCH_MODES:
         raise ValueError(f"search must be one of {', '.join(SEARCH_MODES)}, got {search_mode!r}")

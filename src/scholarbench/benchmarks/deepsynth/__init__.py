@@ -21,10 +21,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from scholarbench.benchmarks.deepsynth.benchmark import DeepSynthBenchmark
 from scholarbench.benchmarks.deepsynth import measures as _measures
 from scholarbench.core.registry import REGISTRY
 from scholarbench.lazy import lazy_getattr
+
+# the class (and the modules it imports) only when a command needs this benchmark
+REGISTRY.lazy("benchmark", "deepsynth",
+              "scholarbench.benchmarks.deepsynth.benchmark:DeepSynthBenchmark")
 
 # the report section is imported when a report needs it (the report stack is heavy)
 REGISTRY.lazy("section", "deepsynth", "scholarbench.benchmarks.deepsynth.section:DeepSynthSection")
@@ -48,6 +51,7 @@ _EXPORTS = {
             "score_run"),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+_WHERE["DeepSynthBenchmark"] = "benchmark"
 
 
 __getattr__ = lazy_getattr(__name__, _WHERE)

@@ -25,9 +25,9 @@ retries of errored samples and usage per stage; this class says what each stage 
   `measures`: `measures.all_measures()` (both variants), of which `summary_measures` picks the
   rows' variant's; `summary_extras`: every other block (`summary_blocks`).
 
-Its hooks import the rest of the package inside their bodies: the command line imports this
-file to build the benchmark's options, and must not load the whole package to do so
-(docs/layers.md, "Imports inside functions").
+Only a command that names this benchmark imports this file (its package registers the class
+lazily): its imports are at the top, but for those that pull in a heavy library (each says
+which), so `run <name> --help` stays light (docs/layers.md, "Imports inside functions").
 """
 from __future__ import annotations
 
@@ -49,6 +49,23 @@ from scholarbench.core.usage import model_identity
 from scholarbench.errors import ScholarbenchError
 from scholarbench.files import sha256_file
 from scholarbench.paths import data_dir
+from scholarbench.agents.writers.budget import TokenBudget
+from scholarbench.benchmarks.deepsynth.agents import (DeepSynthReplay, NativeTask, WRITERS,
+                                                      WriterAgent, topic_of, writer_agent,
+                                                      writing_request)
+from scholarbench.benchmarks.deepsynth.checklist import checklist_item
+from scholarbench.benchmarks.deepsynth.citations import with_references
+from scholarbench.benchmarks.deepsynth.data import default_tasks_file
+from scholarbench.benchmarks.deepsynth.judge import load_prompt
+from scholarbench.benchmarks.deepsynth.judge_probe import judge_with_probe
+from scholarbench.benchmarks.deepsynth.loader import (constraint_questions, load_tasks,
+                                                      unified_prompt)
+from scholarbench.benchmarks.deepsynth.oracle import (OracleBuilder, OracleContext,
+                                                      read_reference_lists, survey_cutoff,
+                                                      survey_paper_id)
+from scholarbench.benchmarks.deepsynth.stages import (ORACLE, default_workers, oracle_stage,
+                                                      record_model)
+from scholarbench.tools.rules import AccessRules
 
 SUBTASK = "report"
 ORACLE_MODES = ("summary", "abstract", "none")
@@ -137,11 +154,9 @@ class DeepSynthBenchmark(Benchmark):
     def _tasks_path(self) -> Path:
         if self.options.get("tasks"):
             return Path(self.options["tasks"])
-        from scholarbench.benchmarks.deepsynth.data import default_tasks_file
         return default_tasks_file(data_dir(self.options.get("data")))
 
     def _check(self) -> None:
-        from scholarbench.benchmarks.deepsynth.judge import load_prompt
         if self._opt("oracle", "summary") not in ORACLE_MODES:
             raise ScholarbenchError(f"unknown oracle mode {self.options['oracle']!r}; use one "
                                     f"of {', '.join(ORACLE_MODES)}")
@@ -159,7 +174,6 @@ class DeepSynthBenchmark(Benchmark):
 
     # -- samples -----------------------------------------------------------------------------
     def load(self, subtask: str, limit: int | None) -> Loaded:
-        from scholarbench.benchmarks.deepsynth.loader import load_tasks
         self._check()
         path = self._tasks_path()
         if not path.is_file():
@@ -171,7 +185,6 @@ class DeepSynthBenchmark(Benchmark):
 
     def load_for_rescore(self, run: Any, manifest: dict[str, Any]) -> Loaded:
         """The task set the run saved (tasks.jsonl), else its task file again."""
-        from scholarbench.benchmarks.deepsynth.loader import load_tasks
         if self.options.get("variant") is None and manifest.get("variant"):
             self.options["variant"] = manifest["variant"]     # a run written before the engine
         saved = run.file("tasks.jsonl")
@@ -187,9 +200,6 @@ class DeepSynthBenchmark(Benchmark):
         return Loaded([self._sample(t) for t in tasks], dict(manifest.get("data") or {}))
 
     def _sample(self, t: Any) -> Sample:
-        from scholarbench.benchmarks.deepsynth.agents import NativeTask, topic_of
-        from scholarbench.benchmarks.deepsynth.loader import constraint_questions, unified_prompt
-        from scholarbench.benchmarks.deepsynth.oracle import survey_cutoff
         cutoff = survey_cutoff(t, None)
         fields = {"task_id": t.task_id, "general_prompt": t.general_prompt,
                   "constraints": constraint_questions(t), "topic": topic_of(t),
@@ -200,7 +210,6 @@ class DeepSynthBenchmark(Benchmark):
 
     # -- agents ------------------------------------------------------------------------------
     def agent(self, name: str, params: dict[str, Any], subtask: str) -> Agent | None:
-        from scholarbench.benchmarks.deepsynth.agents import DeepSynthReplay, writer_agent
         if name == "replay":
             params = dict(params)
             replay = self.options.get("replay")
@@ -217,11 +226,9 @@ class DeepSynthBenchmark(Benchmark):
         return found if found is not None else super().agent(name, params, subtask)
 
     def agent_names(self, subtask: str) -> list[str]:
-        from scholarbench.benchmarks.deepsynth.agents import WRITERS
         return sorted({*WRITERS, "replay", *super().agent_names(subtask)})
 
     def context(self, agent: Agent, subtask: str, roles: Any) -> AgentContext:
-        from scholarbench.benchmarks.deepsynth.agents import DeepSynthReplay, WriterAgent
         self._agent = agent
         replay = isinstance(agent, DeepSynthReplay)
         if self.options.get("replay") and not replay:
@@ -257,8 +264,6 @@ class DeepSynthBenchmark(Benchmark):
     def tool_rules(self, sample: Sample) -> Any:
         """The writers' search rule: papers known before the survey may first have appeared,
         never the survey (its id and every record with its title)."""
-        from scholarbench.benchmarks.deepsynth.oracle import survey_cutoff, survey_paper_id
-        from scholarbench.tools.rules import AccessRules
         task = sample.gold
         pid = survey_paper_id(task, self._corpus)
         hidden = [pid, f"arxiv:{task.survey_id}" if task.survey_id else None]
@@ -276,12 +281,14 @@ class DeepSynthBenchmark(Benchmark):
         if option:
             path = Path(option)
         else:
+            # deferred: pulls in pyarrow
             from scholarbench.corpus.build import build_default_corpus
             data = data_dir(self.options.get("data"))
             path = data / "corpus" / "default"
             if not (path / "manifest.json").exists():
                 info = build_default_corpus(path, data)
                 print(f"built corpus {path}: {info.n_papers} papers; per source {info.counts}")
+        # deferred: pulls in duckdb, pyarrow
         from scholarbench.corpus.store import Corpus
         if not (path / "manifest.json").exists():
             raise ScholarbenchError(f"--corpus {path}: not a corpus directory (no manifest.json)")
@@ -292,6 +299,7 @@ class DeepSynthBenchmark(Benchmark):
         endpoint, a prompt-only function), so every way in resolves the same answer alike:
         the one `--corpus` names or the data's default (built when it has a source), else
         None (`--corpus none`, no source: cited references stay as written)."""
+        # deferred: pulls in pyarrow
         from scholarbench.corpus.build import has_corpus
         option = self.options.get("corpus")
         if option == NO_CORPUS or (not option and not has_corpus(data_dir(
@@ -303,9 +311,6 @@ class DeepSynthBenchmark(Benchmark):
         return opened
 
     def _oracle_builder(self, mode: str) -> dict[str, Any]:
-        from scholarbench.agents.writers.budget import TokenBudget
-        from scholarbench.benchmarks.deepsynth.oracle import OracleBuilder
-        from scholarbench.benchmarks.deepsynth.stages import default_workers
         role = self._opt("oracle_role", "judge")
         client = None
         if mode == "summary":
@@ -334,11 +339,7 @@ class DeepSynthBenchmark(Benchmark):
         return {"builder": builder, "client": client, "role": role, "config": config}
 
     def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any]) -> None:
-        from scholarbench.benchmarks.deepsynth.agents import (DeepSynthReplay, WriterAgent,
-                                                              writing_request)
-        from scholarbench.benchmarks.deepsynth.oracle import (OracleContext, read_reference_lists,
-                                                              survey_cutoff)
-        from scholarbench.benchmarks.deepsynth.stages import oracle_stage, record_model
+        # deferred: pulls in pyarrow
         from scholarbench.corpus.build import corpus_info
         self._running = True
         run.write_jsonl("tasks.jsonl", [task_to_json(s.gold) for s in loaded.samples])
@@ -380,11 +381,9 @@ class DeepSynthBenchmark(Benchmark):
 
     def judge_with_probe(self, sample: Sample, record: dict[str, Any],
                          probe: str | None) -> float | None:
-        from scholarbench.benchmarks.deepsynth.judge_probe import judge_with_probe
         return judge_with_probe(self, sample, record, probe)
 
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
-        from scholarbench.benchmarks.deepsynth.citations import with_references
         parsed = parse_answer("report", answer)
         info = dict(answer_info(answer))
         report, cited, counts = with_references(parsed.report, parsed.cited, self._resolver)
@@ -395,7 +394,6 @@ class DeepSynthBenchmark(Benchmark):
     # -- scoring -----------------------------------------------------------------------------
     def checklist(self) -> Any:
         """The checklist judge under `--judge-prompt` and `--judge-retries`."""
-        from scholarbench.benchmarks.deepsynth.checklist import checklist_item
         return checklist_item(self._opt("judge_prompt", JUDGE_PROMPTS[0]),
                               self._opt("judge_retries", 2))
 
@@ -407,16 +405,17 @@ class DeepSynthBenchmark(Benchmark):
     def stages(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
                run_dir: Any) -> tuple[str, ...]:
         """The oracle's oracle.jsonl (written by `prepare_run`), read by the rows."""
-        from scholarbench.benchmarks.deepsynth.stages import ORACLE
         return (ORACLE,)
 
     def prepare_scoring(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
                         ctx: ScoreContext) -> None:
+        # deferred: a top-level import would close an import cycle
         from scholarbench.benchmarks.deepsynth.scoring import prepare
         prepare(self, samples, generated, ctx)
 
     def score_sample(self, sample: Sample, record: dict[str, Any] | None,
                      ctx: ScoreContext) -> dict[str, Any]:
+        # deferred: a top-level import would close an import cycle
         from scholarbench.benchmarks.deepsynth.scoring import score_row
         return score_row(sample, record, ctx)
 
@@ -427,11 +426,13 @@ class DeepSynthBenchmark(Benchmark):
     def summary_measures(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                          ) -> tuple[Any, ...]:
         """The measures of the variant the rows were scored under (`summary_blocks`)."""
+        # deferred: a top-level import would close an import cycle
         from scholarbench.benchmarks.deepsynth.summary_blocks import summary_measures
         return summary_measures(self, rows)
 
     def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                        ) -> dict[str, Any]:
+        # deferred: a top-level import would close an import cycle
         from scholarbench.benchmarks.deepsynth.summary_blocks import summary_extras
         return summary_extras(self, rows, manifest)
 
@@ -441,11 +442,13 @@ class DeepSynthBenchmark(Benchmark):
         return all_measures()
 
     def format_summary(self, summary: dict[str, Any]) -> str:
+        # deferred: a top-level import would close an import cycle
         from scholarbench.benchmarks.deepsynth.summary import format_run_summary
         return format_run_summary(summary)
 
     def score_files(self, models: Any) -> int:
         """`score deepsynth --judged F --out S [--variant]`."""
+        # deferred: a top-level import would close an import cycle
         from scholarbench.benchmarks.deepsynth.judged import (format_summary,
                                                               score_deepsynth_judged)
         judged, out = self.options.get("judged"), self.options.get("out")

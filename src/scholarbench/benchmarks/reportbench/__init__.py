@@ -22,9 +22,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from scholarbench.benchmarks.reportbench.benchmark import ReportBench
 from scholarbench.core.registry import REGISTRY
 from scholarbench.lazy import lazy_getattr
+
+# the class (and the modules it imports) only when a command needs this benchmark
+REGISTRY.lazy("benchmark", "reportbench",
+              "scholarbench.benchmarks.reportbench.benchmark:ReportBench")
 
 # the report section is imported when a report needs it (the report stack is heavy)
 REGISTRY.lazy("section", "reportbench",
@@ -49,6 +52,7 @@ _EXPORTS = {
     "tasks": ("Task", "build_eval_prompt", "load_tasks", "parse_cutoff"),
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+_WHERE["ReportBench"] = "benchmark"
 
 __all__ = ["ReportBench", *sorted(_WHERE)]
 

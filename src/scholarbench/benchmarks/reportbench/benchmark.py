@@ -11,9 +11,9 @@ Run directory (beside the engine's manifest.json, generate.jsonl, scores.jsonl, 
 prompts.jsonl (constructed granularities, `construct_stage`), titles.jsonl (with
 --llm-titles), statements.jsonl (with --statements) — see `scoring`.
 
-Its hooks import the rest of the package inside their bodies: the command line imports this
-file to build the benchmark's options, and must not load the whole package to do so
-(docs/layers.md, "Imports inside functions").
+Only a command that names this benchmark imports this file (its package registers the class
+lazily): its imports are at the top, but for those that pull in a heavy library (each says
+which), so `run <name> --help` stays light (docs/layers.md, "Imports inside functions").
 """
 from __future__ import annotations
 
@@ -30,6 +30,20 @@ from scholarbench.core.registry import REGISTRY, add_measures, register_benchmar
 from scholarbench.core.usage import model_identity
 from scholarbench.errors import ScholarbenchError
 from scholarbench.paths import data_dir
+from scholarbench.benchmarks.reportbench.agents import WriterAgent, is_writer, writer_names
+from scholarbench.benchmarks.reportbench.answers import to_record
+from scholarbench.benchmarks.reportbench.construct_stage import (PROMPTS, apply_prompts,
+                                                                 run_prompt_stage)
+from scholarbench.benchmarks.reportbench.data import (load_recorded_tasks, load_run_tasks,
+                                                      recorded_data)
+from scholarbench.benchmarks.reportbench.refscore import HiddenSurvey
+from scholarbench.benchmarks.reportbench.replay import ReplayReports
+from scholarbench.benchmarks.reportbench.run_scoring import (JUDGED, SCORER, prepare_scoring,
+                                                             statements_on)
+from scholarbench.benchmarks.reportbench.samples import make_sample
+from scholarbench.benchmarks.reportbench.scoring import open_corpus
+from scholarbench.benchmarks.reportbench.summary import format_summary, summary_blocks
+from scholarbench.tools.rules import AccessRules
 
 SHIPPED = "shipped"
 GRANULARITIES = (SHIPPED, "sentence", "paragraph", "detail")
@@ -138,7 +152,6 @@ class ReportBench(Benchmark):
             bool(self.options.get("llm_titles"))
 
     def load(self, subtask: str, limit: int | None) -> Loaded:
-        from scholarbench.benchmarks.reportbench.data import load_run_tasks
         if subtask not in self.subtasks:
             raise ScholarbenchError(f"unknown granularity {subtask!r}; use "
                                     f"{', '.join(GRANULARITIES)}")
@@ -150,13 +163,10 @@ class ReportBench(Benchmark):
         return self._samples(tasks, subtask, self._data)
 
     def _samples(self, tasks: Sequence[Any], subtask: str, data: dict[str, Any]) -> Loaded:
-        from scholarbench.benchmarks.reportbench.samples import make_sample
         return Loaded([make_sample(t, self.name, subtask, subtask == SHIPPED) for t in tasks],
                       data)
 
     def load_for_rescore(self, run: Any, manifest: dict[str, Any]) -> Loaded:
-        from scholarbench.benchmarks.reportbench.construct_stage import apply_prompts
-        from scholarbench.benchmarks.reportbench.data import load_recorded_tasks
         tasks, self._data, self._template = load_recorded_tasks(manifest)
         loaded = self._samples(tasks, manifest["mode"], self._data)
         if manifest["mode"] != SHIPPED:
@@ -166,22 +176,19 @@ class ReportBench(Benchmark):
     # -- agents ------------------------------------------------------------------------------
     def agent(self, name: str, params: dict[str, Any], subtask: str) -> Any:
         if name == "replay":
-            from scholarbench.benchmarks.reportbench.replay import ReplayReports
             return ReplayReports(**params, benchmark=self.name, subtask=subtask)
         found = super().agent(name, params, subtask)
         if found is not None:
             return found
-        from scholarbench.benchmarks.reportbench.agents import WriterAgent, is_writer
         obj = REGISTRY.find("agent", name)
         return WriterAgent(obj, name, params) if obj is not None and is_writer(obj) else None
 
     def agent_names(self, subtask: str) -> list[str]:
-        from scholarbench.benchmarks.reportbench.agents import writer_names
         return ["replay"] + writer_names() + super().agent_names(subtask)
 
     def tool_corpus(self, subtask: str) -> tuple[Any, Any]:
         if self._corpus is None:        # `tools serve`: no run's context opened it
-            from scholarbench.benchmarks.reportbench.scoring import open_corpus
+            # deferred: pulls in pyarrow
             from scholarbench.corpus.build import default_corpus
             self._corpus_dir = Path(self.options.get("corpus")
                                     or default_corpus(self._data_root()))
@@ -191,7 +198,6 @@ class ReportBench(Benchmark):
     def tool_rules(self, sample: Sample) -> Any:
         """The reverse-engineered prompt's rules: only papers published before its cut-off
         date, and never the original survey (its arXiv id, DOI and title)."""
-        from scholarbench.tools.rules import AccessRules
         native = sample.task.native
         return AccessRules(before=native.cutoff,
                            exclude_ids=tuple(native.exclude_ids) + (native.task.title,),
@@ -199,6 +205,7 @@ class ReportBench(Benchmark):
                            "date, never the original survey")
 
     def context(self, agent: Any, subtask: str, roles: Any) -> Any:
+        # deferred: pulls in pyarrow
         from scholarbench.corpus.build import corpus_info, default_corpus
         needs_judge = self._needs_judge(subtask)
         roles.bind(agent=agent.needs.llm, judge=needs_judge)
@@ -210,7 +217,6 @@ class ReportBench(Benchmark):
                                or self.options.get("llm_titles")):
             corpus_dir = default_corpus(self._data_root())
         if corpus_dir:
-            from scholarbench.benchmarks.reportbench.scoring import open_corpus
             self._corpus_dir = Path(corpus_dir)
             self._corpus = open_corpus(self._corpus_dir)
         self._data["corpus"] = corpus_info(self._corpus_dir)
@@ -242,14 +248,11 @@ class ReportBench(Benchmark):
                                                            "model_id": judge.model_id}
         run.write_manifest(manifest)
         if manifest["mode"] != SHIPPED:
-            from scholarbench.benchmarks.reportbench.construct_stage import run_prompt_stage
             run_prompt_stage(run, loaded.samples, self._judge, self._corpus, manifest["mode"],
                              self.construct_text_chars, self._template,
                              progress=self.progress)
 
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
-        from scholarbench.benchmarks.reportbench.answers import to_record
-        from scholarbench.benchmarks.reportbench.refscore import HiddenSurvey
         return to_record(answer, sample.task.prompt, self._corpus,
                          HiddenSurvey.of(sample.task.native.task))
 
@@ -258,7 +261,6 @@ class ReportBench(Benchmark):
         """The judge this scoring asks (`run_scoring`): the run's, bound in `context`, else
         with `--with-judge` the judge role; None when nothing is judged or recorded judge
         outputs are only replayed."""
-        from scholarbench.benchmarks.reportbench.run_scoring import statements_on
         if not (statements_on(self.options) or self.options.get("llm_titles")):
             return None
         if self._judge is not None:
@@ -269,23 +271,18 @@ class ReportBench(Benchmark):
         """The corpus the references resolve against: the run's (opened in `context`), else
         the one the manifest's `data` names, opened once."""
         if self._corpus is None and isinstance(data.get("corpus"), dict):
-            from scholarbench.benchmarks.reportbench.scoring import open_corpus
             self._corpus = open_corpus(data["corpus"].get("path"))
         return self._corpus
 
     def prepare_scoring(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
                         ctx: Any) -> None:
         """The scorer and every answer's judged steps (LLM titles, statements), once."""
-        from scholarbench.benchmarks.reportbench.data import recorded_data
-        from scholarbench.benchmarks.reportbench.run_scoring import prepare_scoring
         data = recorded_data(ctx.manifest)
         prepare_scoring(self, samples, generated, ctx, judge=self.scoring_judge(ctx.models),
                         corpus=self.scoring_corpus(data), gt_dir=data["gt_dir"])
 
     def score_sample(self, sample: Sample, record: dict[str, Any] | None, ctx: Any
                      ) -> dict[str, Any]:
-        from scholarbench.benchmarks.reportbench.construct_stage import PROMPTS
-        from scholarbench.benchmarks.reportbench.run_scoring import JUDGED, SCORER
         prompt = ctx.stage_records.get(PROMPTS, {}).get(sample.id)
         return ctx.shared[SCORER].row(sample, record, ctx.shared[JUDGED][sample.id], prompt)
 
@@ -302,14 +299,13 @@ class ReportBench(Benchmark):
     def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                        ) -> dict[str, Any]:
         """Beside `metrics`, from the rows and the manifest only (`summary.summary_blocks`)."""
-        from scholarbench.benchmarks.reportbench.summary import summary_blocks
         return summary_blocks(rows, manifest)
 
     def format_summary(self, summary: dict[str, Any]) -> str:
-        from scholarbench.benchmarks.reportbench.summary import format_summary
         return summary_line(summary) + "\n" + format_summary(summary)
 
     def score_files(self, models: Any) -> int:
+        # deferred: a top-level import would close an import cycle
         from scholarbench.benchmarks.reportbench.score_files import score_files_command
         self.models = models
         return score_files_command(self)

@@ -84,6 +84,7 @@ def _has_items(key: str) -> Callable[[Row], bool]:
 def _pooled_statement(key: str) -> Callable[[Sequence[Row]], float | None]:
     """The statement rate `key` over every judged statement item of the run."""
     def aggregate(rows: Sequence[Row]) -> float | None:
+        # deferred: a top-level import would close an import cycle
         from scholarbench.benchmarks.reportbench.statement_rows import (judged_rows,
                                                                         micro_rates, totals)
         return micro_rates(totals(judged_rows(rows)))[key]
@@ -96,6 +97,7 @@ def _counts(key: str, family: str, pooled: bool
     too): a per-survey measure counts its defined values; a pooled reference ratio every
     counted survey; a pooled statement rate the judged reports."""
     def count(rows: Sequence[Row]) -> tuple[int, int]:
+        # deferred: a top-level import would close an import cycle
         from scholarbench.benchmarks.reportbench.statement_rows import judged_rows
         kept = counted(rows)
         if not pooled:

@@ -19,10 +19,15 @@ offline corpus — everything of the benchmark in one package.
 
 Only `benchmark.py` is imported with the package (building the command line stays fast).
 """
-from scholarbench.benchmarks.researcharena.benchmark import ResearchArena
 from scholarbench.core.registry import REGISTRY
+from scholarbench.lazy import lazy_getattr
+
+# the class (and the modules it imports) only when a command needs this benchmark
+REGISTRY.lazy("benchmark", "researcharena",
+              "scholarbench.benchmarks.researcharena.benchmark:ResearchArena")
 
 REGISTRY.lazy("dataset", "researcharena",       # `data import researcharena` (build output)
               "scholarbench.benchmarks.researcharena.data:import_surveys")
 
+__getattr__ = lazy_getattr(__name__, {"ResearchArena": "benchmark"})
 __all__ = ["ResearchArena"]

@@ -12,9 +12,9 @@ Run directory (besides the engine's manifest.json, generate.jsonl, scores.jsonl,
 summary.json): tasks.jsonl (the full task set scored against; `--limit` selects its first n),
 and for discovery / selection qrels.trec and run.trec (rewritten when scored).
 
-Its hooks import the rest of the package inside their bodies: the command line imports this
-file to build the benchmark's options, and must not load the whole package to do so
-(docs/layers.md, "Imports inside functions").
+Only a command that names this benchmark imports this file (its package registers the class
+lazily): its imports are at the top, but for those that pull in a heavy library (each says
+which), so `run <name> --help` stays light (docs/layers.md, "Imports inside functions").
 """
 from __future__ import annotations
 
@@ -31,6 +31,26 @@ from scholarbench.core.registry import REGISTRY, register_benchmark
 from scholarbench.data.store import latest_import
 from scholarbench.errors import ScholarbenchError
 from scholarbench.paths import data_dir
+from scholarbench.benchmarks.researcharena import loading, mindmaps, scoring
+from scholarbench.benchmarks.researcharena.agents.adapter import ArenaAgentAdapter
+from scholarbench.benchmarks.researcharena.agents.base import (ArenaContext, ArenaQuery, PREFIX,
+                                                               access_rules, make_arena_agent)
+from scholarbench.benchmarks.researcharena.answers import record_answer
+from scholarbench.benchmarks.researcharena.loading import taxobench_instances_file
+from scholarbench.benchmarks.researcharena.measures import organisation
+from scholarbench.benchmarks.researcharena.measures.ranking import parse_measures, provider_versions
+from scholarbench.benchmarks.researcharena.mindmaps import organisation_row
+from scholarbench.benchmarks.researcharena.prompting import (prompt_identities, task_fields,
+                                                             task_prompt)
+from scholarbench.benchmarks.researcharena.records import (EMPTY_GOLD, NO_MINDMAP, read_tasks,
+                                                           write_tasks)
+from scholarbench.benchmarks.researcharena.refs import RefResolver
+from scholarbench.benchmarks.researcharena.scoring import (TASKS_FILE, format_summary,
+                                                           measure_names, summary_fields)
+from scholarbench.benchmarks.researcharena.tasks import SearchSpace, TASK_SETS, survey_ids
+from scholarbench.embed import default_embedder
+from scholarbench.leakage.corpus import recorded_corpus
+from scholarbench.corpus.build import corpus_info, has_corpus
 
 # Objects the Python API may hand a benchmark through its options (never recorded).
 OBJECT_OPTIONS = ("embedder", "extractor", "progress")
@@ -113,7 +133,6 @@ class ResearchArena(Benchmark):
         surveys = {"tasks_from": imported} if imported else {}
         if subtask != "organisation" or "taxobench" in given:
             return surveys
-        from scholarbench.benchmarks.researcharena.loading import taxobench_instances_file
         try:
             found = taxobench_instances_file(data, None, False)
         except Exception:           # several files, unreadable folder: leave the default
@@ -133,21 +152,16 @@ class ResearchArena(Benchmark):
         if (not self.discover_data or self.options.get("corpus")
                 or (self.options.get("tasks_from") or "corpus") != "corpus"):
             return list(self.subtasks)
-        from scholarbench.corpus.build import has_corpus
         return list(self.subtasks) if has_corpus(data_dir(self.options.get("data"))) else []
 
     # -- samples -----------------------------------------------------------------------------
     def _measures(self) -> list[str]:
-        from scholarbench.benchmarks.researcharena.measures.ranking import parse_measures
-        from scholarbench.benchmarks.researcharena.scoring import measure_names
         try:
             return parse_measures(measure_names(split_measures(self.options.get("measures"))))
         except ValueError as exc:
             raise ScholarbenchError(f"--measures: {exc}") from None
 
     def load(self, subtask: str, limit: int | None) -> Loaded:
-        from scholarbench.benchmarks.researcharena import loading
-        from scholarbench.benchmarks.researcharena.refs import RefResolver
         if self.options.get("with_judge"):
             raise ScholarbenchError("--with-judge: ResearchArena has no LLM judge")
         loading.check_options(self.options)
@@ -164,9 +178,6 @@ class ResearchArena(Benchmark):
 
     def _samples(self, tasks: Sequence[Any], subtask: str, variant: str, corpus: Any
                  ) -> list[Sample]:
-        from scholarbench.benchmarks.researcharena.agents.base import ArenaQuery
-        from scholarbench.benchmarks.researcharena.prompting import task_fields, task_prompt
-        from scholarbench.benchmarks.researcharena.records import EMPTY_GOLD, NO_MINDMAP
         titles: dict[str, str] = {}
         if corpus is not None:
             wanted = {t.survey_id for t in tasks if t.survey_id in corpus}
@@ -188,8 +199,6 @@ class ResearchArena(Benchmark):
         return out
 
     def load_for_rescore(self, run: Any, manifest: dict[str, Any]) -> Loaded:
-        from scholarbench.benchmarks.researcharena.records import read_tasks
-        from scholarbench.benchmarks.researcharena.scoring import TASKS_FILE
         if self.options.get("with_judge"):
             raise ScholarbenchError(f"{run.path}: --with-judge is for TaxoBench runs "
                                     "(ResearchArena has no LLM judge)")
@@ -208,15 +217,12 @@ class ResearchArena(Benchmark):
         """The run's corpus, for the leakage audit of a re-scored ranking only (docs/leakage.md):
         opened when its directory is still where the manifest says, with the checksum the run
         recorded; else None (scoring needs no corpus, and the audit reads the ids as written)."""
-        from scholarbench.benchmarks.researcharena import loading
-        from scholarbench.leakage.corpus import recorded_corpus
         if manifest.get("mode") == "organisation":
             return None
         return recorded_corpus(manifest, loading.open_corpus)
 
     def _bare_samples(self, tasks: Sequence[Any], subtask: str, variant: str) -> list[Sample]:
         """Samples for scoring only (no prompts: the agent does not run)."""
-        from scholarbench.benchmarks.researcharena.records import EMPTY_GOLD, NO_MINDMAP
         out = []
         for task in tasks:
             unscorable = (NO_MINDMAP if task.mindmap is None else None) \
@@ -227,11 +233,6 @@ class ResearchArena(Benchmark):
         return out
 
     def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any]) -> None:
-        from scholarbench.corpus.build import corpus_info
-        from scholarbench.benchmarks.researcharena.measures.ranking import provider_versions
-        from scholarbench.benchmarks.researcharena.prompting import prompt_identities
-        from scholarbench.benchmarks.researcharena.records import write_tasks
-        from scholarbench.benchmarks.researcharena.scoring import TASKS_FILE
         write_tasks(run.file(TASKS_FILE), self._tasks)
         manifest["corpus"] = corpus_info(self._corpus_dir)
         manifest["scoring"] = provider_versions()
@@ -245,8 +246,6 @@ class ResearchArena(Benchmark):
 
     def agent(self, name: str, params: dict[str, Any], subtask: str) -> Any:
         """A built-in agent (``researcharena/<name>``) behind the core contract."""
-        from scholarbench.benchmarks.researcharena.agents.adapter import ArenaAgentAdapter
-        from scholarbench.benchmarks.researcharena.agents.base import PREFIX
         short = name.removeprefix(PREFIX)
         self._corpus_optional = False
         if REGISTRY.find("agent", PREFIX + short) is None:
@@ -255,7 +254,6 @@ class ResearchArena(Benchmark):
         on_failure = params.pop("on_model_failure", "error")
         if short == "replay":       # reads this run's lines of the file (core.replay)
             params.update(benchmark=self.name, subtask=subtask)
-        from scholarbench.benchmarks.researcharena.agents.base import make_arena_agent
         try:
             inner = make_arena_agent(short, **params)
         except (TypeError, ValueError) as exc:
@@ -271,14 +269,12 @@ class ResearchArena(Benchmark):
 
     def get_embedder(self) -> Any:
         if self.embedder is None:
-            from scholarbench.embed import default_embedder
             self.embedder = default_embedder()
         elif not hasattr(self.embedder, "embed"):     # a factory, called only when needed
             self.embedder = self.embedder()
         return self.embedder
 
     def context(self, agent: Any, subtask: str, roles: Any) -> Any:
-        from scholarbench.benchmarks.researcharena.agents.base import ArenaContext
         llm = None
         if agent.needs.llm:
             try:
@@ -296,7 +292,6 @@ class ResearchArena(Benchmark):
 
     def tool_corpus(self, subtask: str) -> tuple[Any, Any]:
         if self._corpus is None:           # `load` opens it; `tools serve` without a task here
-            from scholarbench.benchmarks.researcharena import loading
             inputs = loading.resolve_inputs(self.options, subtask, needs_corpus=True,
                                             discover=self.discover_data)
             self._corpus_dir = inputs.corpus_dir
@@ -304,7 +299,6 @@ class ResearchArena(Benchmark):
         return self._corpus, self._corpus_dir
 
     def tool_rules(self, sample: Sample) -> Any:
-        from scholarbench.benchmarks.researcharena.agents.base import access_rules
         return access_rules(sample.task.native)
 
     def tool_sample(self, subtask: str, task_id: str) -> Sample | None:
@@ -312,8 +306,6 @@ class ResearchArena(Benchmark):
         survey's id, title and cut-off — not its reference list, whose building (re-reading
         the bibliography sources, classifying every reference) is most of `load`. Other task
         sources: `load`."""
-        from scholarbench.benchmarks.researcharena.agents.base import ArenaQuery
-        from scholarbench.benchmarks.researcharena.tasks import SearchSpace
         if (self.options.get("tasks_from") or "corpus") != "corpus":
             return super().tool_sample(subtask, task_id)
         if task_id not in self._survey_ids(subtask):
@@ -332,15 +324,11 @@ class ResearchArena(Benchmark):
 
     def _survey_ids(self, subtask: str) -> list[str]:
         """The ids of the corpus-built task set (`tasks.build_tasks` makes one per survey)."""
-        from scholarbench.benchmarks.researcharena import loading
-        from scholarbench.benchmarks.researcharena.tasks import TASK_SETS, survey_ids
         loading.check_options(self.options)
         corpus, _ = self.tool_corpus(subtask)
         return survey_ids(corpus, TASK_SETS[self.options.get("task_set") or "reference-lists"])
 
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
-        from scholarbench.benchmarks.researcharena.answers import record_answer
-        from scholarbench.benchmarks.researcharena.refs import RefResolver
         resolver = self._resolver or RefResolver(self._corpus)
         return record_answer(answer, sample.task.subtask or "", sample.gold, resolver,
                              task_refs(sample.task.fields))
@@ -357,7 +345,6 @@ class ResearchArena(Benchmark):
                          ctx: ScoreContext) -> None:
         """Every row at once: ir_measures scores the whole run (and qrels.trec and run.trec are
         rewritten); `score_sample` picks its sample's row."""
-        from scholarbench.benchmarks.researcharena import scoring
         variant = (ctx.manifest.get("data") or {}).get("qrels", "searchable")
         rows = scoring.score_ranking([s.gold for s in samples], generated, ctx.run_dir.path,
                                      variant, self._measures(), scoring.run_tag(ctx.manifest),
@@ -369,8 +356,6 @@ class ResearchArena(Benchmark):
         """Every answer's mind-map read, and the headings of those to score embedded and tagged
         in one batch (`mindmaps.warm_caches`); the embedding cache's counts go into the
         manifest."""
-        from scholarbench.benchmarks.researcharena import mindmaps
-        from scholarbench.benchmarks.researcharena.measures import organisation
         answers = {s.id: mindmaps.read_mindmap(s.gold, generated.get(s.id)) for s in samples}
         embedder = self.get_embedder()
         extractor = self.extractor or organisation.default_entity_extractor()
@@ -387,9 +372,7 @@ class ResearchArena(Benchmark):
 
     def score_sample(self, sample: Sample, record: dict[str, Any] | None,
                      ctx: ScoreContext) -> dict[str, Any]:
-        from scholarbench.benchmarks.researcharena import scoring
         if ctx.manifest["mode"] == "organisation":
-            from scholarbench.benchmarks.researcharena.mindmaps import organisation_row
             row = organisation_row(sample.gold, ctx.shared["answers"][sample.id],
                                    ctx.shared["embedder"], ctx.shared["extractor"])
         else:
@@ -400,6 +383,7 @@ class ResearchArena(Benchmark):
         """The declared measures of a sub-task: the organisation three, the run's ranking names
         (the paper's nine and any `--measures`), or for scored files exactly the names asked
         for."""
+        # deferred: a top-level import would close an import cycle
         from scholarbench.benchmarks.researcharena.files import FILES_MODE
         if subtask == "organisation":
             keys: Sequence[str] = ORGANISATION
@@ -413,16 +397,15 @@ class ResearchArena(Benchmark):
                        ) -> dict[str, Any]:
         """Counts, reference totals and the entity-recall note, from the rows and the manifest
         alone: a fresh instance with no data dir gives the same."""
-        from scholarbench.benchmarks.researcharena.scoring import summary_fields
         keys = [m.key for m in self.measures(manifest["mode"])]
         return summary_fields(rows, manifest, keys)
 
     def format_summary(self, summary: dict[str, Any]) -> str:
-        from scholarbench.benchmarks.researcharena.scoring import format_summary
         return format_summary(summary)
 
     # -- score researcharena --qrels Q --run R --out S ---------------------------------------
     def score_files(self, models: Any) -> int:
+        # deferred: a top-level import would close an import cycle
         from scholarbench.benchmarks.researcharena.files import score_files_command
         return score_files_command(self.options)
 

@@ -34,15 +34,19 @@ from typing import Any
 
 from scholarbench.benchmarks.scinet import builtin as _builtin  # noqa: F401  (agents)
 from scholarbench.benchmarks.scinet import measures as _measures  # noqa: F401  (measures)
-from scholarbench.benchmarks.scinet.benchmark import SciNet
 from scholarbench.core.registry import REGISTRY
 from scholarbench.lazy import lazy_getattr
+
+# the class (and the modules it imports) only when a command needs this benchmark
+REGISTRY.lazy("benchmark", "scinet",
+              "scholarbench.benchmarks.scinet.benchmark:SciNet")
 
 # the report section is imported when a report needs it (the report stack is heavy)
 REGISTRY.lazy("section", "scinet", "scholarbench.benchmarks.scinet.report:SciNetSection")
 REGISTRY.lazy("dataset", "scinet", "scholarbench.benchmarks.scinet.data:import_tasks")
 
 _LAZY = {
+    "SciNet": "benchmark",
     "BuildSettings": "tasks", "build_tasks": "tasks", "EnvSettings": "env", "SciNetEnv": "env",
     "SciNetTask": "records", "read_tasks": "records", "write_tasks": "records",
     "aggregate": "metrics", "connected_chain": "metrics", "score_task": "metrics",

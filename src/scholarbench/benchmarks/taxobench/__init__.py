@@ -14,9 +14,14 @@
     runner      the programmatic API (`RunConfig`, `run`, `score_run`, `score_files`)
     report      its report section; published   the paper's published rows
 """
-from scholarbench.benchmarks.taxobench.benchmark import TaxoBench
 from scholarbench.registry import REGISTRY
+from scholarbench.lazy import lazy_getattr
+
+# the class (and the modules it imports) only when a command needs this benchmark
+REGISTRY.lazy("benchmark", "taxobench",
+              "scholarbench.benchmarks.taxobench.benchmark:TaxoBench")
 
 REGISTRY.lazy("export", "taxobench", "scholarbench.benchmarks.taxobench.exports:EXPORT")
 
+__getattr__ = lazy_getattr(__name__, {"TaxoBench": "benchmark"})
 __all__ = ["TaxoBench"]

@@ -31,9 +31,9 @@ are scored as written. A reference that resolves to nothing (Bottom-Up: no liste
 Research: an id or number no corpus paper has) stays as written and scores as a miss; the
 sample's `info` counts `refs` and `unresolved`.
 
-Its hooks import the rest of the package inside their bodies: the command line imports this
-file to build the benchmark's options, and must not load the whole package to do so
-(docs/layers.md, "Imports inside functions").
+Only a command that names this benchmark imports this file (its package registers the class
+lazily): its imports are at the top, but for those that pull in a heavy library (each says
+which), so `run <name> --help` stays light (docs/layers.md, "Imports inside functions").
 """
 from __future__ import annotations
 
@@ -55,6 +55,11 @@ from scholarbench.files import sha256_file
 from scholarbench.leakage.unleaked import leak_lines
 from scholarbench.paths import data_dir
 from scholarbench.records import TaxoPrediction
+from scholarbench.benchmarks.taxobench.agents import NativeAgent
+from scholarbench.benchmarks.taxobench.agents.base import AgentContext as TaxoContext
+from scholarbench.benchmarks.taxobench.judge_probe import judge_with_probe
+from scholarbench.embed import default_embedder
+from scholarbench.tools.rules import AccessRules
 
 MODES = ("bottom-up", "deep-research")
 DEEP_RESEARCH_PROMPT = (
@@ -103,7 +108,6 @@ class TaxoBench(Benchmark):
     @property
     def embedder(self) -> Any:
         if self._embedder is None:
-            from scholarbench.embed import default_embedder
             self._embedder = default_embedder()
         return self._embedder
 
@@ -122,6 +126,7 @@ class TaxoBench(Benchmark):
         used if it exists otherwise (to resolve ids in user answers), None if there is none."""
         if self.options.get("corpus"):
             return Path(self.options["corpus"])
+        # deferred: pulls in pyarrow
         from scholarbench.corpus.build import default_corpus
         if required:
             return default_corpus(self._data_dir())
@@ -131,6 +136,7 @@ class TaxoBench(Benchmark):
     def corpus(self) -> Any:
         """The run's open corpus (Deep Research mode), opened once; None without one."""
         if getattr(self, "_corpus", None) is None and self._corpus_path is not None:
+            # deferred: pulls in duckdb, pyarrow
             from scholarbench.corpus.store import Corpus
             self._corpus = Corpus.open(self._corpus_path)
         return getattr(self, "_corpus", None)
@@ -156,6 +162,7 @@ class TaxoBench(Benchmark):
 
     def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any]) -> None:
         """Record the corpus the agent's context was given (known once the agent is)."""
+        # deferred: pulls in pyarrow
         from scholarbench.corpus.build import corpus_info
         manifest["corpus"] = corpus_info(self._corpus_path)
         run.write_manifest(manifest)
@@ -182,7 +189,6 @@ class TaxoBench(Benchmark):
     def agent(self, name: str, params: dict[str, Any], subtask: str) -> Any:
         if self.name not in (REGISTRY.meta("agent", name).get("benchmarks") or ()):
             return None
-        from scholarbench.benchmarks.taxobench.agents import NativeAgent
         factory = REGISTRY.get("agent", name)
         if name == "replay":        # reads this run's lines of the file (core.replay)
             params = {**params, "benchmark": self.name, "subtask": subtask}
@@ -192,7 +198,6 @@ class TaxoBench(Benchmark):
             raise ScholarbenchError(f"agent {name!r}: {exc}") from None
 
     def context(self, agent: Any, subtask: str, roles: Any) -> AgentContext:
-        from scholarbench.benchmarks.taxobench.agents.base import AgentContext as TaxoContext
         llm = roles.agent() if agent.needs.llm else None
         corpus = self.corpus_dir(agent.needs.corpus) if subtask == "deep-research" else None
         self._corpus_path = corpus
@@ -210,7 +215,6 @@ class TaxoBench(Benchmark):
     def tool_rules(self, sample: Sample) -> Any:
         """Deep Research mode's rule (the paper's, as bm25-title applies it): never the survey
         the taxonomy was taken from — every record with its title or the topic's."""
-        from scholarbench.tools.rules import AccessRules
         task = sample.task.native
         return AccessRules(exclude_ids=tuple(t for t in (task.survey, task.topic) if t),
                            why="TaxoBench: the whole corpus except the survey the taxonomy "
@@ -243,7 +247,6 @@ class TaxoBench(Benchmark):
 
     def judge_with_probe(self, sample: Sample, record: dict[str, Any],
                          probe: str | None) -> float | None:
-        from scholarbench.benchmarks.taxobench.judge_probe import judge_with_probe
         return judge_with_probe(self, sample, record, probe)
 
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
@@ -279,34 +282,41 @@ class TaxoBench(Benchmark):
     # -- scoring ---------------------------------------------------------------------------------
     def prepare_scoring(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
                         ctx: ScoreContext) -> None:
+        # deferred: pulls in scipy
         from scholarbench.benchmarks.taxobench.scoring import prepare
         ctx.shared.update(prepare(self, samples, generated, ctx))
 
     def score_sample(self, sample: Sample, record: dict[str, Any] | None,
                      ctx: ScoreContext) -> dict[str, Any]:
+        # deferred: pulls in scipy
         from scholarbench.benchmarks.taxobench.scoring import score_row
         return score_row(sample, record, ctx.shared)
 
     def measures(self, subtask: str | None) -> tuple[Any, ...]:
+        # deferred: pulls in scipy
         from scholarbench.benchmarks.taxobench.measures import JUDGE_MEASURES, MEASURES
         return MEASURES + JUDGE_MEASURES
 
     def summary_measures(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                          ) -> tuple[Any, ...]:
+        # deferred: pulls in scipy
         from scholarbench.benchmarks.taxobench.scoring import summary_measures
         return summary_measures(rows)
 
     def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                        ) -> dict[str, Any]:
+        # deferred: pulls in scipy
         from scholarbench.benchmarks.taxobench.scoring import summary_extras
         return summary_extras(rows, manifest)
 
     def format_summary(self, summary: dict[str, Any]) -> str:
+        # deferred: pulls in scipy
         from scholarbench.benchmarks.taxobench.scoring import format_summary
         return format_summary(summary)
 
     def score_files(self, models: Any) -> int:
         import sys
+        # deferred: pulls in scipy
         from scholarbench.benchmarks.taxobench.scoring import format_summary, score_files
         gold, pred, out = (self.options.get(k) for k in ("gold", "pred", "out"))
         if not (gold and pred and out):
@@ -325,6 +335,7 @@ def task_prompt(task: Any, subtask: str) -> str:
     """The instruction a user's agent gets (see the module docstring)."""
     if subtask == "deep-research":
         return DEEP_RESEARCH_PROMPT.format(topic=task.topic)
+    # deferred: pulls in duckdb, pyarrow
     from scholarbench.benchmarks.taxobench.agents.llm_taxonomy import Extracted, LLMTaxonomyAgent
     messages = LLMTaxonomyAgent().taxonomy_messages(task.topic, list(task.papers),
                                                     [Extracted() for _ in task.papers])
