@@ -458,3 +458,37 @@ def test_a_drilldown_marks_the_leaked_references(browser, rb_inputs, tmp_path,  
     shot = browser.screenshot(target / "report-leak.png")
     assert shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     print(f"screenshot: {shot}")
+
+
+def test_a_paged_drilldown_is_found_by_its_search_box(browser, taxo_runs, tmp_path,
+                                                      monkeypatch):
+    """Issue 37: the report lists the drill-down's pages; typing a sample id in the search
+    box links its page, which opens from disk with its samples and links back."""
+    from scholarbench.report import htmlkit
+    monkeypatch.setattr(htmlkit, "DRILL_PAGE", 1)
+    report = write_html_report(taxo_runs[:1], tmp_path / "paged.html")
+    ids = [json.loads(x)["id"] for x in
+           (taxo_runs[0] / "scores.jsonl").read_text().splitlines()]
+    browser.open(report.resolve().as_uri())
+    assert browser.js("document.querySelectorAll('details.sample').length") == 0
+    assert browser.js("document.querySelectorAll('ol.drill-pages a').length") == len(ids)
+    last = str(ids[-1])
+    hit = browser.js(f"""(() => {{
+      const box = document.querySelector('input[data-drill]');
+      box.value = {json.dumps(last)}; box.dispatchEvent(new Event('input'));
+      const a = box.closest('p').querySelector('.drill-hit a');
+      return a ? [a.textContent, a.href] : null; }})()""")
+    assert hit and hit[0] == f"{last} (page {len(ids)})", hit
+    target = Path(os.environ.get("SCHOLARBENCH_SCREENSHOT_DIR") or tmp_path)
+    target.mkdir(parents=True, exist_ok=True)
+    browser.js("document.querySelector('input[data-drill]').scrollIntoView()")
+    shot = browser.screenshot(target / "report-paged.png")
+    assert browser.problems() == []
+    browser.open(hit[1])
+    assert browser.js("[...document.querySelectorAll('details.sample')]"
+                      ".map(d => d.dataset.sample)") == [last]
+    assert browser.js("document.querySelector('a[href$=\"paged.html\"]') !== null")
+    page_shot = browser.screenshot(target / "report-paged-page.png")
+    assert browser.problems() == []
+    assert all(url.startswith(("file://", "data:")) for url in browser.requests())
+    print(f"screenshots: {shot} {page_shot}")

@@ -296,6 +296,42 @@ def test_drilldown_has_every_sample_with_its_metric_values(taxo_runs):
     assert first.count('class="tree-compare"') == 1
 
 
+def test_a_long_drilldown_goes_to_pages_next_to_the_report(taxo_runs, tmp_path, monkeypatch):
+    """Issue 37: past DRILL_PAGE samples the report holds no drill-down block: it lists the
+    pages (written beside it, each linking back) and carries a search box whose index maps
+    every sample id to its page; every sample is on exactly one page, in order. A report
+    rewritten with every drill-down inline leaves no stale pages and nothing else is removed."""
+    from scholarbench.report import htmlkit
+    scores = [json.loads(x) for x in (taxo_runs[0] / "scores.jsonl").read_text().splitlines()]
+    ids = [str(r["id"]) for r in scores]
+    assert len(ids) >= 3
+    monkeypatch.setattr(htmlkit, "DRILL_PAGE", 2)
+    out = write_html_report(taxo_runs[:1], tmp_path / "big.html")
+    main = out.read_text()
+    assert '<details class="sample"' not in main
+    folder = tmp_path / "big_files"
+    pages = sorted(folder.glob("drill-*.html"), key=lambda f: int(f.stem.rsplit("-", 1)[1]))
+    assert len(pages) == (len(ids) + 1) // 2
+    found = []
+    for page in pages:
+        text = page.read_text()
+        assert '<a href="../big.html">back to the report</a>' in text
+        assert f'href="big_files/{page.name}"' in main
+        found += re.findall(r'<details class="sample" data-sample="([^"]+)"', text)
+    assert found == ids
+    (script,) = folder.glob("drill-*-index.js")
+    last = script.read_text().strip().splitlines()[-1]
+    index = json.loads(last.split(" = ", 1)[1].rstrip(";"))
+    assert index == {sid: i // 2 + 1 for i, sid in enumerate(ids)}
+    assert f'<script src="big_files/{script.name}"></script>' in main and "sbFind" in main
+    assert f"{len(ids)} samples: the drill-down is in {len(pages)} pages" in main
+    (folder / "mine.txt").write_text("the user's own file")
+    monkeypatch.setattr(htmlkit, "DRILL_PAGE", 100)
+    main = write_html_report(taxo_runs[:1], tmp_path / "big.html").read_text()
+    assert re.findall(r'<details class="sample" data-sample="([^"]+)"', main) == ids
+    assert sorted(f.name for f in folder.iterdir()) == ["mine.txt"]
+
+
 def _gold() -> TaxoNode:
     return TaxoNode("Survey", [
         TaxoNode("Dense Retrieval", papers=["Paper A", "Paper B"]),

@@ -18,7 +18,7 @@ from scholarbench.injection.unflagged import report_notes
 from scholarbench.leakage.marks import LEAK_CSS
 from scholarbench.leakage.unleaked import report_notes as leak_notes
 from scholarbench.llm.secrets import redact
-from scholarbench.report.htmlkit import Page, e, table_html
+from scholarbench.report.htmlkit import FIND_SCRIPT, Page, e, table_html
 from scholarbench.report.judges import judge_groups
 from scholarbench.report.tables import TableGroup
 from scholarbench.report.sections.base import ReportRun, by_benchmark, load_report_runs
@@ -181,6 +181,8 @@ footer { margin-top: 48px; font-size: 12px; color: var(--muted); border-top: 1px
 @media print { body { background: #fff; } main { box-shadow: none; max-width: none; padding: 0; } }
 """
 CSS += LEAK_CSS          # the leakage audit's marks (leakage/marks.py)
+CSS += ("ol.drill-pages { columns: 3; font-size: 13px; }\n"
+        ".drill-hit a { margin-right: 10px; }\n")
 
 
 def _version() -> str:
@@ -230,11 +232,14 @@ def _judges_html(runs: Sequence[ReportRun], page: Page) -> list[str]:
 def render_html_report(runs: Sequence[ReportRun], *, published: bool = True,
                        title: str = "scholarbench report", embedder: Any = None,
                        max_samples: int | None = None, tree_papers: bool = True,
-                       overview: Sequence[TableGroup] = ()) -> str:
+                       overview: Sequence[TableGroup] = (), page: Page | None = None) -> str:
     """The report as one HTML string (see the module docstring); `overview`: the suite
-    overviews of eval suite directories (`report.suite`), shown first."""
-    page = Page(published=published, embedder=embedder, max_samples=max_samples,
-                tree_papers=tree_papers)
+    overviews of eval suite directories (`report.suite`), shown first. `page`: one with a
+    `side_folder` pages long drill-downs (`Page.drilldown`; `write_html_report` writes them);
+    without, every drill-down is inline."""
+    page = page or Page()
+    page.published, page.embedder, page.max_samples = published, embedder, max_samples
+    page.tree_papers = tree_papers
     body: list[str] = []
     for group in overview:
         body.append(page.heading(2, group.title))
@@ -268,11 +273,16 @@ def render_html_report(runs: Sequence[ReportRun], *, published: bool = True,
               "listed. Undefined values (—) are excluded from means and counted beside them. "
               "Differences between two runs with confidence intervals: <code>scholarbench "
               "compare RUN_A RUN_B</code>.</footer>")
+    find = FIND_SCRIPT if page.side_scripts else ""
+    return _document(title, f"{head}<nav class=\"toc\">{toc}</nav>" + "\n".join(body)
+                     + footer + find)
+
+
+def _document(title: str, body: str) -> str:
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{e(title)}</title><style>{CSS}</style></head><body><main>"
-            f"{head}<nav class=\"toc\">{toc}</nav>" + "\n".join(body) + footer
-            + "</main></body></html>\n")
+            + body + "</main></body></html>\n")
 
 
 def write_html_report(run_dirs: Sequence[Path | str], out_path: Path | str,
@@ -286,13 +296,36 @@ def write_html_report(run_dirs: Sequence[Path | str], out_path: Path | str,
     embeddings are used when they cover every label, else a string similarity (treeview)."""
     dirs, suites = expand([Path(d) for d in run_dirs])
     runs = load_report_runs(dirs)
+    out = Path(out_path)
+    page = Page(side_folder=f"{out.stem}_files", report_name=out.name)
     text = redact(render_html_report(runs, published=published, title=title, embedder=embedder,
                                      max_samples=max_samples, tree_papers=tree_papers,
-                                     overview=[overview_group(s, runs) for s in suites]),
+                                     overview=[overview_group(s, runs) for s in suites],
+                                     page=page),
                   prose=True)
-    out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)
+    _write_side_files(out.parent / str(page.side_folder), page, title)
     tmp = out.with_name(f".{out.name}.tmp")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(out)
     return out
+
+
+def _write_side_files(folder: Path, page: Page, title: str) -> None:
+    """The paged drill-downs (`Page.drilldown`) into `folder`, after removing the pages an
+    earlier report wrote there (`drill-*` files only: nothing else in the folder is touched);
+    no folder when every drill-down was inline."""
+    if folder.is_dir():
+        for old in folder.glob("drill-*"):
+            if old.is_file() and old.suffix in (".html", ".js"):
+                old.unlink()
+        if not any(folder.iterdir()):
+            folder.rmdir()
+    if not page.side_pages:
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, (heading, body) in page.side_pages.items():
+        text = _document(f"{title} — {heading}", f"<h2>{e(heading)}</h2>{body}")
+        (folder / name).write_text(redact(text, prose=True), encoding="utf-8")
+    for name, script in page.side_scripts.items():
+        (folder / name).write_text(redact(script, prose=True), encoding="utf-8")

@@ -2,8 +2,9 @@
 
 Everything that reaches the page passes through `e()` (`text.escape.html`: html.escape with
 quotes, control and bidi characters removed): sample ids, topics, titles, labels and manifest
-values are untrusted text. No script is emitted; the
-drill-down uses `<details>`.
+values are untrusted text. The drill-down uses `<details>`; past `DRILL_PAGE` samples it goes to
+pages of its own next to the report (`Page.drilldown`), whose only script is the sample search
+(ids come from a side file and are shown as text).
 """
 from __future__ import annotations
 
@@ -33,6 +34,10 @@ class Page:
     anchors: set[str] = field(default_factory=set)
     toc: list[tuple[int, str, str]] = field(default_factory=list)   # (level, anchor, text)
     cache: dict[Any, Any] = field(default_factory=dict)   # e.g. gold files read once per page
+    side_folder: str | None = None    # where drill-down pages go, relative to the report
+    report_name: str = "report.html"  # the report's file name (the side pages link back)
+    side_pages: dict[str, tuple[str, str]] = field(default_factory=dict)  # file → (title, body)
+    side_scripts: dict[str, str] = field(default_factory=dict)            # file → script
 
     def anchor(self, text: str) -> str:
         base = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "s"
@@ -62,6 +67,81 @@ class Page:
         return (f'<figure class="fig multi" id="figure-{self.figure_count}">'
                 f'<div class="panels">{panels}</div><figcaption><b>Figure '
                 f"{self.figure_count}.</b> {e(caption)}</figcaption></figure>")
+
+
+    def drilldown(self, lead: Sequence[str], blocks: Sequence[str], ids: Sequence[str],
+                  noun: str = "samples") -> str:
+        """A section's drill-down: `lead` (its notes), then one `<details>` block per sample.
+        Up to `DRILL_PAGE` samples, or when the report is rendered without side pages, inline;
+        past it the report keeps its size whatever the sample count: the blocks go to pages of
+        `DRILL_PAGE` samples in `side_folder`, and the report lists the pages (first and last
+        id of each) with a search box that finds a sample id's page."""
+        if self.side_folder is None or len(blocks) <= DRILL_PAGE:
+            return "\n".join([*lead, *blocks])
+        name = self.anchor(f"drill {noun}")
+        under = self.toc[-1][2] if self.toc else noun      # the heading it sits under
+        pages = [list(range(i, min(i + DRILL_PAGE, len(blocks))))
+                 for i in range(0, len(blocks), DRILL_PAGE)]
+        links = []
+        for k, members in enumerate(pages, start=1):
+            file = f"{name}-{k}.html"
+            first, last = ids[members[0]], ids[members[-1]]
+            span = str(first) if len(members) == 1 else f"{first} … {last}"
+            nav = " · ".join(
+                [f'<a href="../{e(self.report_name)}">back to the report</a>']
+                + ([f'<a href="{name}-{k - 1}.html">previous</a>'] if k > 1 else [])
+                + ([f'<a href="{name}-{k + 1}.html">next</a>'] if k < len(pages) else []))
+            title = (f"{under}: {noun} {members[0] + 1}–{members[-1] + 1} of {len(blocks)} "
+                     f"(page {k} of {len(pages)})")
+            shown = [_opened(blocks[members[0]]), *(blocks[i] for i in members[1:])]
+            self.side_pages[file] = (title, f'<p class="muted">{nav}</p>' + "\n".join(shown)
+                                     + f'<p class="muted">{nav}</p>')
+            links.append(f'<li><a href="{e(self.side_folder)}/{file}">page {k}</a> '
+                         f'<span class="muted">{e(span)}</span></li>')
+        index = {str(ids[i]): k for k, members in enumerate(pages, start=1) for i in members}
+        script = f"{name}-index.js"
+        self.side_scripts[script] = (f"window.SB_DRILL = window.SB_DRILL || {{}};\n"
+                                     f"window.SB_DRILL[{json.dumps(name)}] = "
+                                     f"{json.dumps(index, ensure_ascii=True)};\n")
+        search = (f'<p class="drill-search"><label>Find a sample id: <input type="search" '
+                  f'data-drill="{name}" data-folder="{e(self.side_folder)}" '
+                  f'oninput="sbFind(this)"></label> <span class="drill-hit"></span></p>'
+                  f'<script src="{e(self.side_folder)}/{script}"></script>')
+        return "\n".join([*lead, f'<p class="muted">{len(blocks)} {e(noun)}: the drill-down '
+                           f"is in {len(pages)} pages of {DRILL_PAGE} next to this report "
+                           f"(<code>{e(self.side_folder)}/</code>).</p>", search,
+                           '<ol class="drill-pages">' + "".join(links) + "</ol>"])
+
+
+# The search box's script (once per report with paged drill-downs): a typed id's page, shown
+# as a link; ids are set as text, never as markup.
+FIND_SCRIPT = """<script>
+function sbFind(box) {
+  var index = (window.SB_DRILL || {})[box.dataset.drill] || {};
+  var hit = box.parentNode.parentNode.querySelector('.drill-hit');
+  var q = box.value.trim(); hit.textContent = '';
+  if (!q) return;
+  var page = index[q], found = [];
+  if (page === undefined) {
+    for (var id in index) { if (id.indexOf(q) !== -1) { found.push(id); if (found.length > 9) break; } }
+  } else { found = [q]; }
+  if (!found.length) { hit.textContent = 'no such sample id'; return; }
+  found.forEach(function (id) {
+    var a = document.createElement('a');
+    a.href = box.dataset.folder + '/' + box.dataset.drill + '-' + index[id] + '.html';
+    a.textContent = id + ' (page ' + index[id] + ')'; hit.appendChild(a);
+    hit.appendChild(document.createTextNode(' '));
+  });
+}
+</script>"""
+
+def _opened(block: str) -> str:
+    """A sample's `<details>` block opened (the first of each drill-down page)."""
+    head, sep, rest = block.partition(">")
+    return block if " open" in head else f"{head} open{sep}{rest}"
+
+
+DRILL_PAGE = 100          # samples per drill-down page (and the most a report holds inline)
 
 
 def drilldown_ids(runs: Sequence[Any], page: Page, noun: str = "samples"

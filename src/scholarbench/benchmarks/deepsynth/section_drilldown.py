@@ -54,6 +54,7 @@ class DeepSynthDrilldown:
         generated = {r.run_dir: self._read(r, "generate.jsonl") for r in runs}
         metrics = ([COLUMNS[k] for k in (*TASK_KEYS, "task_precision")]
                    + [COUNTS[k] for k in COUNT_KEYS])
+        blocks: list[str] = []
         for i, sid in enumerate(ids):
             task = next((judged[r.run_dir][sid][0] for r in runs if sid in judged[r.run_dir]),
                         None)
@@ -77,11 +78,11 @@ class DeepSynthDrilldown:
             bits = (f'<span class="sbits">{e(prompt[:200] + ("…" if len(prompt) > 200 else ""))}'
                     "</span>" if prompt else "")
             open_attr = " open" if i == 0 else ""
-            out.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
+            blocks.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
                        f'<span class="sid">task {e(sid)}</span> <span class="stitle">'
                        f'{e(heading)}</span>{bits}</summary><div class="sample-body">'
                        f'{"".join(body)}</div></details>')
-        return "\n".join(out)
+        return page.drilldown(out, blocks, ids, "tasks")
 
     @staticmethod
     def _groups_table(name: str, score: Any, status: str | None) -> str:

@@ -102,6 +102,7 @@ class ReportBenchDrilldown:
         # deferred: a top-level import would close an import cycle
         from scholarbench.benchmarks.reportbench.section import COLUMNS, REF_KEYS
         metrics = [COLUMNS[k] for k in REF_KEYS + ("cited_match_rate", "noncited_accuracy")]
+        blocks: list[str] = []
         for i, sid in enumerate(ids):
             task = next((self._context(r, page)["tasks"].get(sid) for r in runs
                          if sid in self._context(r, page)["tasks"]), None)
@@ -119,11 +120,11 @@ class ReportBenchDrilldown:
                 body.append(self._run_block(r, sid, rows[r.run_dir].get(sid) or {},
                                             generated[r.run_dir].get(sid), page))
             open_attr = " open" if i == 0 else ""
-            out.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
+            blocks.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
                        f'<span class="sid">{e(sid)}</span> <span class="stitle">{e(heading)}'
                        f'</span>{badges}</summary><div class="sample-body">{"".join(body)}'
                        "</div></details>")
-        return "\n".join(out)
+        return page.drilldown(out, blocks, ids, "surveys")
 
     def _run_block(self, run: ReportRun, sid: str, row: dict[str, Any],
                    record: dict[str, Any] | None, page: Page) -> str:

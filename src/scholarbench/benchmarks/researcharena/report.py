@@ -297,6 +297,7 @@ class ResearchArenaSection(ReportSection):
                     labels += _mindmap_labels(rec.get("mindmap"))
                 sims[r.run_dir] = similarity_for(labels, r.manifest.get("embedder"),
                                                  page.embedder)
+        blocks: list[str] = []
         for i, sid in enumerate(ids):
             t = tasks.get(sid)
             heading = t.topic if t is not None else ""
@@ -332,11 +333,11 @@ class ResearchArenaSection(ReportSection):
                     body.append(f'<details class="tree-details"{open_attr}><summary>Ground '
                                 f"truth vs {e(r.name)} mind-map</summary>{tree}</details>")
             open_attr = " open" if i == 0 else ""
-            out.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
+            blocks.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
                        f'<span class="sid">{e(sid)}</span> <span class="stitle">{e(heading)}'
                        f'</span>{badges}</summary><div class="sample-body">{"".join(body)}'
                        "</div></details>")
-        return "\n".join(out)
+        return page.drilldown(out, blocks, ids, "samples")
 
     def _ranked_list(self, name: str, record: dict[str, Any] | None, qrels: dict[str, int],
                      titles: dict[str, dict[str, Any]], marks: LeakMarks | None = None) -> str:

@@ -79,6 +79,7 @@ class DrillDown:
                    + [COLUMNS[k] for k in LLM_KEYS.get(family, ()) if any(judged(r)
                                                                            for r in runs)]
                    + [COUNTS[k] for k in COUNT_KEYS])
+        blocks: list[str] = []
         for i, sid in enumerate(ids):
             task = next((tasks[r.run_dir][sid] for r in runs if sid in tasks[r.run_dir]), {})
             metric_rows = []
@@ -114,11 +115,11 @@ class DrillDown:
                                             gold_all, page))
             open_attr = " open" if i == 0 else ""
             query = str(task.get("query", ""))
-            out.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
+            blocks.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
                        f'<span class="sid">{e(sid)}</span> <span class="stitle">'
                        f'{e(query[:160] + ("…" if len(query) > 160 else ""))}</span></summary>'
                        f'<div class="sample-body">{"".join(body)}</div></details>')
-        return "\n".join(out)
+        return page.drilldown(out, blocks, ids, "tasks")
 
     @staticmethod
     def _id_list(title: str, items: Sequence[Any], marked: set[str], mark: str,

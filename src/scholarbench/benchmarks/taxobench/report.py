@@ -340,6 +340,7 @@ class TaxoBenchSection(ReportSection):
         if cut:
             out.append(cut)
         summary_keys = SUMMARY_KEYS[mode]
+        blocks: list[str] = []
         for i, sid in enumerate(ids):
             task = next((golds[r.run_dir][sid] for r in runs if sid in golds[r.run_dir]), None)
             heading = task.survey if task is not None else ""
@@ -382,12 +383,12 @@ class TaxoBenchSection(ReportSection):
                                 f"{findings_html(row, run_task.survey)}{tree}"
                                 f"{judge_html.get(r.run_dir, '')}</details>")
             open_attr = " open" if i == 0 else ""
-            out.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
+            blocks.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
                        f'<span class="sid">{e(sid)}</span> <span class="stitle">{e(heading)}'
                        f'</span>{badges}<span class="sbits">{e(" · ".join(bits))}</span>'
                        "</summary>"
                        f'<div class="sample-body">{"".join(body)}</div></details>')
-        return "\n".join(out)
+        return page.drilldown(out, blocks, ids, "samples")
 
 
 # ------------------------------------------------------------------------------------ the judge
