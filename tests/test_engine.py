@@ -321,3 +321,43 @@ def test_a_plugin_brings_its_own_data_kind(env):
     assert run.returncode == 0, run.stderr
     rows = [json.loads(x) for x in (tmp / "runs/imported/scores.jsonl").read_text().splitlines()]
     assert [(r["id"], r["hit@3"]) for r in rows] == [("x1", 1.0)]
+
+
+def test_a_finished_run_is_kept_and_a_changed_one_scored_again(env):
+    """Issue 37: `run` (or `eval`) on a run with nothing left to do keeps its scores.jsonl,
+    summary.json and manifest as they are (no scoring: the files are not rewritten); a new
+    answer or scores written by an older version (no recorded basis) score again, and the
+    basis is then recorded (a changed option or judge: test_finished.py)."""
+    site, user, tmp = env
+    args = ["run", "toybench", "--task", "rank", "--agent", "mypkg_agent:solve", "--out",
+            "runs/k", "--quiet"]
+    assert _cli(args, site, tmp, user).returncode == 0
+    run = tmp / "runs/k"
+    manifest = json.loads((run / "manifest.json").read_text())
+    basis = manifest["scored_from"]
+    assert isinstance(basis, str) and len(basis) == 64
+    files = {name: (run / name).stat().st_mtime_ns for name in
+             ("scores.jsonl", "summary.json")}
+    summary = (run / "summary.json").read_text()
+    again = _cli(args, site, tmp, user)
+    assert again.returncode == 0, again.stderr
+    assert {n: (run / n).stat().st_mtime_ns for n in files} == files      # not rewritten
+    assert (run / "summary.json").read_text() == summary
+    kept = json.loads((run / "manifest.json").read_text())
+    assert kept["scored_from"] == basis and kept["created"] == manifest["created"]
+    # an older run's manifest (no basis): scored again, and the basis recorded
+    del kept["scored_from"]
+    (run / "manifest.json").write_text(json.dumps(kept))
+    assert _cli(args, site, tmp, user).returncode == 0
+    assert (run / "scores.jsonl").stat().st_mtime_ns != files["scores.jsonl"]
+    assert json.loads((run / "manifest.json").read_text())["scored_from"] == basis
+    # a retried answer (an errored sample made good) changes the answers: scored again
+    lines = (run / "generate.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    first.update(status="error", error="endpoint unreachable")
+    first.pop("answer", None)
+    (run / "generate.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    assert _cli(args, site, tmp, user).returncode == 0
+    assert json.loads((run / "summary.json").read_text())["status"] == \
+        json.loads(summary)["status"]
+    assert json.loads((run / "manifest.json").read_text())["scored_from"] != basis

@@ -40,6 +40,7 @@ from scholarbench.core.lookup import (  # noqa: F401  (re-exported: callers impo
 from scholarbench.core.manifest import (jsonable_options, package_versions, plain_options,
                                         recorded_argv)
 from scholarbench.core.models import Models  # noqa: F401  (re-exported: callers import it from here)
+from scholarbench.core.finished import BASIS_KEY, judge_basis, kept_summary, scoring_basis
 from scholarbench.core.records import RUN_FORMAT, Manifest
 from scholarbench.core.rundir import RunDir
 from scholarbench.core.scoring import score_samples
@@ -172,6 +173,7 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
     try:
         with run.lock():
             before = _usage_now(run)
+            earlier = run.read_manifest() if run.manifest_path.exists() else None
             _take_or_check(run, manifest, IDENTITY_KEYS + tuple(bench.identity_extra),
                            bench.generate_file, bench.id_key)
             if agent_client is not None:
@@ -179,8 +181,11 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
                     **agent_client.config.public(), "model_id": agent_client.model_id}
             run.write_manifest(manifest)
             bench.prepare_run(run, loaded, manifest)
-            generate(bench, run, loaded.samples, agent, ctx, progress, at_once, remote)
-            outcome = _score_locked(bench, run, loaded.samples, models, progress)
+            new = generate(bench, run, loaded.samples, agent, ctx, progress, at_once, remote)
+            judges = judge_basis(models, bench.asks_judge(subtask))
+            kept = _kept(bench, run, earlier, judges) if new == 0 else None
+            outcome = kept or _score_locked(bench, run, loaded.samples, models, progress,
+                                            judges)
             outcome.usage_before = before
             return outcome
     except BaseException:
@@ -267,7 +272,9 @@ def score_run(run_dir: Path, *, options: dict[str, Any] | None = None,
             manifest["options"] = {**(manifest.get("options") or {}), **recorded}
             run.write_manifest(manifest)
         loaded = bench.load_for_rescore(run, manifest)
-        outcome = _score_locked(bench, run, loaded.samples, bench.models, progress)
+        judges = judge_basis(bench.models, bench.asks_judge(str(manifest.get("mode")),
+                                                            rescore=True))
+        outcome = _score_locked(bench, run, loaded.samples, bench.models, progress, judges)
         outcome.usage_before = before
         return outcome
 
@@ -280,9 +287,25 @@ def _usage_now(run: RunDir) -> dict[str, Any]:
     return copy.deepcopy(run.read_manifest().get("usage") or {})
 
 
+def _kept(bench: Benchmark, run: RunDir, earlier: dict[str, Any] | None,
+          judges: Any) -> RunOutcome | None:
+    """The run as its last scoring left it, when that scoring stands (`core.finished`): its
+    manifest back (with this invocation's usage), its summary as the outcome."""
+    now = run.read_manifest()
+    summary = kept_summary(run, earlier, scoring_basis(run, now, bench.generate_file, judges,
+                                                       RUN_FORMAT))
+    if summary is None or earlier is None:
+        return None
+    run.write_manifest({**earlier, **{k: now[k] for k in ("usage", "llm_usage") if k in now}})
+    return RunOutcome(run.path, summary, 0, {})
+
+
 def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], models: Models,
-                  progress: bool) -> RunOutcome:
+                  progress: bool, judges: Any = None) -> RunOutcome:
+    """Score every sample, write scores.jsonl and summary.json; `judges` (`core.finished.
+    judge_basis`): the judges this scoring asks, recorded in the basis it scored from."""
     manifest = run.read_manifest()
+    basis = scoring_basis(run, manifest, bench.generate_file, judges, RUN_FORMAT)
     stage = run.stage(bench.generate_file, bench.id_key)
     generated = stage.records
     watch = JudgeWatch(models)                # every judge's failed calls (core.judging)
@@ -317,6 +340,10 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
     manifest = run.read_manifest()
     before = dict(manifest)
     manifest["format"] = RUN_FORMAT               # rows and summary now of this format
+    if basis is not None:
+        manifest[BASIS_KEY] = basis               # what a later invocation may keep
+    else:
+        manifest.pop(BASIS_KEY, None)
     if watch.asked():          # a scoring without a judge keeps the last judged one's record
         record_shortfalls(manifest, shortfalls)   # the summary's `complete` reads it
     if manifest != before:

@@ -79,9 +79,9 @@ class DeepSynthDrilldown:
                     "</span>" if prompt else "")
             open_attr = " open" if i == 0 else ""
             blocks.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
-                       f'<span class="sid">task {e(sid)}</span> <span class="stitle">'
-                       f'{e(heading)}</span>{bits}</summary><div class="sample-body">'
-                       f'{"".join(body)}</div></details>')
+                          f'<span class="sid">task {e(sid)}</span> <span class="stitle">'
+                          f'{e(heading)}</span>{bits}</summary><div class="sample-body">'
+                          f'{"".join(body)}</div></details>')
         return page.drilldown(out, blocks, ids, "tasks")
 
     @staticmethod

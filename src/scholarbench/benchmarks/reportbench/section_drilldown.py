@@ -121,9 +121,9 @@ class ReportBenchDrilldown:
                                             generated[r.run_dir].get(sid), page))
             open_attr = " open" if i == 0 else ""
             blocks.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
-                       f'<span class="sid">{e(sid)}</span> <span class="stitle">{e(heading)}'
-                       f'</span>{badges}</summary><div class="sample-body">{"".join(body)}'
-                       "</div></details>")
+                          f'<span class="sid">{e(sid)}</span> <span class="stitle">{e(heading)}'
+                          f'</span>{badges}</summary><div class="sample-body">{"".join(body)}'
+                          "</div></details>")
         return page.drilldown(out, blocks, ids, "surveys")
 
     def _run_block(self, run: ReportRun, sid: str, row: dict[str, Any],

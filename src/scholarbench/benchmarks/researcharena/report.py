@@ -334,9 +334,9 @@ class ResearchArenaSection(ReportSection):
                                 f"truth vs {e(r.name)} mind-map</summary>{tree}</details>")
             open_attr = " open" if i == 0 else ""
             blocks.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
-                       f'<span class="sid">{e(sid)}</span> <span class="stitle">{e(heading)}'
-                       f'</span>{badges}</summary><div class="sample-body">{"".join(body)}'
-                       "</div></details>")
+                          f'<span class="sid">{e(sid)}</span> <span class="stitle">{e(heading)}'
+                          f'</span>{badges}</summary><div class="sample-body">{"".join(body)}'
+                          "</div></details>")
         return page.drilldown(out, blocks, ids, "samples")
 
     def _ranked_list(self, name: str, record: dict[str, Any] | None, qrels: dict[str, int],

@@ -116,9 +116,9 @@ class DrillDown:
             open_attr = " open" if i == 0 else ""
             query = str(task.get("query", ""))
             blocks.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
-                       f'<span class="sid">{e(sid)}</span> <span class="stitle">'
-                       f'{e(query[:160] + ("…" if len(query) > 160 else ""))}</span></summary>'
-                       f'<div class="sample-body">{"".join(body)}</div></details>')
+                          f'<span class="sid">{e(sid)}</span> <span class="stitle">'
+                          f'{e(query[:160] + ("…" if len(query) > 160 else ""))}</span></summary>'
+                          f'<div class="sample-body">{"".join(body)}</div></details>')
         return page.drilldown(out, blocks, ids, "tasks")
 
     @staticmethod

@@ -384,10 +384,10 @@ class TaxoBenchSection(ReportSection):
                                 f"{judge_html.get(r.run_dir, '')}</details>")
             open_attr = " open" if i == 0 else ""
             blocks.append(f'<details class="sample" data-sample="{e(sid)}"{open_attr}><summary>'
-                       f'<span class="sid">{e(sid)}</span> <span class="stitle">{e(heading)}'
-                       f'</span>{badges}<span class="sbits">{e(" · ".join(bits))}</span>'
-                       "</summary>"
-                       f'<div class="sample-body">{"".join(body)}</div></details>')
+                          f'<span class="sid">{e(sid)}</span> <span class="stitle">{e(heading)}'
+                          f'</span>{badges}<span class="sbits">{e(" · ".join(bits))}</span>'
+                          "</summary>"
+                          f'<div class="sample-body">{"".join(body)}</div></details>')
         return page.drilldown(out, blocks, ids, "samples")
 
 
