@@ -84,10 +84,11 @@ def survey_line(doc: SurveyDoc, task_id: str, works: Sequence[Work], day: date |
 
 def build_researcharena(docs: Sequence[SurveyDoc], ids: Sequence[str], sources: Sequence[Any],
                         folder: Path, corpus: Any, manifest: Any, dates: Sequence[date | None],
-                        arxiv_ids: Sequence[str | None], taken: Sequence[str] = ()
-                        ) -> Written:
+                        arxiv_ids: Sequence[str | None], taken: Sequence[str] = (),
+                        space: Any = None) -> Written:
     """`taken`: ids other surveys of the build hold (a survey paper among them keeps its
-    slug), when the surveys are built one at a time (`builder.units`)."""
+    slug), when the surveys are built one at a time (`builder.units`); `space`: the corpus's
+    leakage rule (`SearchSpace`) when the build read it once for every unit."""
     if corpus is None:
         raise ScholarbenchError("researcharena: a task's references are corpus papers; give "
                                 "--corpus DIR (or import data so the default corpus exists)")
@@ -106,7 +107,8 @@ def build_researcharena(docs: Sequence[SurveyDoc], ids: Sequence[str], sources: 
     path = folder / FILE
     path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines),
                     encoding="utf-8")
-    loaded = {t.id: t for t in tasks_from_upstream(read_survey_jsonl(path), corpus)}
+    loaded = {t.id: t for t in tasks_from_upstream(read_survey_jsonl(path), corpus,
+                                                   space=space)}
     for doc, iid, src, line, works, unresolved, duplicates in parts:
         task = loaded.get(line["id"])
         c = {"cited_works": len(works), "resolved": len(line["references"]["relevant"]),

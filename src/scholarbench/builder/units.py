@@ -62,6 +62,7 @@ class Inputs:
     ra_arxiv: list[Any] = field(default_factory=list)
     ra_taken: list[list[str]] = field(default_factory=list)   # ids earlier surveys may hold
     _env: Any = None
+    _space: Any = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def env(self) -> Any:
@@ -70,6 +71,15 @@ class Inputs:
             if self._env is None:
                 self._env = self.graph() if callable(self.graph) else self.graph
             return self._env
+
+    def search_space(self) -> Any:
+        """ResearchArena's leakage rule over the corpus (every paper's dates and survey flag),
+        read once for the whole build, by the first unit that needs it."""
+        from scholarbench.benchmarks.researcharena.tasks import SearchSpace  # deferred: duckdb
+        with self._lock:
+            if self._space is None:
+                self._space = SearchSpace.of(self.corpus)
+            return self._space
 
 
 @dataclass
@@ -157,7 +167,8 @@ def _researcharena(u: Unit, inp: Inputs, folder: Path, m: BuildManifest
     from scholarbench.builder.researcharena import build_researcharena
     w = build_researcharena([u.doc], [u.survey_id], [u.source], folder / "researcharena",
                             inp.corpus, m, [inp.ra_dates[u.index]], [inp.ra_arxiv[u.index]],
-                            taken=inp.ra_taken[u.index])
+                            taken=inp.ra_taken[u.index],
+                            space=inp.search_space() if inp.corpus is not None else None)
     return w.review, w.tasks
 
 

@@ -13,12 +13,11 @@ from typing import Sequence
 import numpy as np
 
 from scholarbench.data.identifiers import parse_id
-from scholarbench.graph import (CitationGraph, PathFinder, ReferencePopulation, arxiv2023_graph,
-                                build_graph, disruption, novelty, sos)
+from scholarbench.graph import (CitationGraph, PathFinder, ReferencePopulation, build_graph,
+                                disruption, novelty, sos)
+from scholarbench.graph.sources import arxiv2023_graph_and_titles
 from scholarbench.benchmarks.scinet.contexts import ContextStore, read_unarxive_contexts
 from scholarbench.text.normalize import normalize_title
-from scholarbench.data.sources.arxiv2023 import read_arxiv2023
-from scholarbench.data.sources.records import PaperRecord
 from scholarbench.graph.path import dag_mask
 
 # arXiv CS category names (https://arxiv.org/category_taxonomy), used in the field wording.
@@ -95,9 +94,7 @@ class SciNetEnv:
     @classmethod
     def from_arxiv2023(cls, folder: str | Path, unarxive: str | Path | None = None,
                        settings: EnvSettings | None = None) -> "SciNetEnv":
-        graph = arxiv2023_graph(folder)
-        titles = {r.ids[0]: r.title for r in read_arxiv2023(Path(folder))
-                  if isinstance(r, PaperRecord)}
+        graph, titles = arxiv2023_graph_and_titles(folder)
         env = cls(graph, titles, None, settings, name="arxiv-2023")
         if unarxive is not None:
             env.contexts = read_unarxive_contexts(unarxive, env.has)
