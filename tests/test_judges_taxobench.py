@@ -235,3 +235,30 @@ def test_cli_score_run_dir_with_judge(tmp_path, fake, monkeypatch, capsys):
     assert len(fake.requests) == 3
     assert cli.main(["score", "taxobench", "--with-judge"]) == 2
     assert "--with-judge re-scores a TaxoBench run directory" in capsys.readouterr().err
+
+
+def test_the_engine_item_fits_the_schema_to_each_judge_asked():
+    """The judged item's `ask` sends the packaged local model the capped reasoning schema and
+    any other judge the plain one — in a mixed panel too, each judge its own."""
+    from types import SimpleNamespace
+
+    from scholarbench.benchmarks.taxobench.judged import ask
+    from scholarbench.core.judge_stage import JudgeRequest
+
+    class Recorder:
+        def __init__(self, config):
+            self.config, self.sent = config, []
+            self.usage = SimpleNamespace(add_recovered=lambda: None)
+
+        def complete(self, messages, response_format=None, **sampling):
+            self.sent.append(response_format)
+            return SimpleNamespace(text=reply(4, 3, 5, 2))
+
+    request = JudgeRequest("answer", tuple(build_messages(GOLD, MODEL)))
+    local = Recorder(ModelConfig(role="judge"))
+    remote = Recorder(ModelConfig(role="judge", model="gpt-x", base_url="https://api.x/v1"))
+    for client in (local, remote):
+        outcome = ask(client, request, None)
+        assert outcome.ok and outcome.value["scores"]["judge_coverage"] == 4
+    caps = [json.dumps(c.sent[0]).count('"maxLength": 240') for c in (local, remote)]
+    assert caps == [4, 0]                         # one per dimension's reasoning, or none

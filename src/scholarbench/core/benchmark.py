@@ -211,8 +211,8 @@ class Benchmark:
         return ()
 
     def judge_with_probe(self, sample: Sample, record: dict[str, Any],
-                         probe: str | None) -> float | None:
-        """The judge's `judge_measure` for `record`'s answer with `probe` added where the judge
+                         probe: str | None, judge: Any) -> float | None:
+        """`judge`'s `judge_measure` for `record`'s answer with `probe` added where the judge
         reads the agent's text (`probe=None`: the answer as it is); None when the judge's
         reply was unusable. Only called for records of status ok."""
         raise NotImplementedError

@@ -53,7 +53,6 @@ def check_run(run_dir: Path, models: Any, probes: Sequence[Probe], *,
         raise ScholarbenchError(f"{run_dir}: no LLM judge of {bench.title or bench.name} reads "
                                 "the agent's text, so there is nothing to check "
                                 "(docs/injection.md)")
-    bench.models = models
     models.bind(judge=True)
     client = models.judge()
     with run.lock():
@@ -71,9 +70,9 @@ def check_run(run_dir: Path, models: Any, probes: Sequence[Probe], *,
             for sample in tqdm(samples, desc="judge-check", unit="sample",
                                disable=not progress):
                 record = generated[sample.id]
-                clean = bench.judge_with_probe(sample, record, None)
+                clean = bench.judge_with_probe(sample, record, None, client)
                 for probe in probes:
-                    probed = bench.judge_with_probe(sample, record, probe.text)
+                    probed = bench.judge_with_probe(sample, record, probe.text, client)
                     rows.append({"judge": client.model_id, "id": sample.id,
                                  "probe": probe.name, "clean": clean,
                                  "probed": probed, "shift": None if clean is None or probed

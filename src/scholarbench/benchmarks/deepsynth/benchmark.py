@@ -240,13 +240,13 @@ class DeepSynthBenchmark(Benchmark):
                          else "search" if writer or agent.needs.tools else "prompt-only")
         self._open_corpus(explicit_only=not (writer or use_oracle))
         self._resolver = self._corpus if self._corpus is not None else self._any_corpus()
-        llm = self.models.agent() if agent.needs.llm else None
+        llm = roles.agent() if agent.needs.llm else None
         if agent.needs.llm and llm is None:
             raise ScholarbenchError(f"{agent.name!r} needs the agent role's chat model")
-        if self.models.judge() is None:
+        if roles.judge() is None:
             raise ScholarbenchError("run deepsynth needs the judge role's chat model")
         if use_oracle:
-            self._oracle = self._oracle_builder(mode)
+            self._oracle = self._oracle_builder(mode, roles)
             config = self._oracle["config"]
             self.options["oracle_config"] = config      # recorded: a resume must agree
             if writer:
@@ -310,11 +310,11 @@ class DeepSynthBenchmark(Benchmark):
         opened, (self._corpus, self._corpus_dir) = self._corpus, agent_corpus
         return opened
 
-    def _oracle_builder(self, mode: str) -> dict[str, Any]:
+    def _oracle_builder(self, mode: str, roles: Any) -> dict[str, Any]:
         role = self._opt("oracle_role", "judge")
         client = None
         if mode == "summary":
-            client = self.models.judge() if role == "judge" else self.models.agent()
+            client = roles.judge() if role == "judge" else roles.agent()
             if client is None:
                 raise ScholarbenchError(f"the oracle summaries need the {role} role's model")
         raw = self.options.get("oracle_params") or {}
@@ -380,8 +380,8 @@ class DeepSynthBenchmark(Benchmark):
     judge_scored = tuple(k for k, m in zip(BASE_KEYS, all_measures()) if m.judge)  # all four
 
     def judge_with_probe(self, sample: Sample, record: dict[str, Any],
-                         probe: str | None) -> float | None:
-        return judge_with_probe(self, sample, record, probe)
+                         probe: str | None, judge: Any) -> float | None:
+        return judge_with_probe(self, sample, record, probe, judge)
 
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         parsed = parse_answer("report", answer)

@@ -11,11 +11,11 @@ from scholarbench.benchmarks.deepsynth.stages import report_status
 
 
 def judge_with_probe(bench: Any, sample: Any, record: dict[str, Any],
-                     probe: str | None) -> float | None:
+                     probe: str | None, client: Any) -> float | None:
     if report_status(record) != "ok":
         return None
     report = record["report"] if probe is None else record["report"].rstrip() + "\n\n" + probe
-    judged, _ = judge_task(bench.models.judge(), sample.gold, report=report,
+    judged, _ = judge_task(client, sample.gold, report=report,
                            prompt=bench._opt("judge_prompt", "checklist_judge_v1"),
                            retries=bench._opt("judge_retries", 2))
     return score_task(parse_task(judged, require_prompts=False),

@@ -307,8 +307,7 @@ class ReportBench(Benchmark):
     def score_files(self, models: Any) -> int:
         # deferred: a top-level import would close an import cycle
         from scholarbench.benchmarks.reportbench.score_files import score_files_command
-        self.models = models
-        return score_files_command(self)
+        return score_files_command(self, models)
 
     def asks_judge(self, subtask: str, rescore: bool = False) -> bool:
         """Statements and LLM titles ask the judge role; a re-score with `--with-judge` the

@@ -297,21 +297,21 @@ def format_summary(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def score_files_command(bench: Any) -> int:
+def score_files_command(bench: Any, models: Any) -> int:
     """`scholarbench score reportbench …` with the benchmark's "score" options; the judge
-    role (`bench.models.judge()`) only with --statements or --llm-titles."""
+    role (`models.judge()`) only with --statements or --llm-titles."""
     opts = bench.options
     if not (opts.get("gt_dir") and opts.get("pred") and opts.get("out")):
         raise ScholarbenchError("score reportbench needs --gt-dir D --pred P.jsonl --out S.jsonl")
     corpus = _open_corpus(opts["corpus"]) if opts.get("corpus") else None
     allow_network = bool(opts.get("allow_network"))
-    judge = bench.models.judge() if opts.get("statements") or opts.get("llm_titles") else None
+    judge = models.judge() if opts.get("statements") or opts.get("llm_titles") else None
     extractor = stmt = None
     if opts.get("llm_titles"):
         extractor = LLMTitleExtractor(judge, allow_network=allow_network)
     if opts.get("statements"):
-        stmt = statement_judge(bench, judge, corpus, allow_network, bench.models.judges(),
-                               int(getattr(bench.models, "judge_samples", 1) or 1))
+        stmt = statement_judge(bench, judge, corpus, allow_network, models.judges(),
+                               int(getattr(models, "judge_samples", 1) or 1))
     summary = score_reportbench_files(Path(opts["gt_dir"]), Path(opts["pred"]),
                                       Path(opts["out"]), corpus=corpus,
                                       title_extractor=extractor, match=opts.get("match") or

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from scholarbench.benchmarks.taxobench.judge import JUDGE_KEYS
-from scholarbench.benchmarks.taxobench.judged import judged_item, local_judges
+from scholarbench.benchmarks.taxobench.judged import judged_item
 from scholarbench.core.agent import AgentContext, Task
 from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext
 from scholarbench.core.families import answer_info, parse_answer
@@ -229,7 +229,7 @@ class TaxoBench(Benchmark):
         by the engine's judge stage of every judge, K times each."""
         if not self.options.get("with_judge"):
             return ()
-        return (judged_item(local_judges(self.models)),)
+        return (judged_item(),)
 
     def planned_judge_calls(self, subtask: str, samples: Sequence[Sample],
                             generated: dict[str, dict[str, Any]] | None = None
@@ -246,8 +246,8 @@ class TaxoBench(Benchmark):
         return JUDGE_KEYS
 
     def judge_with_probe(self, sample: Sample, record: dict[str, Any],
-                         probe: str | None) -> float | None:
-        return judge_with_probe(self, sample, record, probe)
+                         probe: str | None, judge: Any) -> float | None:
+        return judge_with_probe(self, sample, record, probe, judge)
 
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         pred = answer if isinstance(answer, TaxoPrediction) else self._from_answer(sample, answer)

@@ -15,12 +15,12 @@ from scholarbench.benchmarks.taxobench.predictions import judgeable, prediction
 
 
 def judge_with_probe(bench: Any, sample: Any, record: dict[str, Any],
-                     probe: str | None) -> float | None:
+                     probe: str | None, client: Any) -> float | None:
     taxonomy = judgeable(prediction(record, sample.id))
     if taxonomy is None:
         return None
     if probe is not None:
         taxonomy = copy.deepcopy(taxonomy)
         taxonomy.name = f"{taxonomy.name} {probe}"
-    judge = as_judge(bench.models.judge())
+    judge = as_judge(client)
     return judge.judge(sample.gold, taxonomy).avg

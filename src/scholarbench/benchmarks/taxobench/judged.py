@@ -17,8 +17,7 @@ from scholarbench.benchmarks.taxobench.judge import (DEFAULT_PROMPT, LOCAL_REASO
                                                      validate_reply)
 from scholarbench.benchmarks.taxobench.predictions import judgeable, prediction
 from scholarbench.core.judge_stage import JudgedItem, JudgeRequest
-from scholarbench.llm.config import resolve_role
-from scholarbench.metrics.judge_panel import client_of
+from scholarbench.llm.structured import JsonOutcome, ask_json
 
 ITEM = "judge"          # judge.judge.jsonl, the manifest's judged.judge, usage.judge.<role>
 
@@ -32,26 +31,19 @@ def requests(sample: Any, record: dict[str, Any] | None) -> tuple[JudgeRequest, 
     return (JudgeRequest("answer", tuple(build_messages(sample.gold, taxonomy))),)
 
 
-def judged_item(local: bool = False) -> JudgedItem:
-    """The item; `local`: every judge is the packaged local model, whose reply schema caps
-    each reasoning (`judge.LOCAL_REASONING_CHARS`; it otherwise loops inside the first one)."""
-    return JudgedItem(ITEM, DEFAULT_PROMPT, requests, validate_reply,
-                      schema=reply_schema(LOCAL_REASONING_CHARS if local else None))
+def ask(client: Any, request: JudgeRequest, seed: int | None) -> JsonOutcome:
+    """The default reply protocol (`llm.structured.ask_json`: schema, strict parse, one repair
+    turn) with the schema fitted to the judge asked: the packaged local model's caps each
+    reasoning (`judge.LOCAL_REASONING_CHARS`; it otherwise loops inside the first one)."""
+    local = bool(getattr(getattr(client, "config", None), "is_local", False))
+    return ask_json(client, list(request.messages), validate=validate_reply,
+                    schema=reply_schema(LOCAL_REASONING_CHARS if local else None), name=ITEM,
+                    seed=seed)
 
 
-def local_judges(models: Any) -> bool:
-    """Whether every judge of the run is the packaged local model: from the bound clients, or
-    from the judge flags when none is bound yet (nothing is bound here)."""
-    if "judge" in models.bound():
-        configs = [getattr(client_of(j), "config", None) for j in models.judges()]
-    else:
-        recipe = getattr(models, "recipe", None) or {}
-        if not recipe:
-            return False
-        configs = [resolve_role("judge", flags, config_file=recipe.get("config_file"))
-                   for flags in [recipe.get("judge_flags") or {},
-                                 *(recipe.get("panel_flags") or [])]]
-    return bool(configs) and all(c is not None and c.is_local for c in configs)
+def judged_item() -> JudgedItem:
+    """The item the engine's judge stage asks of every judge (`ask` fits the schema to each)."""
+    return JudgedItem(ITEM, DEFAULT_PROMPT, requests, validate_reply, ask=ask)
 
 
-__all__ = ["ITEM", "judged_item", "local_judges", "requests"]
+__all__ = ["ITEM", "ask", "judged_item", "requests"]
