@@ -3,7 +3,7 @@ the judges' names, usage roles and manifest entries, a repeat's seed, the per-ju
 score row, and the terminal line per panel-scored measure.
 
 A "judge" here is either a chat client or a benchmark's judge object holding one (`.client`;
-SciNet's `SciNetJudge`, TaxoBench's `TaxoBenchJudge`); a "panel" is anything with `.judges`
+TaxoBench's `TaxoBenchJudge`); a "panel" is anything with `.judges`
 (and `.labels` for `panel_models`), or a plain list of judges.
 """
 from __future__ import annotations
