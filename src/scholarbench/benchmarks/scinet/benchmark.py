@@ -36,7 +36,7 @@ import argparse
 import dataclasses
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from scholarbench.benchmarks.scinet.builtin import NativeAgent, is_native, native_agent
 from scholarbench.benchmarks.scinet.measures import (EGO_METRICS, FAMILIES, K, LLM_METRICS,
@@ -344,14 +344,14 @@ class SciNet(Benchmark):
         return {**record_fields(sample.task.subtask or "", answer, self.env()), "error": None}
 
     # -- scoring -----------------------------------------------------------------------------
-    def given_models(self, models: Models) -> Models:
+    def given_models(self, models: Models, bind: Callable[..., Any] | None = None) -> Models:
         """`models` with the judge client(s) and `judge_samples` given to the constructor
-        (programmatic use: `run_scinet`, `score_scinet_files`), else as they are."""
+        (programmatic use: `run_scinet`, `score_scinet_files`; `bind` binds the other roles),
+        else as they are."""
         if self._judge is not None:
             judges = list(self._judge) if isinstance(self._judge, (list, tuple)) \
                 else [self._judge]
-            models = Models.given(judges=judges, bind=models._bind,
-                                  judge_samples=models.judge_samples)
+            models = Models.given(judges=judges, bind=bind, judge_samples=models.judge_samples)
         if self._judge_samples is not None:
             models.judge_samples = self._judge_samples
         return models

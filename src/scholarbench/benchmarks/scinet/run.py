@@ -76,7 +76,7 @@ def run_scinet(config: SciNetRunConfig, roles_factory: Callable[..., Any] | None
                    judge=judge, judge_k=config.judge_k, judge_samples=config.judge_samples)
     outcome = run_benchmark(bench, config.family, config.agent, Path(config.out),
                             params=dict(config.agent_params or {}),
-                            models=bench.given_models(Models(roles_factory)),
+                            models=bench.given_models(Models(roles_factory), roles_factory),
                             limit=config.limit,
                             name=config.run_name, progress=config.progress)
     return outcome.summary
