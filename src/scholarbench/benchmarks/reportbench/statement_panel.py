@@ -50,7 +50,7 @@ def cited_label(unit: CitedUnit) -> str | None:
 
 
 class _Seat:
-    """What `metrics.judge_panel.labels_of` / `panel_models` read of a judge: its client and model."""
+    """What `judge_panel.labels_of` / `panel_models` read of a judge: its client and model."""
 
     def __init__(self, client: Any) -> None:
         self.client, self.model = client, str(getattr(client, "model_id", client))

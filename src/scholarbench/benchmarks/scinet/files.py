@@ -10,8 +10,8 @@ in T) and `unanswered_tasks`. With a judge (the engine's judge stage: every judg
 K times), the verdicts go to the directory `<S stem>.judge` (judge.ego.jsonl, judge.path.jsonl
 and its manifest; reused when scored again with the same judges and prompts) and the judges,
 their prompt versions and usage to the summary's `judge_manifest` (`judged`, `usage`,
-`llm_usage`). The answers file is read as `answers.read_answer_file` says (SciNet's lines or the family
-schema); its references are resolved exactly as a run resolves an agent's.
+`llm_usage`). The answers file is read as `answers.read_answer_file` says (SciNet's lines or
+the family schema); its references are resolved exactly as a run resolves an agent's.
 """
 from __future__ import annotations
 

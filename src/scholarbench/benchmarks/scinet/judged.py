@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from scholarbench.benchmarks.scinet.judge import (PROMPT_SETS, SCORE_SCHEMA, JudgePrompts, ego_metric,
-                                                  ego_subjects, load_prompt, path_items,
-                                                  validate_score)
+from scholarbench.benchmarks.scinet.judge import (PROMPT_SETS, SCORE_SCHEMA, JudgePrompts,
+                                                  ego_metric, ego_subjects, load_prompt,
+                                                  path_items, validate_score)
 from scholarbench.benchmarks.scinet.review_judge import (PROMPT, REVIEW_SCHEMA, review_text,
                                                          validate_review_scores)
 from scholarbench.benchmarks.scinet.measures import K
@@ -79,10 +79,12 @@ def ego_item(rules: Rules, env: Callable[[], Any]) -> JudgedItem:
                      for gid in ego_subjects(answer_of(record)[0] or [], graph, rules.first,
                                              rules.k))
 
+    def bound(sample: Any) -> int:
+        return rules.k if sample.gold.family == "ego" else 0
+
     version = "+".join(p.prompt_id(m) for m in ("novelty_llm", "disruption_llm"))
     return JudgedItem(EGO, f"{p.prompt_set}:{version}", requests, validate_score,
-                      schema=SCORE_SCHEMA, per_sample=None, bound=lambda s: rules.k
-                      if s.gold.family == "ego" else 0,
+                      schema=SCORE_SCHEMA, per_sample=None, bound=bound,
                       basis=f"novelty/disruption_llm: 1 per distinct in-graph paper in the "
                       f"first {rules.k} of each ego answer and measure, once per run (+1 "
                       "repair per unusable reply)",
