@@ -67,12 +67,12 @@ def test_scinet_panel_dry_run_calls_nothing_and_counts_what_the_run_sends(tiny, 
     assert len(fake.requests) == sum(planned.values())
     manifest = json.loads((out / "manifest.json").read_text())
     for role, n in planned.items():
-        assert manifest["usage"]["score"][role]["calls"] == n
+        assert manifest["usage"]["path"][role]["calls"] == n
     summary = capsys.readouterr().out
     lines = [x for x in summary.splitlines() if "judge usage:" in x]
     assert len(lines) == 2
-    assert f"judge (judge-a): score {3 * n_path} calls" in lines[0]
-    assert f"judge_2 (judge-b): score {3 * n_path} calls" in lines[1]
+    assert f"judge (judge-a): path {3 * n_path} calls" in lines[0]
+    assert f"judge_2 (judge-b): path {3 * n_path} calls" in lines[1]
 
 
 def test_eval_dry_run_writes_no_suite_and_calls_nothing(tiny, tmp_path, fake, capsys):
@@ -243,9 +243,12 @@ def test_scinet_review_plans_one_judge_call_per_review():
     it, one per answer that is a review (a malformed one is not sent)."""
     from types import SimpleNamespace
     from scholarbench.benchmarks.scinet.benchmark import SciNet
-    samples = [SimpleNamespace(id=f"r{i}", unscorable=None, gold=None) for i in range(3)]
+    paper = SimpleNamespace(title="t")          # what the judge's request quotes of a task
+    task = SimpleNamespace(query="q", start=paper, end=paper)
+    samples = [SimpleNamespace(id=f"r{i}", unscorable=None, gold=task) for i in range(3)]
     before = SciNet({}).planned_judge_calls("review", samples)
-    assert [(p.stage, p.bound) for p in before] == [("score", 3)]
+    assert [(p.stage, p.bound) for p in before] == [("review", 3)]
     after = SciNet({}).planned_judge_calls("review", samples, {
-        "r0": {"status": "ok"}, "r1": {"status": "malformed"}, "r2": {"status": "ok"}})
-    assert [p.bound for p in after] == [2]
+        "r0": {"status": "ok", "review": "a"}, "r1": {"status": "malformed"},
+        "r2": {"status": "ok", "review": "b"}})
+    assert [p.calls for p in after] == [2]       # exact: the engine's plan of the answers

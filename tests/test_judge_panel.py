@@ -132,15 +132,16 @@ def test_two_judges_per_judge_values_panel_mean_and_alpha(tmp_path, judges, fixe
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["llm_usage"]["judge"]["calls"] == 3
     assert manifest["llm_usage"]["judge_2"]["calls"] == 3
-    assert manifest["usage"]["score"]["judge_2"]["calls"] == 3
-    assert [(j["label"], j["usage_role"], j["model"]) for j in manifest["models"]["judges"]] \
+    assert manifest["usage"]["path"]["judge_2"]["calls"] == 3
+    judged = manifest["judged"]["path"]["judges"]
+    assert [(j["label"], j["role"], j["model"]) for j in judged] \
         == [("judge-a", "judge", "judge-a"), ("judge-b", "judge_2", "judge-b")]
-    assert manifest["models"]["judge"]["model"] == "judge-a"
-    assert [p["label"] for p in manifest["judge"]["panel"]] == ["judge-a", "judge-b"]
+    assert judged[0]["model"] == "judge-a"
+    assert [p["label"] for p in judged] == ["judge-a", "judge-b"]
     # the summary is rebuilt from the rows alone
     from scholarbench.cli import main
     assert main(["aggregate", str(out), "--check"]) == 0
-    # scored again in place: every judge's judgements reused from the one judge.jsonl
+    # scored again in place: every judge's verdicts reused from judge.path.jsonl
     again, _ = run(tmp_path, judges)
     assert again == summary and len(a.requests) == len(b.requests) == 3
 
@@ -167,9 +168,9 @@ def test_repeats_spread_and_within_judge_alpha(tmp_path, judges, fixed_agent):
     assert summary["judge_agreement"][M]["alpha"] == pytest.approx(
         alpha_by_hand([a_means, B_SCORES]))
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["judge"]["samples"] == 2
-    assert manifest["judge"]["panel"][0]["seeds"] == [0, 1]
-    assert manifest["judge"]["panel"][0]["temperature"] == 0.0
+    assert manifest["judged"]["path"]["repeats"] == 2
+    assert manifest["judged"]["path"]["judges"][0]["seeds"] == [0, 1]
+    assert manifest["judged"]["path"]["judges"][0]["temperature"] == 0.0
     from scholarbench.cli import main
     assert main(["aggregate", str(out), "--check"]) == 0
 
@@ -283,22 +284,24 @@ def test_models_judges_binds_the_panel_once():
     assert Models.given(judges=["p", "q"]).judge() == "p"
 
 
-def test_each_repeat_is_its_own_cache_key_and_repeat_zero_is_a_lone_judges(tmp_path, judges):
-    from scholarbench.benchmarks.scinet.judge import SciNetJudge
+def test_each_repeat_is_its_own_cache_key_and_repeat_zero_is_a_lone_judges(tmp_path, judges,
+                                                                            fixed_agent):
     from scholarbench.llm.cache import ReplyCache
     a, _ = judges
     cache = ReplyCache(tmp_path / "cache.sqlite")
+    write_tasks([task(0)], tmp_path / "tasks.jsonl")
 
-    def judge():
+    def judged(out):
+        """Repeats 0 and 1 of task 0 by one judge, through the engine's judge stage."""
         c = client(a, "judge-a")
         c.cache = cache
-        return SciNetJudge(c)
-    first, env = judge(), tiny_env()
-    assert [first.score(task(0), [A, C, D], env, sample=r)[M] for r in (0, 1)] == [2, 4]
-    assert len(a.requests) == 2 and [r["seed"] for r in a.requests] == [0, 1]
-    again = judge()                     # a fresh judge, the same cache: no request
-    assert again.score(task(0), [A, C, D], env)[M] == 2
-    assert again.score(task(0), [A, C, D], env, sample=1)[M] == 4
+        config = SciNetRunConfig("path", "fixed", tmp_path / out, tasks=tmp_path / "tasks.jsonl",
+                                 env=tiny_env(), judge_samples=2)
+        run_scinet(config, judge=c)
+        return rows_of(tmp_path / out)[0]["judges"]["judge-a"][f"{M}_samples"]
+    assert judged("first") == [2, 4]
+    assert len(a.requests) == 2 and sorted(r["seed"] for r in a.requests) == [0, 1]
+    assert judged("again") == [2, 4]    # a fresh run and judge, the same cache: no request
     assert len(a.requests) == 2
 
 
@@ -329,8 +332,9 @@ def test_score_answers_file_with_a_panel_from_the_command_line(tmp_path, judges,
         alpha_by_hand([a_means, B_SCORES]))
     usage = summary["judge_manifest"]["llm_usage"]
     assert usage["judge"]["calls"] == usage["judge_2"]["calls"] == 6
-    judged = [json.loads(x) for x in out.with_suffix(".judge.jsonl").read_text().splitlines()]
-    assert sorted((j["model"].rsplit("|", 1)[1], j["sample"]) for j in judged) == \
+    judged = [json.loads(x) for x in
+              (out.with_suffix(".judge") / "judge.path.jsonl").read_text().splitlines()]
+    assert sorted((j["judge"], j["repeat"]) for j in judged) == \
         sorted((m, s) for m in ("judge-a", "judge-b") for s in (0, 1) for _ in range(3))
 
 

@@ -20,6 +20,7 @@ from test_scinet_core import tiny_env
 from scholarbench.benchmarks.scinet import SciNetRunConfig, run_scinet
 from scholarbench.benchmarks.scinet.records import write_tasks
 from scholarbench.cli import main
+from scholarbench.core.judge_stage import judge_model_id
 from scholarbench.injection.check import summarise
 from scholarbench.injection.probes import probes_named
 from scholarbench.llm.roles import LLMRoles
@@ -92,7 +93,7 @@ def test_per_judge_unscored_and_a_judge_check_found_for_one_judge(tmp_path, judg
                               else reply(B_SCORES[index_of(body)]))
     out = panel_run(tmp_path, judges)
     manifest = json.loads((out / "manifest.json").read_text())
-    b_id = manifest["judge"]["panel"][1]["model_id"]
+    b_id = judge_model_id(manifest["judged"]["path"]["judges"][1])
     probes = probes_named("direct-order,appeal")
     pairs = [{"judge": b_id, "id": str(i), "probe": p.name, "clean": 2.0, "probed": probed,
               "shift": probed - 2.0} for i, (p, probed) in enumerate(zip(probes, (5.0, 2.0)))]

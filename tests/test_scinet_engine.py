@@ -251,8 +251,8 @@ def test_judge_added_at_scoring_and_not_part_of_the_identity(tiny, tmp_path, cap
         assert unscored > 0
         assert unscored == sum(c["reasons"].get("invalid_json", 0) for c in counts.values())
         manifest = json.loads((out / "manifest.json").read_text())
-        assert manifest["models"]["judge"]["model"] == "fake-judge"
-        assert manifest["usage"]["score"]["judge"]["calls"] == n
+        assert manifest["judged"]["ego"]["judges"][0]["model"] == "fake-judge"
+        assert manifest["usage"]["ego"]["judge"]["calls"] == n
         assert "with_judge" not in manifest["options"]
         # running again with --with-judge resumes the same run: nothing regenerated, the
         # scored judgements reused (only the unscored ones are asked again)
@@ -286,9 +286,9 @@ def test_score_scinet_files_with_judge(tiny, tmp_path, capsys):
     fam = s["families"]["ego"]
     llm = [k for k in ("novelty_llm", "disruption_llm") if k in fam]
     assert llm and all(fam[k]["macro"] == 4 for k in llm)
-    assert s["judge_manifest"]["models"]["judge"]["model"] == "fake-judge"
+    assert s["judge_manifest"]["judged"]["ego"]["judges"][0]["model"] == "fake-judge"
     assert s["judge_manifest"]["llm_usage"]["judge"]["calls"] == 2
-    assert len(lines(out.with_suffix(".judge.jsonl"))) == 2
+    assert len(lines(out.with_suffix(".judge") / "judge.ego.jsonl")) == 2
     assert fam["unresolved_refs"] == len(ego) and s["unanswered_tasks"] == \
         len(read_tasks(tasks)) - len(ego)
     assert "judge " in capsys.readouterr().out

@@ -225,21 +225,22 @@ def test_variant_names_and_summary_keys(env):
 
 
 # ---- the judge under upstream's rules: the first 5 items, an empty answer left out ---------------
-def test_upstream_judge_reads_the_first_5_items(env):
+def test_upstream_judge_reads_the_first_5_items(env, tmp_path):
     from test_scinet_llm import by_title, client, ego
     from fake_openai import FakeOpenAI
-    from scholarbench.benchmarks.scinet.benchmark import SciNet
+    from scinet_judging import judged
     server = FakeOpenAI().start()
     try:
         server.default = by_title
-        bench = SciNet({"variant": "upstream"}, env=env)
-        judge = bench.make_judge(client(server), None)
-        row = judge.score(ego(), ["x1", "x2", "x3", "x4", A, B], env)   # A, B are items 5, 6
+
+        def judge(papers, options, out):
+            return judged(env, client(server), ego(), papers, tmp_path / out, options)
+        upstream = {"variant": "upstream"}
+        row = judge(["x1", "x2", "x3", "x4", A, B], upstream, "up")   # A, B are items 5, 6
         assert row["novelty_llm"] == 1 and row["novelty_llm_judged"] == 1      # A only
-        assert judge.score(ego(), [], env)["novelty_llm"] is None
-        paper = SciNet({}, env=env).make_judge(client(server), None)
-        assert paper.score(ego(), ["x1", "x2", "x3", "x4", A, B], env)["novelty_llm"] == 2
-        assert paper.score(ego(), [], env)["novelty_llm"] == 0.0
+        assert judge([], upstream, "up")["novelty_llm"] is None
+        assert judge(["x1", "x2", "x3", "x4", A, B], {}, "paper")["novelty_llm"] == 2
+        assert judge([], {}, "paper")["novelty_llm"] == 0.0
     finally:
         server.stop()
 
@@ -336,12 +337,9 @@ UPSTREAM_SYSTEM_SHA = {"novelty_llm": "443f23b067242fcd", "disruption_llm": "f53
 
 def test_upstream_judge_prompts_render_as_upstream(env):
     import hashlib
-    from scholarbench.benchmarks.scinet.judge import SciNetJudge
+    from scholarbench.benchmarks.scinet.judge import JudgePrompts
     from scholarbench.benchmarks.scinet.records import SciNetTask
-
-    class Named:
-        model_id = "m"
-    j = SciNetJudge(Named(), prompt_set="upstream")
+    j = JudgePrompts("upstream")
     for metric, sha in UPSTREAM_SYSTEM_SHA.items():
         text = j.systems[metric].text
         assert hashlib.sha256(text.encode()).hexdigest()[:16] == sha
@@ -364,23 +362,22 @@ def test_upstream_judge_prompts_render_as_upstream(env):
         "response MUST be a single JSON object with 'score' (an integer from 0 to 10) and "
         "'reasoning' (a detailed explanation for your score, critiquing the path based on the "
         "four key principles).")
-    assert j.identity()["prompts"]["novelty_llm"].startswith("novelty_judge_upstream_system@")
+    assert j.prompt_id("novelty_llm").startswith("novelty_judge_upstream_system@")
 
 
-def test_upstream_judge_prompts_sent_with_temperature_0_2(env):
+def test_upstream_judge_prompts_sent_with_temperature_0_2(env, tmp_path):
     from test_scinet_llm import client, ego, reply
     from fake_openai import FakeOpenAI
-    from scholarbench.benchmarks.scinet.benchmark import SciNet
+    from scinet_judging import judged
     server = FakeOpenAI().start()
     try:
         server.default = lambda body: reply(7)
-        judge = SciNet({"judge_prompt": "upstream"}, env=env).make_judge(client(server), None)
-        assert judge.score(ego(), [A], env)["novelty_llm"] == 7
+        assert judged(env, client(server), ego(), [A], tmp_path / "up",
+                      {"judge_prompt": "upstream"})["novelty_llm"] == 7
         body = server.requests[-1]
         assert body["temperature"] == 0.2
         assert [m["role"] for m in body["messages"]] == ["system", "user"]
-        ours = SciNet({}, env=env).make_judge(client(server), None)
-        ours.score(ego(), [B], env)
+        judged(env, client(server), ego(), [B], tmp_path / "ours")
         assert [m["role"] for m in server.requests[-1]["messages"]] == ["user"]
     finally:
         server.stop()

@@ -3,8 +3,8 @@ the judges' names, usage roles and manifest entries, a repeat's seed, the per-ju
 score row, and the terminal line per panel-scored measure.
 
 A "judge" here is either a chat client or a benchmark's judge object holding one (`.client`;
-SciNet's `SciNetJudge`, TaxoBench's `TaxoBenchJudge`); a "panel" is anything with `.judges`
-(and `.labels` for `panel_models`), or a plain list of judges.
+TaxoBench's `TaxoBenchJudge`); a "panel" is anything with `.judges` (and `.labels` for
+`panel_models`), or a plain list of judges.
 """
 from __future__ import annotations
 
@@ -70,10 +70,6 @@ def seed_of(base: int | None, sample: int = 0) -> int | None:
     return base if sample == 0 else (base or 0) + sample
 
 
-def temperature_of(client: Any) -> float | None:
-    return getattr(getattr(client, "config", None), "temperature", None)
-
-
 def judge_entry(metric: str, values: Sequence[float | None], unscored: int,
                 samples: int) -> dict[str, Any]:
     """One judge's part of a row for `metric`: its value (the mean of its repeats that have
@@ -110,37 +106,6 @@ def panel_models(panel: Any) -> dict[str, Any]:
     return out
 
 
-def panel_identity(judges: Sequence[Any], samples: int, labels: Sequence[str] | None = None
-                   ) -> list[dict[str, Any]]:
-    """The manifest's `judge.panel`: every judge's label, model id, temperature and seeds."""
-    labels = list(labels or labels_of(judges))
-    out = []
-    for label, judge in zip(labels, judges):
-        client = client_of(judge)
-        out.append({"label": label,
-                    "model_id": getattr(client, "model_id", getattr(judge, "model", None)),
-                    "temperature": temperature_of(client),
-                    "seeds": [repeat_seed(client, r) for r in range(samples)]})
-    return out
-
-
-class PanelBase:
-    """What every benchmark's judge panel holds: its judges (each asked `samples` times per
-    item) and their labels; `single` when it is one judge asked once (rows as before)."""
-
-    def __init__(self, judges: Sequence[Any], samples: int = 1) -> None:
-        if not judges:
-            raise ValueError("a judge panel needs at least one judge")
-        if not isinstance(samples, int) or isinstance(samples, bool) or samples < 1:
-            raise ValueError(f"judge samples must be an integer >= 1, got {samples!r}")
-        self.judges, self.samples = list(judges), samples
-        self.labels = labels_of(self.judges)
-
-    @property
-    def single(self) -> bool:
-        return len(self.judges) == 1 and self.samples == 1
-
-
 def format_panel(summary: dict[str, Any]) -> list[str]:
     """One `judges <metric>:` line per panel-scored measure of a summary (`judge_panel`,
     `judge_agreement`): α between the judges, each judge's mean, n and repeat spread."""
@@ -160,6 +125,6 @@ def format_panel(summary: dict[str, Any]) -> list[str]:
     return lines
 
 
-__all__ = ["PanelBase", "client_of", "format_panel", "judge_entry", "judge_roles", "labels_of",
-           "mean_defined", "n_judges_key", "panel_identity", "panel_value", "panel_models", "public_model", "repeat_seed",
-           "seed_of", "temperature_of"]
+__all__ = ["client_of", "format_panel", "judge_entry", "judge_roles", "labels_of",
+           "mean_defined", "n_judges_key", "panel_value", "panel_models", "public_model",
+           "repeat_seed", "seed_of"]

@@ -50,7 +50,7 @@ def cited_label(unit: CitedUnit) -> str | None:
 
 
 class _Seat:
-    """What `scinet.panel.labels_of` / `panel_models` read of a judge: its client and model."""
+    """What `judge_panel.labels_of` / `panel_models` read of a judge: its client and model."""
 
     def __init__(self, client: Any) -> None:
         self.client, self.model = client, str(getattr(client, "model_id", client))
@@ -176,7 +176,7 @@ class StatementPanel:
                 for label, seat, c in zip(self.labels, self.judges, self.clients)]
 
     def models(self) -> Any:
-        """What `scinet.panel.panel_models` / `judge_roles` read of a panel."""
+        """What `metrics.judge_panel.panel_models` / `judge_roles` read of a panel."""
         return SimpleNamespace(judges=self.judges, labels=self.labels)
 
     def _recheck(self, unit: CitedUnit, refs: Sequence[Any], client: Any, seed: int | None

@@ -4,9 +4,10 @@ the engine (docs/scinet.md).
     benchmark   the `Benchmark` (sub-tasks ego, pair → ranking; path → path; review → report)
     samples     what an agent sees of a task (prompt = SciNet's query, fields)
     answers     answers in (both file forms) and their references resolved offline
-    scoring     rows, judge pass, summary measures and blocks per family, terminal lines
-    run_scoring the engine's scoring hooks: the judges over the run, then each task's row
-    judges      the run's judge panel under the scoring rules; its record in the manifest
+    scoring     rows, summary measures and blocks per family, terminal lines
+    judged      the judged items the engine's judge stage asks (ego, path, review)
+    panel       a task's judge columns from the engine's verdicts (a panel, repeats)
+    run_scoring the engine's scoring hooks: the verdicts' columns, then each task's row
     files       `scholarbench score scinet --tasks T --answers A --out S`
     run         `run_scinet` (the engine's run from Python) and `SciNetRunConfig`
     builtin     SciNet's own agents behind the one agent contract; replay: answer files
@@ -15,13 +16,15 @@ the engine (docs/scinet.md).
     tasks       task construction by rule; queries: upstream query files; records: task files
     gold        the ego gold's tie rule, tie counts and seed stability
     upstream    SciNet's released scoring rules (`--variant upstream`) and answer items
-    metrics     deterministic metrics; judge: LLM-judged metrics; sentiment: the cue rule
+    metrics     deterministic metrics; judge: LLM-judged metrics' prompts and replies;
+                sentiment: the cue rule
     agents      the built-in agents (embedding, bm25, relation-aware, deep-research)
     measures    the measures as objects (one Spec each; registered as scinet/<key>)
-    report      the report section (report_display: what it shows; drilldown: per task)
+    report      the report section (report_display: what it shows; drilldown: per task;
+                judge_records: the judgements it shows)
     review*     the downstream review sub-task (§6): review_tasks (task records), review
                 (answers, built-in writer), review_judge (five dimensions), review_scoring
-                (judging, rows, summary blocks), report_review (report table); published:
+                (rows, summary blocks), report_review (report table); published:
                 the paper's numbers
 
 Importing this package registers the benchmark, its agents, measures and report section and

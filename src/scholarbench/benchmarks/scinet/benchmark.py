@@ -10,10 +10,11 @@ five dimensions — `review*.py`), chosen with `--task`.
 - `context`: the graph environment for SciNet's own agents (`extra["env"]`), the agent model
   and MiniLM when the agent needs them.
 - `record`: the answer's references resolved offline (`answers.py`).
-- `prepare_scoring` and `score_sample` (`run_scoring.py`): with `--with-judge` the LLM-judged
-  metrics (`judge.py`) through the judge role over the whole run first (the review: always),
-  judgements kept in judge.jsonl and reused; then each task's row of SciNet's deterministic
-  metrics (`scoring.py`) with the judge's columns. Each row carries what the summary needs
+- `judged_items` (`judged.py`): with `--with-judge` the LLM-judged metrics (`judge.py`; the
+  review's judge: always), asked by the engine's judge stage of every judge, K times each
+  (judge.<item>.jsonl, reused on a re-score); `prepare_scoring` and `score_sample`
+  (`run_scoring.py`): each task's row of SciNet's deterministic metrics (`scoring.py`) with
+  the judge's columns from the verdicts (`panel.py`). Each row carries what the summary needs
   (hit counts, judge counts, the agent model's `agent_llm`).
 - `measures`: the sub-task's `Measure`s under the run's variant (`measures.py`);
   `summary_measures` and `summary_extras` (the `families` blocks, the judge panel's fields):
@@ -35,7 +36,7 @@ import argparse
 import dataclasses
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from scholarbench.benchmarks.scinet.builtin import NativeAgent, is_native, native_agent
 from scholarbench.benchmarks.scinet.measures import (EGO_METRICS, FAMILIES, K, LLM_METRICS,
@@ -43,6 +44,8 @@ from scholarbench.benchmarks.scinet.measures import (EGO_METRICS, FAMILIES, K, L
                                                      measures_of, metric_key)
 from scholarbench.core.agent import Agent, AgentContext, agent_from_object
 from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext, summary_line
+from scholarbench.core.models import Models
+from scholarbench.core.planning import PlannedCalls
 from scholarbench.core.registry import REGISTRY, register_benchmark
 from scholarbench.data.store import latest_import
 from scholarbench.errors import ScholarbenchError
@@ -75,7 +78,7 @@ class SciNet(Benchmark):
     id_key = "task_id"
     order = 50
     measure_keys = METRICS + LLM_METRICS
-    judge_panel = True          # every judge of a panel, and repeats (benchmarks/scinet/panel.py)
+    judge_panel = True          # every judge of a panel, and repeats (the engine's judge stage)
     judge_options = ("with_judge",)        # on in `eval` when judges are named
     judge_scored = LLM_METRICS
     judges_files = True              # `score scinet … --with-judge` judges an answers file
@@ -341,27 +344,26 @@ class SciNet(Benchmark):
         return {**record_fields(sample.task.subtask or "", answer, self.env()), "error": None}
 
     # -- scoring -----------------------------------------------------------------------------
-    def judge_clients(self) -> list[Any]:
-        """The judge panel (one client unless several judges were given)."""
+    def given_models(self, models: Models, bind: Callable[..., Any] | None = None) -> Models:
+        """`models` with the judge client(s) and `judge_samples` given to the constructor
+        (programmatic use: `run_scinet`, `score_scinet_files`; `bind` binds the other roles),
+        else as they are."""
         if self._judge is not None:
-            return list(self._judge) if isinstance(self._judge, (list, tuple)) else [self._judge]
-        judges = getattr(self.models, "judges", None)
-        return judges() if judges is not None else [self.models.judge()]
-
-    def judge_samples(self) -> int:
+            judges = list(self._judge) if isinstance(self._judge, (list, tuple)) \
+                else [self._judge]
+            models = Models.given(judges=judges, bind=bind, judge_samples=models.judge_samples)
         if self._judge_samples is not None:
-            return self._judge_samples
-        return int(getattr(self.models, "judge_samples", 1) or 1)
+            models.judge_samples = self._judge_samples
+        return models
 
-    def make_panel(self, store: Any) -> Any:
-        """Every judge under the scoring rules, asked `judge_samples()` times (`judges.py`)."""
-        from scholarbench.benchmarks.scinet.judges import make_panel
-        return make_panel(self, store)
-
-    def make_judge(self, client: Any, store: Any) -> Any:
-        """The judge under the scoring rules and `--judge-prompt` (`judges.py`)."""
-        from scholarbench.benchmarks.scinet.judges import make_judge
-        return make_judge(self, client, store)
+    def judged_items(self, subtask: str | None) -> tuple[Any, ...]:
+        """What the engine's judge stage asks (`judged.py`): the review's judge always, the
+        ego or path judge with `--with-judge` (a plain re-score reads the verdicts on file:
+        `run_scoring.prepare`); the pair tasks are not judged."""
+        if subtask != "review" and not self.with_judge:
+            return ()
+        from scholarbench.benchmarks.scinet.judged import items_for
+        return items_for(self, subtask)
 
     def prepare_scoring(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
                         ctx: ScoreContext) -> None:
@@ -428,6 +430,11 @@ class SciNet(Benchmark):
     def planned_judge_calls(self, subtask: str, samples: Sequence[Sample],
                             generated: dict[str, dict[str, Any]] | None = None
                             ) -> list[Any]:
-        """`--dry-run`'s judge calls (`scinet/planning.py`)."""
-        from scholarbench.benchmarks.scinet.planning import planned_judge_calls
-        return planned_judge_calls(self, subtask, samples, generated)
+        """`--dry-run`: the judged item's requests as the engine counts them (exact once the
+        answers are known); pair tasks are not judged; without `--with-judge` no judge (the
+        review: always)."""
+        if subtask == "pair" and self.with_judge:
+            return [PlannedCalls("score", calls=0, basis="pair tasks are not judged")]
+        if not self.judged_items(subtask):
+            return []
+        return super().planned_judge_calls(subtask, samples, generated)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from scholarbench.benchmarks.scinet.judge_records import judgements
 from scholarbench.benchmarks.scinet.report_display import (COLUMNS, COUNT_KEYS, COUNTS,
                                                           KEYS, LIST_LIMIT, LLM_KEYS, judged)
 from scholarbench.data.jsonl import read_jsonl_tolerant
@@ -29,14 +30,12 @@ class DrillDown:
 
     @staticmethod
     def _judgements(run: ReportRun, page: Page) -> dict[tuple[str, str], dict[str, Any]]:
-        """(metric, subject) → the last judgement in judge.jsonl."""
+        """(metric, subject) → the run's judgement (`judge_records.judgements`)."""
         key = ("scinet-judge", str(run.run_dir))
         if key not in page.cache:
-            out = {}
-            for j in read_jsonl_tolerant(run.run_dir / "judge.jsonl"):
-                if isinstance(j, dict):
-                    out[(str(j.get("metric")), str(j.get("subject")))] = j
-            page.cache[key] = out
+            kinds = {str(t.get("task_id")): str(t.get("kind"))
+                     for t in DrillDown._read(run, "tasks.jsonl", page).values()}
+            page.cache[key] = judgements(run.run_dir, run.manifest, kinds)
         return page.cache[key]
 
     @staticmethod

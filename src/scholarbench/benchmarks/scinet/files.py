@@ -6,11 +6,12 @@ malformed / missing / oversized — over `--max-output`, scored as missing — w
 and `suspected_injection` flag as a run's rows) and `<S stem>.summary.json`: the summary of a
 run, from the same function (`core.summarise`: `status`, `metrics` with `ci95`, `families`,
 reference counts; `agent` null) plus `malformed_answers`, `unknown_task_ids` (answered tasks not
-in T) and `unanswered_tasks`. With a
-judge, the judgements go to `<S stem>.judge.jsonl` (reused when scored again with the same judge
-model and prompts) and the judge's model, prompts and usage to the summary's `judge_manifest`.
-The answers file is read as `answers.read_answer_file` says (SciNet's lines or the family
-schema); its references are resolved exactly as a run resolves an agent's.
+in T) and `unanswered_tasks`. With a judge (the engine's judge stage: every judge of the panel,
+K times), the verdicts go to the directory `<S stem>.judge` (judge.ego.jsonl, judge.path.jsonl
+and its manifest; reused when scored again with the same judges and prompts) and the judges,
+their prompt versions and usage to the summary's `judge_manifest` (`judged`, `usage`,
+`llm_usage`). The answers file is read as `answers.read_answer_file` says (SciNet's lines or
+the family schema); its references are resolved exactly as a run resolves an agent's.
 """
 from __future__ import annotations
 
@@ -24,7 +25,13 @@ from scholarbench.core.limits import scored_as_missing
 from scholarbench.errors import DataError
 from scholarbench.benchmarks.scinet.benchmark import SciNet, env_settings_of
 from scholarbench.benchmarks.scinet import scoring
+from scholarbench.benchmarks.scinet.judged import items_for
 from scholarbench.benchmarks.scinet.records import read_tasks
+from scholarbench.benchmarks.scinet.run_scoring import judged_columns
+from scholarbench.benchmarks.scinet.samples import make_sample
+from scholarbench.core.judge_stage import judge_stage, judged_entry
+from scholarbench.core.records import RUN_FORMAT
+from scholarbench.core.rundir import RunDir
 from scholarbench.core.status import reason_of
 from scholarbench.core.summarise import summarise
 from scholarbench.injection.detect import flag_injections
@@ -73,17 +80,7 @@ def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, 
     out = Path(out)
     judge_record: dict[str, Any] | None = None
     if bench.with_judge:
-        # deferred: pulls in pyarrow
-        from scholarbench.benchmarks.scinet.panel import judge_roles, panel_models
-        scorer = bench.make_panel(out.with_suffix(".judge.jsonl"))
-        try:
-            scoring.judge_rows(scorer, task_list, rows, answer_of, env)
-        finally:
-            scorer.save()
-        judge_record = {"models": panel_models(scorer),
-                        "llm_usage": {role: j.client.usage.as_dict() for role, j
-                                      in zip(judge_roles(scorer), scorer.judges)},
-                        "judge": {**scorer.identity(), "asked_last_scoring": scorer.asked}}
+        judge_record = judge_rows(bench, task_list, seen, rows, out)
     scoring.variant_columns(rows, bench.variant)
     for row in rows:                      # as the engine leaves a run's rows
         if (why := reason_of(row["status"], row, records.get(row["task_id"]))) is not None:
@@ -103,6 +100,33 @@ def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, 
     out.with_suffix(".summary.json").write_text(json.dumps(summary, indent=2) + "\n",
                                                 encoding="utf-8")
     return summary
+
+
+def judge_rows(bench: Any, tasks: list[Any], records: dict[str, dict[str, Any]],
+               rows: list[dict[str, Any]], out: Path) -> dict[str, Any]:
+    """The judge columns added to `rows` by the engine's judge stage (every judge of the
+    panel, K times each; the ego and path items), its verdicts and manifest in the directory
+    `<out stem>.judge` (reused when the file is scored again); returns that manifest's
+    `judged`, `usage` and `llm_usage` (the summary's `judge_manifest`)."""
+    run = RunDir(out.with_suffix(".judge"))
+    if not run.exists():
+        run.path.mkdir(parents=True, exist_ok=True)
+        run.write_manifest({"format": RUN_FORMAT, "benchmark": bench.name, "mode": None})
+    env = bench.env()
+    samples = [make_sample(t, env) for t in tasks]
+    models = bench.given_models(bench.models)
+    columns: dict[str, dict[str, Any]] = {}
+    for item in items_for(bench, None):
+        verdicts = judge_stage(run, item, samples, records, models, id_key=bench.id_key,
+                               progress=False)
+        entry = judged_entry(run.read_manifest(), item.name) or {}
+        repeats = max(int(entry.get("repeats") or 1), int(models.judge_samples or 1))
+        columns.update(judged_columns(bench, item, samples, records, verdicts, entry, repeats))
+    for row in rows:
+        if row.get("status") != "error":
+            row.update(columns.get(row["task_id"], {}))
+    manifest = run.read_manifest()
+    return {k: manifest[k] for k in ("judged", "usage", "llm_usage") if k in manifest}
 
 
 def file_summary(bench: Any, rows: list[dict[str, Any]], name: str) -> dict[str, Any]:

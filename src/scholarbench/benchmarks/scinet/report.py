@@ -14,9 +14,10 @@ tasks — the section says so in a note.
 Numbers come from the run's files only: the means and counts from summary.json
 (`families.<family>`: macro / micro / n / n_null per metric; `judge.<metric>` counts), the
 per-task values from scores.jsonl (keyed by `task_id`), the query and ground truth from
-tasks.jsonl, the answers from generate.jsonl, the judge's reasons from judge.jsonl. The
-drill-down marks an answer item as a hit when it is literally a ground-truth id; the scorer also
-resolves other spellings and exact titles, so its hit counts (shown) are the ones that count.
+tasks.jsonl, the answers from generate.jsonl, the judge's reasons from judge.<item>.jsonl
+(`judge_records.py`). The drill-down marks an answer item as a hit when it is literally a
+ground-truth id; the scorer also resolves other spellings and exact titles, so its hit counts
+(shown) are the ones that count.
 """
 from __future__ import annotations
 
@@ -26,10 +27,12 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from scholarbench.benchmarks.scinet.drilldown import DrillDown
+from scholarbench.benchmarks.scinet.judged import EGO, PATH, REVIEW
 from scholarbench.benchmarks.scinet.report_display import (  # noqa: F401  (re-exported)
     ALL_KEYS, COLUMNS, COUNT_KEYS, COUNTS, FAMILIES, FAMILY_TITLES, KEYS, LLM_KEYS, MICRO,
     NO_PUBLISHED, ORACLE_NOTE, UNDEFINED_WHY, family_summary, judge_entry, judged)
 from scholarbench.core.display import best_directions
+from scholarbench.core.judge_stage import judged_entry, recorded_judges
 from scholarbench.core.measure import Measure
 from scholarbench.errors import DataError
 from scholarbench.report import svg
@@ -230,9 +233,14 @@ class SciNetSection(DrillDown, ReportSection):
 
     @staticmethod
     def _judge_name(run: ReportRun) -> str:
+        """The (first) judge's model: the engine's `judged.<item>`, else an older run's
+        `models.judge` or `judge.model_id`."""
+        judges = [j for item in (EGO, PATH, REVIEW)
+                  for j in recorded_judges(judged_entry(run.manifest, item) or {})]
         models = run.manifest.get("models") or {}
         judge = run.manifest.get("judge") or {}
-        return str((models.get("judge") or {}).get("model")
+        return str((judges[0] if judges else {}).get("model")
+                   or (models.get("judge") or {}).get("model")
                    or str(judge.get("model_id") or "").rsplit("|", 1)[-1] or "not recorded")
 
     def groups(self, runs: Sequence[ReportRun], published: bool = True) -> list[TableGroup]:

@@ -20,15 +20,15 @@ of the prompt.
 Reply: one JSON object `{"relevance", "completeness", "depth", "logical_consistency",
 "usefulness": integer 1..10, "reasoning": string}`, nothing else; a missing dimension, one
 out of range or not an integer, gets the repair turn naming it (`llm.structured.ask_json`),
-then the review is *unscored* (every dimension null, reason counted). Judgements are kept in
-the run's judge.jsonl and reused (`SciNetJudge`'s store); `sample=r` is repeat r (seed + r).
+then the review is *unscored* (every dimension null, reason counted). The engine's judge stage
+asks it (`judged.review_item`) and keeps the verdicts in judge.review.jsonl.
 """
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from scholarbench.benchmarks.scinet.judge import SciNetJudge, quote, reason_code
+from scholarbench.benchmarks.scinet.judge import load_prompt, quote, reason_code
 
 DIMENSIONS = ("relevance", "completeness", "depth", "logical_consistency", "usefulness")
 METRIC = {d: f"review_{d}" for d in DIMENSIONS}      # the score rows' columns
@@ -79,46 +79,23 @@ def validate_review_scores(value: Any) -> dict[str, Any]:
     return {"score": scores, "reasoning": value["reasoning"]}
 
 
-class ReviewJudge(SciNetJudge):
-    """Scores one review per task on the five dimensions (one call; see the module doc)."""
-    PROMPT_NAMES = {"review": PROMPT}
-    REPLY_SCHEMA = REVIEW_SCHEMA
-    REPLY_NAME = "review_scores"
+def review_text(task: Any, review: str, max_chars: int = 2000,
+                max_review_chars: int = MAX_REVIEW_CHARS) -> str:
+    """The judge's request about one review (the module doc's quoting)."""
+    return load_prompt(PROMPT).fill(
+        query=quote(task.query, max_chars), start_title=quote(task.start.title, max_chars),
+        end_title=quote(task.end.title, max_chars),
+        review=quote_block(review, max_review_chars))
 
-    @staticmethod
-    def validate_reply(value: Any) -> dict[str, Any]:
-        return validate_review_scores(value)
 
-    def __init__(self, client: Any, *, max_tokens: int = 768,
-                 max_review_chars: int = MAX_REVIEW_CHARS, **kw: Any) -> None:
-        super().__init__(client, max_tokens=max_tokens, **kw)
-        self.max_review_chars = max_review_chars
-
-    def identity(self) -> dict[str, Any]:
-        return {"model_id": self.model, "max_tokens": self.max_tokens,
-                "max_review_chars": self.max_review_chars,
-                "scale": f"integer {SCALE[0]}..{SCALE[1]}, {len(DIMENSIONS)} dimensions",
-                "prompts": {"review": self.prompt_id("review")}}
-
-    def text(self, task: Any, review: str) -> str:
-        return self.prompts["review"].fill(
-            query=quote(task.query, self.max_chars), start_title=quote(task.start.title,
-                                                                       self.max_chars),
-            end_title=quote(task.end.title, self.max_chars),
-            review=quote_block(review, self.max_review_chars))
-
-    def score(self, task: Any, review: Any, env: Any = None, sample: int = 0
-              ) -> dict[str, Any]:
-        """The five dimensions of one review with their counts; {} when there is no review to
-        judge (a malformed or missing answer: no call)."""
-        if not isinstance(review, str) or not review.strip():
-            return {}
-        j = self._judge("review", task.task_id, self.text(task, review), sample)
-        out: dict[str, Any] = {}
-        for d, key in METRIC.items():
-            ok = isinstance(j.score, dict)
-            out[key] = j.score[d] if ok else None
-            out[f"{key}_judged"] = 1 if ok else 0
-            out[f"{key}_unscored"] = 0 if ok else 1
-            out[f"{key}_unscored_reasons"] = [] if ok else [reason_code(j.unscored or "")]
-        return out
+def review_part(verdict: Any, reason: str | None) -> dict[str, Any]:
+    """One judge's five dimensions of one review, asked once, with their counts (`verdict`
+    None: unscored, `reason` saying why)."""
+    ok = isinstance(verdict, dict) and isinstance(verdict.get("score"), dict)
+    out: dict[str, Any] = {}
+    for d, key in METRIC.items():
+        out[key] = verdict["score"][d] if ok else None
+        out[f"{key}_judged"] = 1 if ok else 0
+        out[f"{key}_unscored"] = 0 if ok else 1
+        out[f"{key}_unscored_reasons"] = [] if ok else [reason_code(reason or "")]
+    return out

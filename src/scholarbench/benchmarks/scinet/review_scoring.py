@@ -38,22 +38,10 @@ def review_of(record: dict[str, Any] | None) -> tuple[str | None, str]:
     return review, "scored"
 
 
-def judge_reviews(panel: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]]
-                  ) -> dict[str, dict[str, Any]]:
-    """The panel's columns for every usable review, by sample id, judged in the samples'
-    order."""
-    out = {}
-    for sample in samples:
-        review, _ = review_of(generated.get(sample.id))
-        if review is not None:
-            out[sample.id] = panel.score(sample.gold, review, None)
-    return out
-
-
 def review_row(sample: Any, record: dict[str, Any] | None, judged: dict[str, dict[str, Any]]
                ) -> dict[str, Any]:
-    """One sample's row (never skipped): a usable review's judge columns (`judged`, from
-    `judge_reviews`) and its status."""
+    """One sample's row (never skipped): a usable review's judge columns (`judged`: task id →
+    columns, `run_scoring.prepare`; none: every dimension null) and its status."""
     review, status = review_of(record)
     row: dict[str, Any] = {"task_id": sample.id, "family": FAMILY, "kind": FAMILY}
     if status in ("missing", "malformed", "error"):
@@ -64,7 +52,7 @@ def review_row(sample: Any, record: dict[str, Any] | None, judged: dict[str, dic
         row["papers"] = len((record or {}).get("papers") or [])
         if isinstance(info.get("unresolved"), int):
             row["unresolved_refs"] = info["unresolved"]
-        row.update(judged[sample.id])
+        row.update(judged.get(sample.id, {}))
         if all(row.get(k) is None for k in REVIEW_METRICS):
             status = "unscored"
             reasons = row.get(f"{REVIEW_METRICS[0]}_unscored_reasons") or ["unscored"]

@@ -16,11 +16,12 @@ scores.jsonl    one line per task: `metrics.score_task` (metrics, null where und
 summary.json    the engine's summary (status counts, `complete`, `metrics`) and SciNet's
                 `families.<family>`: macro (and micro) means with n / n_null, counts; with a
                 judge the LLM metrics and `judge` counts; with an LLM agent `agent_llm`
-judge.jsonl     (with a judge) every judgement; scored ones by the same model and prompts are
-                reused when the run is scored again
+judge.<item>.jsonl  (with a judge: ego, path, review) the engine's judge stage's verdicts, one
+                per request, judge and repeat; reused when the run is scored again
 manifest.json   the engine's manifest (benchmark, mode = the family, agent and its config,
                 data = tasks checksum, count, source and environment, options, models, usage
-                per stage); `embedder`, and after judging `judge` (model, prompts, k, scale)
+                per stage); `embedder`, and after judging `judged.<item>` (the prompt
+                version, the judges, their seeds and repeats)
 """
 from __future__ import annotations
 
@@ -75,6 +76,7 @@ def run_scinet(config: SciNetRunConfig, roles_factory: Callable[..., Any] | None
                    judge=judge, judge_k=config.judge_k, judge_samples=config.judge_samples)
     outcome = run_benchmark(bench, config.family, config.agent, Path(config.out),
                             params=dict(config.agent_params or {}),
-                            models=Models(roles_factory), limit=config.limit,
+                            models=bench.given_models(Models(roles_factory), roles_factory),
+                            limit=config.limit,
                             name=config.run_name, progress=config.progress)
     return outcome.summary

@@ -29,9 +29,6 @@ from scholarbench.core.summary_metrics import measure_entry
 from scholarbench.metrics.agreement import panel_summary
 from scholarbench.metrics.judge_panel import format_panel  # noqa: F401 (re-exported)
 
-JUDGE_FILE = "judge.jsonl"
-
-
 def failed_status(record: dict[str, Any] | None) -> str | None:
     """The row's status of a generate.jsonl line that carries no answer (missing, error,
     malformed); None when the line is an answer to read."""
@@ -99,22 +96,6 @@ def idless_of(info: Any) -> list[int]:
     if isinstance(got, list) and all(isinstance(k, int) and not isinstance(k, bool) for k in got):
         return got
     return []
-
-
-def judge_columns(judge: Any, tasks: Sequence[Any], papers: dict[str, list[Any] | None],
-                  env: Any) -> dict[str, dict[str, Any]]:
-    """The LLM-judged metrics of `tasks`, judged in their order, by task id (`papers`: each
-    task's answer; `judge`: a `judge.SciNetJudge` or a `panel.JudgePanel`)."""
-    return {t.task_id: judge.score(t, papers.get(t.task_id), env) for t in tasks}
-
-
-def judge_rows(judge: Any, tasks: Sequence[Any], rows: list[dict[str, Any]],
-               answers: dict[str, tuple[list[Any] | None, str]], env: Any) -> None:
-    """Add the LLM-judged metrics to every row that is not `error` (`judge_columns`)."""
-    judged = [t for t, row in zip(tasks, rows) if row["status"] != "error"]
-    columns = judge_columns(judge, judged, {k: a[0] for k, a in answers.items()}, env)
-    for task, row in zip(tasks, rows):
-        row.update(columns.get(task.task_id, {}))
 
 
 def variant_columns(rows: list[dict[str, Any]], variant: str) -> None:

@@ -24,7 +24,7 @@ duplicates and items not in the graph kept):
   upstream's is, and can be 1 where upstream's random shuffles missed the chain).
 - `task1-novelty-sos.py`, `task1-disruptive-sos.py`: the cut to 5 first, then id-less items
   dropped.
-- `task1-*-llm.py`, `task3-path-llm.py`: the first 5 items (`judge.SciNetJudge(first=5)`).
+- `task1-*-llm.py`, `task3-path-llm.py`: the first 5 items (`judged.rules_of`).
 - A task with no answer (missing or malformed): every metric null (upstream skips queries the
   results file does not have).
 
