@@ -89,6 +89,8 @@ class SciNet(Benchmark):
         """`judge`: a judge client, or a list of them (a panel); `judge_samples`: each judge
         asked that many times (default: the models' `--judge-samples`, else 1)."""
         super().__init__(options)
+        if judge_k < 1:
+            raise ValueError(f"judge_k must be >= 1 (papers judged per ego task), not {judge_k}")
         # the judge is a scoring choice, not part of what the run is (see the module doc)
         self.with_judge = bool(self.options.pop("with_judge", False)) or judge is not None
         self._env, self._embedder, self.build = env, embedder, build
@@ -417,8 +419,8 @@ class SciNet(Benchmark):
         if not (o.get("tasks") and o.get("answers") and o.get("out")):
             raise ScholarbenchError("score scinet needs --tasks T.jsonl --answers A.jsonl "
                                     "--out S.jsonl")
-        self.models = models
-        summary = score_scinet_files(o["tasks"], o["answers"], o["out"], bench=self)
+        summary = score_scinet_files(o["tasks"], o["answers"], o["out"], bench=self,
+                                     models=models)
         print(self.format_summary(summary))
         print(f"scores: {o['out']}")
         return 0

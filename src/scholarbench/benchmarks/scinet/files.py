@@ -31,6 +31,7 @@ from scholarbench.benchmarks.scinet.run_scoring import judged_columns
 from scholarbench.benchmarks.scinet.samples import make_sample
 from scholarbench.core.judge_stage import judge_stage, judged_entry
 from scholarbench.core.records import RUN_FORMAT
+from scholarbench.core.models import Models
 from scholarbench.core.rundir import RunDir
 from scholarbench.core.status import reason_of
 from scholarbench.core.summarise import summarise
@@ -40,9 +41,11 @@ from scholarbench.injection.detect import flag_injections
 def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, *,
                        env: Any = None, graph_dir: str | Path | None = None,
                        unarxive_dir: str | Path | None = None, judge: Any = None,
-                       judge_k: int = K, bench: Any = None) -> dict[str, Any]:
+                       judge_k: int = K, bench: Any = None, models: Any = None
+                       ) -> dict[str, Any]:
     """Score `answers` against `tasks` into `out`; returns the summary. `bench` (a `SciNet`
-    benchmark with its options) or the keywords say where the graph is and who judges."""
+    benchmark with its options) or the keywords say where the graph is and who judges;
+    `models`: the command's models (`--judge …`), when the judge is not a client given here."""
     # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.answers import read_answer_file, record_fields
     if bench is None:
@@ -80,7 +83,7 @@ def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, 
     out = Path(out)
     judge_record: dict[str, Any] | None = None
     if bench.with_judge:
-        judge_record = judge_rows(bench, task_list, seen, rows, out)
+        judge_record = judge_rows(bench, task_list, seen, rows, out, models)
     scoring.variant_columns(rows, bench.variant)
     for row in rows:                      # as the engine leaves a run's rows
         if (why := reason_of(row["status"], row, records.get(row["task_id"]))) is not None:
@@ -103,7 +106,7 @@ def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, 
 
 
 def judge_rows(bench: Any, tasks: list[Any], records: dict[str, dict[str, Any]],
-               rows: list[dict[str, Any]], out: Path) -> dict[str, Any]:
+               rows: list[dict[str, Any]], out: Path, models: Any = None) -> dict[str, Any]:
     """The judge columns added to `rows` by the engine's judge stage (every judge of the
     panel, K times each; the ego and path items), its verdicts and manifest in the directory
     `<out stem>.judge` (reused when the file is scored again); returns that manifest's
@@ -114,7 +117,7 @@ def judge_rows(bench: Any, tasks: list[Any], records: dict[str, dict[str, Any]],
         run.write_manifest({"format": RUN_FORMAT, "benchmark": bench.name, "mode": None})
     env = bench.env()
     samples = [make_sample(t, env) for t in tasks]
-    models = bench.given_models(bench.models)
+    models = bench.given_models(models if models is not None else Models())
     columns: dict[str, dict[str, Any]] = {}
     for item in items_for(bench, None):
         verdicts = judge_stage(run, item, samples, records, models, id_key=bench.id_key,
