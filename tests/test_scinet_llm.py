@@ -112,7 +112,8 @@ def test_judge_happy_path(env, fake, tmp_path):
     assert row == {"novelty_llm": pytest.approx((1 + 3 + 5) / 3), "novelty_llm_judged": 3,
                    "novelty_llm_unscored": 0, "novelty_llm_unscored_reasons": []}
     assert len(fake.requests) == 3
-    text = prompt_of(fake.requests[0])
+    # the judge stage asks concurrently: the request of paper A, whichever went first
+    text = next(prompt_of(r) for r in fake.requests if "Deep learning" in prompt_of(r))
     assert "**Title**: <title>Deep learning foundations</title>" in text
     assert f"**Abstract**: {NO_ABSTRACT}" in text
     assert fake.requests[0]["response_format"]["type"] == "json_schema"

@@ -50,6 +50,17 @@ from scholarbench.core.registry import REGISTRY, register_benchmark
 from scholarbench.data.store import latest_import
 from scholarbench.errors import ScholarbenchError
 from scholarbench.paths import data_dir
+from scholarbench.benchmarks.scinet import review, review_tasks as rt
+from scholarbench.benchmarks.scinet.records import read_tasks, tasks_sha256, write_tasks
+from scholarbench.benchmarks.scinet.replay import SciNetReplay
+from scholarbench.benchmarks.scinet.review import ReviewWriter, make_review_sample
+from scholarbench.benchmarks.scinet.review_tasks import (from_path_tasks, load_review_tasks,
+                                                         read_review_tasks, write_review_tasks)
+from scholarbench.benchmarks.scinet.scoring import (format_panel, format_summary, summary_extras,
+                                                    summary_measures)
+from scholarbench.data.task_files import imported_file
+from scholarbench.embed.minilm import default_embedder
+from scholarbench.tools.rules import AccessRules
 
 TASKS = "tasks.jsonl"
 
@@ -60,6 +71,7 @@ def _is_review(rows: Sequence[dict[str, Any]], manifest: dict[str, Any]) -> bool
 
 def env_settings_of(tasks: Sequence[Any]) -> Any:
     """The measure settings recorded in a task file (`info.env`), or None."""
+    # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.env import EnvSettings
     for t in tasks:
         env = t.info.get("env") if isinstance(t.info, dict) else None
@@ -103,12 +115,14 @@ class SciNet(Benchmark):
     @property
     def variant(self) -> str:
         """The scoring rules: "paper" (default) or "upstream" (SciNet's released scripts)."""
+        # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.upstream import check_variant
         return check_variant(self.options.get("variant") or "paper")
 
     @property
     def headline(self) -> dict[str, tuple[str, ...]]:   # type: ignore[override]
         v = self.variant
+        # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.review_judge import REVIEW_METRICS
         return {**{fam: tuple(metric_key(k, v) for k in keys) for fam, keys in
                    (("ego", EGO_METRICS), ("pair", PAIR_METRICS), ("path", PATH_METRICS))},
@@ -180,13 +194,14 @@ class SciNet(Benchmark):
     def env(self, settings: Any = None) -> Any:
         """The graph environment (opened once; an injected one is used as it is)."""
         if self._env is None:
+            # deferred: pulls in pyarrow
             from scholarbench.benchmarks.scinet.env import SciNetEnv
             graph, unarxive = self._dirs()
             self._env = SciNetEnv.from_arxiv2023(graph, unarxive, settings)
         return self._env
 
     def read_tasks(self, subtask: str) -> list[Any]:
-        from scholarbench.benchmarks.scinet.records import read_tasks
+        # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.tasks import build_tasks
         if self.options.get("tasks"):
             path = self.tasks_file(self.options["tasks"])
@@ -198,6 +213,7 @@ class SciNet(Benchmark):
         settings, labeler = self._sentiment_settings()
         tasks = build_tasks(self.env(), subtask, settings, labeler)
         self._sentiment = labeler
+        # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.gold import format_ties
         if line := format_ties(tasks):
             print(line, file=sys.stderr)
@@ -207,12 +223,14 @@ class SciNet(Benchmark):
         """The build settings and, with `--sentiment judge` (or `BuildSettings(sentiment=
         "judge")`), the judge role's context labeler."""
         from dataclasses import replace
+        # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.tasks import BuildSettings
         settings = self.build or BuildSettings()
         if self.options.get("sentiment"):
             settings = replace(settings, sentiment=self.options["sentiment"])
         if settings.sentiment != "judge":
             return settings, None
+        # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.sentiment_judge import JudgeLabels, SentimentJudge
         return settings, JudgeLabels(SentimentJudge(self.models.judge()))
 
@@ -220,17 +238,14 @@ class SciNet(Benchmark):
         """--tasks: a path, else a task file imported with `data import scinet` by its name."""
         if Path(name).exists():
             return Path(name)
-        from scholarbench.data.task_files import imported_file
         return imported_file(data_dir(self.options.get("data")), "scinet", name) or Path(name)
 
     def _loaded(self, tasks: list[Any]) -> Loaded:
-        from scholarbench.benchmarks.scinet.records import tasks_sha256
+        # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.samples import make_sample
         env = self.env()
         self._tasks = tasks
         if tasks and not hasattr(tasks[0], "family"):         # review tasks
-            from scholarbench.benchmarks.scinet import review_tasks as rt
-            from scholarbench.benchmarks.scinet.review import make_review_sample
             samples, sha = [make_review_sample(t) for t in tasks], rt.tasks_sha256(tasks)
         else:
             samples, sha = [make_sample(t, env) for t in tasks], tasks_sha256(tasks)
@@ -242,8 +257,6 @@ class SciNet(Benchmark):
 
     def load(self, subtask: str, limit: int | None) -> Loaded:
         if subtask == "review":
-            from scholarbench.benchmarks.scinet.review_tasks import (from_path_tasks,
-                                                                     load_review_tasks)
             if self.options.get("tasks"):
                 self._source = str(self.options["tasks"])
                 reviews = load_review_tasks(self.options["tasks"], self.env())
@@ -255,9 +268,7 @@ class SciNet(Benchmark):
 
     def load_for_rescore(self, run: Any, manifest: dict[str, Any]) -> Loaded:
         """The run's own task set (tasks.jsonl, with its ground truth)."""
-        from scholarbench.benchmarks.scinet.records import read_tasks
         if manifest.get("mode") == "review":
-            from scholarbench.benchmarks.scinet.review_tasks import read_review_tasks
             tasks: list[Any] = read_review_tasks(run.file(TASKS))
         else:
             tasks = read_tasks(run.file(TASKS))
@@ -267,9 +278,7 @@ class SciNet(Benchmark):
         return self._loaded(tasks)
 
     def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any]) -> None:
-        from scholarbench.benchmarks.scinet.records import write_tasks
         if manifest.get("mode") == "review":
-            from scholarbench.benchmarks.scinet.review_tasks import write_review_tasks
             write_review_tasks(self._tasks, run.file(TASKS))
         else:
             write_tasks(self._tasks, run.file(TASKS))
@@ -281,7 +290,6 @@ class SciNet(Benchmark):
         """`replay` (SciNet's answer lines or the family schema), a built-in agent as `NAME`
         or `scinet/NAME`, or an agent registered for SciNet (either contract)."""
         if name == "replay":
-            from scholarbench.benchmarks.scinet.replay import SciNetReplay
             return SciNetReplay(**params, benchmark=self.name, subtask=subtask)
         short = name.removeprefix("scinet/")
         obj = REGISTRY.find("agent", f"scinet/{short}")
@@ -291,7 +299,6 @@ class SciNet(Benchmark):
             return None
         if subtask == "review" and (is_native(obj) or (isinstance(obj, type) and
                                                       issubclass(obj, NativeAgent))):
-            from scholarbench.benchmarks.scinet.review import ReviewWriter
             params = dict(params)          # SciNet's retrieval, then the agent model writes
             max_tokens = params.pop("review_max_tokens", 2048)
             wrapped = native_agent(obj, short, params) if is_native(obj) else \
@@ -307,7 +314,6 @@ class SciNet(Benchmark):
         if agent.needs.embedder:
             embedder = self._embedder
             if embedder is None:
-                from scholarbench.embed.minilm import default_embedder
                 embedder = default_embedder()
             self._embedder_id = getattr(embedder, "model_id", None)
         return AgentContext(benchmark=self.name, subtask=subtask, llm=llm, embedder=embedder,
@@ -316,7 +322,9 @@ class SciNet(Benchmark):
     def tool_corpus(self, subtask: str) -> tuple[Any, Any]:
         """The data directory's default corpus (its arXiv 2023 graph is SciNet's here)."""
         if getattr(self, "_tool_corpus", None) is None:
+            # deferred: pulls in pyarrow
             from scholarbench.corpus.build import default_corpus
+            # deferred: pulls in duckdb, pyarrow
             from scholarbench.corpus.store import Corpus
             path = Path(self.options["corpus"]) if self.options.get("corpus") else \
                 default_corpus(data_dir(self.options.get("data")))
@@ -327,21 +335,22 @@ class SciNet(Benchmark):
         """SciNet hides no paper: its tasks are about the network itself, which the paper's
         relation-aware agents use. The scientometric measures (CD index, novelty) are the ego
         tasks' gold and are not tools; citation links are (docs/tools.md)."""
-        from scholarbench.tools.rules import AccessRules
         return AccessRules(why="SciNet: the whole citation network (no measures)")
 
     def tool_sample(self, subtask: str, task_id: str) -> Sample | None:
+        # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.tool_tasks import tool_sample
         return tool_sample(self, subtask, task_id)
 
     def tool_task_hint(self, subtask: str) -> str:
+        # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.tool_tasks import tool_task_hint
         return tool_task_hint(self, subtask)
 
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         if sample.task.subtask == "review":
-            from scholarbench.benchmarks.scinet import review
             return {**review.record_fields(answer, self.env()), "error": None}
+        # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.answers import record_fields
         return {**record_fields(sample.task.subtask or "", answer, self.env()), "error": None}
 
@@ -364,17 +373,20 @@ class SciNet(Benchmark):
         `run_scoring.prepare`); the pair tasks are not judged."""
         if subtask != "review" and not self.with_judge:
             return ()
+        # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.judged import items_for
         return items_for(self, subtask)
 
     def prepare_scoring(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
                         ctx: ScoreContext) -> None:
         """The judges over the whole run (`run_scoring.prepare`)."""
+        # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.run_scoring import prepare
         prepare(self, samples, generated, ctx)
 
     def score_sample(self, sample: Sample, record: dict[str, Any] | None,
                      ctx: ScoreContext) -> dict[str, Any]:
+        # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.run_scoring import row
         return row(self, sample, record, ctx)
 
@@ -384,7 +396,6 @@ class SciNet(Benchmark):
         the review's five always."""
         if _is_review(rows, manifest):
             return self.measures("review")
-        from scholarbench.benchmarks.scinet.scoring import summary_measures
         return summary_measures(rows, self.variant)
 
     def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
@@ -392,9 +403,10 @@ class SciNet(Benchmark):
         """`families`, `variant`, the judge panel's fields and `agent_llm`, from the rows and
         the recorded variant alone."""
         if _is_review(rows, manifest):
-            from scholarbench.benchmarks.scinet import review_scoring
-            return review_scoring.summary_extras(rows)
-        from scholarbench.benchmarks.scinet.scoring import summary_extras
+            # deferred: pulls in pyarrow
+            from scholarbench.benchmarks.scinet.review_scoring import (
+                summary_extras as review_extras)
+            return review_extras(rows)
         return summary_extras(rows, self.variant)
 
     def measures(self, subtask: str | None) -> tuple[Any, ...]:
@@ -405,15 +417,16 @@ class SciNet(Benchmark):
         return measures_of(subtask, "paper" if subtask == "review" else self.variant)
 
     def format_summary(self, summary: dict[str, Any]) -> str:
-        from scholarbench.benchmarks.scinet.scoring import format_panel, format_summary
         head = [summary_line(summary)] if "status" in summary and "n_samples" in summary else []
         if "review" in (summary.get("families") or {}):
+            # deferred: pulls in pyarrow
             from scholarbench.benchmarks.scinet.review_scoring import format_summary as review
             return "\n".join(head + review(summary) + format_panel(summary))
         return "\n".join(head + [format_summary(summary)])
 
     def score_files(self, models: Any) -> int:
         """`scholarbench score scinet --tasks T --answers A --out S [--with-judge]`."""
+        # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.files import score_scinet_files
         o = self.options
         if not (o.get("tasks") and o.get("answers") and o.get("out")):

@@ -36,6 +36,7 @@ from scholarbench.core.rundir import RunDir
 from scholarbench.core.status import reason_of
 from scholarbench.core.summarise import summarise
 from scholarbench.injection.detect import flag_injections
+from scholarbench.benchmarks.scinet.answers import read_answer_file, record_fields
 
 
 def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, *,
@@ -47,7 +48,6 @@ def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, 
     benchmark with its options) or the keywords say where the graph is and who judges;
     `models`: the command's models (`--judge …`), when the judge is not a client given here."""
     # deferred: pulls in pyarrow
-    from scholarbench.benchmarks.scinet.answers import read_answer_file, record_fields
     if bench is None:
         bench = SciNet({"graph": graph_dir, "unarxive": unarxive_dir}, env=env, judge=judge,
                        judge_k=judge_k)

@@ -42,6 +42,7 @@ from scholarbench.report.sections.base import (ReportRun, ReportSection,
                                                read_json_object, strip_group)
 from scholarbench.report.tables import MetricSummary, Row, RunSummary, Table, TableGroup
 from scholarbench.text.escape import csv_row
+from scholarbench.benchmarks.scinet.report_review import review_table
 
 
 class SciNetSection(DrillDown, ReportSection):
@@ -251,7 +252,6 @@ class SciNetSection(DrillDown, ReportSection):
                 continue
             if family == "review":
                 # deferred: pulls in pyarrow
-                from scholarbench.benchmarks.scinet.report_review import review_table
                 tables = [review_table(fam_runs, published)]
             else:
                 tables = [self._table(family, fam_runs)]

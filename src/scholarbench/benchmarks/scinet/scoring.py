@@ -72,6 +72,7 @@ def score_row(task: Any, papers: list[Any] | None, status: str,
     (`answer_of`), `record` its generate line (or None)."""
     # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.metrics import score_task as paper_rules
+    # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.upstream import check_variant, score_task_upstream
     if status == "error":
         row = {"task_id": task.task_id, "family": task.family, "kind": task.kind,
@@ -175,6 +176,7 @@ def summary_extras(rows: Sequence[dict[str, Any]], variant: str = "paper") -> di
     entries and judge counts), the `variant`, the judge panel's fields and `agent_llm`."""
     # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.judge import judge_counts
+    # deferred: pulls in pyarrow
     from scholarbench.benchmarks.scinet.metrics import aggregate
     families: dict[str, Any] = {}
     for family in sorted({r["family"] for r in rows}):
