@@ -76,6 +76,9 @@ class _Arena:
     def unscorable_hint(self, subtask: str) -> str:
         return "import TaxoBench instances"
 
+    def measures(self, subtask: str) -> tuple:
+        return ()
+
 
 def _write_run(run: Path, rows: list[dict], generated: list[dict], summary: dict) -> None:
     run.mkdir(parents=True)
