@@ -47,7 +47,9 @@ def deepsynth(i: int, rng: random.Random) -> Row:
     for label in JUDGES:
         entry: Row = {}
         for key in DSE:
-            entry.update({key: rng.random(), f"{key}_unscored": 0})
+            # a checklist score: few distinct values (Krippendorff's alpha over the panel
+            # holds a values × values matrix per task: continuous scores would not fit)
+            entry.update({key: rng.randint(0, 8) / 8, f"{key}_unscored": 0})
         entry.update(n_correct=rng.randint(0, 12), n_incorrect=rng.randint(0, 6))
         judges[label] = entry
     row: Row = {"task_id": f"t{i}", "status": _status(rng)}
