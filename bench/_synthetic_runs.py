@@ -105,7 +105,9 @@ def _rate(num: int, den: int) -> float | None:
     return num / den if den else None
 
 
-BENCHMARKS: dict[str, tuple[str, str | None, dict[str, Any], Callable[[int, random.Random], Row]]] = {
+Factory = Callable[[int, random.Random], Row]
+# name: (benchmark, sub-task, the manifest's options, the row factory)
+BENCHMARKS: dict[str, tuple[str, str | None, dict[str, Any], Factory]] = {
     "taxobench": ("taxobench", "bottom-up", {"gold": None, "corpus": None, "with_judge": False},
                   taxobench),
     "researcharena": ("researcharena", "discovery", {}, researcharena),

@@ -4,10 +4,11 @@ Four measures, each in both scoring variants (`scores.VARIANTS`; upstream's keys
 ``(upstream=1)``), registered as ``deepsynth/<key>``. Every one is scored by the checklist
 judge. Overall, General and Constraint are per-task values averaged over the tasks where they
 are defined (macro: the engine's default aggregate). Precision is pooled over the run's labels
-— Σ correct / Σ (correct + incorrect) over every task — so its measure carries that aggregator,
-computed from each score row's ``n_correct`` and ``n_incorrect`` (`core.pooled`); the confidence
-interval then resamples tasks and pools again, over those count columns in numpy. Everything else that lists the measures (the benchmark's
-headline and judge-scored keys, the terminal summary, the report section's columns) reads
+— Σ correct / Σ (correct + incorrect) over every task — so its measure declares it `pooled`
+(`core.pooled`), from each score row's ``n_correct`` and ``n_incorrect``; the confidence
+interval then resamples tasks and pools again, over those count columns in numpy. Everything
+else that lists the measures (the benchmark's headline and judge-scored keys, the terminal
+summary, the report section's columns) reads
 `BASES` / `measures_for`. Shown as the paper's Table 1 prints them: ×100 with one decimal, no
 "%" (the table's title says "(%)"); a group score has no lower bound (down to -1/clip_factor).
 """

@@ -3,10 +3,10 @@ registered as `scinet/<key>` (light: no numpy).
 
 One entry of `SPECS` is one measure: its key, family, label, unit, what it is and where it comes
 from. Everything else is derived from it: the key tuples below, each precision-type measure's
-micro twin `<key>_micro` (`MICRO`; `micro_pooled` pools hits over the tasks — the
-summary's own code and, in numpy, its interval's resamples), the keys under SciNet's released scripts (`--variant upstream`:
-`<key>(upstream=1)`, provenance the variant), the report's columns, labels and display (a
-rate with 3 decimals on [0, 1]; SoS on 0–10 with 3, a judge's score with 2;
+micro twin `<key>_micro` (`MICRO`; `micro_pooled` pools hits over the tasks — the summary's
+own code and, in numpy, its interval's resamples), the keys under SciNet's released scripts
+(`--variant upstream`: `<key>(upstream=1)`, provenance the variant), the report's columns,
+labels and display (a rate with 3 decimals on [0, 1]; SoS on 0–10 with 3, a judge's score with 2;
 `report_display.py`). The definitions are in `metrics.py` / `upstream.py` (deterministic) and
 `judge.py` (LLM-judged); docs/scinet.md has the table.
 """
