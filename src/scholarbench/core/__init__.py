@@ -9,6 +9,7 @@
     judge_stage  what a benchmark asks a judge (`JudgedItem`), asked by the engine
     records    typed, versioned records of a run directory
     measure    a measure as an object: namespaced name, aggregator, 95% interval
+    pooled     a pooled (micro) measure as a function of column sums: value and interval
     summarise  the one aggregation: a summary from score rows alone (`aggregate` command)
     rundir     lock, atomic rewrites, append-only stage files
     engine     generate → score → aggregate, resume, re-score, usage per stage, exit status

@@ -10,20 +10,27 @@ measure `f1`.
 The aggregate of a run is computed by the engine from the score rows alone (`core.summarise`):
 by default the mean over the rows whose value is defined (errored and unscorable samples are
 no result; undefined values are excluded and counted); a measure whose paper aggregates
-otherwise (pooled counts, micro averages) gives its own `aggregator(rows) -> value`.
+otherwise (pooled counts, micro averages) declares it: `pooled` (`core.pooled`: a function of
+column sums, e.g. Σ matched / Σ returned), or, for what that cannot express, its own
+`aggregator(rows) -> value`.
 
 Every aggregate gets a 95% confidence interval: a percentile bootstrap over the run's samples
 (`scipy.stats.bootstrap`, 2,000 resamples, fixed seed, so the same scores give the same
-interval), recomputing the measure's own aggregator on each resample. None with fewer than two
-defined values. docs/metrics.md ("Confidence intervals") says the method and its limits.
+interval). The resamples are drawn in batches of at most `CI_BATCH_BYTES` of row indices (the
+same index stream as one 2,000 × n draw: the same numbers, in bounded memory); a mean and a
+`pooled` measure are computed over them with numpy, an `aggregator` is re-run in Python on each
+resample (slow: one list of rows per resample). None with fewer than two defined values.
+docs/metrics.md ("Confidence intervals") says the method and its limits.
 """
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Sequence
 
 from scholarbench.core.display import Display
+from scholarbench.core.pooled import Pooled
 from scholarbench.metrics.names import MetricName
 
 Row = dict[str, Any]
@@ -32,6 +39,7 @@ Direction = Literal["higher", "lower", "none"]
 CI_RESAMPLES = 2000
 CI_SEED = 20251126
 CI_LEVEL = 0.95
+CI_BATCH_BYTES = 50_000_000        # row indices (int64) held at once by an interval
 CI_METHOD = f"percentile bootstrap over samples, {CI_RESAMPLES} resamples, seed {CI_SEED}"
 NOT_COUNTED = ("error", "unscorable")     # no result: left out of every aggregate
 
@@ -53,6 +61,9 @@ class Measure(Display):
     provenance: str = field(default="", compare=False)    # "paper eq. 4", "upstream variant …"
     judge: bool = field(default=False, compare=False)     # scored by an LLM judge
     aggregator: Aggregator | None = field(default=None, compare=False, repr=False)
+    # a pooled aggregate declared as a function of column sums (`core.pooled`): its value and
+    # its interval's resamples in numpy; sets `aggregator` to its value
+    pooled: Pooled | None = field(default=None, compare=False, repr=False)
     # with an aggregator: the rows it draws on (resampled for the interval); default: all
     # counted rows. A pooled measure defined on few samples names them, so no resample is empty.
     defined_on: Callable[[Row], bool] | None = field(default=None, compare=False, repr=False)
@@ -75,6 +86,8 @@ class Measure(Display):
 
     def __post_init__(self) -> None:
         MetricName.parse(self.key)            # raises on a name that would not parse back
+        if self.pooled is not None:           # (a `dataclasses.replace` copy passes both)
+            object.__setattr__(self, "aggregator", self.pooled.value)
         if "/" in self.benchmark or not self.benchmark:
             raise ValueError(f"bad benchmark namespace {self.benchmark!r}")
         self._settle_display()
@@ -129,7 +142,7 @@ def is_number(value: Any) -> bool:
 
 def interval(measure: Measure, rows: Sequence[Row]) -> list[float] | None:
     """[low, high] of the 95% percentile bootstrap of `measure`'s aggregate over `rows`."""
-    import numpy as np
+    import numpy as np     # deferred: `run --help` must not import numpy
     counted = [r for r in rows if r.get("status") not in NOT_COUNTED]
     if measure.aggregator is None:
         values = np.array(defined(counted, measure.key))
@@ -137,34 +150,57 @@ def interval(measure: Measure, rows: Sequence[Row]) -> list[float] | None:
             return None
         if np.all(values == values[0]):
             return [float(values[0])] * 2
-        data: tuple[Any, ...] = (values,)
-
-        def statistic(x: Any, axis: int = -1) -> Any:
-            return np.mean(x, axis=axis)
-        vectorized = True
-    else:
-        if measure.defined_on is not None:
-            counted = [r for r in counted if measure.defined_on(r)]
-        if sum(1 for r in counted if any(is_number(v) for v in r.values())) < 2:
-            return None
-        data = (np.arange(len(counted)),)
+        return _bootstrap(values, _mean, width=1)
+    if measure.defined_on is not None:
+        counted = [r for r in counted if measure.defined_on(r)]
+    if sum(1 for r in counted if any(is_number(v) for v in r.values())) < 2:
+        return None
+    indices = np.arange(len(counted))
+    if measure.pooled is not None:
+        pooled, arrays = measure.pooled, measure.pooled.arrays(counted)
 
         def statistic(idx: Any, axis: int = -1) -> Any:
-            value = measure.aggregator([counted[int(i)] for i in idx])  # type: ignore[misc]
-            return np.nan if value is None else float(value)
-        vectorized = False
-    import warnings
-    from scipy.stats import bootstrap     # ~0.3 s to import: only once an interval is due
+            return pooled.resampled(arrays, idx)
+        return _bootstrap(indices, statistic, width=len(arrays))
+    aggregator = measure.aggregator
+
+    def each(idx: Any, axis: int = -1) -> Any:      # the slow path: Python per resample
+        return np.array([_float(aggregator([counted[int(i)] for i in row])) for row in idx])
+    return _bootstrap(indices, each, width=1)
+
+
+def _mean(x: Any, axis: int = -1) -> Any:
+    import numpy as np     # deferred: `run --help` must not import numpy
+    return np.mean(x, axis=axis)
+
+
+def _float(value: float | None) -> float:
+    return math.nan if value is None else float(value)
+
+
+def batch_size(n: int, width: int) -> int:
+    """Resamples per batch: at most `CI_BATCH_BYTES` of int64 row indices (and as much again
+    per gathered column), whatever n."""
+    return max(1, min(CI_RESAMPLES, CI_BATCH_BYTES // (8 * max(1, n) * max(1, width))))
+
+
+def _bootstrap(data: Any, statistic: Callable[..., Any], *, width: int) -> list[float] | None:
+    """The percentile interval of `statistic` (vectorised over rows of resampled `data`),
+    scipy drawing the resamples `batch_size` at a time from the one seeded Generator."""
+    import numpy as np     # deferred: `run --help` must not import numpy
+    from scipy.stats import bootstrap     # deferred: ~0.3 s to import, only once an interval is due
     with warnings.catch_warnings():      # a degenerate resample gives NaN: None below
         warnings.simplefilter("ignore", RuntimeWarning)
         warnings.filterwarnings("ignore", message=".*degenerate.*")
-        result = bootstrap(data, statistic, n_resamples=CI_RESAMPLES,
-                           confidence_level=CI_LEVEL, method="percentile",
-                           vectorized=vectorized, rng=np.random.default_rng(CI_SEED))
+        result = bootstrap((data,), statistic, n_resamples=CI_RESAMPLES,
+                           batch=batch_size(len(data), width), confidence_level=CI_LEVEL,
+                           method="percentile", vectorized=True,
+                           rng=np.random.default_rng(CI_SEED))
     low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
     if not (math.isfinite(low) and math.isfinite(high)):
         return None
     return [round(low, 12), round(high, 12)]
 
 
-__all__ = ["CI_METHOD", "Measure", "defined", "interval", "is_number"]
+__all__ = ["CI_BATCH_BYTES", "CI_METHOD", "Measure", "batch_size", "defined", "interval",
+           "is_number"]

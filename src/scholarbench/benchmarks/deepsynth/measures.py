@@ -4,43 +4,65 @@ Four measures, each in both scoring variants (`scores.VARIANTS`; upstream's keys
 ``(upstream=1)``), registered as ``deepsynth/<key>``. Every one is scored by the checklist
 judge. Overall, General and Constraint are per-task values averaged over the tasks where they
 are defined (macro: the engine's default aggregate). Precision is pooled over the run's labels
-— Σ correct / Σ (correct + incorrect) over every task — so its measure carries that aggregator,
-computed from each score row's ``n_correct`` and ``n_incorrect``; the confidence interval then
-resamples tasks and pools again. Everything else that lists the measures (the benchmark's
-headline and judge-scored keys, the terminal summary, the report section's columns) reads
+— Σ correct / Σ (correct + incorrect) over every task — so its measure declares it `pooled`
+(`core.pooled`), from each score row's ``n_correct`` and ``n_incorrect``; the confidence
+interval then resamples tasks and pools again, over those count columns in numpy. Everything
+else that lists the measures (the benchmark's headline and judge-scored keys, the terminal
+summary, the report section's columns) reads
 `BASES` / `measures_for`. Shown as the paper's Table 1 prints them: ×100 with one decimal, no
 "%" (the table's title says "(%)"); a group score has no lower bound (down to -1/clip_factor).
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from scholarbench.core.measure import Measure
+from scholarbench.core.pooled import Pooled, divide
 from scholarbench.core.registry import add_measures
+from scholarbench.metrics.agreement import PANEL_KEY
 
 BENCHMARK = "deepsynth"
 _PRECISION_NOTE = ("pooled: Σ n_correct / Σ (n_correct + n_incorrect) over the run's tasks "
                    "(micro), not a mean of per-task values")
 
 
-def pooled_precision(variant: str) -> Callable[[Sequence[dict[str, Any]]], float | None]:
+def pooled_precision(variant: str) -> Pooled:
     """Σ correct / Σ (correct + incorrect) over `rows`; at 0/0 null under the paper's rules,
     0 under upstream's (as `scores.aggregate`). Rows of a judge panel (`judges`): that pooled
-    precision per judge, then the mean over the judges (`panel.py`)."""
-    def aggregate(rows: Sequence[dict[str, Any]]) -> float | None:
-        if any(r.get("judges") for r in rows):      # a judge panel: the judges' mean
-            from scholarbench.benchmarks.deepsynth.panel import precision_by_judge
-            values = [e["mean"] for e in precision_by_judge(rows, variant).values()
-                      if e["mean"] is not None]
-            if values:
-                return sum(values) / len(values)
-            return 0.0 if variant == "upstream" else None
-        correct = sum(int(r.get("n_correct") or 0) for r in rows)
-        incorrect = sum(int(r.get("n_incorrect") or 0) for r in rows)
-        if correct + incorrect:
-            return correct / (correct + incorrect)
-        return 0.0 if variant == "upstream" else None
-    return aggregate
+    precision per judge, then the mean over the judges (`panel.precision_by_judge`), in the
+    order the judges first appear in the rows.
+
+    Its columns: whether a row has a panel, the row's correct and mentioned counts, then for
+    each judge whether the row has its entry and that entry's two counts."""
+    at_zero = 0.0 if variant == "upstream" else None
+
+    def columns(rows: Sequence[dict[str, Any]]) -> list[list[Any]]:
+        labels: dict[str, None] = {}
+        for r in rows:
+            labels.update(dict.fromkeys(r.get(PANEL_KEY) or {}))
+        out = [[1 if r.get(PANEL_KEY) else 0 for r in rows], *_counts(rows)]
+        for label in labels:
+            entries = [(r.get(PANEL_KEY) or {}).get(label) for r in rows]
+            out.append([0 if e is None else 1 for e in entries])
+            out += _counts([e or {} for e in entries])
+        return out
+
+    def combine(sums: Any) -> Any:
+        import numpy as np      # deferred: `run --help` must not import numpy
+        plain = divide(sums[..., 1], sums[..., 2], at_zero)
+        total, count = np.zeros(plain.shape), np.zeros(plain.shape)
+        for j in range(3, sums.shape[-1], 3):       # the judges, in order: Python's sum
+            value = divide(sums[..., j + 1], sums[..., j + 2], at_zero)
+            kept = (sums[..., j] > 0) & ~np.isnan(value)
+            total, count = total + np.where(kept, value, 0.0), count + kept
+        return np.where(sums[..., 0] > 0, divide(total, count, at_zero), plain)
+    return Pooled(columns, combine, "Σ n_correct / Σ (n_correct + n_incorrect)")
+
+
+def _counts(rows: Sequence[dict[str, Any]]) -> list[list[int]]:
+    """[correct, correct + incorrect] of each row."""
+    correct = [int(r.get("n_correct") or 0) for r in rows]
+    return [correct, [c + int(r.get("n_incorrect") or 0) for c, r in zip(correct, rows)]]
 
 
 # base name, label, description, provenance (the paper's §3.5 equations; precision: Table 1)
@@ -72,7 +94,7 @@ def _build(variant: str) -> tuple[Measure, ...]:
             BENCHMARK, metric_key(base, variant), description=description + upstream,
             label=label, direction="higher", unit="fraction", judge=True,
             provenance=provenance + (", upstream variant" if upstream else ""),
-            aggregator=pooled_precision(variant) if pooled else None,
+            pooled=pooled_precision(variant) if pooled else None,
             percent=True, decimals=1, sign="", bounds=(0.0, 1.0) if pooled else (None, 1.0),
             **({"aggregate_note": _PRECISION_NOTE} if pooled else {})))
     return tuple(out)

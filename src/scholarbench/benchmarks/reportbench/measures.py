@@ -3,7 +3,7 @@
 Each is a `core.measure.Measure` (key, label as the paper's Table 1 prints it, direction,
 unit, provenance, `judge`, and how the report prints it: decimals, percent, bounds). Its
 family is `family_of(m)` (a judged statement rate, else a reference measure), a micro aggregate
-over the run is `is_pooled(m)` (it has an aggregator), the headline is `HEADLINE`. The key
+over the run is `is_pooled(m)` (it declares `pooled`), the headline is `HEADLINE`. The key
 lists of the rest of the package are derived from `MEASURES`: the score rows' reference keys (`scoring.REF_KEYS`),
 the statement rates (`statement_rows.STATEMENT_RATES`), the summary's `metrics`
 (`benchmark.summary_measures`), the headline and the judge-scored keys (`benchmark`), the report's
@@ -16,8 +16,9 @@ value is defined: the reference metrics over every counted survey (a survey with
 scores 0), the statement rates over the judged reports where the rate is defined. The micro
 (pooled) measures sum the per-survey counts every score row carries (`n_matched`, `ref_count`,
 `n_gt_matched`, `n_gt`; the statement counts of `statement_rows.STATEMENT_COUNTS`) and divide
-once: their `aggregator` is what the summary's `micro` blocks hold, so the engine's bootstrap
-interval resamples surveys and recomputes the pooled ratio — over the surveys the ratio draws
+once: their `pooled` ratio (`core.pooled.ratio`) is what the summary's `micro` blocks hold, so
+the engine's bootstrap interval resamples surveys and recomputes the pooled ratio (in numpy,
+over the count columns) — over the surveys the ratio draws
 on (`defined_on`: the counted surveys; for a statement rate the judged reports with at least
 one item in its denominator), so no resample is left with nothing to divide.
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 from typing import Any, Callable, Literal, Sequence
 
 from scholarbench.core.measure import Measure, defined
+from scholarbench.core.pooled import Pooled, ratio
 
 BENCHMARK = "reportbench"
 Row = dict[str, Any]
@@ -43,7 +45,7 @@ def family_of(measure: Measure) -> Family:
 
 def is_pooled(measure: Measure) -> bool:
     """A micro aggregate over the run (no per-survey value)."""
-    return measure.aggregator is not None
+    return measure.pooled is not None
 
 
 def counted(rows: Sequence[Row]) -> list[Row]:
@@ -51,14 +53,10 @@ def counted(rows: Sequence[Row]) -> list[Row]:
     return [r for r in rows if r.get("status") not in NOT_COUNTED]
 
 
-def _ratio(numerator: str, denominator: str) -> Callable[[Sequence[Row]], float]:
+def _ratio(numerator: str, denominator: str) -> Pooled:
     """Pooled numerator / denominator over the counted surveys (0 when nothing to divide,
     as the per-survey metric)."""
-    def aggregate(rows: Sequence[Row]) -> float:
-        kept = counted(rows)
-        den = sum(r.get(denominator, 0) or 0 for r in kept)
-        return sum(r.get(numerator, 0) or 0 for r in kept) / den if den else 0.0
-    return aggregate
+    return ratio((numerator,), (denominator,), where=_is_counted, at_zero=0.0)
 
 
 def _is_counted(row: Row) -> bool:
@@ -81,14 +79,21 @@ def _has_items(key: str) -> Callable[[Row], bool]:
     return defined_on
 
 
-def _pooled_statement(key: str) -> Callable[[Sequence[Row]], float | None]:
-    """The statement rate `key` over every judged statement item of the run."""
-    def aggregate(rows: Sequence[Row]) -> float | None:
-        # deferred: a top-level import would close an import cycle
-        from scholarbench.benchmarks.reportbench.statement_rows import (judged_rows,
-                                                                        micro_rates, totals)
-        return micro_rates(totals(judged_rows(rows)))[key]
-    return aggregate
+# each pooled statement rate: its numerator and denominator counts (`statement_rows.micro_rates`)
+NUMERATORS = {"cited_match_rate": ("n_cited_matched",),
+              "cited_match_rate_checkable": ("n_cited_matched",),
+              "noncited_accuracy": ("n_noncited_correct",),
+              "noncited_accuracy_upstream": ("n_noncited_correct",)}
+
+
+def _judged(row: Row) -> bool:
+    return row.get("statements") == "judged"
+
+
+def _pooled_statement(key: str) -> Pooled:
+    """The statement rate `key` over every judged statement item of the run (None where
+    nothing is in its denominator)."""
+    return ratio(NUMERATORS[key], DENOMINATORS[key], where=_judged)
 
 
 def _counts(key: str, family: str, pooled: bool
@@ -110,14 +115,14 @@ def _counts(key: str, family: str, pooled: bool
 
 def _declare(key: str, label: str, description: str, provenance: str, *,
              family: Family, direction: Any = "higher", unit: str = "fraction",
-             aggregator: Any = None, aggregate_note: str = "", defined_on: Any = None,
+             pooled: Pooled | None = None, aggregate_note: str = "", defined_on: Any = None,
              decimals: int = 4, percent: bool = False,
              bounds: tuple[float | None, float | None] = (0.0, 1.0)) -> Measure:
     return Measure(BENCHMARK, key, description=description, label=label,
                       direction=direction, unit=unit, provenance=provenance,
-                      judge=family == "statement", aggregator=aggregator,
-                      counts=_counts(key, family, aggregator is not None),
-                      defined_on=defined_on or (_is_counted if aggregator else None),
+                      judge=family == "statement", pooled=pooled,
+                      counts=_counts(key, family, pooled is not None),
+                      defined_on=defined_on or (_is_counted if pooled else None),
                       aggregate_note=aggregate_note or (
                           "mean over the counted surveys" if family == "reference" else
                           "mean over the judged reports where the rate is defined"),
@@ -154,30 +159,30 @@ MEASURES: tuple[Measure, ...] = (
              family="statement", percent=True, decimals=2),
     _declare("ref_precision_micro", "Precision (micro)", "Σ matched references / Σ ref_count",
              "upstream's micro figure (related_work_evaluator.py)", family="reference",
-             aggregator=_ratio("n_matched", "ref_count"), aggregate_note=_MICRO, decimals=3),
+             pooled=_ratio("n_matched", "ref_count"), aggregate_note=_MICRO, decimals=3),
     _declare("ref_recall_micro", "Recall (micro)", "Σ matched ground-truth titles / Σ n_gt",
              "upstream's micro figure (related_work_evaluator.py)", family="reference",
-             aggregator=_ratio("n_gt_matched", "n_gt"), aggregate_note=_MICRO, decimals=3),
+             pooled=_ratio("n_gt_matched", "n_gt"), aggregate_note=_MICRO, decimals=3),
     _declare("cited_match_rate_micro", "Match Rate (micro)", "Σ matched / Σ (checked + "
              "unreachable) pairs", "paper §2.2 cited statements, pooled over pairs",
              family="statement",
-             aggregator=_pooled_statement("cited_match_rate"),
+             pooled=_pooled_statement("cited_match_rate"),
              defined_on=_has_items("cited_match_rate"), aggregate_note=_MICRO_ST,
              percent=True, decimals=2),
     _declare("cited_match_rate_checkable_micro", "Match Rate (checkable, micro)",
              "Σ matched / Σ checked pairs", f"{_UPSTREAM} alignment_rate, pooled",
-             family="statement", aggregator=_pooled_statement("cited_match_rate_checkable"),
+             family="statement", pooled=_pooled_statement("cited_match_rate_checkable"),
              defined_on=_has_items("cited_match_rate_checkable"),
              aggregate_note=_MICRO_ST, percent=True, decimals=2),
     _declare("noncited_accuracy_micro", "Factual Acc (micro)", "Σ correct / Σ (correct + "
              "incorrect) statements", "paper §2.2 non-cited statements, pooled over statements",
-             family="statement", aggregator=_pooled_statement("noncited_accuracy"),
+             family="statement", pooled=_pooled_statement("noncited_accuracy"),
              defined_on=_has_items("noncited_accuracy"),
              aggregate_note=_MICRO_ST, percent=True, decimals=2),
     _declare("noncited_accuracy_upstream_micro", "Factual Acc (ties wrong, micro)",
              "Σ correct / Σ (correct + incorrect + tie) statements",
              f"{_UPSTREAM}, pooled over statements", family="statement",
-             aggregator=_pooled_statement("noncited_accuracy_upstream"),
+             pooled=_pooled_statement("noncited_accuracy_upstream"),
              defined_on=_has_items("noncited_accuracy_upstream"),
              aggregate_note=_MICRO_ST, percent=True, decimals=2),
 )

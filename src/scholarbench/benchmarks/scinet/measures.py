@@ -3,10 +3,10 @@ registered as `scinet/<key>` (light: no numpy).
 
 One entry of `SPECS` is one measure: its key, family, label, unit, what it is and where it comes
 from. Everything else is derived from it: the key tuples below, each precision-type measure's
-micro twin `<key>_micro` (`MICRO`; its aggregator `micro_value` pools hits over the tasks, the
-summary's own code), the keys under SciNet's released scripts (`--variant upstream`:
-`<key>(upstream=1)`, provenance the variant), the report's columns, labels and display (a
-rate with 3 decimals on [0, 1]; SoS on 0–10 with 3, a judge's score with 2;
+micro twin `<key>_micro` (`MICRO`; `micro_pooled` pools hits over the tasks — the summary's
+own code and, in numpy, its interval's resamples), the keys under SciNet's released scripts
+(`--variant upstream`: `<key>(upstream=1)`, provenance the variant), the report's columns,
+labels and display (a rate with 3 decimals on [0, 1]; SoS on 0–10 with 3, a judge's score with 2;
 `report_display.py`). The definitions are in `metrics.py` / `upstream.py` (deterministic) and
 `judge.py` (LLM-judged); docs/scinet.md has the table.
 """
@@ -18,6 +18,7 @@ from functools import partial
 from typing import Any, Sequence
 
 from scholarbench.core.measure import Measure
+from scholarbench.core.pooled import Pooled, ratio_of
 from scholarbench.core.registry import add_measures
 
 K = 50                       # only the first K answer items count, for every measure
@@ -110,15 +111,24 @@ def metric_key(key: str, variant: str = "paper") -> str:
     return f"{key}(upstream=1)" if variant == "upstream" else key
 
 
-def micro_value(rows: Sequence[dict[str, Any]], metric: str) -> float | None:
-    """Σ hits / Σ denominators over the rows where `metric` is defined: the denominator is the
+def micro_terms(row: dict[str, Any], metric: str) -> tuple[Any, Any]:
+    """A task's (hits, denominator) in the micro average of `metric`: the denominator is the
     distinct papers returned (the paper's rules; an empty answer adds nothing) or the row's
-    `<metric>_den` (upstream's: every item). None when nothing was returned."""
-    scored = [r for r in rows if r.get(metric) is not None]
-    den = sum(r.get(f"{metric}_den", r.get("distinct", 0)) for r in scored
-              if not r.get("empty"))
-    num = sum(r.get(f"{metric}_hits", 0) for r in scored)
-    return num / den if den else None
+    `<metric>_den` (upstream's: every item); (0, 0) where `metric` is not defined."""
+    if row.get(metric) is None:
+        return 0, 0
+    den = 0 if row.get("empty") else row.get(f"{metric}_den", row.get("distinct", 0))
+    return row.get(f"{metric}_hits", 0), den
+
+
+def micro_pooled(metric: str) -> Pooled:
+    """Σ hits / Σ denominators over the tasks (`micro_terms`); None when nothing was returned."""
+    return ratio_of(partial(micro_terms, metric=metric), note=f"Σ {metric}_hits / Σ returned")
+
+
+def micro_value(rows: Sequence[dict[str, Any]], metric: str) -> float | None:
+    """The micro average of `metric` over `rows` (`micro_pooled`)."""
+    return micro_pooled(metric).value(rows)
 
 
 def _defined(row: dict[str, Any], metric: str) -> bool:
@@ -160,7 +170,7 @@ def spec_measures(spec: Spec, variant: str) -> tuple[Measure, ...]:
         out.append(Measure("scinet", metric_key(f"{spec.key}_micro", variant),
                            description=f"{spec.description}, pooled over the tasks",
                            label=f"{spec.label} (micro)", unit=spec.unit,
-                           aggregator=partial(micro_value, metric=spec.key),
+                           pooled=micro_pooled(spec.key),
                            defined_on=partial(_defined, metric=spec.key),
                            aggregate_note=f"Σ hits / Σ {den} over the tasks where it is "
                            "defined (micro average)",

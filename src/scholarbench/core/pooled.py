@@ -1,0 +1,98 @@
+"""Pooled (micro) aggregates declared as functions of column sums, so that a measure's value
+and its bootstrap interval compute the same arithmetic — the interval over resampled columns
+(numpy), never re-running Python over a list of rows for each of its resamples.
+
+A `Pooled` says, for the rows it is given, its *columns*: k lists of one number per row (0
+where a row adds nothing to a sum), and a `combine` from the columns' sums to the value. It is
+vectorised: given sums of shape (..., k) it returns shape (...), NaN where the value is
+undefined. `ratio(numerator, denominator)` is the common case, Σ numerator keys / Σ
+denominator keys; `ratio_of(terms)` the same with a row's (numerator, denominator) computed by
+a function (a fallback key, a flag that zeroes a term).
+
+Integer terms are summed as int64, exactly, so a value and each resample's value equal those of
+a Python loop over the rows bit for bit; float terms are summed by numpy (pairwise), which can
+differ from a Python sum in the last bits (docs/metrics.md, "Confidence intervals").
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+Row = dict[str, Any]
+Columns = Callable[[Sequence[Row]], "list[list[Any]]"]
+Combine = Callable[[Any], Any]          # sums (..., k) → values (...), NaN: undefined
+
+
+@dataclass(frozen=True)
+class Pooled:
+    """An aggregate computed by `combine` from the sums of `columns(rows)`."""
+    columns: Columns
+    combine: Combine
+    note: str = ""                      # what it is, for docs and reprs: "Σ a / Σ b"
+
+    def value(self, rows: Sequence[Row]) -> float | None:
+        """The aggregate over `rows` (None where `combine` says NaN). The sums are Python's,
+        in row order: what a loop over the rows gives."""
+        import numpy as np      # deferred: `run --help` must not import numpy
+        value = float(self.combine(np.asarray([sum(col) for col in self.columns(rows)])))
+        return None if value != value else value
+
+    def __call__(self, rows: Sequence[Row]) -> float | None:
+        """An aggregator: `value`."""
+        return self.value(rows)
+
+    def arrays(self, rows: Sequence[Row]) -> list[Any]:
+        """The columns as numpy arrays (int64 where every term is an integer)."""
+        import numpy as np      # deferred: `run --help` must not import numpy
+        return [np.asarray(col) if col else np.zeros(0, dtype=np.int64)
+                for col in self.columns(rows)]
+
+    def resampled(self, arrays: Sequence[Any], idx: Any) -> Any:
+        """The value for each resample of row indices `idx` (shape (m, n)): shape (m,)."""
+        import numpy as np      # deferred: `run --help` must not import numpy
+        sums = np.stack([col[idx].sum(axis=-1) for col in arrays], axis=-1)
+        return self.combine(sums)
+
+
+def divide(num: Any, den: Any, at_zero: float | None) -> Any:
+    """num / den elementwise; `at_zero` (None: NaN) where den is 0."""
+    import numpy as np          # deferred: `run --help` must not import numpy
+    num, den = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
+    fill = np.nan if at_zero is None else float(at_zero)
+    out = np.full(np.broadcast(num, den).shape, fill)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+def ratio_of(terms: Callable[[Row], tuple[Any, Any]], *, at_zero: float | None = None,
+             note: str = "") -> Pooled:
+    """Σ numerator / Σ denominator of each row's `terms(row)`; `at_zero` when Σ den is 0."""
+    def columns(rows: Sequence[Row]) -> list[list[Any]]:
+        pairs = [terms(r) for r in rows]
+        return [[p[0] for p in pairs], [p[1] for p in pairs]]
+
+    def combine(sums: Any) -> Any:
+        return divide(sums[..., 0], sums[..., 1], at_zero)
+    return Pooled(columns, combine, note)
+
+
+def ratio(numerator: Sequence[str], denominator: Sequence[str], *,
+          where: Callable[[Row], bool] | None = None, at_zero: float | None = None) -> Pooled:
+    """Σ of the `numerator` keys / Σ of the `denominator` keys over the rows `where` holds
+    (all by default; a missing or null key counts 0)."""
+    def terms(row: Row) -> tuple[Any, Any]:
+        if where is not None and not where(row):
+            return 0, 0
+        return (_total(row, numerator), _total(row, denominator))
+    note = f"Σ {' + '.join(numerator)} / Σ ({' + '.join(denominator)})"
+    return ratio_of(terms, at_zero=at_zero, note=note)
+
+
+def _total(row: Row, keys: Sequence[str]) -> Any:
+    total = 0
+    for key in keys:
+        total += row.get(key, 0) or 0
+    return total
+
+
+__all__ = ["Pooled", "divide", "ratio", "ratio_of"]
