@@ -11,7 +11,7 @@ a function (a fallback key, a flag that zeroes a term).
 
 Integer terms are summed as int64, exactly, so a value and each resample's value equal those of
 a Python loop over the rows bit for bit; float terms are summed by numpy (pairwise), which can
-differ from a Python sum in the last bits (docs/metrics.md, "Confidence intervals").
+differ from a Python sum in the last bits (docs/scores.md, "Confidence intervals").
 """
 from __future__ import annotations
 

@@ -62,9 +62,41 @@ def krippendorff_alpha(matrix: Sequence[Sequence[Any]], level: str = "interval"
                 for coder in zip(*paired)]
     else:
         data = [[np.nan if v is None else float(v) for v in coder] for coder in zip(*paired)]
-    value = float(krippendorff.alpha(reliability_data=np.array(data, dtype=float),
-                                     level_of_measurement=level))
+    array = np.array(data, dtype=float)
+    if level == "interval" and np.unique(array[~np.isnan(array)]).size > LIBRARY_VALUES:
+        value = interval_alpha(array)
+    else:
+        value = float(krippendorff.alpha(reliability_data=array, level_of_measurement=level))
     return round(value, 12) if math.isfinite(value) else None
+
+
+# Past this many distinct values, interval α is computed by `interval_alpha`: the `krippendorff`
+# package builds a values × values matrix (continuous per-judge scores on 1,000 tasks asked it
+# for 28.8 GiB; issue 37).
+LIBRARY_VALUES = 1000
+
+
+def interval_alpha(data: Any) -> float:
+    """Krippendorff's interval α of a coders × units array (NaN = missing) in O(ratings): with
+    the squared-difference metric, the observed and expected disagreements are sums of squared
+    differences, Σ_{i≠j}(v_i − v_j)² = 2(m·Σv² − (Σv)²), within each unit of m ≥ 2 ratings and
+    over all n pairable ratings: α = 1 − (n − 1)·Σ_u D_u/(m_u − 1) / D. Equal to the
+    `krippendorff` package's value (tests/test_agreement.py); written here because that package
+    needs memory quadratic in the distinct values. NaN where the ratings do not vary."""
+    import numpy as np      # deferred: numpy stays out of the modules the command line loads
+    rated = ~np.isnan(data)
+    m = rated.sum(axis=0)
+    keep = m >= 2
+    values = np.where(rated, data, 0.0)[:, keep]
+    m, rated = m[keep], rated[:, keep]
+    if m.size == 0:
+        return float("nan")
+    values = np.where(rated, values - values[rated].mean(), 0.0)   # centred: less cancellation
+    s1, s2 = values.sum(axis=0), (values * values).sum(axis=0)
+    within = float(np.sum(2.0 * (m * s2 - s1 * s1) / (m - 1)))
+    n = int(m.sum())
+    total = 2.0 * (n * float(s2.sum()) - float(s1.sum()) ** 2)
+    return float("nan") if total == 0 else 1.0 - (n - 1) * within / total
 
 
 def counted(rows: Sequence[Row]) -> list[Row]:
