@@ -325,6 +325,13 @@ def test_a_long_drilldown_goes_to_pages_next_to_the_report(taxo_runs, tmp_path, 
     assert index == {sid: i // 2 + 1 for i, sid in enumerate(ids)}
     assert f'<script src="big_files/{script.name}"></script>' in main and "sbFind" in main
     assert f"{len(ids)} samples: the drill-down is in {len(pages)} pages" in main
+    # the command line writes the same pages (`report RUN --html OUT`) and says where
+    from test_exports import wired_main
+    cli_out = tmp_path / "cli" / "r.html"
+    assert wired_main(["report", str(taxo_runs[0]), "--html", str(cli_out)]) == 0
+    cli_pages = sorted(p.name for p in (tmp_path / "cli" / "r_files").glob("drill-*.html"))
+    assert cli_pages == sorted(p.name for p in pages)
+    assert '<details class="sample"' not in cli_out.read_text()
     (folder / "mine.txt").write_text("the user's own file")
     monkeypatch.setattr(htmlkit, "DRILL_PAGE", 100)
     main = write_html_report(taxo_runs[:1], tmp_path / "big.html").read_text()

@@ -122,20 +122,25 @@ def cmd_report(args: argparse.Namespace) -> int:
         fmt = "terminal"
     tables_to_stdout = fmt is not None and not out
     if html:
-        from scholarbench.report.html import render_html_report
-        text = redact(render_html_report(runs, published=published, overview=overview,
-                                         title=getattr(args, "title", None)
-                                         or "scholarbench report", max_samples=max_samples,
-                                         tree_papers=not getattr(args, "no_tree_papers", False)),
-                      prose=True)
+        from scholarbench.report.html import render_html_report, side_page, write_side_files
         path = Path(html)
+        title = getattr(args, "title", None) or "scholarbench report"
+        page = side_page(path)
+        text = redact(render_html_report(runs, published=published, overview=overview,
+                                         title=title, max_samples=max_samples,
+                                         tree_papers=not getattr(args, "no_tree_papers", False),
+                                         page=page),
+                      prose=True)
         require_regular(path, output=True)     # never rename over a device or a FIFO
         path.parent.mkdir(parents=True, exist_ok=True)
+        write_side_files(path, page, title)
         tmp = path.with_name(f".{path.name}.tmp")
         tmp.write_text(text, encoding="utf-8")
         tmp.replace(path)
+        pages = (f"; drill-down pages in {path.parent / str(page.side_folder)}/"
+                 if page.side_pages else "")
         print(f"wrote {path} ({len(text.encode('utf-8')) / 1024:.0f} KB, {len(runs)} run"
-              f"{'' if len(runs) == 1 else 's'})",
+              f"{'' if len(runs) == 1 else 's'}{pages})",
               file=sys.stderr if tables_to_stdout else sys.stdout)
     if fmt is None:
         return 0

@@ -297,24 +297,31 @@ def write_html_report(run_dirs: Sequence[Path | str], out_path: Path | str,
     dirs, suites = expand([Path(d) for d in run_dirs])
     runs = load_report_runs(dirs)
     out = Path(out_path)
-    page = Page(side_folder=f"{out.stem}_files", report_name=out.name)
+    page = side_page(out)
     text = redact(render_html_report(runs, published=published, title=title, embedder=embedder,
                                      max_samples=max_samples, tree_papers=tree_papers,
                                      overview=[overview_group(s, runs) for s in suites],
                                      page=page),
                   prose=True)
     out.parent.mkdir(parents=True, exist_ok=True)
-    _write_side_files(out.parent / str(page.side_folder), page, title)
+    write_side_files(out, page, title)
     tmp = out.with_name(f".{out.name}.tmp")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(out)
     return out
 
 
-def _write_side_files(folder: Path, page: Page, title: str) -> None:
-    """The paged drill-downs (`Page.drilldown`) into `folder`, after removing the pages an
-    earlier report wrote there (`drill-*` files only: nothing else in the folder is touched);
-    no folder when every drill-down was inline."""
+def side_page(report: Path) -> Page:
+    """The page of a report written to `report`: long drill-downs go to pages in
+    `<stem>_files/` beside it (`Page.drilldown`)."""
+    return Page(side_folder=f"{report.stem}_files", report_name=report.name)
+
+
+def write_side_files(report: Path, page: Page, title: str) -> None:
+    """The paged drill-downs (`Page.drilldown`) into the report's side folder, after removing
+    the pages an earlier report wrote there (`drill-*` files only: nothing else in the folder
+    is touched); no folder when every drill-down was inline."""
+    folder = report.parent / str(page.side_folder)
     if folder.is_dir():
         for old in folder.glob("drill-*"):
             if old.is_file() and old.suffix in (".html", ".js"):
