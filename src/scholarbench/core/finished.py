@@ -18,9 +18,8 @@ import hashlib
 import json
 from typing import Any
 
-from scholarbench.core.judging import FAILURES_KEY, failed_calls
+from scholarbench.core.judging import FAILURES_KEY, recipe_judges
 from scholarbench.core.rundir import RunDir
-from scholarbench.llm.config import resolve_role
 
 BASIS_KEY = "scored_from"
 SCORED_FIELDS = ("benchmark", "mode", "agent", "agent_config", "limit", "n_samples", "data",
@@ -40,13 +39,11 @@ def judge_basis(models: Any, asks_judge: bool) -> Any:
     judge; None when they cannot be told (models given as clients, without flags)."""
     if not asks_judge:
         return "none"
-    recipe = getattr(models, "recipe", None)
-    if not recipe:
+    configs = recipe_judges(models)
+    if configs is None:
         return None
-    flags = [recipe.get("judge_flags") or {}, *(recipe.get("panel_flags") or [])]
-    configs = [resolve_role("judge", f, config_file=recipe.get("config_file")).public()
-               for f in flags]
-    return {"judges": configs, "samples": int(getattr(models, "judge_samples", 1) or 1)}
+    return {"judges": [c.public() for c in configs],
+            "samples": int(getattr(models, "judge_samples", 1) or 1)}
 
 
 def scoring_basis(run: RunDir, manifest: dict[str, Any], generate_file: str, judges: Any,
@@ -67,7 +64,7 @@ def kept_summary(run: RunDir, earlier: dict[str, Any] | None, basis: str | None
     sample, no failed judge call); else None (score again)."""
     if earlier is None or basis is None or earlier.get(BASIS_KEY) != basis:
         return None
-    if failed_calls(earlier) or earlier.get(FAILURES_KEY):
+    if earlier.get(FAILURES_KEY):               # the last scoring's judges fell short
         return None
     try:
         summary = json.loads(run.file("summary.json").read_text(encoding="utf-8"))

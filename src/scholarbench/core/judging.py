@@ -207,15 +207,23 @@ def local_judge_missing(config: Any) -> bool:
     return not llama_cpp_available()
 
 
+def recipe_judges(models: Any) -> list[Any] | None:
+    """The judges' configurations as the model flags (`Models.recipe`) resolve them, without
+    binding a model; None for models handed in as clients (no flags)."""
+    recipe = getattr(models, "recipe", None)
+    if not recipe:
+        return None
+    return [resolve_role("judge", flags, config_file=recipe.get("config_file"))
+            for flags in [recipe.get("judge_flags") or {}, *(recipe.get("panel_flags") or [])]]
+
+
 def check_judge_can_run(models: Any, bench_title: str) -> None:
     """Before any stage of a run that will ask a judge: a judge whose model is the packaged
     local one needs llama.cpp (the `[local]` extra); without it, one line saying the two ways
     on. Judges handed in as clients (`Models.given`) are what they are: not checked."""
-    recipe = getattr(models, "recipe", None)
-    if not recipe or "judge" in models.bound():
+    if "judge" in models.bound():
         return
-    for flags in [recipe.get("judge_flags") or {}, *(recipe.get("panel_flags") or [])]:
-        config = resolve_role("judge", flags, config_file=recipe.get("config_file"))
+    for config in recipe_judges(models) or ():
         if local_judge_missing(config):
             raise ScholarbenchError(
                 f"{bench_title} is scored by an LLM judge and none is given: the default "
@@ -226,4 +234,4 @@ def check_judge_can_run(models: Any, bench_title: str) -> None:
 
 __all__ = ["CallPlan", "FAILURES_KEY", "JudgeCall", "JudgeIdentity", "JudgeShortfall",
            "JudgeWatch", "check_judge_can_run", "failed_calls", "identities",
-           "local_judge_missing", "record_shortfalls", "warning_lines"]
+           "local_judge_missing", "recipe_judges", "record_shortfalls", "warning_lines"]

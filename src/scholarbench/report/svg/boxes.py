@@ -9,7 +9,7 @@ from typing import Sequence
 
 from scholarbench.report.svg.base import (PALETTE, _Frame, _axes, _clamp, _e, _finish, _open,
                                           _range, _tick_label, _title, nice_ticks,
-                                          spread_sample)
+                                          MAX_SAMPLE_MARKS, spread_sample)
 
 
 def _quantile(sorted_values: Sequence[float], q: float) -> float:
@@ -89,9 +89,9 @@ def box_strip(groups: Sequence[StripGroup], *, y_label: str = "", title: str = "
         parts.append(f'<text x="{cx:.1f}" y="{height - frame.bottom + 16}" '
                      f'text-anchor="middle" fill="#111">{_e(label)}<title>{_e(g.name)}'
                      "</title></text>")
-        sub = f"n={len(vals)}" + (f", {g.n_null} undef." if g.n_null else "")
-        if len(vals) > len(spread_sample(len(vals))):
-            sub += f", {len(spread_sample(len(vals)))} dots"
+        drawn = min(len(vals), MAX_SAMPLE_MARKS)
+        sub = f"n={len(vals)}" + (f", {g.n_null} undef." if g.n_null else "") + \
+            (f", {drawn} dots" if drawn < len(vals) else "")
         parts.append(f'<text x="{cx:.1f}" y="{height - frame.bottom + 30}" '
                      f'text-anchor="middle" font-size="9.5" fill="#666">{_e(sub)}</text>')
     return _finish(parts, frame)
