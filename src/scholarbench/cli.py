@@ -12,6 +12,7 @@ from scholarbench.paths import data_dir
 from scholarbench.tools.commands import add_tools_parser
 
 def cmd_data(args: argparse.Namespace) -> int:
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.data.store import import_dataset, list_datasets
     data = data_dir(args.data)
     if args.data_cmd == "import":
@@ -25,12 +26,14 @@ def cmd_data(args: argparse.Namespace) -> int:
 
 
 def _default_corpus(data: Path, rebuild: bool = False) -> Path:
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.corpus.build import default_corpus
     return default_corpus(data, rebuild)
 
 
 def cmd_corpus(args: argparse.Namespace) -> int:
     if args.action == "resolve":
+        # deferred: loaded only by the path that needs it (a light CLI start)
         from scholarbench.corpus.resolve import resolve_command
         corpus = Path(args.corpus) if args.corpus else data_dir(args.data) / "corpus" / "default"
         text, unresolved = resolve_command(corpus, args.refs, args.file)
@@ -47,6 +50,7 @@ def cmd_corpus(args: argparse.Namespace) -> int:
 
 def _build_dense(corpus_dir: Path, fields: str) -> int:
     """Build (or find up to date) the MiniLM dense indices the tools' dense search reads."""
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.corpus.dense import DENSE_DIRS
     from scholarbench.corpus.store import Corpus
     from scholarbench.embed.minilm import default_embedder
@@ -63,6 +67,7 @@ def _build_dense(corpus_dir: Path, fields: str) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.demo import run_demo
     run_demo(data=args.data, out=Path(args.out), limit=args.limit)
     return 0
@@ -94,6 +99,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """Every command's parser; given the `argv` it will parse, only the benchmark parsers
     that argv reaches are built (`core.commands.parsed_benchmarks`), so a command that names
     no benchmark imports none."""
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.llm.commands import add_llm_parser
     parser, sub = _top_parser()
     data_help = "data directory (default: $SCHOLARBENCH_DATA, then the per-user data dir)"
@@ -108,6 +114,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     data.add_argument("--data", help=data_help)
     dsub = data.add_subparsers(dest="data_cmd", required=True)
     imp = dsub.add_parser("import", help="validate a dataset and copy it into the data directory")
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.data.store import datasets
     imp.add_argument("name", choices=datasets())
     imp.add_argument("path")
@@ -136,8 +143,10 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     dense.add_argument("--data", help=data_help)
     corpus.set_defaults(func=cmd_corpus)
 
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.core.commands import add_engine_parsers, parsed_benchmarks
     add_engine_parsers(sub, parsed_benchmarks(argv))
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.core.aggregate import add_aggregate_parser
     add_aggregate_parser(sub)
 
@@ -145,21 +154,27 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     report.add_argument("run_dirs", nargs="+")
     report.add_argument("--format", choices=["terminal", "markdown", "csv"], default="terminal")
     report.add_argument("--no-published", action="store_true", help="leave out the paper's rows")
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.report.commands import add_compare_parser, add_report_arguments
     add_report_arguments(report)
     add_compare_parser(sub)
 
     add_llm_parser(sub)
     add_tools_parser(sub, _open_benchmark)
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.core.judge_check import add_judge_check_parser
     add_judge_check_parser(sub)
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.judges.commands import add_judge_parser
     add_judge_parser(sub)
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.graph.commands import add_graph_parser
     add_graph_parser(sub)
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.builder.commands import add_build_parser
     add_build_parser(sub)
 
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.core.commands import cmd_list
     lst = sub.add_parser("list", help="registered benchmarks, agents, measures or report sections")
     lst.add_argument("kind", choices=["benchmark", "agent", "measure", "metric", "section"])
@@ -179,6 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None = None) -> int:
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.procs import exit_on_sigterm
     exit_on_sigterm()          # SIGTERM ends like Ctrl-C: child servers are stopped
     from scholarbench.failures import debug_requested, describe
@@ -186,6 +202,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
     if argv[:2] == ["tools", "serve"]:
         args = tools_serve_parser().parse_args(argv)
     else:
+        # deferred: loaded only by the path that needs it (a light CLI start)
         from scholarbench.core.commands import normalise_argv
         argv = normalise_argv(argv)
         args = build_parser(argv).parse_args(argv)

@@ -92,9 +92,11 @@ def _inputs(names: Sequence[str], n: int, corpus: Any, client: Any, graph: Any,
         if name in names and client is None:
             raise ScholarbenchError(f"{name}: building needs a model (the judge role)")
     if "reportbench" in names:
+        # deferred: loaded only by the path that needs it (a light CLI start)
         from scholarbench.builder.reportbench import check_ids
         inputs.rb_keys = check_ids(arxiv_ids, survey_dates, n)
     if "researcharena" in names:
+        # deferred: loaded only by the path that needs it (a light CLI start)
         from scholarbench.builder.researcharena import check_dates
         inputs.ra_dates, inputs.ra_arxiv = check_dates(survey_dates, arxiv_ids, n)
         if corpus is None:
@@ -110,6 +112,7 @@ def _inputs(names: Sequence[str], n: int, corpus: Any, client: Any, graph: Any,
 def _taken(docs: Sequence[SurveyDoc], ids: Sequence[str], inputs: Inputs) -> list[list[str]]:
     """Per survey, the ids it may not take (ResearchArena): every survey's slug and the corpus
     papers of the surveys before it, as a one-pass build had them (`build_researcharena`)."""
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.builder.researcharena import _survey_paper
     pids = [_survey_paper(inputs.corpus, doc, arxiv)
             for doc, arxiv in zip(docs, inputs.ra_arxiv)]
@@ -156,6 +159,7 @@ def build(sources: Sequence[str | Path], benchmarks: Sequence[str], out: str | P
 def _build_locked(run: Any, units: list[Unit], names: list[str], sources: Sequence[Any],
                   docs: Sequence[SurveyDoc], inputs: Inputs, concurrency: int, progress: bool
                   ) -> BuildResult:
+    # deferred: loaded only by the path that needs it (a light CLI start)
     import shutil
     from tqdm import tqdm
     from scholarbench.builder.assemble import assemble

@@ -16,6 +16,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     names = check_benchmarks(args.benchmarks.split(","))
     corpus = None
     if not args.no_corpus:
+        # deferred: loaded only by the path that needs it (a light CLI start)
         from scholarbench.corpus.store import Corpus
         folder = Path(args.corpus) if args.corpus else data_dir(args.data) / "corpus" / "default"
         if args.corpus or (folder / "manifest.json").is_file():
@@ -73,6 +74,7 @@ def _graph_loader(args: argparse.Namespace):
                                 "import arxiv2023 PATH, or pass --graph DIR")
 
     def load():
+        # deferred: loaded only by the path that needs it (a light CLI start)
         from scholarbench.benchmarks.scinet.env import SciNetEnv
         return SciNetEnv.from_arxiv2023(graph, unarxive if unarxive.exists() else None)
     load.identity = {"graph": str(graph),                          # type: ignore[attr-defined]

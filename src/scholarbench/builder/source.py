@@ -351,6 +351,7 @@ def _read_latex(main: Path, bibliographies: Sequence[Path], root: Path) -> Surve
 def read_source(path: str | Path, bibliographies: Sequence[str | Path] = ()) -> SurveyDoc:
     """The survey at `path` (see the module docstring for what is accepted)."""
     if str(path).startswith("unarxive:"):
+        # deferred: loaded only by the path that needs it (a light CLI start)
         from scholarbench.builder.unarxive import read_unarxive_source
         return read_unarxive_source(str(path))
     path = Path(path)

@@ -109,6 +109,7 @@ def options(benchmark: str, index: int, inputs: Inputs) -> dict[str, Any]:
     if benchmark == "taxobench":
         return {"corpus": corpus_identity(inputs.corpus)}
     if benchmark == "deepsynth":
+        # deferred: loaded only by the path that needs it (a light CLI start)
         from scholarbench.builder.deepsynth import PROMPTS, Settings, prompt
         return {"corpus": corpus_identity(inputs.corpus),
                 "model": model_identity(inputs.client),
@@ -147,6 +148,7 @@ def _taxobench(u: Unit, inp: Inputs, folder: Path, m: BuildManifest) -> tuple[li
 
 
 def _deepsynth(u: Unit, inp: Inputs, folder: Path, m: BuildManifest) -> tuple[list[str], int]:
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.builder.deepsynth import build_deepsynth
     w = build_deepsynth([u.doc], [u.survey_id], [u.source], folder / "deepsynth", inp.corpus,
                         inp.client, m)
@@ -155,6 +157,7 @@ def _deepsynth(u: Unit, inp: Inputs, folder: Path, m: BuildManifest) -> tuple[li
 
 def _reportbench(u: Unit, inp: Inputs, folder: Path, m: BuildManifest
                  ) -> tuple[list[str], int]:
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.builder.reportbench import build_reportbench, survey_key
     arxiv, day = inp.rb_keys[u.index]
     w = build_reportbench([u.doc], [(survey_key(arxiv, u.survey_id), day)], [u.source],
@@ -164,6 +167,7 @@ def _reportbench(u: Unit, inp: Inputs, folder: Path, m: BuildManifest
 
 def _researcharena(u: Unit, inp: Inputs, folder: Path, m: BuildManifest
                    ) -> tuple[list[str], int]:
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.builder.researcharena import build_researcharena
     w = build_researcharena([u.doc], [u.survey_id], [u.source], folder / "researcharena",
                             inp.corpus, m, [inp.ra_dates[u.index]], [inp.ra_arxiv[u.index]],
@@ -173,6 +177,7 @@ def _researcharena(u: Unit, inp: Inputs, folder: Path, m: BuildManifest
 
 
 def _scinet(u: Unit, inp: Inputs, folder: Path, m: BuildManifest) -> tuple[list[str], int]:
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.builder.scinet import build_scinet
     w = build_scinet([u.doc], [u.survey_id], [u.source], folder / "scinet", inp.env(), m)
     return w.review, w.tasks

@@ -29,6 +29,7 @@ class Work:
 
 
 def _corpus_paper(corpus: Any, ids: tuple[str, ...], title: str) -> str | None:
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.corpus.resolve import resolve_ref
     for ref in [*ids, title]:
         if ref and not ref.startswith("url:"):

@@ -114,6 +114,7 @@ def aggregate_run(run_dir: Path, check: bool) -> int:
 
 def aggregate_suite(suite: Path, check: bool) -> int:
     """Every run of the suite (module docstring), then eval.json; 1 when anything differs."""
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from filelock import FileLock
     from scholarbench.core.suite import EVAL_LOCK, run_entry
     path = suite / EVAL_JSON

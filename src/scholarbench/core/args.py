@@ -40,6 +40,7 @@ def ray_options(args: argparse.Namespace):
     import importlib.util
     if importlib.util.find_spec("ray") is None:      # before any run starts
         raise ScholarbenchError("--ray needs Ray: pip install 'scholarbench[ray]'")
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.core.distributed import RayOptions
     return RayOptions(address=args.ray, cpus=args.ray_cpus, gpus=args.ray_gpus,
                       shard_size=args.ray_shard_size, retries=args.ray_retries).check()

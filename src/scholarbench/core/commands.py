@@ -169,6 +169,7 @@ def check_usage(args: argparse.Namespace) -> None:
     """Usage errors found before any run starts (models bind later, when first needed, and a
     failure there would be a sample's): endpoint URLs given as flags or in the environment,
     the torch thread count."""
+    # deferred: loaded only by the path that needs it (a light CLI start)
     import os
     from scholarbench.embed.threads import check_setting
     for dest in ("base_url", "judge_base_url"):
@@ -234,6 +235,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_max_samples(args.max_samples)
     bench = args.bench_cls(_options(args))
     if args.dry_run:
+        # deferred: loaded only by the path that needs it (a light CLI start)
         from scholarbench.core.dry_run import dry_run
         check_usage(args)
         return dry_run(args, bench, args.subtask)
@@ -258,6 +260,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     check_panel(args, bench)
     options = {"with_judge": bool(args.with_judge)}     # a judge is per scoring, not per run
     if args.dry_run:
+        # deferred: loaded only by the path that needs it (a light CLI start)
         from scholarbench.core.dry_run import dry_run_rescore
         check_usage(args)
         return dry_run_rescore(args, run_dir, bench({**(manifest.get("options") or {}),
@@ -283,6 +286,7 @@ def cmd_score_files(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.core.suite import run_suite
     judges, samples = panel_size(args)
     if judges > 1 or samples > 1:

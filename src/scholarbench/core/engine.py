@@ -146,6 +146,7 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
     loaded = bench.load(subtask, limit)
     ctx = bench.context(agent, subtask, models)
     if agent.needs.tools and ray is None:
+        # deferred: loaded only by the path that needs it (a light CLI start)
         from scholarbench.tools.provider import ToolProvider
         ctx.tools = ToolProvider(bench, subtask, ctx.embedder)
     agent_client = models.bound().get("agent")
@@ -163,6 +164,7 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
     manifest["max_samples"] = at_once
     remote = None
     if ray is not None:
+        # deferred: loaded only by the path that needs it (a light CLI start)
         from scholarbench.core.distributed import ray_solver
         remote = ray_solver(bench, subtask, agent_spec, params, limit, models, agent, at_once,
                             ray)

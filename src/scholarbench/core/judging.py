@@ -203,6 +203,7 @@ def local_judge_missing(config: Any) -> bool:
     """A judge that is the packaged local model on an install without llama.cpp."""
     if not getattr(config, "is_local", False):
         return False
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.llm.local import llama_cpp_available
     return not llama_cpp_available()
 

@@ -28,6 +28,7 @@ def engine_benchmarks() -> list[str]:
 def resolve_agent(bench: Benchmark, spec: str, params: dict[str, Any], subtask: str) -> Agent:
     family = bench.subtasks[subtask]
     if spec == "endpoint":
+        # deferred: loaded only by the path that needs it (a light CLI start)
         from scholarbench.core.endpoint import EndpointAgent
         agent: Agent | None = EndpointAgent(**params)
     elif ":" in spec:
@@ -35,6 +36,7 @@ def resolve_agent(bench: Benchmark, spec: str, params: dict[str, Any], subtask: 
     else:
         agent = bench.agent(spec, params, subtask)
         if agent is None and spec == "replay":
+            # deferred: loaded only by the path that needs it (a light CLI start)
             from scholarbench.core.replay import ReplayAgent
             try:
                 agent = ReplayAgent(**{**params, "benchmark": bench.name, "subtask": subtask})

@@ -27,6 +27,7 @@ def solve_with_tools(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentC
     tools.jsonl before the sample's generate line (tools.provider)."""
     if ctx.tools is None:            # no tools: skip importing the tools layer (0.6 s)
         return solve_one(bench, agent, sample, ctx, exclusive), None
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.tools.provider import ToolProvider
     if not isinstance(ctx.tools, ToolProvider):
         return solve_one(bench, agent, sample, ctx, exclusive), None
@@ -40,6 +41,7 @@ def solve_with_tools(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentC
 
 
 def add_tool_counts(run: RunDir) -> None:
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.tools.provider import TRAJECTORIES, summarise
     if not run.file(TRAJECTORIES).exists():
         return
@@ -54,6 +56,7 @@ def solve_one(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentContext,
     scope (`llm.usage.sample_scope`), so samples running at once each know their failures and
     use; `exclusive` (one sample at a time) also counts any failure of the agent's client in
     the meantime, e.g. from a thread the agent started without copying its context."""
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.core.replay import Missing
     start = time.perf_counter()
     record: dict[str, Any] = {bench.id_key: sample.id}

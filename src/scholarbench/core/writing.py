@@ -80,6 +80,7 @@ class SampleWriter:
 
     def write(self, sample_id: str, record: dict[str, Any], calls: list[Any] | None) -> None:
         if calls is not None:
+            # deferred: loaded only by the path that needs it (a light CLI start)
             from scholarbench.tools.provider import TRAJECTORIES
             write_trajectory(self.run, TRAJECTORIES, sample_id, calls)
         if warning := write_record(self.run, self.name, record, self.id_key):

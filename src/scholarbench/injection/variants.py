@@ -202,6 +202,7 @@ def family_recall(scan: Callable[[dict[str, object]], list[str]] | None = None,
     """Per family: (variants flagged, variants) when `scan` (default `detect.scan_record`)
     reads each variant as an answer's labels."""
     if scan is None:
+        # deferred: loaded only by the path that needs it (a light CLI start)
         from scholarbench.injection.detect import scan_record as scan
     out: dict[str, tuple[int, int]] = {}
     for variant in variants:

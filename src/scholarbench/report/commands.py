@@ -90,6 +90,7 @@ def complete_runs(runs: list, include_incomplete: bool) -> list:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Tables to stdout (or --out), and/or the HTML report (--html)."""
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.report.exports import leaderboard_text
     from scholarbench.report.sections import load_report_runs
     from scholarbench.report.suite import expand, overview_group
@@ -122,6 +123,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         fmt = "terminal"
     tables_to_stdout = fmt is not None and not out
     if html:
+        # deferred: loaded only by the path that needs it (a light CLI start)
         from scholarbench.report.html import render_html_report, side_page, write_side_files
         path = Path(html)
         title = getattr(args, "title", None) or "scholarbench report"
@@ -161,6 +163,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.report.compare import compare_runs, format_comparison
     result = compare_runs(Path(args.run_a), Path(args.run_b), n_boot=args.n_boot,
                           seed=args.seed, metrics=args.metrics or None)
@@ -172,6 +175,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.report.exports import export_bibtex, export_trec
     if not (args.trec or args.bibtex):
         raise ScholarbenchError("export needs --trec OUT and/or --bibtex OUT")

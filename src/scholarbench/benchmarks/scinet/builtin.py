@@ -42,6 +42,7 @@ class NativeAgent:
         return self.native.config()
 
     def solve(self, task: Task, ctx: AgentContext) -> dict[str, Any]:
+        # deferred: loaded only by the path that needs it (a light CLI start)
         from scholarbench.benchmarks.scinet.agents import SciNetContext
         env = ctx.extra.get("env")
         if env is None or task.native is None:
@@ -65,6 +66,7 @@ class _Builtin(NativeAgent):
     short: ClassVar[str]
 
     def __init__(self, **params: Any) -> None:
+        # deferred: loaded only by the path that needs it (a light CLI start)
         from scholarbench.benchmarks.scinet.agents import make_scinet_agent
         try:
             native = make_scinet_agent(self.short, **params)
