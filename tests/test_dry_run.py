@@ -252,3 +252,57 @@ def test_scinet_review_plans_one_judge_call_per_review():
         "r0": {"status": "ok", "review": "a"}, "r1": {"status": "malformed"},
         "r2": {"status": "ok", "review": "b"}})
     assert [p.calls for p in after] == [2]       # exact: the engine's plan of the answers
+
+
+def test_reportbench_llm_titles_dry_run_counts_equal_what_the_rescore_sends(tmp_path, capsys):
+    """The LLM titles are the engine's judged item `titles`: a re-score's dry run counts the
+    requests not on file — exactly the titles requests the re-score then sends — and the same
+    judge again asks nothing; a run's dry run gives the rule (the answers decide). (`score
+    --with-judge` also judges the statements: their requests are told apart by prompt.)"""
+    from test_reportbench_engine import GT
+    from test_reportbench_llm import RUN_DATA, build_tiny_corpus, route, user_text
+    corpus = tmp_path / "corpus"
+    build_tiny_corpus(corpus).close()
+    reports = tmp_path / "reports.jsonl"        # 1 unresolved listing + 1 report without refs
+    reports.write_text(json.dumps({"arxiv_id": "2101.00001",
+                                   "report": "Transformers [1] and more [2]."}) + "\n"
+                       + json.dumps({"arxiv_id": "2101.00002", "report":
+                                     "He et al. showed that residual learning works."}) + "\n")
+    server = FakeOpenAI(default=route).start()
+    out = tmp_path / "rb"
+    judge = ["--judge", "fake-judge", "--judge-base-url", server.base_url, "--no-llm-cache"]
+
+    def titles_asked() -> int:
+        return sum(1 for body in server.requests
+                   if "cites the works listed below" in user_text(body)
+                   or "extract all cited academic paper titles" in user_text(body))
+
+    try:
+        run = ["run", "reportbench", "--agent", "replay", "--agent-arg", f"path={reports}",
+               "--tasks", str(RUN_DATA), "--gt-dir", str(GT), "--corpus", str(corpus),
+               "--out", str(out), "--llm-titles", "--quiet", *judge]
+        assert main([*run, "--dry-run"]) == 0
+        printed = capsys.readouterr().out
+        assert re.search(r"judge \(fake-judge\)\s+titles\s+\? calls\s+LLM titles: 1 per "
+                         r"report with unresolved references", printed)
+        assert main(run) == 0
+        assert titles_asked() == len(server.requests) == 2      # one per report
+        capsys.readouterr()
+        config = tmp_path / "judge.toml"              # another judge: temperature 0.5
+        config.write_text("[judge]\ntemperature = 0.5\n")
+        rescore = ["score", str(out), "--with-judge", *judge, "--llm-config", str(config)]
+        assert main([*rescore, "--dry-run"]) == 0
+        printed = capsys.readouterr().out
+        assert re.search(r"judge \(fake-judge\)\s+titles\s+2 calls", printed)
+        assert len(server.requests) == 2
+        assert main(rescore) == 0
+        assert titles_asked() == 4                        # the 2 printed
+        capsys.readouterr()
+        assert main([*rescore, "--dry-run"]) == 0         # the same judge: all on file
+        assert re.search(r"judge \(fake-judge\)\s+titles\s+0 calls", capsys.readouterr().out)
+        assert main(rescore) == 0 and titles_asked() == 4
+        rows = [json.loads(x) for x in (out / "scores.jsonl").read_text().splitlines()]
+        assert {r["arxiv_id"]: r["title_extractor"]["titles"] for r in rows} == {
+            "2101.00001": 1, "2101.00002": 1}
+    finally:
+        server.stop()

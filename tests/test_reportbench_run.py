@@ -296,8 +296,8 @@ def test_llm_titles_are_recorded_and_replayed_without_the_cache(server, corpus_d
     assert row["n_resolved"] == 1 and row["ref_precision"] == 1.0      # [1] -> Attention
     assert row["title_extractor"] == {"titles": 1, "unscored": []}
     assert summary["title_extractor"]["titles"] == 1
-    recorded = lines(out / "titles.jsonl")
-    assert recorded[0]["titles"] == [{"ref": 0, "title": "Attention Is All You Need"}]
+    recorded = lines(out / "judge.titles.jsonl")          # the engine's judge stage
+    assert recorded[0]["verdict"]["titles"] == [{"ref": 0, "title": "Attention Is All You Need"}]
     # re-scoring (no reply cache) replays the recorded titles: no request
     again = score_run(out, judge=factory.roles.judge, llm_titles=True)
     assert len(server.requests) == n + 1 and again["title_extractor"]["replayed"] == 1

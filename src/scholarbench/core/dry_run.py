@@ -7,10 +7,10 @@ from types import SimpleNamespace
 from typing import Any, Sequence
 
 from scholarbench.core.args import run_params
-from scholarbench.core.judge_stage import on_file, plan
+from scholarbench.core.judge_stage import on_file, panel_of, plan
 from scholarbench.core.judging import identities
 from scholarbench.core.lookup import resolve_agent
-from scholarbench.core.planning import PlannedCalls, benchmark_plan, plan_lines
+from scholarbench.core.planning import PlannedCalls, benchmark_plan, expand, plan_lines
 from scholarbench.core.rundir import RunDir
 from scholarbench.llm.commands import judge_panel_flags, judge_samples
 from scholarbench.llm.config import resolve_role
@@ -34,8 +34,9 @@ def unasked(bench: Any, subtask: str, samples: Sequence[Any],
     out = []
     for item in bench.judged_items(subtask):
         done = on_file(run, item)
-        for judge in judges:
-            keys = {p.key for p in plan(item, samples, generated, [judge], k)}
+        asked, repeats = panel_of(item, judges, k)
+        for judge in asked:
+            keys = {p.key for p in plan(item, samples, generated, [judge], repeats)}
             out.append(PlannedCalls(item.name, judge.role, calls=len(keys - set(done)),
                                     basis="requests whose verdict is not on file",
                                     model=judge.model))
@@ -84,9 +85,14 @@ def dry_run_rescore(args: Any, run_dir: Any, bench: Any) -> int:
     generated = run.stage(bench.generate_file, bench.id_key).records
     judges, k = _panel(args)
     subtask = str(manifest.get("mode"))
-    if bench.judged_items(subtask):              # the engine's judge stage: net of the files
+    items = bench.judged_items(subtask)
+    if items:                                    # the engine's judge stage: net of the files
         idents = judge_identities(args)
         planned = unasked(bench, subtask, loaded.samples, generated, run, idents, k)
+        names = {item.name for item in items}    # and what the benchmark asks on its own
+        own = [p for p in bench.planned_judge_calls(subtask, loaded.samples, generated)
+               if p.stage not in names]
+        planned += expand(own, judges, k, bool(getattr(bench, "judge_panel", False)))
         lines = plan_lines(f"{bench.name} {subtask}", len(loaded.samples), planned, k,
                            len(idents))
     else:

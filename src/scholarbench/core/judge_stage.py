@@ -68,6 +68,8 @@ class JudgedItem:
     # repair turns): `ask(client, request, seed)`; a partly usable reply is an outcome with
     # both `value` and `unscored` (kept, handed on, asked again next time). Default:
     # `llm.structured.ask_json` with `validate` and `schema`
+    panel: bool = True              # False: only the panel's first judge, once (no repeats) —
+                                    # an extraction every later judgement must share
 
     @property
     def file(self) -> str:
@@ -128,6 +130,9 @@ class Verdicts:
     item: str
     by_sample: dict[str, dict[str, dict[str, list[Any]]]] = field(default_factory=dict)
     reasons: dict[str, dict[str, dict[str, list[str | None]]]] = field(default_factory=dict)
+    asked: dict[str, int] = field(default_factory=dict)   # sample id → model calls this
+                                    # scoring made for it (repairs included); absent: every
+                                    # verdict of the sample came from the file
 
     def add(self, sample: str, subject: str, label: str, repeat: int, verdict: Any,
             reason: str | None = None) -> None:
@@ -170,16 +175,23 @@ def record_judges(run: RunDir, item: JudgedItem, judges: Sequence[JudgeIdentity]
     run.write_manifest(manifest)
 
 
+def panel_of(item: JudgedItem, judges: Sequence[Any], repeats: int
+             ) -> tuple[list[Any], int]:
+    """The judges and repeats that answer `item`: the whole panel K times, or (an item with
+    `panel` False) the first judge once."""
+    return (list(judges), repeats) if item.panel else (list(judges)[:1], 1)
+
+
 def judge_stage(run: RunDir, item: JudgedItem, samples: Sequence[Any],
                 generated: dict[str, dict[str, Any]], models: Any, *, id_key: str = "id",
                 progress: bool = True) -> Verdicts:
     """Ask what is not on file, write each verdict as it comes, return them all."""
     from tqdm import tqdm                     # the progress bar: not needed to import this
-    clients = [client_of(j) for j in models.judges()]
+    clients, repeats = panel_of(item, [client_of(j) for j in models.judges()],
+                                int(getattr(models, "judge_samples", 1) or 1))
     idents = identities(clients)
     by_fp = {i.fingerprint: c for i, c in zip(idents, clients)}
-    planned = plan(item, samples, generated, idents, int(getattr(models, "judge_samples", 1)
-                                                          or 1))
+    planned = plan(item, samples, generated, idents, repeats)
     done = on_file(run, item)
     todo = list({p.key: p for p in planned if p.key not in done}.values())
     before = {fp: usage_snapshot(c) for fp, c in by_fp.items()}
@@ -204,12 +216,15 @@ def judge_stage(run: RunDir, item: JudgedItem, samples: Sequence[Any],
             record.update(status="unscored", verdict=outcome.value, reason=outcome.unscored)
         return record
 
+    asked: dict[str, int] = {}
     try:
         bar = tqdm(total=len(todo), desc=item.name, unit="call",
                    disable=not progress or not todo)
         for _, record in in_flight(todo, ask, workers):
             write_record(run, item.file, record, "key")
             done[record["key"]] = record
+            sample = str(record[id_key])
+            asked[sample] = asked.get(sample, 0) + int(record.get("attempts") or 0)
             bar.update()
         bar.close()
     finally:
@@ -217,7 +232,9 @@ def judge_stage(run: RunDir, item: JudgedItem, samples: Sequence[Any],
             add_stage_usage(run, item.name, ident.role, by_fp[ident.fingerprint],
                             before[ident.fingerprint])
         record_judges(run, item, idents, planned)
-    return collect(item, planned, done)
+    verdicts = collect(item, planned, done)
+    verdicts.asked = asked
+    return verdicts
 
 
 def collect(item: JudgedItem, planned: Sequence[PlannedRequest],
@@ -277,5 +294,6 @@ def recorded(run: RunDir, item: JudgedItem, samples: Sequence[Any],
 
 
 __all__ = ["JudgeRequest", "JudgedItem", "PlannedRequest", "Verdicts", "collect", "data_block",
-           "judge_model_id", "judge_seeds", "judge_stage", "judged_entry", "on_file", "plan",
+           "judge_model_id", "judge_seeds", "judge_stage", "judged_entry", "on_file",
+           "panel_of", "plan",
            "recorded", "recorded_judges", "verdict_key"]

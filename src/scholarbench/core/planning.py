@@ -56,14 +56,16 @@ def planned_item_calls(item: Any, samples: Sequence[Any],
     if generated is not None:
         one = JudgeIdentity("judge", "judge", "?")
         n = len({p.key for p in plan(item, scorable, generated, [one], 1)})   # as the run
-        return PlannedCalls(item.name, calls=n, basis=f"{item.name}: requests of the answers")
+        return PlannedCalls(item.name, calls=n, panel=item.panel,
+                            basis=f"{item.name}: requests of the answers")
     if item.per_sample is not None:
-        return PlannedCalls(item.name, bound=item.per_sample * len(scorable),
+        return PlannedCalls(item.name, bound=item.per_sample * len(scorable), panel=item.panel,
                             basis=f"{item.per_sample} per answered sample")
     if item.bound is not None:
         return PlannedCalls(item.name, bound=sum(item.bound(s) for s in scorable),
+                            panel=item.panel,
                             basis=item.basis or "at most the requests of each sample")
-    return PlannedCalls(item.name)
+    return PlannedCalls(item.name, panel=item.panel, basis=item.basis or NOT_KNOWN)
 
 
 def judge_roles(n: int) -> list[str]:

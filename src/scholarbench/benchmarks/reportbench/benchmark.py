@@ -8,8 +8,9 @@ the judge model before generating, paper §2.1.2). All four are the report famil
 judge call per survey and the paper's numbers are on the shipped prompts.
 
 Run directory (beside the engine's manifest.json, generate.jsonl, scores.jsonl, summary.json):
-prompts.jsonl (constructed granularities, `construct_stage`), titles.jsonl (with
---llm-titles), statements.jsonl (with --statements) — see `scoring`.
+prompts.jsonl (constructed granularities, `construct_stage`), judge.titles.jsonl (with
+--llm-titles: the engine's judge stage, `title_item`), statements.jsonl (with --statements) —
+see `scoring`.
 
 Only a command that names this benchmark imports this file (its package registers the class
 lazily): its imports are at the top, but for those that pull in a heavy library (each says
@@ -25,7 +26,7 @@ from scholarbench.core.benchmark import Benchmark, Loaded, Sample, summary_line
 from scholarbench.benchmarks.reportbench.measures import (HEADLINE, MEASURES, family_of,
                                                          reportbench_measures)
 from scholarbench.core.agent import AgentContext
-from scholarbench.core.planning import PlannedCalls
+from scholarbench.core.planning import PlannedCalls, planned_item_calls
 from scholarbench.core.registry import REGISTRY, add_measures, register_benchmark
 from scholarbench.core.usage import model_identity
 from scholarbench.errors import ScholarbenchError
@@ -40,7 +41,9 @@ from scholarbench.benchmarks.reportbench.refscore import HiddenSurvey
 from scholarbench.benchmarks.reportbench.replay import ReplayReports
 from scholarbench.benchmarks.reportbench.run_scoring import (JUDGED, SCORER, prepare_scoring,
                                                              statements_on)
+from scholarbench.benchmarks.reportbench.llm_titles import LLMTitleExtractor
 from scholarbench.benchmarks.reportbench.samples import make_sample
+from scholarbench.benchmarks.reportbench.title_item import title_item
 from scholarbench.benchmarks.reportbench.scoring import open_corpus
 from scholarbench.benchmarks.reportbench.summary import format_summary, summary_blocks
 from scholarbench.tools.rules import AccessRules
@@ -309,6 +312,20 @@ class ReportBench(Benchmark):
         from scholarbench.benchmarks.reportbench.score_files import score_files_command
         return score_files_command(self, models)
 
+    def titles_item(self) -> Any:
+        """The LLM titles' judged item (`title_item`), over the run's corpus."""
+        extractor = LLMTitleExtractor(None, allow_network=bool(self.options.get(
+            "allow_network")))
+        return title_item(extractor, lambda: self.scoring_corpus(self._data))
+
+    def judged_items(self, subtask: str | None) -> tuple[Any, ...]:
+        """The LLM titles (`--llm-titles`) when this invocation asks a judge: a run, or
+        `score RUN_DIR --with-judge` (a plain re-score reads the verdicts on file)."""
+        if self.options.get("llm_titles") and (self._judge is not None
+                                               or self.options.get("with_judge")):
+            return (self.titles_item(),)
+        return ()
+
     def asks_judge(self, subtask: str, rescore: bool = False) -> bool:
         """Statements and LLM titles ask the judge role; a re-score with `--with-judge` the
         statement judges."""
@@ -328,10 +345,8 @@ class ReportBench(Benchmark):
                                     "(+1 repair per unusable reply); made ones are reused"))
         statements = bool(opts.get("statements") or (generated is not None and opts.get(
             "with_judge") and opts.get("judge_statements", True)))
-        if opts.get("llm_titles"):
-            out.append(PlannedCalls("score", panel=False, basis="LLM titles: 1 per report with "
-                                    "unresolved references (1 per 12,000-character chunk when "
-                                    "it lists none)"))
+        if opts.get("llm_titles") and generated is None:     # a re-score: `judged_items`
+            out.append(planned_item_calls(self.titles_item(), samples, None))
         if statements:
             votes = int(opts.get("samples") or 3)
             out += [PlannedCalls("score", panel=False, basis="extraction: 2 per 16,384-character "

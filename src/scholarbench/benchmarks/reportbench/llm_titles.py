@@ -160,8 +160,12 @@ class LLMTitleExtractor:
         title, text = page_text(result.text(), result.content_type)
         return f"page title: {one_line(title, 200)}; page text: {one_line(text, 400)}"
 
-    def describe(self, ref: Reference, lines: Sequence[str]) -> str:
+    def describe(self, ref: Reference, lines: Sequence[str], *, pages: bool | None = None
+                 ) -> str:
+        """What the report says of one work (`pages`: with its cited page's hint, fetched;
+        default: when the user enabled the network)."""
         cut = self.context_chars
+        pages = self.allow_network if pages is None else pages
         parts = []
         for m in ref.mentions[:3]:
             parts.append(f"{m.kind}: {one_line(m.text, cut)}")
@@ -169,7 +173,7 @@ class LLMTitleExtractor:
                 parts.append(f"cited in: {one_line(lines[m.line - 1], cut)}")
         if ref.ids:
             parts.append("ids: " + ", ".join(ref.ids[:3]))
-        if ref.urls and self.allow_network:
+        if ref.urls and pages:
             parts.append(self._page_hint(ref.urls[0]))
         return "; ".join(parts)
 
@@ -202,44 +206,66 @@ class LLMTitleExtractor:
             return None
         return outcome.value
 
-    def _unresolved(self, report: str, unresolved: Sequence[Reference],
-                    record: dict[str, Any]) -> list[ExtractedTitle]:
+    # -- the prompts, and what a reply gives (also the engine's `title_item`) --
+    def unresolved_prompt(self, report: str, unresolved: Sequence[Reference], *,
+                          network: bool | None = None) -> str:
+        """The prompt about the unresolved works (`network`: fetch the cited pages' hints;
+        default: when the user enabled the network)."""
         lines = report.split("\n")
-        listing = "\n".join(f"{i}. {quote(self.describe(ref, lines))}"
+        listing = "\n".join(f"{i}. {quote(self.describe(ref, lines, pages=network))}"
                             for i, ref in enumerate(unresolved, start=1))
         body = report[:self.report_chars] + ("\n[… report cut]" if len(report) >
                                               self.report_chars else "")
-        content = load_prompt(UNRESOLVED_PROMPT).fill(references=listing, report=quote(body))
-        reply = self._ask(content, record, validate=parse_titles, schema=TITLES_SCHEMA,
-                          name="titles")
+        return load_prompt(UNRESOLVED_PROMPT).fill(references=listing, report=quote(body))
+
+    def report_prompts(self, report: str) -> list[str]:
+        """One prompt per chunk of a report whose references the parser did not find."""
+        return [load_prompt(REPORT_PROMPT).fill(response=quote(chunk))
+                for chunk in split_report(report, self.chunk_chars)]
+
+    def _unresolved(self, report: str, unresolved: Sequence[Reference],
+                    record: dict[str, Any]) -> list[ExtractedTitle]:
+        reply = self._ask(self.unresolved_prompt(report, unresolved), record,
+                          validate=parse_titles, schema=TITLES_SCHEMA, name="titles")
         if reply is None:
             return []
-        pairs, dropped = reply
-        out = []
-        for n, title in pairs:
-            if 1 <= n <= len(unresolved):
-                out.append(ExtractedTitle(title, n - 1))
-                record["titles"].append({"ref": n - 1, "title": title})
-            else:
-                dropped += 1
-        record["dropped"] += dropped
-        return out
+        return keep_numbered(reply, len(unresolved), record)
 
     def _whole_report(self, report: str, record: dict[str, Any]) -> list[ExtractedTitle]:
         out: list[ExtractedTitle] = []
         seen: set[str] = set()
-        for chunk in split_report(report, self.chunk_chars):
-            content = load_prompt(REPORT_PROMPT).fill(response=quote(chunk))
+        for content in self.report_prompts(report):
             reply = self._ask(content, record, validate=parse_papers, schema=PAPERS_SCHEMA,
                               name="papers")
-            if reply is None:
-                continue
-            titles, not_academic, dropped = reply
-            record["not_academic"] += not_academic
-            record["dropped"] += dropped
-            for title in titles:
-                if title.lower() not in seen:
-                    seen.add(title.lower())
-                    out.append(ExtractedTitle(title, None))
-                    record["titles"].append({"ref": None, "title": title})
+            if reply is not None:
+                keep_papers(reply, record, seen, out)
         return out
+
+
+def keep_numbered(reply: tuple[list[tuple[int, str]], int], n: int, record: dict[str, Any]
+                  ) -> list[ExtractedTitle]:
+    """The titles of a reply about `n` numbered works (numbers outside 1..n dropped), into
+    `record` (its `titles`, `dropped`)."""
+    pairs, dropped = reply
+    out = []
+    for number, title in pairs:
+        if 1 <= number <= n:
+            out.append(ExtractedTitle(title, number - 1))
+            record["titles"].append({"ref": number - 1, "title": title})
+        else:
+            dropped += 1
+    record["dropped"] += dropped
+    return out
+
+
+def keep_papers(reply: tuple[list[str], int, int], record: dict[str, Any], seen: set[str],
+                out: list[ExtractedTitle]) -> None:
+    """The academic papers of one chunk's reply, each title once per report (`seen`)."""
+    titles, not_academic, dropped = reply
+    record["not_academic"] += not_academic
+    record["dropped"] += dropped
+    for title in titles:
+        if title.lower() not in seen:
+            seen.add(title.lower())
+            out.append(ExtractedTitle(title, None))
+            record["titles"].append({"ref": None, "title": title})

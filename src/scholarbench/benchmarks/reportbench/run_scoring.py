@@ -1,7 +1,9 @@
 """`ReportBench.prepare_scoring`: the scorer of one run, built from the run's options and
 models, and the judged steps of every answer (LLM titles, statements) run once before any row.
 
-Which judge scores (`ReportBench.scoring_judge`):
+The LLM titles are the engine's judged item `titles` (`title_item`; the panel's first judge,
+asked by the engine's judge stage before this, in a run or `score RUN_DIR --with-judge`; a
+plain re-score reads the verdicts on file). The statements' judge (`ReportBench.scoring_judge`):
 - in a run (`run reportbench`), the judge role bound before the run started, when
   `--statements` or `--llm-titles` is on;
 - `score RUN_DIR --with-judge`: the judge role (--judge, else the configured default);
@@ -27,6 +29,8 @@ from scholarbench.core.usage import add_stage_usage, usage_snapshot
 from scholarbench.benchmarks.reportbench.construct_stage import PROMPTS
 from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
 from scholarbench.benchmarks.reportbench.llm_titles import LLMTitleExtractor
+from scholarbench.benchmarks.reportbench.title_item import NAME as TITLES_ITEM, EngineTitles
+from scholarbench.core.judge_stage import recorded
 from scholarbench.benchmarks.reportbench.sources import CorpusEvidence, NoEvidence, SourceLookup
 from scholarbench.benchmarks.reportbench.statement_panel import StatementPanel
 from scholarbench.benchmarks.reportbench.statement_prompts import PROMPT_SETS
@@ -52,7 +56,7 @@ def panel_of(models: Any, judge: Any) -> tuple[list[Any], int]:
 
 
 def make_scorer(bench: Any, samples: Sequence[Any], ctx: Any, judge: Any, corpus: Any,
-                gt_dir: str) -> Scorer:
+                gt_dir: str, generated: dict[str, dict[str, Any]] | None = None) -> Scorer:
     """The run's `Scorer`: its ground truth, corpus, and the recorded title extractor and
     statement judge (with `judge`, else replaying the identities the manifest recorded)."""
     opts, manifest, run = bench.options, ctx.manifest, ctx.run_dir
@@ -61,12 +65,7 @@ def make_scorer(bench: Any, samples: Sequence[Any], ctx: Any, judge: Any, corpus
     llm_titles = bool(opts.get("llm_titles"))
     titles = None
     if llm_titles:
-        inner = None
-        identity = manifest.get("title_extractor")
-        if judge is not None:
-            inner = LLMTitleExtractor(judge, allow_network=allow_network)
-            identity = inner.identity()
-        titles = RecordedTitles(inner, run, identity, corpus_sha)
+        titles = engine_titles(bench, samples, generated or {}, ctx, corpus_sha)
     stmt = None
     if statements_on(opts):
         stmt_judge = None
@@ -83,6 +82,19 @@ def make_scorer(bench: Any, samples: Sequence[Any], ctx: Any, judge: Any, corpus
                   statements=stmt)
 
 
+def engine_titles(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
+                  ctx: Any, corpus_sha: str | None) -> Any:
+    """The LLM titles hook: over the verdicts the engine's judge stage gave now, else those on
+    file of the judge the manifest names (a plain re-score); a run made before the titles were
+    an engine item replays its titles.jsonl (`RecordedTitles`, nothing asked)."""
+    verdicts = ctx.verdicts.get(TITLES_ITEM)
+    if verdicts is None:
+        verdicts = recorded(ctx.run_dir, bench.titles_item(), samples, generated)
+    if verdicts is None and ctx.manifest.get("title_extractor") is not None:
+        return RecordedTitles(None, ctx.run_dir, ctx.manifest["title_extractor"], corpus_sha)
+    return EngineTitles(verdicts, LLMTitleExtractor(None).chunk_chars)
+
+
 def prepare_scoring(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
                     ctx: Any, judge: Any, corpus: Any, gt_dir: str) -> None:
     """Into `ctx.shared`: the scorer (`SCORER`) and every answer's judged steps (`JUDGED`:
@@ -91,7 +103,7 @@ def prepare_scoring(bench: Any, samples: Sequence[Any], generated: dict[str, dic
     run = ctx.run_dir
     if ctx.manifest.get("mode") != "shipped":
         ctx.stage_records[PROMPTS] = run.stage(PROMPTS).records
-    scorer = make_scorer(bench, samples, ctx, judge, corpus, gt_dir)
+    scorer = make_scorer(bench, samples, ctx, judge, corpus, gt_dir, generated)
     stmt = scorer.statements
     votes = list(stmt.judge.voters[1:]) if stmt is not None and stmt.judge is not None else []
     clients = ([judge] + votes) if judge is not None else []
@@ -118,12 +130,10 @@ def record_judges(bench: Any, run: Any, judge: Any, scorer: Scorer, voted: bool)
     if bench.vote_judges and voted:
         models["vote_judges"] = [{**c.config.public(), "model_id": c.model_id}
                                  for c in bench.vote_judges]
-    stmt, titles = scorer.statements, scorer.titles
+    stmt = scorer.statements
     if stmt is not None and stmt.judge is not None:
         m["statements"] = stmt.judge.identity()
         record_panel(m, stmt.judge)
-    if titles is not None and titles.inner is not None:
-        m["title_extractor"] = titles.inner.identity()
     run.write_manifest(m)
 
 
