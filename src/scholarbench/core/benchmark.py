@@ -78,7 +78,6 @@ class Benchmark:
     order: ClassVar[int] = 100                        # position in `eval` and reports
     identity_extra: ClassVar[tuple[str, ...]] = ()    # manifest keys that must also agree to
                                                       # resume (besides engine.IDENTITY_KEYS)
-    progress: bool = True         # progress bars of every stage (the engine sets it: --quiet)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A benchmark that declares judged items scores with panels: the engine's judge
@@ -127,10 +126,12 @@ class Benchmark:
         benchmark that saved its task set in the run directory reads it from there)."""
         return self.load(manifest["mode"], manifest.get("limit"))
 
-    def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any]) -> None:
+    def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any], *,
+                    progress: bool = True) -> None:
         """Called with the lock held, after the manifest is written and before generating:
         write the task set into the run directory, run stages that come before the agent
-        (an oracle context, constructed prompts — see `engine.run_stage`)."""
+        (an oracle context, constructed prompts — see `engine.run_stage`); `progress`: their
+        progress bars (off with --quiet)."""
 
     def agent(self, name: str, params: dict[str, Any], subtask: str) -> Agent | None:
         """A built-in agent of this benchmark by name (registered with

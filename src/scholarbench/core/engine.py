@@ -135,7 +135,6 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
         raise ScholarbenchError("--limit must be >= 0")
     models = models or Models()
     bench.models = models
-    bench.progress = progress               # oracle, judge and scoring stages too (--quiet)
     limits = bench.output_limits            # a bad --max-output fails before anything runs
     bench.check(subtask)
     if bench.asks_judge(subtask):           # a judge that cannot run: before any stage
@@ -182,7 +181,7 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
                 manifest.setdefault("models", {})["agent"] = {
                     **agent_client.config.public(), "model_id": agent_client.model_id}
             run.write_manifest(manifest)
-            bench.prepare_run(run, loaded, manifest)
+            bench.prepare_run(run, loaded, manifest, progress=progress)
             new = generate(bench, run, loaded.samples, agent, ctx, progress, at_once, remote)
             judges = judge_basis(models, bench.asks_judge(subtask))
             kept = _kept(bench, run, earlier, judges) if new == 0 else None
@@ -263,7 +262,6 @@ def score_run(run_dir: Path, *, options: dict[str, Any] | None = None,
         bench = benchmark_class(str(manifest.get("benchmark")))(
             {**(manifest.get("options") or {}), **(options or {})})
     bench.models = models or Models()
-    bench.progress = progress
     if bench.asks_judge(str(manifest.get("mode")), rescore=True):
         check_judge_can_run(bench.models, bench.title or bench.name)
     with run.lock():

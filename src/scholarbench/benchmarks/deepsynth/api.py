@@ -87,7 +87,6 @@ def run_deepsynth(config: DeepSynthRunConfig, roles: Any) -> dict[str, Any]:
     if config.replay is not None and config.agent != "replay":
         raise ScholarbenchError("a replay file goes with agent 'replay'")
     bench = DeepSynthBenchmark(options_of(config))
-    bench.progress = config.progress
     outcome = run_benchmark(bench, SUBTASK, config.agent, Path(config.out),
                             params=dict(config.agent_params or {}),
                             models=_models(roles, _needs_agent(config)), limit=config.limit,

@@ -83,7 +83,6 @@ class DeepSynthBenchmark(Benchmark):
     id_key = "task_id"
     order = 30
     unresolved_effect = "kept as written in the report the judge reads"
-    progress = True
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         super().__init__(options)
@@ -338,7 +337,8 @@ class DeepSynthBenchmark(Benchmark):
             config["references"] = {"path": str(path.resolve()), "sha256": sha256_file(path)}
         return {"builder": builder, "client": client, "role": role, "config": config}
 
-    def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any]) -> None:
+    def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any], *,
+                    progress: bool = True) -> None:
         # deferred: pulls in pyarrow
         from scholarbench.corpus.build import corpus_info
         self._running = True
@@ -358,7 +358,7 @@ class DeepSynthBenchmark(Benchmark):
             lists = read_reference_lists(references) if references else None
             records = oracle_stage(run, loaded.samples, self._oracle["builder"], self._corpus,
                                    lists, self._oracle["config"], client=self._oracle["client"],
-                                   role=self._oracle["role"], progress=self.progress)
+                                   role=self._oracle["role"], progress=progress)
             contexts = {sid: OracleContext.from_json(r) for sid, r in records.items()}
         writer = isinstance(self._agent, WriterAgent)
         for sample in loaded.samples:

@@ -243,7 +243,8 @@ class ReportBench(Benchmark):
                   + ("the first judge alone constructs prompts / extracts titles"
                      if needs_judge else "no judge is used"), file=sys.stderr)
 
-    def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any]) -> None:
+    def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any], *,
+                    progress: bool = True) -> None:
         manifest["corpus"] = self._data.get("corpus")
         if manifest["mode"] != SHIPPED:
             judge = self._judge
@@ -253,7 +254,7 @@ class ReportBench(Benchmark):
         if manifest["mode"] != SHIPPED:
             run_prompt_stage(run, loaded.samples, self._judge, self._corpus, manifest["mode"],
                              self.construct_text_chars, self._template,
-                             progress=self.progress)
+                             progress=progress)
 
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         return to_record(answer, sample.task.prompt, self._corpus,

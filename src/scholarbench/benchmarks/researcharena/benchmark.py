@@ -80,7 +80,6 @@ class ResearchArena(Benchmark):
         self.embedder: Any = objects.get("embedder")   # an Embedder, or a factory of one
         self.extractor: Any = objects.get("extractor")
         self.discover_data = True      # the command line looks in the data dir for inputs
-        self.progress = bool(objects.get("progress", True))
         self._corpus_optional = False  # set when the agent is `replay`
         self._corpus: Any = None
         self._corpus_dir: Any = None
@@ -232,7 +231,8 @@ class ResearchArena(Benchmark):
                               gold=task, unscorable=unscorable))
         return out
 
-    def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any]) -> None:
+    def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any], *,
+                    progress: bool = True) -> None:
         write_tasks(run.file(TASKS_FILE), self._tasks)
         manifest["corpus"] = corpus_info(self._corpus_dir)
         manifest["scoring"] = provider_versions()

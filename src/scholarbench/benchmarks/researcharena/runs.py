@@ -57,7 +57,6 @@ def run(config: ArenaRunConfig, embedder: Any = None) -> dict[str, Any]:
     """Run (or resume) generate → score → aggregate; returns the summary."""
     bench = ResearchArena({**config.options(), "embedder": embedder})
     bench.discover_data = False
-    bench.progress = config.progress
     outcome = run_benchmark(bench, config.task, config.agent, Path(config.out),
                             params=dict(config.agent_params or {}), models=_models(config.llm),
                             limit=config.limit, name=config.run_name, progress=config.progress)

@@ -277,7 +277,8 @@ class SciNet(Benchmark):
             manifest.get("tasks_source") or str(run.file(TASKS))
         return self._loaded(tasks)
 
-    def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any]) -> None:
+    def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any], *,
+                    progress: bool = True) -> None:
         if manifest.get("mode") == "review":
             write_review_tasks(self._tasks, run.file(TASKS))
         else:

@@ -160,7 +160,8 @@ class TaxoBench(Benchmark):
         return Loaded([self._sample(t, subtask) for t in selected],
                       {"path": str(gold.resolve()), "sha256": sha256_file(gold)}, extra)
 
-    def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any]) -> None:
+    def prepare_run(self, run: Any, loaded: Loaded, manifest: dict[str, Any], *,
+                    progress: bool = True) -> None:
         """Record the corpus the agent's context was given (known once the agent is)."""
         # deferred: pulls in pyarrow
         from scholarbench.corpus.build import corpus_info
