@@ -48,6 +48,7 @@ from scholarbench.core.solving import add_tool_counts, solve_with_tools
 from scholarbench.core.writing import SampleWriter, write_record
 from scholarbench.core.status import reason_of, sample_status
 from scholarbench.core.summarise import summarise
+from scholarbench.core.cost import cost_line
 from scholarbench.core.usage import (  # noqa: F401  (add_stage_usage re-exported)
     add_stage_usage, add_usage_delta, judge_usage_lines, model_identity, usage_snapshot)
 from scholarbench.errors import IncompleteRun, ScholarbenchError
@@ -408,4 +409,6 @@ def format_outcome(bench: Benchmark, outcome: RunOutcome) -> str:
     for line in judge_usage_lines(run.read_manifest() if run.manifest_path.exists() else {},
                                   outcome.usage_before):
         text += f"\n  judge usage: {line}"       # every judge, per stage (core.usage)
+    if cost := outcome.summary.get("cost"):
+        text += f"\n  cost: {cost_line(cost)}"   # docs/cost.md
     return neutralise(text)      # names and reasons are untrusted: no escape sequence, no bidi

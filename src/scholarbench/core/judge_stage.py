@@ -30,6 +30,7 @@ from scholarbench.core.usage import usage_snapshot, add_stage_usage
 from scholarbench.core.writing import write_record
 from scholarbench.llm.config import LOCAL
 from scholarbench.llm.structured import JsonOutcome, ask_json
+from scholarbench.llm.usage import sample_scope
 from scholarbench.metrics.judge_panel import client_of, mean_defined, repeat_seed, seed_of
 
 
@@ -159,6 +160,13 @@ class Verdicts:
         return mean_defined(defined), len(defined)
 
 
+def request_usage(used: Any) -> dict[str, Any]:
+    """One request's calls, tokens and cost (None: its model has no price; docs/cost.md)."""
+    counts = used.as_dict()
+    return {k: counts[k] for k in ("calls", "cache_hits", "prompt_tokens", "completion_tokens",
+                                   "cost_usd")}
+
+
 def record_judges(run: RunDir, item: JudgedItem, judges: Sequence[JudgeIdentity],
                   planned: Sequence[PlannedRequest]) -> None:
     """The manifest's `judged.<item>`: the prompt version and every judge of this scoring
@@ -201,13 +209,14 @@ def judge_stage(run: RunDir, item: JudgedItem, samples: Sequence[Any],
     def ask(p: PlannedRequest) -> dict[str, Any]:
         client = by_fp[p.judge.fingerprint]
         seed = repeat_seed(client, p.repeat)
-        outcome = (item.ask(client, p.request, seed) if item.ask is not None
-                   else ask_json(client, list(p.request.messages), validate=item.validate,
-                                 schema=item.schema, name=item.name, seed=seed))
+        with sample_scope() as used:            # this request's tokens and cost
+            outcome = (item.ask(client, p.request, seed) if item.ask is not None
+                       else ask_json(client, list(p.request.messages), validate=item.validate,
+                                     schema=item.schema, name=item.name, seed=seed))
         record: dict[str, Any] = {"key": p.key, id_key: p.sample, "subject": p.request.subject,
                                   "judge": p.judge.label, "fingerprint": p.judge.fingerprint,
                                   "repeat": p.repeat, "prompt": item.prompt_version,
-                                  "attempts": outcome.attempts}
+                                  "attempts": outcome.attempts, "usage": request_usage(used)}
         if outcome.ok:
             record.update(status="ok", verdict=outcome.value)
         elif str(outcome.unscored).startswith("call failed"):

@@ -80,7 +80,8 @@ def solve_one(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentContext,
     if used.calls or used.cache_hits or used.failures:
         record["usage"] = {k: v for k, v in used.as_dict().items()
                            if k in ("calls", "cache_hits", "failures", "prompt_tokens",
-                                    "completion_tokens")}
+                                    "completion_tokens")
+                           or (k == "cost_usd" and v is not None)}     # docs/cost.md
     return record
 
 

@@ -35,6 +35,7 @@ from typing import Any
 from scholarbench.core.agent import import_object
 from scholarbench.core.args import agent_params, ray_options, run_params, slug
 from scholarbench.core.benchmark import Benchmark
+from scholarbench.core.cost import cost_line
 from scholarbench.core.concurrency import check_max_samples
 from scholarbench.core.dry_run import dry_run_suite
 from scholarbench.core.engine import (EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, Models,
@@ -310,6 +311,8 @@ def run_entry(bench: Benchmark, subtask: str, run_dir: Path,
                  headline={k: metrics[k]["mean"] for k in headline if k in metrics},
                  headline_ci95={k: metrics[k].get("ci95") for k in headline if k in metrics})
     entry["headline_shown"] = headline_cells(bench, subtask, entry)
+    if summary.get("cost"):                     # docs/cost.md
+        entry["cost"] = summary["cost"]
     if summary.get("without_flagged"):
         entry["without_flagged"] = summary["without_flagged"]
     if summary.get("without_leaked"):           # docs/leakage.md
@@ -384,6 +387,8 @@ def format_table(entries: list[dict[str, Any]]) -> str:
             lines.append(f"{'':<30}tasks: {e['tasks']}")
         if why:
             lines.append(f"{'':<30}{terminal(why)}")     # reasons are the agent's own text
+        if e.get("cost"):
+            lines.append(f"{'':<30}cost: {cost_line(e['cost'])}")
     lines.append("columns: " + ", ".join(f"{_SHORT[c]} = {LABELS.get(c, c)}" for c in COLUMNS
                                          if _SHORT[c] != c)
                  + "; headline: mean ±half its 95% bootstrap interval, as the report prints it "

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 
 from scholarbench.core import refs
 from scholarbench.core.benchmark import Benchmark
+from scholarbench.core.cost import run_cost
 from scholarbench.core.judging import FAILURES_KEY, failed_calls
 from scholarbench.core.measure import CI_METHOD, Measure, interval
 from scholarbench.core.records import Summary
@@ -55,6 +56,8 @@ def summarise(bench: Benchmark, rows: Sequence[dict[str, Any]], manifest: dict[s
     summary["n_suspected_leak"] = count_leaked(rows)     # docs/leakage.md
     if (unleaked := without_leaked(metrics_of, rows, summary)) is not None:
         summary["without_leaked"] = unleaked
+    if (cost := run_cost(manifest, len(rows))) is not None:     # docs/cost.md
+        summary["cost"] = cost
     summary["summary_version"] = SUMMARY_VERSION
     return summary
 

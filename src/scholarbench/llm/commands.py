@@ -9,6 +9,7 @@ from typing import Any
 
 from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.config import read_panel, resolve_role
+from scholarbench.llm.prices import FLAG_KEY, parse_price_flags
 from scholarbench.llm.roles import bind_roles
 
 
@@ -38,6 +39,10 @@ def add_model_flags(parser: argparse.ArgumentParser, *, agent: bool = True,
                            help="ask each judge K times (seeds seed, seed+1, …) and report "
                            "the spread (default 1; every judged measure: TaxoBench, DeepSynth-Eval, "
                            "ReportBench, SciNet)")
+    group.add_argument("--price", action="append", metavar="MODEL=IN/OUT",
+                       help="a model's price in dollars per million input/output tokens "
+                       "(repeatable; or the config file's [prices] table): cost per sample, "
+                       "stage and run (docs/cost.md)")
     group.add_argument("--llm-config", help="TOML file with [agent]/[judge] tables "
                        "(default: $SCHOLARBENCH_CONFIG, then ./scholarbench.toml)")
     group.add_argument("--no-llm-cache", action="store_true",
@@ -46,7 +51,13 @@ def add_model_flags(parser: argparse.ArgumentParser, *, agent: bool = True,
 
 def agent_flags(args: argparse.Namespace) -> dict[str, Any]:
     return {"model": getattr(args, "model", None), "base_url": getattr(args, "base_url", None),
-            "api_key_env": getattr(args, "api_key_env", None)}
+            "api_key_env": getattr(args, "api_key_env", None), **price_flags(args)}
+
+
+def price_flags(args: argparse.Namespace) -> dict[str, Any]:
+    """`--price` as a role's flags carry it (`llm.prices.FLAG_KEY`; none given: nothing)."""
+    prices = parse_price_flags(getattr(args, "price", None))
+    return {FLAG_KEY: {m: list(p) for m, p in prices.items()}} if prices else {}
 
 
 JUDGE_FLAGS = (("model", "judge"), ("base_url", "judge_base_url"),
@@ -63,7 +74,8 @@ def judge_panel_flags(args: argparse.Namespace) -> list[dict[str, Any]]:
         if any(given.values()):
             raise ScholarbenchError("--judge-panel names a panel of the config file; give it "
                                     "or --judge flags, not both")
-        return read_panel(name, getattr(args, "llm_config", None))[0]
+        return [{**j, **price_flags(args)}
+                for j in read_panel(name, getattr(args, "llm_config", None))[0]]
     n = max(1, len(given["model"]))
     if len(given["api_key_env"]) == 1:        # one provider's key for the whole panel
         given["api_key_env"] = given["api_key_env"] * n
@@ -74,8 +86,8 @@ def judge_panel_flags(args: argparse.Namespace) -> list[dict[str, Any]]:
             raise ScholarbenchError(f"{flag} given {len(given[key])} times for {n} judge(s) "
                                     f"(--judge): give it once per --judge{also}, or not at "
                                     "all")
-    return [{key: (given[key][i] if given[key] else None) for key, _ in JUDGE_FLAGS}
-            for i in range(n)]
+    return [{**{key: (given[key][i] if given[key] else None) for key, _ in JUDGE_FLAGS},
+             **price_flags(args)} for i in range(n)]
 
 
 def _as_list(value: Any) -> list[Any]:

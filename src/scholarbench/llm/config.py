@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.llm.prices import FLAG_KEY, apply_prices, read_price_table
 from scholarbench.hosts import is_loopback_url
 from scholarbench.llm.secrets import redact_url, remember, remember_url
 
@@ -245,9 +246,11 @@ def resolve_role(role: str, flags: Mapping[str, Any] | None = None, *,
         raise ValueError(role)
     environ = os.environ if environ is None else environ
     path = config_path(config_file, environ)
+    flags = dict(flags or {})
+    flag_prices = flags.pop(FLAG_KEY, None)       # `--price MODEL=IN/OUT` (llm.prices)
     layers = [("file", read_config_file(path)[role] if path else {}),
               ("env", _from_env(role, environ)),
-              ("flag", {k: _coerce(k, v, f"--{k}") for k, v in (flags or {}).items() if v is not None})]
+              ("flag", {k: _coerce(k, v, f"--{k}") for k, v in flags.items() if v is not None})]
     config = ModelConfig(role=role, source={})
     source: dict[str, str] = {}
     for name, values in layers:
@@ -261,4 +264,4 @@ def resolve_role(role: str, flags: Mapping[str, Any] | None = None, *,
     if config.base_url and config.model == LOCAL:
         raise ScholarbenchError(f"{role}: a base_url was given ({redact_url(config.base_url)}) "
                                 "but no model name; pass --model/--judge NAME too")
-    return replace(config, source=source)
+    return apply_prices(replace(config, source=source), flag_prices, read_price_table(path))
