@@ -138,3 +138,40 @@ def test_the_eval_table_prints_each_runs_cost_under_its_row():
     assert lines[row + 1].strip() == ("cost: $0.0500 (agent —, judges $0.0500; $0.0125 per "
                                       "sample); 2 calls, 36 tokens")
     assert table.count("cost:") == 1                  # a run without model calls: no line
+
+
+def test_pareto_keeps_the_runs_no_other_run_beats_on_both_axes():
+    from types import SimpleNamespace
+    from scholarbench.report.cost import CostPoint, pareto
+
+    def point(name, x, score, higher=True):
+        return CostPoint(SimpleNamespace(name=name), "m", score, x, higher)
+    runs = [point("cheap-weak", 0.01, 0.30), point("mid", 0.02, 0.50),
+            point("dominated", 0.03, 0.45), point("tie-costlier", 0.02, 0.50),
+            point("best", 0.05, 0.70), point("no-cost", None, 0.99)]
+    assert [p.run.name for p in pareto(runs)] == ["cheap-weak", "mid", "tie-costlier", "best"]
+    lower = [point("a", 0.01, 0.30, False), point("b", 0.02, 0.20, False),
+             point("c", 0.03, 0.25, False)]          # lower is better: c is beaten by b
+    assert [p.run.name for p in pareto(lower)] == ["a", "b"]
+
+
+def test_the_report_plots_score_against_cost_with_the_pareto_front(judged_run, tmp_path,
+                                                                    capsys):
+    cheap, dear = tmp_path / "cheap", tmp_path / "dear"
+    assert judged_run(cheap, "--price", "fake-judge=100/200") == 0
+    assert judged_run(dear, "--price", "fake-judge=1000/2000") == 0     # same scores
+    capsys.readouterr()
+    html = tmp_path / "r.html"
+    assert main(["report", str(cheap), str(dear), "--html", str(html)]) == 0
+    page = html.read_text()
+    assert 'data-chart="cost"' in page and 'data-front="yes"' in page
+    assert page.count('data-front="no"') == 1           # the dearer run, no better score
+    out = tmp_path / "t.md"
+    assert main(["report", str(cheap), str(dear), "--format", "markdown", "--out",
+                 str(out)]) == 0
+    table = out.read_text()
+    assert "### Cost — taxobench bottom-up" in table
+    rows = {line.split("|")[1].strip(): line for line in table.splitlines()
+            if line.startswith("| cheap") or line.startswith("| dear")}
+    assert rows["cheap"].rstrip(" |").endswith("yes") and "$0.0013" in rows["cheap"]
+    assert rows["dear"].rstrip(" |").endswith("no") and "$0.0125" in rows["dear"]

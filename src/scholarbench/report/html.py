@@ -19,6 +19,7 @@ from scholarbench.leakage.marks import LEAK_CSS
 from scholarbench.leakage.unleaked import report_notes as leak_notes
 from scholarbench.llm.secrets import redact
 from scholarbench.report.htmlkit import FIND_SCRIPT, Page, e, table_html
+from scholarbench.report.cost import TITLE as COST_TITLE, cost_chart, cost_table, groups_of
 from scholarbench.report.judges import judge_groups
 from scholarbench.report.tables import TableGroup
 from scholarbench.report.sections.base import ReportRun, by_benchmark, load_report_runs
@@ -229,6 +230,19 @@ def _judges_html(runs: Sequence[ReportRun], page: Page) -> list[str]:
     return out + ["</section>"]
 
 
+def _cost_html(runs: Sequence[ReportRun], page: Page) -> list[str]:
+    """Per benchmark and sub-task with costs: score against cost per sample with the Pareto
+    front, and the table (`report.cost`)."""
+    groups = groups_of(runs)
+    if not groups:
+        return []
+    out = ['<section class="cost">', page.heading(2, COST_TITLE)]
+    for group in groups:
+        out.append(f'<div class="charts">{cost_chart(group)}</div>')
+        out.append(table_html(cost_table(group)))
+    return out + ["</section>"]
+
+
 def render_html_report(runs: Sequence[ReportRun], *, published: bool = True,
                        title: str = "scholarbench report", embedder: Any = None,
                        max_samples: int | None = None, tree_papers: bool = True,
@@ -255,6 +269,7 @@ def render_html_report(runs: Sequence[ReportRun], *, published: bool = True,
         body.append(section.html(section_runs, page))
         body.append("</section>")
     body.extend(_judges_html(runs, page))
+    body.extend(_cost_html(runs, page))
     body.append(page.heading(2, "Run metadata"))
     for section, section_runs in grouped:
         for r in section_runs:

@@ -28,11 +28,13 @@ def scatter(points: Sequence[Point], *, x_label: str, y_label: str, title: str =
             x_percent: bool = True, y_percent: bool = True, diagonal: bool = False,
             note: str = "", legend: Sequence[tuple[str, str, str]] = (),
             width: int = 420, height: int = 330, kind: str = "scatter",
-            clamp: tuple[float | None, float | None] = (None, None)) -> str:
+            clamp: tuple[float | None, float | None] = (None, None),
+            front: Sequence[tuple[float, float]] = ()) -> str:
     """A scatter plot; `diagonal` draws y = x (e.g. homogeneity = completeness) and gives both
     axes the same range; `clamp` keeps the padded axes inside the metrics' range. Per-sample
     dots (`small`) beyond `base.MAX_SAMPLE_MARKS` per colour are thinned to that many, spread
-    over their order along x, and the note says so."""
+    over their order along x, and the note says so. `front`: a line through these points in
+    order, drawn as steps under the points (a Pareto front)."""
     points, thinned = _thin_samples(points)
     if thinned:
         note = (note + "; " if note else "") + thinned
@@ -56,6 +58,11 @@ def scatter(points: Sequence[Point], *, x_label: str, y_label: str, title: str =
         parts.append(f'<line class="diagonal" x1="{frame.x(lo):.1f}" y1="{frame.y(lo):.1f}" '
                      f'x2="{frame.x(hi):.1f}" y2="{frame.y(hi):.1f}" stroke="#999" '
                      'stroke-dasharray="4 3"/>')
+    if len(front) > 1:
+        steps = [front[0]] + [q for a, b in zip(front, front[1:]) for q in ((b[0], a[1]), b)]
+        coords = " ".join(f"{frame.x(x):.1f},{frame.y(y):.1f}" for x, y in steps)
+        parts.append(f'<polyline class="front" points="{coords}" fill="none" stroke="#555" '
+                     'stroke-width="1.2" stroke-dasharray="5 3"/>')
     # samples, then published, then our means on top
     for p in sorted(points, key=lambda p: (not p.small, not p.published)):
         cx, cy = frame.x(p.x), frame.y(p.y)
