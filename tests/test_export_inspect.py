@@ -297,3 +297,29 @@ def test_the_trec_and_bibtex_export_keeps_its_command_line(tmp_path, capsys):
     assert normalise_argv(["export", "inspect", "runs/a", "--out", "d"])[1] == "inspect"
     assert main(["export", str(DATA / "runs-intervals" / "taxobench")]) == 2
     assert "--trec OUT and/or --bibtex OUT" in capsys.readouterr().err
+
+
+def test_the_agents_model_and_its_usage(runs, read_eval_log, tmp_path, capsys):
+    """A run whose agent was a chat model (its identity and usage as the engine records them
+    in the manifest): the log's model, its generate config and base URL, usage per model."""
+    run = tmp_path / "llm-agent"
+    shutil.copytree(runs["scinet"], run)
+    manifest = _json(run / "manifest.json")
+    manifest["agent_model"] = {"model_id": "qwen2.5-7b", "temperature": 0.2,
+                               "max_tokens": 800, "seed": 7}
+    manifest["models"] = {"agent": {"model_id": "qwen2.5-7b",
+                                    "base_url": "http://127.0.0.1:8000/v1"}}
+    manifest["usage"] = {"generate": {"agent": {"calls": 6, "prompt_tokens": 1200,
+                                                "completion_tokens": 300, "cost_usd": 0.5}}}
+    (run / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    [path] = export([run], tmp_path / "logs", capsys)
+    log = read_eval_log(str(path))
+    assert log.eval.model == "qwen2.5-7b"
+    assert log.eval.model_base_url == "http://127.0.0.1:8000/v1"
+    config = log.eval.model_generate_config
+    assert (config.temperature, config.max_tokens, config.seed) == (0.2, 800, 7)
+    usage = log.stats.model_usage["qwen2.5-7b"]
+    assert (usage.input_tokens, usage.output_tokens, usage.total_tokens, usage.total_cost) == \
+        (1200, 300, 1500, 0.5)
+    assert log.stats.role_usage["agent"] == usage
+    assert log.samples[0].output.model == "qwen2.5-7b"
