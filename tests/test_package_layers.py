@@ -24,8 +24,10 @@ FLOORS = {f"scholarbench.{name}" for name in (
     "registry", "errors", "failures", "files", "paths", "procs", "records", "lazy", "leakage",
     "references", "confine", "hosts")}
 # Above the benchmarks: the command line and the commands built on whole benchmarks (the demo,
-# `build` of a benchmark's tasks from one's own surveys, `judges` checking a benchmark's judge).
-ABOVE = {f"scholarbench.{name}" for name in ("cli", "__main__", "demo", "builder", "judges")}
+# `build` of a benchmark's tasks from one's own surveys, `judges` checking a benchmark's judge,
+# `export inspect` reading each benchmark's task files).
+ABOVE = {f"scholarbench.{name}" for name in ("cli", "__main__", "demo", "builder", "judges",
+                                            "export")}
 # The container of the benchmark packages: the registry imports it to find them (its
 # `__init__` imports nothing).
 CONTAINER = {BENCHMARKS}

@@ -157,7 +157,10 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.report.commands import add_compare_parser, add_report_arguments
     add_report_arguments(report)
-    add_compare_parser(sub)
+    export_forms = add_compare_parser(sub)
+    # deferred: loaded only by the path that needs it (a light CLI start)
+    from scholarbench.export.commands import add_inspect_parser
+    add_inspect_parser(export_forms)
 
     add_llm_parser(sub)
     add_tools_parser(sub, _open_benchmark)

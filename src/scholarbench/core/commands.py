@@ -25,6 +25,7 @@ from scholarbench.core.args import (  # noqa: F401  (re-exported)
     agent_params, ray_options, run_params, slug)
 
 RUN_DIR_TOKEN = "RUN_DIR"
+EXPORT_FORMS = ("inspect",)        # `export FORM …`; any other first word is `export RUN_DIR`
 DATA_HELP = "data directory (default: $SCHOLARBENCH_DATA, then the per-user data dir)"
 
 
@@ -157,10 +158,15 @@ def add_engine_parsers(sub: Any, wanted: Sequence[str] | None = None) -> None:
 
 
 def normalise_argv(argv: list[str]) -> list[str]:
-    """`score PATH …` → `score RUN_DIR PATH …` (a path is not a sub-command name)."""
+    """`score PATH …` → `score RUN_DIR PATH …` (a path is not a sub-command name); so is
+    `export …` → `export RUN_DIR …` unless it names an export form (`export inspect …`)."""
     if len(argv) >= 2 and argv[0] == "score" and not argv[1].startswith("-"):
         known = set(REGISTRY.names("benchmark")) | {RUN_DIR_TOKEN}
         if argv[1] not in known:
+            return [argv[0], RUN_DIR_TOKEN, *argv[1:]]
+    if argv[:1] == ["export"]:
+        first = argv[1] if len(argv) > 1 else ""
+        if first not in (*EXPORT_FORMS, RUN_DIR_TOKEN, "-h", "--help"):
             return [argv[0], RUN_DIR_TOKEN, *argv[1:]]
     return argv
 

@@ -27,6 +27,7 @@ from scholarbench.llm.secrets import redact
 from scholarbench.files import require_regular
 from scholarbench.report.formats import TABLE_FORMATS
 
+EXPORT_RUN_DIR = "RUN_DIR"        # `export RUN_DIR …`: the TREC / BibTeX form
 _SUFFIX_FORMAT = {".md": "markdown", ".markdown": "markdown", ".csv": "csv", ".tex": "latex",
                   ".txt": "terminal"}
 
@@ -194,8 +195,11 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_compare_parser(subparsers) -> None:
-    """Add the `compare` and `export` sub-commands to the CLI's sub-parsers."""
+def add_compare_parser(subparsers) -> argparse._SubParsersAction:
+    """Add the `compare` and `export` sub-commands to the CLI's sub-parsers; returns the
+    `export` command's own sub-parsers, where other export forms are added (`export inspect`,
+    `export.commands`). `export RUN_DIR …` is the form `RUN_DIR` (`core.commands.
+    normalise_argv` names it, as for `score RUN_DIR`)."""
     cmp = subparsers.add_parser(
         "compare", help="per-metric differences between two runs with paired bootstrap CIs "
         "and a paired permutation test, on the samples both share")
@@ -209,11 +213,16 @@ def add_compare_parser(subparsers) -> None:
     cmp.add_argument("--format", choices=["terminal", "markdown", "json"], default="terminal")
     cmp.set_defaults(func=cmd_compare)
 
-    exp = subparsers.add_parser(
-        "export", help="an agent's retrieved papers as a TREC run and/or BibTeX")
+    export = subparsers.add_parser(
+        "export", help="an agent's retrieved papers as a TREC run and/or BibTeX (export "
+        "RUN_DIR); runs as Inspect eval logs (export inspect RUN_DIR… --out DIR)")
+    forms = export.add_subparsers(dest="export_form", required=True, metavar="RUN_DIR|inspect")
+    exp = forms.add_parser(EXPORT_RUN_DIR, help="an agent's retrieved papers as a TREC run "
+                           "and/or BibTeX")
     exp.add_argument("run_dir", metavar="RUN_DIR")
     exp.add_argument("--trec", metavar="OUT", help="write a TREC run file")
     exp.add_argument("--qrels", metavar="OUT", help="with --trec: also write the qrels")
     exp.add_argument("--bibtex", metavar="OUT", help="write a BibTeX file")
     exp.add_argument("--sample", metavar="ID", help="BibTeX: only this sample's papers")
     exp.set_defaults(func=cmd_export)
+    return forms
