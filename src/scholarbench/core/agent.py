@@ -29,6 +29,7 @@ from typing import Any, Callable, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.llm.transcript import note
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,12 @@ class AgentContext:
     seed: int = 0
     params: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def note(self, kind: str, **data: Any) -> None:
+        """A step of the agent's own (a search it ran, a choice it made) into the sample's
+        transcript beside its chat calls (`llm.transcript`; shown in the report's
+        drill-down). Values that are not plain are kept as their text."""
+        note(kind, **data)
 
 
 @runtime_checkable

@@ -13,7 +13,9 @@ from scholarbench.core.benchmark import Benchmark, Sample
 from scholarbench.core.families import Malformed
 from scholarbench.core.limits import Oversized
 from scholarbench.core.rundir import RunDir
+from scholarbench.core.writing import TRANSCRIPT_KEY
 from scholarbench.llm.secrets import redact
+from scholarbench.llm.transcript import transcript_scope
 from scholarbench.llm.usage import sample_scope
 from scholarbench.procs import stop_requested
 
@@ -61,7 +63,7 @@ def solve_one(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentContext,
     start = time.perf_counter()
     record: dict[str, Any] = {bench.id_key: sample.id}
     failed_before = _failures(ctx.llm)
-    with sample_scope() as used:
+    with sample_scope() as used, transcript_scope() as exchange:
         try:
             _solve_into(record, bench, agent, sample, ctx, used,
                         (lambda: _failures(ctx.llm) - failed_before) if exclusive else None)
@@ -77,6 +79,8 @@ def solve_one(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentContext,
             record.update(status="error",
                           error=redact(f"agent raised {type(exc).__name__}: {exc}")[:2000])
     record["seconds"] = round(time.perf_counter() - start, 4)
+    if exchange:                     # its chat calls: transcripts.jsonl (`core.writing`)
+        record[TRANSCRIPT_KEY] = exchange.as_record()
     if used.calls or used.cache_hits or used.failures:
         record["usage"] = {k: v for k, v in used.as_dict().items()
                            if k in ("calls", "cache_hits", "failures", "prompt_tokens",

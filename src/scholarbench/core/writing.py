@@ -14,6 +14,9 @@ from typing import Any
 
 from scholarbench.core.rundir import NotJSON, RunDir, plain_text, record_line
 
+TRANSCRIPTS = "transcripts.jsonl"   # each sample's chat calls (llm.transcript), one line
+TRANSCRIPT_KEY = "_transcript"      # a generate record's transcript until `SampleWriter` takes it
+
 
 def write_record(run: RunDir, name: str, record: dict[str, Any], id_key: str = "id"
                  ) -> str | None:
@@ -79,6 +82,10 @@ class SampleWriter:
         self.run, self.name, self.id_key, self.dropped = run, name, id_key, 0
 
     def write(self, sample_id: str, record: dict[str, Any], calls: list[Any] | None) -> None:
+        exchange = record.pop(TRANSCRIPT_KEY, None)
+        if exchange is not None:         # the sample's chat calls (llm.transcript)
+            write_record(self.run, TRANSCRIPTS, {self.id_key: sample_id, **exchange},
+                         self.id_key)
         if calls is not None:
             # deferred: loaded only by the path that needs it (a light CLI start)
             from scholarbench.tools.provider import TRAJECTORIES

@@ -29,6 +29,7 @@ from scholarbench.llm.config import ModelConfig
 from scholarbench.llm.reply import BadReply, read_reply
 from scholarbench.llm.secrets import redact, redact_url, remember_url
 from scholarbench.llm.tokens import count_message_tokens, count_tokens
+from scholarbench.llm import transcript
 from scholarbench.llm.usage import Usage
 
 Messages = list[dict[str, Any]]
@@ -187,6 +188,21 @@ class ChatClient:
                              response_format=response_format)
         if tools:
             params.update(tools=tools, tool_choice=tool_choice)
+        if transcript.current() is None:        # no transcript open: nothing to keep
+            return self._complete(messages, params, tools)
+        start = time.perf_counter()
+        try:
+            reply = self._complete(messages, params, tools)
+        except LLMCallError as exc:
+            transcript.record_chat(self.config.model, messages, params,
+                                   seconds=time.perf_counter() - start, error=str(exc))
+            raise
+        transcript.record_chat(self.config.model, messages, params, reply,
+                               seconds=time.perf_counter() - start)
+        return reply
+
+    def _complete(self, messages: Messages, params: dict[str, Any],
+                  tools: list[dict] | None) -> ChatReply:
         key = cache_key(model_id=self.model_id, messages=messages, params=params)
         if self.cache is None:
             return self._complete_uncached(messages, params, tools, key)

@@ -144,6 +144,27 @@ class ReportRun:
                 out[str(line["id"])] = line
         return out
 
+    @cached_property
+    def transcripts(self) -> dict[str, dict[str, Any]]:
+        """transcripts.jsonl: sample id → its latest line (the agent's chat calls and own
+        steps, `llm.transcript`); {} for runs without."""
+        return {str(line[self.id_key]): line
+                for line in read_jsonl_tolerant(self.run_dir / "transcripts.jsonl")
+                if isinstance(line, dict) and self.id_key in line}
+
+    @cached_property
+    def judge_exchanges(self) -> dict[str, list[dict[str, Any]]]:
+        """Every judge.<item>.jsonl record that kept its exchange: sample id → the records
+        (item, judge, repeat, exchange), in file order."""
+        out: dict[str, list[dict[str, Any]]] = {}
+        for path in sorted(self.run_dir.glob("judge.*.jsonl")):
+            item = path.name[len("judge."):-len(".jsonl")]
+            for line in read_jsonl_tolerant(path):
+                if isinstance(line, dict) and isinstance(line.get("exchange"), dict):
+                    out.setdefault(str(line.get(self.id_key)), []).append({**line,
+                                                                           "item": item})
+        return out
+
     def sample_values(self, keys: Sequence[str]) -> dict[str, dict[str, float | None]]:
         """sample id → metric → value (None when undefined or unscorable)."""
         out: dict[str, dict[str, float | None]] = {}
