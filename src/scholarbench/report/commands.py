@@ -1,15 +1,9 @@
 """Command-line entry points of the report layer: `report`, `compare`, `export`.
 
-Wiring in cli.py (`build_parser`):
-
-    from scholarbench.report.commands import add_compare_parser, add_report_arguments
-    report = sub.add_parser("report", help="leaderboards, HTML report and table exports of "
-                            "finished runs")
-    add_report_arguments(report)      # run_dirs, --format, --no-published, --html, --out, ...
-    add_compare_parser(sub)           # `compare RUN_A RUN_B` and `export RUN_DIR`
-
-`add_report_arguments` also works on a parser that already has `run_dirs`, `--format` and
-`--no-published` (it widens --format's choices and adds the rest), and sets `func=cmd_report`.
+The command line (`cli.COMMANDS`) adds each with its own function: `add_report_parser`,
+`add_compare_parser`, `add_export_parser`. `add_report_arguments` adds the report options to
+any parser, also one that already has `run_dirs`, `--format` and `--no-published` (it widens
+--format's choices and adds the rest), and sets `func=cmd_report`.
 Errors are ScholarbenchError / DataError, which `cli.main` prints as `error: ...` with exit 2.
 What `report` writes goes through `llm.secrets.redact(prose=True)` (runs recorded before URLs were
 redacted, a key echoed into an answer).
@@ -29,6 +23,15 @@ from scholarbench.report.formats import TABLE_FORMATS
 
 _SUFFIX_FORMAT = {".md": "markdown", ".markdown": "markdown", ".csv": "csv", ".tex": "latex",
                   ".txt": "terminal"}
+
+
+def add_report_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """`report RUN_DIR …`: the leaderboards, HTML report and table exports of finished runs."""
+    report = sub.add_parser("report", help="leaderboard of finished runs beside the paper's rows")
+    report.add_argument("run_dirs", nargs="+")
+    report.add_argument("--format", choices=["terminal", "markdown", "csv"], default="terminal")
+    report.add_argument("--no-published", action="store_true", help="leave out the paper's rows")
+    return add_report_arguments(report)
 
 
 def add_report_arguments(report_parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -195,7 +198,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def add_compare_parser(subparsers) -> None:
-    """Add the `compare` and `export` sub-commands to the CLI's sub-parsers."""
+    """Add the `compare` sub-command to the CLI's sub-parsers."""
     cmp = subparsers.add_parser(
         "compare", help="per-metric differences between two runs with paired bootstrap CIs "
         "and a paired permutation test, on the samples both share")
@@ -209,6 +212,9 @@ def add_compare_parser(subparsers) -> None:
     cmp.add_argument("--format", choices=["terminal", "markdown", "json"], default="terminal")
     cmp.set_defaults(func=cmd_compare)
 
+
+def add_export_parser(subparsers) -> None:
+    """Add the `export` sub-command to the CLI's sub-parsers."""
     exp = subparsers.add_parser(
         "export", help="an agent's retrieved papers as a TREC run and/or BibTeX")
     exp.add_argument("run_dir", metavar="RUN_DIR")
