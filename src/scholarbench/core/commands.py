@@ -7,11 +7,15 @@ here once. `score RUN_DIR` re-scores any run directory.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from scholarbench.core.concurrency import check_max_samples
+from scholarbench.core.dry_run import dry_run, dry_run_rescore
+from scholarbench.core.suite import run_suite
+from scholarbench.embed.threads import check_setting
 from scholarbench.errors import ScholarbenchError
 from scholarbench.paths import DATA_HELP
 from scholarbench.llm.commands import (add_model_flags, judge_panel_flags, judge_samples,
@@ -192,9 +196,6 @@ def check_usage(args: argparse.Namespace) -> None:
     """Usage errors found before any run starts (models bind later, when first needed, and a
     failure there would be a sample's): endpoint URLs given as flags or in the environment,
     the torch thread count."""
-    # deferred: loaded only by the path that needs it (a light CLI start)
-    import os
-    from scholarbench.embed.threads import check_setting
     for dest in ("base_url", "judge_base_url"):
         urls = getattr(args, dest, None)
         for url in (urls if isinstance(urls, list) else [urls] if urls is not None else []):
@@ -258,8 +259,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_max_samples(args.max_samples)
     bench = args.bench_cls(_options(args))
     if args.dry_run:
-        # deferred: loaded only by the path that needs it (a light CLI start)
-        from scholarbench.core.dry_run import dry_run
         check_usage(args)
         return dry_run(args, bench, args.subtask)
     label = args.agent + ("-tools" if args.tools else "")
@@ -283,8 +282,6 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     check_panel(args, bench)
     options = {"with_judge": bool(args.with_judge)}     # a judge is per scoring, not per run
     if args.dry_run:
-        # deferred: loaded only by the path that needs it (a light CLI start)
-        from scholarbench.core.dry_run import dry_run_rescore
         check_usage(args)
         return dry_run_rescore(args, run_dir, bench({**(manifest.get("options") or {}),
                                                      **options}))
@@ -309,8 +306,6 @@ def cmd_score_files(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    # deferred: loaded only by the path that needs it (a light CLI start)
-    from scholarbench.core.suite import run_suite
     judges, samples = panel_size(args)
     if judges > 1 or samples > 1:
         one = [b for b in engine_benchmarks() if single_judge(benchmark_class(b))]

@@ -93,10 +93,11 @@ def complete_runs(runs: list, include_incomplete: bool) -> list:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Tables to stdout (or --out), and/or the HTML report (--html)."""
-    # deferred: loaded only by the path that needs it (a light CLI start)
+    # deferred: pulls in pydantic, numpy and DuckDB (`report --help` loads none of them)
     from scholarbench.report.exports import leaderboard_text
     from scholarbench.report.sections import load_report_runs
     from scholarbench.report.suite import expand, overview_group
+    from scholarbench.report.tables import render_groups
     run_dirs, suites = expand([Path(p) for p in args.run_dirs])
     loaded = load_report_runs(run_dirs)
     overview = [overview_group(suite, loaded) for suite in suites]
@@ -126,7 +127,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         fmt = "terminal"
     tables_to_stdout = fmt is not None and not out
     if html:
-        # deferred: loaded only by the path that needs it (a light CLI start)
+        # deferred: the HTML report's own module, only with --html
         from scholarbench.report.html import render_html_report, side_page, write_side_files
         path = Path(html)
         title = getattr(args, "title", None) or "scholarbench report"
@@ -151,7 +152,6 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 0
     text = leaderboard_text(runs, fmt, published) if runs else ""
     if overview and fmt != "csv":          # CSV is one benchmark's table: no overview
-        from scholarbench.report.tables import render_groups
         text = render_groups(overview, fmt) + ("\n\n" + text if text else "")
     text = redact(text, prose=True)
     if out:
@@ -166,7 +166,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    # deferred: loaded only by the path that needs it (a light CLI start)
+    # deferred: pulls in pydantic and numpy (the runs' records)
     from scholarbench.report.compare import compare_runs, format_comparison
     result = compare_runs(Path(args.run_a), Path(args.run_b), n_boot=args.n_boot,
                           seed=args.seed, metrics=args.metrics or None)
@@ -178,7 +178,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    # deferred: loaded only by the path that needs it (a light CLI start)
+    # deferred: pulls in DuckDB, pyarrow, pydantic and numpy
     from scholarbench.report.exports import export_bibtex, export_trec
     if not (args.trec or args.bibtex):
         raise ScholarbenchError("export needs --trec OUT and/or --bibtex OUT")
