@@ -91,31 +91,79 @@ TOOLS_SERVE_ARGVS = [
     ["tools", "serve", "--session", "s.json"],
     ["tools", "serve"],
 ]
+ONE_COMMAND_ARGVS = TOOLS_SERVE_ARGVS + [
+    ["tools", "list"], ["data", "--data", "d", "import", "taxobench", "p"], ["data", "list"],
+    ["corpus", "resolve", "a", "--file", "f"], ["corpus", "dense", "--fields", "title"],
+    ["demo", "--limit", "2"], ["run", "taxobench", "--mode", "bottom-up", "--agent", "x"],
+    ["score", "runs/x", "--with-judge", "--judge", "j"], ["score", "taxobench", "--data", "d"],
+    ["eval", "--agent", "x", "--benchmarks", "scinet"], ["aggregate", "r", "--check"],
+    ["report", "a", "b", "--format", "csv"], ["compare", "a", "b", "--metric", "m"],
+    ["export", "a", "--trec", "t"], ["llm", "config", "--judge", "x"],
+    ["judge-check", "r", "--limit", "2"], ["judge", "validate", "--limit", "3"],
+    ["graph", "path", "--edges", "e", "--papers", "p", "--from", "a", "--to", "b"],
+    ["build", "s", "--benchmarks", "taxobench", "--out", "o"], ["list", "agent"],
+    ["--debug", "list", "measure"],
+]
 
 
-def test_tools_serve_parses_alike_with_its_own_parser():
-    """`tools serve` (started by an MCP client that waits for it) is parsed by a parser of the
-    tools command alone, to the same arguments as the full parser."""
-    from scholarbench.cli import build_parser, tools_serve_parser
-    for argv in TOOLS_SERVE_ARGVS:
-        assert vars(tools_serve_parser().parse_args(argv)) == vars(build_parser().parse_args(argv))
+def test_a_command_parses_alike_with_only_its_own_parser():
+    """The parser built for an argv has only the command argv reaches (`cli.COMMANDS`); it
+    parses argv to the same arguments as the parser of every command."""
+    from scholarbench.cli import build_parser, normalised
+    full = build_parser()
+    for argv in ONE_COMMAND_ARGVS:
+        argv = normalised(argv)
+        assert vars(build_parser(argv).parse_args(argv)) == vars(full.parse_args(argv)), argv
 
 
-def test_tools_serve_does_not_build_the_other_commands_parsers(monkeypatch, capsys):
+def test_every_command_is_listed_with_the_help_line_of_its_parser():
+    """`--help` lists every command from the table alone, in the same words as the parser of
+    every command; each table entry adds its own command, and only it."""
+    import argparse
+    from scholarbench.cli import COMMANDS, build_parser
+    full, light = build_parser(), build_parser(["--help"])
+    assert light.format_help() == full.format_help()
+    for argv in (["tools", "serve"], ["llm"], ["nope"], ["-h", "llm"]):  # an error's usage line
+        assert build_parser(argv).format_usage() == full.format_usage()
+    sub = next(a for a in full._actions if isinstance(a, argparse._SubParsersAction))
+    assert list(sub.choices) == list(COMMANDS)
+    assert {a.dest: a.help for a in sub._choices_actions} == \
+        {name: command.help for name, command in COMMANDS.items()}
+
+
+def test_a_command_builds_only_its_own_parser(monkeypatch, capsys):
     import scholarbench.cli as cli
-
-    def full_parser():
-        raise AssertionError("tools serve built every command's parser")
-    monkeypatch.setattr(cli, "build_parser", full_parser)
+    resolved = []
+    real = cli._resolve
+    monkeypatch.setattr(cli, "_resolve", lambda target: resolved.append(target) or real(target))
     assert cli.main(["tools", "serve"]) == 2
     assert "tools serve needs --benchmark" in capsys.readouterr().err
-    code = ("import sys; from scholarbench.cli import tools_serve_parser; "
-            "tools_serve_parser().parse_args(['tools', 'serve', '--session', 'x']); "
+    assert resolved == [cli.COMMANDS["tools"].parser]
+    resolved.clear()
+    assert cli.main(["score", "no/such/run"]) == 2
+    assert resolved == [cli.COMMANDS["score"].normalise, cli.COMMANDS["score"].parser]
+    resolved.clear()
+    with pytest.raises(SystemExit):
+        cli.build_parser(["--help"]).parse_args(["--help"])
+    assert resolved == []
+
+
+def test_help_and_tools_serve_import_no_other_command():
+    """`--help` imports no command's module (nothing beyond `scholarbench.cli` itself); `tools
+    serve` only the tools' commands, which the command line imports anyway."""
+    code = ("import sys, io, contextlib\nfrom scholarbench.cli import build_parser\n"
+            "before = set(sys.modules)\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    try: build_parser(['--help']).parse_args(['--help'])\n"
+            "    except SystemExit: pass\n"
+            "print(sorted(set(sys.modules) - before))\n"
+            "argv = ['tools', 'serve', '--session', 'x']\n"
+            "build_parser(argv).parse_args(argv)\n"
             "print([m for m in ('scholarbench.core.engine', 'scholarbench.report', "
             "'scholarbench.graph.build', 'bm25s') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
-    assert out.strip() == "[]"
+                         check=True).stdout.splitlines()
+    assert out == ["[]", "[]"]
 
 
 def test_an_answer_that_does_not_parse_is_malformed_in_every_file(tmp_path, capsys, monkeypatch):

@@ -290,7 +290,7 @@ def test_the_same_folder_name_twice_gets_two_files_and_older_formats_export(
 
 
 def test_the_trec_and_bibtex_export_keeps_its_command_line(tmp_path, capsys):
-    from scholarbench.core.commands import normalise_argv
+    from scholarbench.cli import normalised as normalise_argv
     assert normalise_argv(["export", "runs/a", "--trec", "x"]) == \
         ["export", "RUN_DIR", "runs/a", "--trec", "x"]
     assert normalise_argv(["export", "--bibtex", "b", "runs/a"])[:2] == ["export", "RUN_DIR"]

@@ -11,7 +11,7 @@ from test_researcharena_fixtures import build_tiny
 from test_scinet_engine import SETTINGS
 from scholarbench.benchmarks.researcharena.benchmark import ResearchArena
 from scholarbench.benchmarks.scinet.benchmark import SciNet
-from scholarbench.cli import main, tools_serve_parser
+from scholarbench.cli import build_parser, main
 from scholarbench.tools import commands
 
 S = "arxiv:2106.00100"
@@ -39,7 +39,8 @@ def scinet_files(tmp_path_factory):
 
 
 def _serve(*argv: str):
-    return commands._session(tools_serve_parser().parse_args(["tools", "serve", *argv]))
+    argv = ("tools", "serve", *argv)
+    return commands._session(build_parser(argv).parse_args(argv))
 
 
 # -- ResearchArena -----------------------------------------------------------------------------

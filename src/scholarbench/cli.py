@@ -2,187 +2,130 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
-from pathlib import Path
-from typing import Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.failures import debug_requested, describe
 from scholarbench.llm.secrets import redact, redacting_std_streams, remember_environment
-from scholarbench.paths import data_dir
+from scholarbench.procs import exit_on_sigterm
 from scholarbench.tools.commands import add_tools_parser
 
-def cmd_data(args: argparse.Namespace) -> int:
-    # deferred: loaded only by the path that needs it (a light CLI start)
-    from scholarbench.data.store import import_dataset, list_datasets
-    data = data_dir(args.data)
-    if args.data_cmd == "import":
-        entry = import_dataset(args.name, Path(args.path), data)
-        print(f"imported {args.name} into {data / args.name}: {entry['files']}")
-        for name, source in entry["replaced"].items():
-            print(f"replaced {args.name}/{name} (imported earlier from {source})")
-    else:
-        print("\n".join(list_datasets(data)))
-    return 0
+
+class Command(NamedTuple):
+    """A command of the table: its line in `scholarbench --help`, and the function (as
+    "module:function") that adds its parser to the sub-parsers, called as `function(sub)`."""
+    help: str
+    parser: str
+    # function(sub, argv): given the argv it will parse, it builds only the benchmark parsers
+    # that argv reaches (`core.commands.parsed_benchmarks`)
+    reads_argv: bool = False
+    # "module:function" rewriting argv before it is parsed (`score PATH` → `score RUN_DIR PATH`)
+    normalise: str | None = None
 
 
-def _default_corpus(data: Path, rebuild: bool = False) -> Path:
-    # deferred: loaded only by the path that needs it (a light CLI start)
-    from scholarbench.corpus.build import default_corpus
-    return default_corpus(data, rebuild)
+# Every command, in the order `--help` lists them. A command's module is imported only when
+# argv reaches the command (`_resolve`, the one place the command line imports them): `--help`
+# and `tools serve` import no other command's module, `run taxobench` no other benchmark's.
+COMMANDS: dict[str, Command] = {
+    "demo": Command("run the main job: TaxoBench in both modes, then the leaderboard",
+                    "scholarbench.demo:add_demo_parser"),
+    "data": Command("import and list benchmark data", "scholarbench.data.commands:add_data_parser"),
+    "corpus": Command("build the offline corpus from the imported data; resolve references "
+                      "(ids, DOIs, arXiv ids, titles) to its papers",
+                      "scholarbench.corpus.commands:add_corpus_parser"),
+    "run": Command("generate → score → aggregate one agent on a benchmark",
+                   "scholarbench.core.commands:add_run_parser", reads_argv=True),
+    "score": Command("re-score RUN_DIR, or score files: score BENCHMARK …",
+                     "scholarbench.core.commands:add_score_parser", reads_argv=True,
+                     normalise="scholarbench.core.commands:normalise_argv"),
+    "eval": Command("one agent on every benchmark and sub-task it fits",
+                    "scholarbench.core.commands:add_eval_parser"),
+    "aggregate": Command("rebuild a run's summary.json from its scores.jsonl alone (no agent, "
+                         "judge or data); on an eval suite directory, every run's and then "
+                         "eval.json", "scholarbench.core.aggregate:add_aggregate_parser"),
+    "report": Command("leaderboard of finished runs beside the paper's rows",
+                      "scholarbench.report.commands:add_report_parser"),
+    "compare": Command("per-metric differences between two runs with paired bootstrap CIs and "
+                       "a paired permutation test, on the samples both share",
+                       "scholarbench.report.commands:add_compare_parser"),
+    "export": Command("an agent's retrieved papers as a TREC run and/or BibTeX (export "
+                      "RUN_DIR); runs as Inspect eval logs (export inspect RUN_DIR… --out DIR)",
+                      "scholarbench.export.commands:add_export_parser",
+                      normalise="scholarbench.export.commands:normalise_export_argv"),
+    "llm": Command("check and serve chat models (ask, serve, config)",
+                   "scholarbench.llm.commands:add_llm_parser"),
+    "tools": Command("the offline literature tools as an MCP server (docs/tools.md)",
+                     "scholarbench.cli:add_tools_command"),
+    "judge-check": Command("measure how far injected text moves a run's LLM judge "
+                           "(docs/injection.md)",
+                           "scholarbench.core.judge_check:add_judge_check_parser"),
+    "judge": Command("check LLM judges against human labels (docs/judges.md)",
+                     "scholarbench.judges.commands:add_judge_parser"),
+    "graph": Command("scientometrics on a citation graph: CD index, novelty, most influential "
+                     "citation path", "scholarbench.graph.commands:add_graph_parser"),
+    "build": Command("build benchmark tasks (TaxoBench, DeepSynth-Eval, ReportBench, "
+                     "ResearchArena, SciNet) from survey sources (Manubot/Pandoc Markdown, "
+                     "LaTeX + .bib)", "scholarbench.builder.commands:add_build_parser"),
+    "list": Command("registered benchmarks, agents, measures or report sections",
+                    "scholarbench.core.commands:add_list_parser"),
+}
 
 
-def cmd_corpus(args: argparse.Namespace) -> int:
-    if args.action == "resolve":
-        # deferred: loaded only by the path that needs it (a light CLI start)
-        from scholarbench.corpus.resolve import resolve_command
-        corpus = Path(args.corpus) if args.corpus else data_dir(args.data) / "corpus" / "default"
-        text, unresolved = resolve_command(corpus, args.refs, args.file)
-        print(text)
-        if unresolved:
-            print(f"{unresolved} reference(s) did not resolve (marked -)", file=sys.stderr)
-        return 0
-    if args.action == "dense":
-        return _build_dense(Path(args.corpus) if args.corpus else
-                            _default_corpus(data_dir(args.data)), args.fields)
-    _default_corpus(data_dir(args.data), rebuild=True)
-    return 0
+def _resolve(target: str) -> Callable[..., Any]:
+    """`"module:function"` → the function, its module imported now."""
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
-def _build_dense(corpus_dir: Path, fields: str) -> int:
-    """Build (or find up to date) the MiniLM dense indices the tools' dense search reads."""
-    # deferred: loaded only by the path that needs it (a light CLI start)
-    from scholarbench.corpus.dense import DENSE_DIRS
-    from scholarbench.corpus.store import Corpus
-    from scholarbench.embed.minilm import default_embedder
-    corpus, embedder = Corpus.open(corpus_dir), default_embedder()
-    try:
-        for name in (sorted(DENSE_DIRS) if fields == "all" else [fields]):
-            index = corpus.dense_index(name, embedder)
-            state = "built" if index.rebuilt else "up to date"
-            print(f"dense index {corpus_dir / DENSE_DIRS[name]}: {state} ({index.count} papers, "
-                  f"{embedder.model_id})")
-    finally:
-        corpus.close()
-    return 0
+def add_tools_command(sub: argparse._SubParsersAction) -> None:
+    """`tools`: `tools serve` is started by an MCP client that waits for it, so the tools'
+    command module is light and the engine (~0.4 s) is imported only to open a benchmark."""
+    add_tools_parser(sub, _open_benchmark)
 
 
-def cmd_demo(args: argparse.Namespace) -> int:
-    # deferred: loaded only by the path that needs it (a light CLI start)
-    from scholarbench.demo import run_demo
-    run_demo(data=args.data, out=Path(args.out), limit=args.limit)
-    return 0
+def _open_benchmark(args: argparse.Namespace) -> tuple[object, str]:
+    """The engine's half of `tools serve --benchmark B` (`core.tool_benchmark`)."""
+    return _resolve("scholarbench.core.tool_benchmark:open_benchmark")(args)
 
 
-def _top_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
+def _command(argv: Sequence[str] | None) -> str | None:
+    """The command `argv` names (its first word that is not an option: the top-level options
+    take no value), or None."""
+    return next((a for a in argv or () if not a.startswith("-")), None)
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of every command. Given the `argv` it will parse, only the command argv
+    reaches gets its parser (and, for `run` and `score`, only the benchmark parsers it
+    reaches), imported from its module. When argv starts with that command nothing lists the
+    others, so they are left out (the usage line still names them all, as it would); otherwise
+    (`--help`, no command or an unknown one, an option first) each is listed by its help line."""
     parser = argparse.ArgumentParser(prog="scholarbench", description=__doc__)
     parser.add_argument("--version", action="version", version="scholarbench 0.1.0")
     parser.add_argument("--debug", action="store_true", help="print the traceback of an error "
                         "(also SCHOLARBENCH_DEBUG=1); accepted anywhere on the line")
-    return parser, parser.add_subparsers(dest="command", required=True)
-
-
-def _open_benchmark(args: argparse.Namespace) -> tuple[object, str]:
-    # imported here, not at the top: `tools serve` starts without the engine (~0.4 s)
-    from scholarbench.core.tool_benchmark import open_benchmark
-    return open_benchmark(args)
-
-
-def tools_serve_parser() -> argparse.ArgumentParser:
-    """The parser with only `tools`: `tools serve` is started by an MCP client that waits for
-    it, and the other commands' parsers import most of the package (~0.4 s)."""
-    parser, sub = _top_parser()
-    add_tools_parser(sub, _open_benchmark)
+    reached = _command(argv)
+    alone = bool(argv) and argv[0] == reached and reached in COMMANDS
+    # a metavar names the argument in errors too: only where the command is given and known
+    sub = parser.add_subparsers(dest="command", required=True,
+                                **({"metavar": "{" + ",".join(COMMANDS) + "}"} if alone else {}))
+    for name, command in COMMANDS.items():
+        if argv is None or name == reached:
+            _resolve(command.parser)(sub, *([argv] if command.reads_argv else []))
+        elif not alone:
+            sub.add_parser(name, help=command.help)
     return parser
 
 
-def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
-    """Every command's parser; given the `argv` it will parse, only the benchmark parsers
-    that argv reaches are built (`core.commands.parsed_benchmarks`), so a command that names
-    no benchmark imports none."""
-    # deferred: loaded only by the path that needs it (a light CLI start)
-    from scholarbench.llm.commands import add_llm_parser
-    parser, sub = _top_parser()
-    data_help = "data directory (default: $SCHOLARBENCH_DATA, then the per-user data dir)"
-
-    demo = sub.add_parser("demo", help="run the main job: TaxoBench in both modes, then the leaderboard")
-    demo.add_argument("--data", help=data_help)
-    demo.add_argument("--out", default="runs/demo", help="where the demo's run directories go")
-    demo.add_argument("--limit", type=int)
-    demo.set_defaults(func=cmd_demo)
-
-    data = sub.add_parser("data", help="import and list benchmark data")
-    data.add_argument("--data", help=data_help)
-    dsub = data.add_subparsers(dest="data_cmd", required=True)
-    imp = dsub.add_parser("import", help="validate a dataset and copy it into the data directory")
-    # deferred: loaded only by the path that needs it (a light CLI start)
-    from scholarbench.data.store import datasets
-    imp.add_argument("name", choices=datasets())
-    imp.add_argument("path")
-    dsub.add_parser("list", help="what is in the data directory")
-    data.set_defaults(func=cmd_data)
-
-    corpus = sub.add_parser("corpus", help="build the offline corpus from the imported data; "
-                            "resolve references (ids, DOIs, arXiv ids, titles) to its papers")
-    csub = corpus.add_subparsers(dest="action", required=True)
-    build = csub.add_parser("build", help="build the default corpus from the imported data")
-    build.add_argument("--data", help=data_help)
-    resolve = csub.add_parser("resolve", help="print REF<TAB>paper_id for each reference, or "
-                              "REF<TAB>- when it names no corpus paper")
-    resolve.add_argument("refs", nargs="*", metavar="REF",
-                         help="corpus ids, DOIs, arXiv ids or titles")
-    resolve.add_argument("--file", help="a file of references, one a line")
-    resolve.add_argument("--corpus", help="corpus directory (default: the data dir's default "
-                         "corpus)")
-    resolve.add_argument("--data", help=data_help)
-    dense = csub.add_parser("dense", help="build the dense (MiniLM) indices that dense and "
-                            "hybrid search read; the tools refuse those modes until they exist")
-    dense.add_argument("--corpus", help="corpus directory (default: the data dir's default "
-                       "corpus)")
-    dense.add_argument("--fields", choices=["title", "title+abstract", "all"], default="all",
-                       help="which index (default: both)")
-    dense.add_argument("--data", help=data_help)
-    corpus.set_defaults(func=cmd_corpus)
-
-    # deferred: loaded only by the path that needs it (a light CLI start)
-    from scholarbench.core.commands import add_engine_parsers, parsed_benchmarks
-    add_engine_parsers(sub, parsed_benchmarks(argv))
-    # deferred: loaded only by the path that needs it (a light CLI start)
-    from scholarbench.core.aggregate import add_aggregate_parser
-    add_aggregate_parser(sub)
-
-    report = sub.add_parser("report", help="leaderboard of finished runs beside the paper's rows")
-    report.add_argument("run_dirs", nargs="+")
-    report.add_argument("--format", choices=["terminal", "markdown", "csv"], default="terminal")
-    report.add_argument("--no-published", action="store_true", help="leave out the paper's rows")
-    # deferred: loaded only by the path that needs it (a light CLI start)
-    from scholarbench.report.commands import add_compare_parser, add_report_arguments
-    add_report_arguments(report)
-    export_forms = add_compare_parser(sub)
-    # deferred: loaded only by the path that needs it (a light CLI start)
-    from scholarbench.export.commands import add_inspect_parser
-    add_inspect_parser(export_forms)
-
-    add_llm_parser(sub)
-    add_tools_parser(sub, _open_benchmark)
-    # deferred: loaded only by the path that needs it (a light CLI start)
-    from scholarbench.core.judge_check import add_judge_check_parser
-    add_judge_check_parser(sub)
-    # deferred: loaded only by the path that needs it (a light CLI start)
-    from scholarbench.judges.commands import add_judge_parser
-    add_judge_parser(sub)
-    # deferred: loaded only by the path that needs it (a light CLI start)
-    from scholarbench.graph.commands import add_graph_parser
-    add_graph_parser(sub)
-    # deferred: loaded only by the path that needs it (a light CLI start)
-    from scholarbench.builder.commands import add_build_parser
-    add_build_parser(sub)
-
-    # deferred: loaded only by the path that needs it (a light CLI start)
-    from scholarbench.core.commands import cmd_list
-    lst = sub.add_parser("list", help="registered benchmarks, agents, measures or report sections")
-    lst.add_argument("kind", choices=["benchmark", "agent", "measure", "metric", "section"])
-    lst.set_defaults(func=cmd_list)
-    return parser
+def normalised(argv: list[str]) -> list[str]:
+    """argv as its command reads it (`Command.normalise`: `score PATH` → `score RUN_DIR PATH`,
+    `export PATH` → `export RUN_DIR PATH`)."""
+    command = COMMANDS.get(_command(argv) or "")
+    if command is not None and command.normalise:
+        return _resolve(command.normalise)(argv)
+    return argv
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -197,18 +140,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None = None) -> int:
-    # deferred: loaded only by the path that needs it (a light CLI start)
-    from scholarbench.procs import exit_on_sigterm
     exit_on_sigterm()          # SIGTERM ends like Ctrl-C: child servers are stopped
-    from scholarbench.failures import debug_requested, describe
     debug, argv = debug_requested(list(sys.argv[1:] if argv is None else argv))
-    if argv[:2] == ["tools", "serve"]:
-        args = tools_serve_parser().parse_args(argv)
-    else:
-        # deferred: loaded only by the path that needs it (a light CLI start)
-        from scholarbench.core.commands import normalise_argv
-        argv = normalise_argv(argv)
-        args = build_parser(argv).parse_args(argv)
+    argv = normalised(argv)
+    args = build_parser(argv).parse_args(argv)
     try:
         return args.func(args)
     except Exception as exc:        # one line each; the traceback only with --debug

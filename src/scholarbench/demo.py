@@ -8,11 +8,26 @@ surveys)"), since the paper's rows under it are measured on its 72 surveys.
 """
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
-from scholarbench.paths import data_dir
+from scholarbench.paths import DATA_HELP, data_dir
 from scholarbench.data.demo import write_demo
 from scholarbench.embed import default_embedder
+
+
+def add_demo_parser(sub: argparse._SubParsersAction) -> None:
+    demo = sub.add_parser("demo", help="run the main job: TaxoBench in both modes, then the "
+                          "leaderboard")
+    demo.add_argument("--data", help=DATA_HELP)
+    demo.add_argument("--out", default="runs/demo", help="where the demo's run directories go")
+    demo.add_argument("--limit", type=int)
+    demo.set_defaults(func=cmd_demo)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    run_demo(data=args.data, out=Path(args.out), limit=args.limit)
+    return 0
 
 
 def run_demo(data: str | None, out: Path, limit: int | None = None) -> None:

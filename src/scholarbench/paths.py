@@ -6,6 +6,8 @@ from pathlib import Path
 
 import platformdirs
 
+DATA_HELP = "data directory (default: $SCHOLARBENCH_DATA, then the per-user data dir)"
+
 
 def data_dir(explicit: str | Path | None = None) -> Path:
     if explicit:

@@ -31,7 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from scholarbench.builder.assemble import assemble
 from scholarbench.builder.manifest import BuildManifest
+from scholarbench.builder.reportbench import check_ids
 from scholarbench.builder.source import SurveyDoc, read_source
 from scholarbench.builder.taxobench import slug
 from scholarbench.builder.units import (ERROR, ID_KEY, Inputs, UNITS, Unit, fingerprint, options,
@@ -92,8 +94,6 @@ def _inputs(names: Sequence[str], n: int, corpus: Any, client: Any, graph: Any,
         if name in names and client is None:
             raise ScholarbenchError(f"{name}: building needs a model (the judge role)")
     if "reportbench" in names:
-        # deferred: loaded only by the path that needs it (a light CLI start)
-        from scholarbench.builder.reportbench import check_ids
         inputs.rb_keys = check_ids(arxiv_ids, survey_dates, n)
     if "researcharena" in names:
         # deferred: loaded only by the path that needs it (a light CLI start)
@@ -159,10 +159,9 @@ def build(sources: Sequence[str | Path], benchmarks: Sequence[str], out: str | P
 def _build_locked(run: Any, units: list[Unit], names: list[str], sources: Sequence[Any],
                   docs: Sequence[SurveyDoc], inputs: Inputs, concurrency: int, progress: bool
                   ) -> BuildResult:
-    # deferred: loaded only by the path that needs it (a light CLI start)
+    # deferred: tqdm, loaded only by the path that needs it
     import shutil
     from tqdm import tqdm
-    from scholarbench.builder.assemble import assemble
     stage = run.stage(UNITS, ID_KEY)
     for lineno, problem in stage.problems:
         print(f"warning: {run.file(UNITS)}, line {lineno}: {problem}; its unit is built again",

@@ -9,6 +9,7 @@ from scholarbench.benchmarks.reportbench.construct import GRANULARITIES
 from scholarbench.llm.commands import add_model_flags, roles_from_args
 from scholarbench.paths import data_dir
 from scholarbench.builder.api import build, check_benchmarks
+from scholarbench.builder.unarxive import unarxive_source
 from scholarbench.errors import ScholarbenchError
 
 
@@ -16,7 +17,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     names = check_benchmarks(args.benchmarks.split(","))
     corpus = None
     if not args.no_corpus:
-        # deferred: loaded only by the path that needs it (a light CLI start)
+        # deferred: pulls in DuckDB and pyarrow, only with a corpus
         from scholarbench.corpus.store import Corpus
         folder = Path(args.corpus) if args.corpus else data_dir(args.data) / "corpus" / "default"
         if args.corpus or (folder / "manifest.json").is_file():
@@ -25,7 +26,6 @@ def cmd_build(args: argparse.Namespace) -> int:
     if "deepsynth" in names or "reportbench" in names:
         client = roles_from_args(args, need_agent=False, need_judge=True).judge
     graph = _graph_loader(args) if "scinet" in names else None
-    from scholarbench.builder.unarxive import unarxive_source     # arXiv / corpus ids
     sources = [unarxive_source(s, Path(args.unarxive) if args.unarxive else None, corpus,
                                data_dir(args.data)) for s in args.sources]
     result = build(sources, names, Path(args.out), corpus=corpus, client=client,
@@ -74,7 +74,7 @@ def _graph_loader(args: argparse.Namespace):
                                 "import arxiv2023 PATH, or pass --graph DIR")
 
     def load():
-        # deferred: loaded only by the path that needs it (a light CLI start)
+        # deferred: pulls in pyarrow and SciNet's graph, only for scinet
         from scholarbench.benchmarks.scinet.env import SciNetEnv
         return SciNetEnv.from_arxiv2023(graph, unarxive if unarxive.exists() else None)
     load.identity = {"graph": str(graph),                          # type: ignore[attr-defined]

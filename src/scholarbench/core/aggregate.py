@@ -19,11 +19,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from filelock import FileLock
+
 from scholarbench.core.engine import SCORES, SUMMARY, benchmark_class
 from scholarbench.core.migrate import check_format, upgrade_rows
 from scholarbench.core.records import RUN_FORMAT
 from scholarbench.core.rundir import RunDir, atomic_write_json, read_json_file
 from scholarbench.core.score_rows import measure_units, read_score_rows
+from scholarbench.core.suite import EVAL_LOCK, run_entry
 from scholarbench.core.summarise import summarise
 from scholarbench.errors import ScholarbenchError
 
@@ -114,9 +117,6 @@ def aggregate_run(run_dir: Path, check: bool) -> int:
 
 def aggregate_suite(suite: Path, check: bool) -> int:
     """Every run of the suite (module docstring), then eval.json; 1 when anything differs."""
-    # deferred: loaded only by the path that needs it (a light CLI start)
-    from filelock import FileLock
-    from scholarbench.core.suite import EVAL_LOCK, run_entry
     path = suite / EVAL_JSON
     own = read_json_file(path)          # a regular file, bounded, one line when it is not JSON
     if not isinstance(own.get("runs"), list):

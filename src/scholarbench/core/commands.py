@@ -7,12 +7,17 @@ here once. `score RUN_DIR` re-scores any run directory.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from scholarbench.core.concurrency import check_max_samples
+from scholarbench.core.dry_run import dry_run, dry_run_rescore
+from scholarbench.core.suite import run_suite
+from scholarbench.embed.threads import check_setting
 from scholarbench.errors import ScholarbenchError
+from scholarbench.paths import DATA_HELP
 from scholarbench.llm.commands import (add_model_flags, judge_panel_flags, judge_samples,
                                        model_recipe, roles_from_args)
 from scholarbench.llm.config import check_base_url
@@ -25,8 +30,6 @@ from scholarbench.core.args import (  # noqa: F401  (re-exported)
     agent_params, ray_options, run_params, slug)
 
 RUN_DIR_TOKEN = "RUN_DIR"
-EXPORT_FORMS = ("inspect",)        # `export FORM …`; any other first word is `export RUN_DIR`
-DATA_HELP = "data directory (default: $SCHOLARBENCH_DATA, then the per-user data dir)"
 
 
 def add_agent_options(p: argparse.ArgumentParser, *, out_help: str) -> None:
@@ -100,31 +103,16 @@ def parsed_benchmarks(argv: Sequence[str] | None) -> list[str] | None:
     return named or (names if {"-h", "--help"} & set(argv[1:2]) else [])
 
 
-def add_engine_parsers(sub: Any, wanted: Sequence[str] | None = None) -> None:
-    """`run`, `score` and `eval`; a benchmark's own `run`/`score` parser only for `wanted`
-    (`parsed_benchmarks`; None: every benchmark) — the others are listed by name and never
-    reached by this parse."""
-    names = engine_benchmarks() if wanted is None else REGISTRY.names("benchmark")
-
+def add_run_parser(sub: Any, argv: Sequence[str] | None = None) -> None:
+    """`run BENCHMARK`: a benchmark's own parser only for the benchmarks `argv` reaches
+    (`parsed_benchmarks`; no argv: every one) — the others are listed by name and never reached
+    by this parse."""
+    wanted = parsed_benchmarks(argv)
     run = sub.add_parser("run", help="generate → score → aggregate one agent on a benchmark")
     run_sub = run.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
-    score = sub.add_parser("score", help="re-score RUN_DIR, or score files: score BENCHMARK …")
-    score_sub = score.add_subparsers(dest="target", required=True, metavar="RUN_DIR|BENCHMARK")
-    rescore = score_sub.add_parser(RUN_DIR_TOKEN, help="re-score a run directory")
-    rescore.add_argument("run_dir")
-    rescore.add_argument("--with-judge", action="store_true",
-                         help="add or redo the LLM-judge scores (judge role: --judge, else "
-                         "the local model)")
-    rescore.add_argument("--data", help=DATA_HELP)
-    rescore.add_argument("--quiet", action="store_true", help="no progress bars")
-    add_dry_run(rescore)
-    add_model_flags(rescore, agent=False, judge=True)
-    rescore.set_defaults(func=cmd_rescore)
-
-    for name in names:
+    for name in _benchmark_names(wanted):
         if wanted is not None and name not in wanted:
             run_sub.add_parser(name, help=f"run {name} --help")
-            score_sub.add_parser(name, help=f"score {name} files")
             continue
         cls = benchmark_class(name)
         p = run_sub.add_parser(name, help=cls.title or name)
@@ -138,6 +126,29 @@ def add_engine_parsers(sub: Any, wanted: Sequence[str] | None = None) -> None:
         dests = _option_dests(p, lambda: cls.add_options(p, "run"))
         add_model_flags(p, judge=True)
         p.set_defaults(func=cmd_run, bench_cls=cls, bench_dests=dests)
+
+
+def add_score_parser(sub: Any, argv: Sequence[str] | None = None) -> None:
+    """`score RUN_DIR` and `score BENCHMARK` (a benchmark's own parser only for the benchmarks
+    `argv` reaches, as for `run`); `normalise_argv` turns `score PATH` into `score RUN_DIR PATH`."""
+    wanted = parsed_benchmarks(argv)
+    score = sub.add_parser("score", help="re-score RUN_DIR, or score files: score BENCHMARK …")
+    score_sub = score.add_subparsers(dest="target", required=True, metavar="RUN_DIR|BENCHMARK")
+    rescore = score_sub.add_parser(RUN_DIR_TOKEN, help="re-score a run directory")
+    rescore.add_argument("run_dir")
+    rescore.add_argument("--with-judge", action="store_true",
+                         help="add or redo the LLM-judge scores (judge role: --judge, else "
+                         "the local model)")
+    rescore.add_argument("--data", help=DATA_HELP)
+    rescore.add_argument("--quiet", action="store_true", help="no progress bars")
+    add_dry_run(rescore)
+    add_model_flags(rescore, agent=False, judge=True)
+    rescore.set_defaults(func=cmd_rescore)
+    for name in _benchmark_names(wanted):
+        if wanted is not None and name not in wanted:
+            score_sub.add_parser(name, help=f"score {name} files")
+            continue
+        cls = benchmark_class(name)
         sp = score_sub.add_parser(name, help=f"score {name} files")
         sdests = _option_dests(sp, lambda: cls.add_options(sp, "score"))
         if not any(a.dest == "with_judge" for a in sp._actions):
@@ -147,6 +158,15 @@ def add_engine_parsers(sub: Any, wanted: Sequence[str] | None = None) -> None:
         add_max_output(sp)
         add_model_flags(sp, agent=False, judge=True)
         sp.set_defaults(func=cmd_score_files, bench_cls=cls, bench_dests=sdests)
+
+
+def _benchmark_names(wanted: Sequence[str] | None) -> list[str]:
+    """Every benchmark a parser lists: the engine's (their classes imported) when every parser
+    is built, else the registered names alone."""
+    return engine_benchmarks() if wanted is None else REGISTRY.names("benchmark")
+
+
+def add_eval_parser(sub: Any) -> None:
     ev = sub.add_parser("eval", help="one agent on every benchmark and sub-task it fits")
     ev.add_argument("--benchmarks", default="all", help="all, or a comma-separated list")
     add_agent_options(ev, out_help="the suite's directory: one run directory per "
@@ -157,16 +177,17 @@ def add_engine_parsers(sub: Any, wanted: Sequence[str] | None = None) -> None:
     ev.set_defaults(func=cmd_eval)
 
 
+def add_list_parser(sub: Any) -> None:
+    lst = sub.add_parser("list", help="registered benchmarks, agents, measures or report sections")
+    lst.add_argument("kind", choices=["benchmark", "agent", "measure", "metric", "section"])
+    lst.set_defaults(func=cmd_list)
+
+
 def normalise_argv(argv: list[str]) -> list[str]:
-    """`score PATH …` → `score RUN_DIR PATH …` (a path is not a sub-command name); so is
-    `export …` → `export RUN_DIR …` unless it names an export form (`export inspect …`)."""
+    """`score PATH …` → `score RUN_DIR PATH …` (a path is not a sub-command name)."""
     if len(argv) >= 2 and argv[0] == "score" and not argv[1].startswith("-"):
         known = set(REGISTRY.names("benchmark")) | {RUN_DIR_TOKEN}
         if argv[1] not in known:
-            return [argv[0], RUN_DIR_TOKEN, *argv[1:]]
-    if argv[:1] == ["export"]:
-        first = argv[1] if len(argv) > 1 else ""
-        if first not in (*EXPORT_FORMS, RUN_DIR_TOKEN, "-h", "--help"):
             return [argv[0], RUN_DIR_TOKEN, *argv[1:]]
     return argv
 
@@ -175,9 +196,6 @@ def check_usage(args: argparse.Namespace) -> None:
     """Usage errors found before any run starts (models bind later, when first needed, and a
     failure there would be a sample's): endpoint URLs given as flags or in the environment,
     the torch thread count."""
-    # deferred: loaded only by the path that needs it (a light CLI start)
-    import os
-    from scholarbench.embed.threads import check_setting
     for dest in ("base_url", "judge_base_url"):
         urls = getattr(args, dest, None)
         for url in (urls if isinstance(urls, list) else [urls] if urls is not None else []):
@@ -241,8 +259,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_max_samples(args.max_samples)
     bench = args.bench_cls(_options(args))
     if args.dry_run:
-        # deferred: loaded only by the path that needs it (a light CLI start)
-        from scholarbench.core.dry_run import dry_run
         check_usage(args)
         return dry_run(args, bench, args.subtask)
     label = args.agent + ("-tools" if args.tools else "")
@@ -266,8 +282,6 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     check_panel(args, bench)
     options = {"with_judge": bool(args.with_judge)}     # a judge is per scoring, not per run
     if args.dry_run:
-        # deferred: loaded only by the path that needs it (a light CLI start)
-        from scholarbench.core.dry_run import dry_run_rescore
         check_usage(args)
         return dry_run_rescore(args, run_dir, bench({**(manifest.get("options") or {}),
                                                      **options}))
@@ -292,8 +306,6 @@ def cmd_score_files(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    # deferred: loaded only by the path that needs it (a light CLI start)
-    from scholarbench.core.suite import run_suite
     judges, samples = panel_size(args)
     if judges > 1 or samples > 1:
         one = [b for b in engine_benchmarks() if single_judge(benchmark_class(b))]

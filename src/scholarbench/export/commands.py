@@ -1,8 +1,10 @@
-"""`scholarbench export inspect RUN_DIR… --out DIR [--format eval|json] [--max-chars N]`.
+"""The `export` command: `export RUN_DIR --trec/--bibtex …` (`report.commands`) and
+`export inspect RUN_DIR… --out DIR [--format eval|json] [--max-chars N]`.
 
-Wiring in cli.py (`build_parser`): `add_inspect_parser(forms)`, where `forms` is the `export`
-command's sub-parsers (`report.commands.add_compare_parser` returns them). inspect-ai is the
-optional extra `scholarbench[inspect]`: without it the command is one error line saying so.
+`cli.COMMANDS` adds it with `add_export_parser`, and names `normalise_export_argv`, which reads
+`export X …` as `export RUN_DIR X …` unless X is a form (`inspect`), as `score RUN_DIR` is read.
+inspect-ai is the optional extra `scholarbench[inspect]`: without it `export inspect` is one
+error line saying so.
 """
 from __future__ import annotations
 
@@ -12,8 +14,31 @@ from pathlib import Path
 from typing import Any
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.report.commands import EXPORT_RUN_DIR, add_export_run_dir_form
 
 INSTALL = "pip install 'scholarbench[inspect]'"
+
+
+FORMS = ("inspect",)          # `export FORM …`; any other first word is `export RUN_DIR …`
+
+
+def add_export_parser(sub: Any) -> None:
+    """`export`, with its two forms."""
+    export = sub.add_parser(
+        "export", help="an agent's retrieved papers as a TREC run and/or BibTeX (export "
+        "RUN_DIR); runs as Inspect eval logs (export inspect RUN_DIR… --out DIR)")
+    forms = export.add_subparsers(dest="export_form", required=True, metavar="RUN_DIR|inspect")
+    add_export_run_dir_form(forms)
+    add_inspect_parser(forms)
+
+
+def normalise_export_argv(argv: list[str]) -> list[str]:
+    """`export PATH …` → `export RUN_DIR PATH …` unless PATH names a form (`export inspect`)."""
+    if argv[:1] == ["export"]:
+        first = argv[1] if len(argv) > 1 else ""
+        if first not in (*FORMS, EXPORT_RUN_DIR, "-h", "--help"):
+            return [argv[0], EXPORT_RUN_DIR, *argv[1:]]
+    return argv
 
 
 def add_inspect_parser(forms: Any) -> None:

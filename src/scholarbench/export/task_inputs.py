@@ -76,9 +76,11 @@ def _scinet(files: Any) -> dict[str, TaskInput]:
     # deferred: this benchmark's own modules, only for its runs
     from scholarbench.benchmarks.scinet.benchmark import TASKS
     if files.subtask == "review":
+        # deferred: this benchmark's own modules, only for its runs
         from scholarbench.benchmarks.scinet.review_tasks import read_review_tasks, task_prompt
         return {t.task_id: TaskInput(task_prompt(t), t.reference_path)
                 for t in read_review_tasks(files.run.file(TASKS))}
+    # deferred: this benchmark's own modules, only for its runs
     from scholarbench.benchmarks.scinet.records import read_tasks
     return {t.task_id: TaskInput(t.query, t.gold) for t in read_tasks(files.run.file(TASKS))}
 

@@ -35,7 +35,7 @@ def add_judge_parser(sub: Any) -> None:
 
 
 def cmd_judge_validate(args: argparse.Namespace) -> int:
-    # deferred: loaded only by the path that needs it (a light CLI start)
+    # deferred: pulls in pyarrow and SciNet's judge (`judge --help` loads neither)
     from scholarbench.benchmarks.scinet.sentiment_judge import SentimentJudge
     from scholarbench.judges.validate import (NO_HUMAN_LABELS, SCINET_PUBLISHED,
                                               TAXOBENCH_PUBLISHED, format_validation,

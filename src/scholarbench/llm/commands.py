@@ -149,7 +149,7 @@ def cmd_llm(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=2))
         return 0
     if args.llm_cmd == "serve":
-        # deferred: loaded only by the path that needs it (a light CLI start)
+        # deferred: pulls in http.client, ssl and subprocess (the local model's server)
         from scholarbench.llm.local import LocalServer
         server = LocalServer(args.local_model, port=args.port, n_ctx=args.n_ctx)
         server.start()

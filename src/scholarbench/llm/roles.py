@@ -23,7 +23,7 @@ def open_client(config: ModelConfig, *, cache: ReplyCache | None = None,
                 **client_kwargs: Any) -> ChatClient:
     """A client for the role; the local model's server starts only on the first cache miss."""
     if config.is_local:
-        # deferred: loaded only by the path that needs it (a light CLI start)
+        # deferred: pulls in http.client, ssl and subprocess (the local model's server)
         from scholarbench.llm.local import _spec, shared_server_url
         spec = _spec(config.local_model)
         if "timeout" not in config.source:   # CPU generation is slow on a busy machine

@@ -1,15 +1,10 @@
 """Command-line entry points of the report layer: `report`, `compare`, `export`.
 
-Wiring in cli.py (`build_parser`):
-
-    from scholarbench.report.commands import add_compare_parser, add_report_arguments
-    report = sub.add_parser("report", help="leaderboards, HTML report and table exports of "
-                            "finished runs")
-    add_report_arguments(report)      # run_dirs, --format, --no-published, --html, --out, ...
-    add_compare_parser(sub)           # `compare RUN_A RUN_B` and `export RUN_DIR`
-
-`add_report_arguments` also works on a parser that already has `run_dirs`, `--format` and
-`--no-published` (it widens --format's choices and adds the rest), and sets `func=cmd_report`.
+The command line (`cli.COMMANDS`) adds each with its own function: `add_report_parser`,
+`add_compare_parser`; `export RUN_DIR` is the form `add_export_run_dir_form` that
+`export.commands.add_export_parser` adds beside `export inspect`. `add_report_arguments` adds the report options to
+any parser, also one that already has `run_dirs`, `--format` and `--no-published` (it widens
+--format's choices and adds the rest), and sets `func=cmd_report`.
 Errors are ScholarbenchError / DataError, which `cli.main` prints as `error: ...` with exit 2.
 What `report` writes goes through `llm.secrets.redact(prose=True)` (runs recorded before URLs were
 redacted, a key echoed into an answer).
@@ -21,6 +16,7 @@ import json
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from scholarbench.errors import ScholarbenchError
 from scholarbench.llm.secrets import redact
@@ -30,6 +26,15 @@ from scholarbench.report.formats import TABLE_FORMATS
 EXPORT_RUN_DIR = "RUN_DIR"        # `export RUN_DIR …`: the TREC / BibTeX form
 _SUFFIX_FORMAT = {".md": "markdown", ".markdown": "markdown", ".csv": "csv", ".tex": "latex",
                   ".txt": "terminal"}
+
+
+def add_report_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """`report RUN_DIR …`: the leaderboards, HTML report and table exports of finished runs."""
+    report = sub.add_parser("report", help="leaderboard of finished runs beside the paper's rows")
+    report.add_argument("run_dirs", nargs="+")
+    report.add_argument("--format", choices=["terminal", "markdown", "csv"], default="terminal")
+    report.add_argument("--no-published", action="store_true", help="leave out the paper's rows")
+    return add_report_arguments(report)
 
 
 def add_report_arguments(report_parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -91,10 +96,11 @@ def complete_runs(runs: list, include_incomplete: bool) -> list:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Tables to stdout (or --out), and/or the HTML report (--html)."""
-    # deferred: loaded only by the path that needs it (a light CLI start)
+    # deferred: pulls in pydantic, numpy and DuckDB (`report --help` loads none of them)
     from scholarbench.report.exports import leaderboard_text
     from scholarbench.report.sections import load_report_runs
     from scholarbench.report.suite import expand, overview_group
+    from scholarbench.report.tables import render_groups
     run_dirs, suites = expand([Path(p) for p in args.run_dirs])
     loaded = load_report_runs(run_dirs)
     overview = [overview_group(suite, loaded) for suite in suites]
@@ -124,7 +130,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         fmt = "terminal"
     tables_to_stdout = fmt is not None and not out
     if html:
-        # deferred: loaded only by the path that needs it (a light CLI start)
+        # deferred: the HTML report's own module, only with --html
         from scholarbench.report.html import render_html_report, side_page, write_side_files
         path = Path(html)
         title = getattr(args, "title", None) or "scholarbench report"
@@ -149,7 +155,6 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 0
     text = leaderboard_text(runs, fmt, published) if runs else ""
     if overview and fmt != "csv":          # CSV is one benchmark's table: no overview
-        from scholarbench.report.tables import render_groups
         text = render_groups(overview, fmt) + ("\n\n" + text if text else "")
     text = redact(text, prose=True)
     if out:
@@ -164,7 +169,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    # deferred: loaded only by the path that needs it (a light CLI start)
+    # deferred: pulls in pydantic and numpy (the runs' records)
     from scholarbench.report.compare import compare_runs, format_comparison
     result = compare_runs(Path(args.run_a), Path(args.run_b), n_boot=args.n_boot,
                           seed=args.seed, metrics=args.metrics or None)
@@ -176,7 +181,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    # deferred: loaded only by the path that needs it (a light CLI start)
+    # deferred: pulls in DuckDB, pyarrow, pydantic and numpy
     from scholarbench.report.exports import export_bibtex, export_trec
     if not (args.trec or args.bibtex):
         raise ScholarbenchError("export needs --trec OUT and/or --bibtex OUT")
@@ -195,11 +200,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_compare_parser(subparsers) -> argparse._SubParsersAction:
-    """Add the `compare` and `export` sub-commands to the CLI's sub-parsers; returns the
-    `export` command's own sub-parsers, where other export forms are added (`export inspect`,
-    `export.commands`). `export RUN_DIR …` is the form `RUN_DIR` (`core.commands.
-    normalise_argv` names it, as for `score RUN_DIR`)."""
+def add_compare_parser(subparsers) -> None:
+    """Add the `compare` sub-command to the CLI's sub-parsers."""
     cmp = subparsers.add_parser(
         "compare", help="per-metric differences between two runs with paired bootstrap CIs "
         "and a paired permutation test, on the samples both share")
@@ -213,10 +215,10 @@ def add_compare_parser(subparsers) -> argparse._SubParsersAction:
     cmp.add_argument("--format", choices=["terminal", "markdown", "json"], default="terminal")
     cmp.set_defaults(func=cmd_compare)
 
-    export = subparsers.add_parser(
-        "export", help="an agent's retrieved papers as a TREC run and/or BibTeX (export "
-        "RUN_DIR); runs as Inspect eval logs (export inspect RUN_DIR… --out DIR)")
-    forms = export.add_subparsers(dest="export_form", required=True, metavar="RUN_DIR|inspect")
+
+def add_export_run_dir_form(forms: Any) -> None:
+    """`export RUN_DIR …`, the TREC / BibTeX form, among the `export` command's forms
+    (`export.commands.add_export_parser`)."""
     exp = forms.add_parser(EXPORT_RUN_DIR, help="an agent's retrieved papers as a TREC run "
                            "and/or BibTeX")
     exp.add_argument("run_dir", metavar="RUN_DIR")
@@ -225,4 +227,3 @@ def add_compare_parser(subparsers) -> argparse._SubParsersAction:
     exp.add_argument("--bibtex", metavar="OUT", help="write a BibTeX file")
     exp.add_argument("--sample", metavar="ID", help="BibTeX: only this sample's papers")
     exp.set_defaults(func=cmd_export)
-    return forms

@@ -50,14 +50,14 @@ def add_tools_parser(sub: Any, open_benchmark: Callable[[argparse.Namespace], tu
 
 def cmd_tools(args: argparse.Namespace) -> int:
     if args.tools_cmd == "list":
-        # deferred: loaded only by the path that needs it (a light CLI start)
+        # deferred: pulls in pydantic (`tools serve` starts without it)
         from scholarbench.tools.schemas import TOOLS
         print(json.dumps([{"name": s.name, "description": s.description,
                            "input_schema": s.json_schema()} for s in TOOLS.values()], indent=2))
         return 0
     with contextlib.redirect_stdout(sys.stderr):      # stdout is the protocol's
         session = _session(args)
-    # deferred: loaded only by the path that needs it (a light CLI start)
+    # deferred: pulls in the MCP SDK, DuckDB and numpy (not for `tools list`, `--help`)
     from scholarbench.tools.mcp_server import HttpServer, instructions, serve_stdio
     print(f"scholarbench tools: {instructions(session)}", file=sys.stderr)
     if args.http is None:
@@ -86,7 +86,7 @@ def _logger(path: str | None):
 
 
 def _session(args: argparse.Namespace) -> Any:
-    # deferred: loaded only by the path that needs it (a light CLI start)
+    # deferred: pulls in DuckDB, pyarrow, numpy and pydantic
     from scholarbench.corpus.store import Corpus
     from scholarbench.tools.rules import AccessRules
     from scholarbench.tools.session import ToolSession
@@ -115,6 +115,6 @@ def _session(args: argparse.Namespace) -> Any:
 
 
 def _embedder() -> Any:
-    # deferred: loaded only by the path that needs it (a light CLI start)
+    # deferred: pulls in numpy and the MiniLM encoder (a dense search only)
     from scholarbench.embed.minilm import default_embedder
     return default_embedder()

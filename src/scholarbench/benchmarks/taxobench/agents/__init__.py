@@ -52,6 +52,7 @@ def register_taxo_agent(name: str):
 
 def _register_builtins() -> None:
     register_taxo_agent("cluster")(ClusterAgent)
+    # deferred: would close a cycle (these modules import `register_taxo_agent` from here)
     from scholarbench.benchmarks.taxobench.agents import (bm25_title, deep_research,  # noqa: F401
                                                           llm_taxonomy, replay)
 
