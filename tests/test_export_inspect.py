@@ -24,6 +24,8 @@ import pytest
 from conftest import require_extra
 from scholarbench.cli import main
 from scholarbench.core.lookup import benchmark_class
+from test_cost import judged_run  # noqa: F401  (fixture)
+from test_tools_endpoint import corpus_dir  # noqa: F401  (fixture)
 
 DATA = Path(__file__).parent / "data"
 SYNTHETIC = ("deepsynth", "reportbench", "researcharena", "scinet-pair", "taxobench")
@@ -323,3 +325,168 @@ def test_the_agents_model_and_its_usage(runs, read_eval_log, tmp_path, capsys):
         (1200, 300, 1500, 0.5)
     assert log.stats.role_usage["agent"] == usage
     assert log.samples[0].output.model == "qwen2.5-7b"
+
+
+# ---- what a run kept of its model calls: events, messages, usage and cost ----------------
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+def _events(sample, kind: str) -> list:
+    return [e for e in sample.events if e.event == kind]
+
+
+def test_the_endpoint_agents_calls_are_model_events_and_its_conversation_the_messages(
+        tmp_path, corpus_dir, read_eval_log, capsys):
+    """A scripted endpoint agent (two searches, then the answer) with a priced model: each
+    chat call is a ModelEvent in order (messages sent, reply, tool calls, tokens, seconds),
+    the last call's conversation and reply are the sample's messages, its usage and cost are
+    the generate record's, and the log's cost is summary.json's."""
+    from fake_openai import FakeOpenAI
+    from test_tools_endpoint import ANSWER, QUERIES, _script
+    from inspect_ai.event import InfoEvent, ModelEvent
+    fake = FakeOpenAI(default=_script).start()
+    run = tmp_path / "endpoint"
+    try:
+        assert main(["run", "researcharena", "--task", "discovery", "--agent", "endpoint",
+                     "--tools", "--model", "fake-model", "--base-url", fake.base_url,
+                     "--no-llm-cache", "--corpus", str(corpus_dir), "--out", str(run),
+                     "--quiet", "--max-samples", "1", "--price", "fake-model=1000/2000"]) == 0
+    finally:
+        fake.stop()
+    kept = {r["id"]: r for r in _lines(run / "transcripts.jsonl")}
+    generated = {r["id"]: r for r in _lines(run / "generate.jsonl")}
+    summary = _json(run / "summary.json")
+    assert summary["cost"]["agent_usd"] > 0         # a priced run: the cost is a number
+    [path] = export([run], tmp_path / "logs", capsys)
+    log = read_eval_log(str(path), resolve_attachments=True)
+    check_log(log, run)
+    assert log.results.metadata["cost"] == summary["cost"]
+    assert log.stats.model_usage["fake-model"].total_cost == pytest.approx(
+        summary["cost"]["agent_usd"])
+    by_id = {s.id: s for s in log.samples}
+    assert set(kept) < set(by_id) and len(kept) == 2      # a task without gold: not asked
+    for sample_id in set(by_id) - set(kept):
+        assert not by_id[sample_id].events and "transcript" not in by_id[sample_id].metadata
+    for sample_id, line in kept.items():
+        sample, steps = by_id[sample_id], line["steps"]
+        calls = _events(sample, "model")
+        assert all(isinstance(e, ModelEvent) for e in calls) and len(calls) == len(steps) == 3
+        assert [e.event for e in sample.events] == ["span_begin", "model", "model", "model",
+                                                    "span_end"]
+        assert sample.events[0].name == "endpoint" and sample.events[0].type == "solver"
+        for event, step in zip(calls, steps):
+            assert event.model == step["model"] == "fake-model" and event.role is None
+            assert [(m.role, m.text) for m in event.input] == \
+                [(m["role"], m["content"]) for m in step["messages"]]
+            assert event.output.usage.input_tokens == step["prompt_tokens"] == 11
+            assert event.output.usage.output_tokens == step["completion_tokens"] == 7
+            assert event.working_time == step["seconds"] and event.error is None
+            assert event.cache is None                      # --no-llm-cache
+        for n, event in enumerate(calls[:2]):               # the two searches, in order
+            [call] = event.output.message.tool_calls
+            assert call.function == "search" and call.arguments["query"] == QUERIES[n]
+            assert call.id == steps[n]["tool_calls"][0]["id"]
+            assert event.output.choices[0].stop_reason == "tool_calls"
+        assert calls[2].output.completion == ANSWER and not calls[2].output.message.tool_calls
+        tool_reply = calls[2].input[-1]             # what the model read last: the 2nd search
+        assert tool_reply.role == "tool" and tool_reply.function == "search"
+        assert tool_reply.tool_call_id == steps[1]["tool_calls"][0]["id"]
+        assert [e.working_start for e in calls] == pytest.approx(
+            [0, steps[0]["seconds"], steps[0]["seconds"] + steps[1]["seconds"]])
+        # the sample's messages: the last call's conversation, then its reply
+        assert [m.role for m in sample.messages] == \
+            [m["role"] for m in steps[2]["messages"]] + ["assistant"]
+        assert sample.messages[-1].text == ANSWER and sample.messages[-1].model == "fake-model"
+        assert sample.metadata["transcript"] == {"chat_calls": 3, "steps": 3,
+                                                 "truncated_steps": 0, "truncated_chars": 0}
+        used = generated[sample_id]["usage"]
+        usage = sample.model_usage["fake-model"]
+        assert (usage.input_tokens, usage.output_tokens) == (used["prompt_tokens"],
+                                                            used["completion_tokens"]) == (33, 21)
+        assert usage.total_cost == pytest.approx(used["cost_usd"]) and used["cost_usd"] > 0
+        assert sample.role_usage["agent"] == usage
+        assert sample.metadata["cost"] == {"usd": used["cost_usd"],
+                                           "agent_usd": used["cost_usd"],
+                                           "judges_usd": None, "priced": True}
+        assert "usage" not in sample.output.completion      # the engine's, not the answer
+    assert sum(by_id[i].metadata["cost"]["usd"] for i in kept) == pytest.approx(
+        summary["cost"]["agent_usd"])
+
+    # a resumed sample's latest line wins; an agent's own step is an InfoEvent, a failed
+    # call a ModelEvent with its error; truncation counts go to the metadata
+    first = next(iter(kept))
+    noted = {"id": first, "truncated_steps": 2, "truncated_chars": 40, "steps": [
+        {"kind": "search", "query": "graph", "found": 3},
+        {"kind": "chat", "model": "fake-model", "messages": [{"role": "user", "content": "q"}],
+         "params": {"temperature": 0.2}, "seconds": 0.5, "error": "APIError: boom"},
+        kept[first]["steps"][0]]}
+    with (run / "transcripts.jsonl").open("a", encoding="utf-8") as f:
+        f.write(json.dumps(noted) + "\n")
+    [path] = export([run], tmp_path / "again", capsys)
+    sample = {s.id: s for s in read_eval_log(str(path), resolve_attachments=True).samples}[first]
+    assert [e.event for e in sample.events] == ["span_begin", "info", "model", "model",
+                                                "span_end"]
+    info = sample.events[1]
+    assert isinstance(info, InfoEvent) and info.source == "search"
+    assert info.data == {"query": "graph", "found": 3}
+    failed = sample.events[2]
+    assert failed.error == "APIError: boom" and failed.output.error == "APIError: boom"
+    assert failed.config.temperature == 0.2 and not failed.output.choices
+    assert sample.events[3].working_start == pytest.approx(0.5)
+    assert sample.metadata["transcript"] == {"chat_calls": 2, "steps": 3,
+                                             "truncated_steps": 2, "truncated_chars": 40}
+    assert sample.messages[-1].tool_calls[0].arguments["query"] == QUERIES[0]
+
+
+def test_each_judge_request_is_a_span_of_judge_model_events_with_its_cost(
+        judged_run, tmp_path, read_eval_log, capsys):
+    """A judged TaxoBench run with a priced judge: each judge request of a sample is a
+    "scorer" span whose calls are ModelEvents of the judge's role and model, with the
+    prompt, the reply and the tokens of its record; the sample's usage and cost are its
+    requests'; the log's cost is summary.json's."""
+    run = tmp_path / "judged"
+    assert judged_run(run, "--price", "fake-judge=1000/2000") == 0
+    summary = _json(run / "summary.json")
+    records = [dict(r, item=p.name.split(".")[1]) for p in sorted(run.glob("judge.*.jsonl"))
+               for r in _lines(p)]
+    assert len(records) == 2 and not (run / "transcripts.jsonl").exists()
+    [path] = export([run], tmp_path / "logs", capsys)
+    log = read_eval_log(str(path), resolve_attachments=True)
+    check_log(log, run)
+    assert log.results.metadata["cost"] == summary["cost"]
+    assert log.results.metadata["cost"]["judges_usd"] == pytest.approx(0.05)
+    assert log.stats.model_usage["fake-judge"].total_cost == pytest.approx(0.05)
+    by_id = {s.id: s for s in log.samples}
+    judged = set()
+    for record in records:
+        sample = by_id[record["id"]]
+        judged.add(sample.id)
+        [step] = record["exchange"]["steps"]
+        spans = [e for e in sample.events if e.event == "span_begin"]
+        [begin] = [e for e in spans if e.metadata["repeat"] == record["repeat"]
+                   and e.metadata["subject"] == record["subject"]]
+        assert begin.type == "scorer" and begin.metadata["judge"] == record["judge"]
+        assert begin.metadata["item"] == record["item"] and begin.metadata["status"] == "ok"
+        assert begin.metadata["verdict"] == record["verdict"]
+        [event] = [e for e in sample.events if e.event == "model" and e.span_id == begin.id]
+        assert event.role == "judge" and log.eval.model_roles["judge"].model == "fake-judge"
+        assert event.model == "fake-judge" and event.metadata["judge"] == record["judge"]
+        assert [m.text for m in event.input] == [m["content"] for m in step["messages"]]
+        assert event.output.completion == step["reply"] and "semantic_coverage" in step["reply"]
+        assert (event.output.usage.input_tokens, event.output.usage.output_tokens) == (11, 7)
+        assert sample.model_usage["fake-judge"].total_cost == pytest.approx(
+            record["usage"]["cost_usd"])
+        assert sample.role_usage["judge"].input_tokens == record["usage"]["prompt_tokens"]
+        assert sample.metadata["cost"] == {"usd": pytest.approx(record["usage"]["cost_usd"]),
+                                           "agent_usd": None, "priced": True,
+                                           "judges_usd": pytest.approx(
+                                               record["usage"]["cost_usd"])}
+        assert sample.metadata["judge_requests"] == 1
+        # no transcript: the messages are still the prompt and the answer
+        assert sample.messages[0].text == sample.input and "transcript" not in sample.metadata
+    assert len(judged) == 2
+    for sample in log.samples:
+        if sample.id not in judged:                 # not judged: no events, no usage
+            assert not sample.events and not sample.model_usage and "cost" not in sample.metadata

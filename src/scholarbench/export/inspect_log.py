@@ -36,6 +36,7 @@ from inspect_ai.scorer import Score
 from inspect_ai.viewer import ViewerConfig
 
 from scholarbench.core.usage import _judge_model
+from scholarbench.export.inspect_events import sample_calls
 from scholarbench.export.run_files import RunFiles, read_run
 from scholarbench.export.task_inputs import TaskInput, gold_text, plain, task_inputs
 
@@ -44,7 +45,7 @@ TARGET_CHARS = 4_000        # a gold longer than this is left out of `target` (w
 PREVIEW_CHARS = 160         # a score's `answer`: the start of the agent's answer
 FORMATS = ("eval", "json")
 # generate-record keys that are the engine's, not the agent's answer
-ENGINE_KEYS = ("status", "error", "seconds", "info", "prompt_sha256")
+ENGINE_KEYS = ("status", "error", "seconds", "info", "prompt_sha256", "usage")
 # score-row keys that are no measure and not repeated under the row's metadata
 ROW_OWN = ("status", "reason")
 
@@ -171,14 +172,21 @@ def eval_sample(files: RunFiles, row: dict[str, Any], keys: list[str],
                                       or "the agent failed"),
                           traceback="", traceback_ansi="")
     seconds = (record or {}).get("seconds")
+    calls = sample_calls(key, str(files.manifest.get("agent")), model,
+                         files.transcripts.get(key), record, files.judge_records.get(key, []),
+                         files.manifest, _created(files.manifest))
+    metadata.update(calls.metadata)
     messages: list[Any] = [ChatMessageUser(id=f"{key}/input", content=prompt, source="input")]
-    if output:
+    if calls.messages:                  # the agent's conversation, as its transcript kept it
+        messages = calls.messages
+    elif output:
         messages.append(ChatMessageAssistant(id=f"{key}/answer", content=output,
                                              source="generate", model=model))
     return EvalSample(
         id=sample_id, epoch=1, input=prompt, target=target, messages=messages,
         output=ModelOutput.from_content(model, output) if output else ModelOutput(model=model),
         scores=row_scores(row, keys, preview(output)), metadata=metadata, error=error,
+        events=calls.events, model_usage=calls.model_usage, role_usage=calls.role_usage,
         total_time=seconds if _is_number(seconds) else None, completed=True)
 
 
@@ -214,12 +222,12 @@ def eval_results(files: RunFiles, completed: int) -> EvalResults:
             scored_samples=entry.get("n") if _is_number(entry.get("n")) else None,
             unscored_samples=entry.get("n_null") if _is_number(entry.get("n_null")) else None))
     top = next((s for s in scores if "mean" in s.metrics), None)
+    meta = {k: files.summary[k] for k in ("ci_method", "cost") if files.summary.get(k)}
     return EvalResults(
         total_samples=_int(files.summary.get("n_samples"), len(files.rows)),
         completed_samples=completed, scores=scores,
         headline=HeadlineMetric(scorer=top.scorer, metric="mean") if top else None,
-        metadata={"ci_method": files.summary.get("ci_method")}
-        if files.summary.get("ci_method") else None)
+        metadata=plain(meta) or None)
 
 
 def _int(value: Any, default: int) -> int:
@@ -227,12 +235,14 @@ def _int(value: Any, default: int) -> int:
 
 
 def agent_model(manifest: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """(the agent's model name, its recorded identity), or ("none/<agent>", {})."""
+    """(the agent's model name, its recorded identity), or ("none/<agent>", {}). The name is
+    the model the agent's role asked for (`models.agent.model`, as its calls and transcript
+    name it), else its recorded identity (`model_id`: an endpoint's is `<base URL>|<model>`)."""
     identity = manifest.get("agent_model") if isinstance(manifest.get("agent_model"),
                                                          dict) else {}
     agent_entry = (manifest.get("models") or {}).get("agent")
     agent_entry = agent_entry if isinstance(agent_entry, dict) else {}
-    name = identity.get("model_id") or agent_entry.get("model_id") or agent_entry.get("model")
+    name = agent_entry.get("model") or identity.get("model_id") or agent_entry.get("model_id")
     if name:
         return str(name), {**agent_entry, **identity}
     return f"none/{manifest.get('agent')}", {}
