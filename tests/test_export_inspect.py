@@ -6,7 +6,11 @@ runs-intervals (pooled measures, judge panels, errored samples), the log `inspec
 read_eval_log` reads back holds every sample of scores.jsonl, every measure of each row
 as a score equal to the row's value (null: not scored, with the row's status), and results
 equal to summary.json's means and interval bounds; an incomplete run is an `error` log with its
-reason; a directory that is not a run, and a missing inspect-ai, are one error line each.
+reason; a directory that is not a run, and a missing inspect-ai, are one error line each. An
+endpoint agent's run (scripted fake server) exports its transcript as ModelEvents in order
+(messages, replies, tool calls, tokens), an agent's own step as an InfoEvent and a failed call
+with its error, its conversation as the messages; a judged run its judge requests as spans of
+judge-role ModelEvents; per-sample usage and cost are the records', the log's cost summary.json's.
 
 inspect-ai is the optional extra `scholarbench[inspect]`: without it these tests skip (and fail
 when CI=true), except the one that checks the command's message when it is absent.

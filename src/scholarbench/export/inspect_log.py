@@ -6,10 +6,13 @@
               roles, the data set (name, location, sample count and ids), package versions
     samples   one per score row, in scores.jsonl's order: the prompt the agent got, the gold
               (when small), the agent's answer as text (cut beyond a cap, with a counted
-              note), one `Score` per measure of the row, the status and reason as metadata
+              note), one `Score` per measure of the row, the status and reason as metadata;
+              the agent's transcript and the sample's judge exchanges as events, its
+              conversation as the messages, its usage and cost (`inspect_events`)
     results   one `EvalScore` per measure of summary.json, whose metrics are the summary's own
-              numbers: `mean` and the bounds of its 95% interval (`ci95_low`, `ci95_high`)
-    stats     token usage per model and per role from the manifest's `usage`
+              numbers: `mean` and the bounds of its 95% interval (`ci95_low`, `ci95_high`);
+              the summary's `cost` in its metadata
+    stats     token usage and cost per model and per role from the manifest's `usage`
     status    "success" for a complete run, "error" (with the reason) for an incomplete one
 
 Nothing is recomputed: a measure the summary left undefined has no `mean` metric, a sample's
