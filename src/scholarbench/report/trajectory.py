@@ -94,11 +94,16 @@ def step_html(i: int, step: dict[str, Any]) -> str:
              f"{e(' · '.join(facts))}</span>"]
     for m in step.get("messages") or []:
         content = str(m.get("content") or "")
+        asked = "".join(f"<div class='toolcall'>tool call <code>"
+                        f"{e((c.get('function') or c).get('name', ''))}</code></div>"
+                        for c in m.get("tool_calls") or [] if isinstance(c, dict))
         parts.append(f"<details><summary>{e(m.get('role', ''))} ({len(content):,} "
-                     f"characters)</summary><pre>{_cut(content)}</pre></details>")
+                     f"characters)</summary>"
+                     + (f"<pre>{_cut(content)}</pre>" if content or not asked else "")
+                     + asked + "</details>")
     if step.get("error"):
         parts.append(f"<p class='error'>call failed: {_cut(step['error'])}</p>")
-    else:
+    elif step.get("reply") or not step.get("tool_calls"):
         parts.append(f"<div class='reply'>reply: <pre>{_cut(step.get('reply'))}</pre></div>")
     for call in step.get("tool_calls") or []:
         parts.append(f"<div class='toolcall'>tool call <code>{e(call.get('name', ''))}"
