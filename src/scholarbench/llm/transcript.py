@@ -7,7 +7,8 @@ agents', the endpoint agent's and its tool loop's, a judge's — adds one step: 
 sent, the reply's text and tool calls, tokens, whether it came from the reply cache, latency,
 or the error it raised. A Python agent adds its own steps with `AgentContext.note(...)`.
 
-Known secrets are masked in every text (`llm.secrets.redact`). A transcript is capped: each
+Known secrets (keys, credentialed URLs) are masked in every text (`llm.secrets.redact_known`,
+as every run file; the report masks credential-shaped text too). A transcript is capped: each
 text at `MAX_TEXT` characters and the whole at `MAX_STEPS` steps and `MAX_CHARS` characters;
 what is cut is counted (`truncated_steps`, `truncated_chars`), never silently dropped. Calls
 made from a thread the agent started without copying its context (`contextvars.copy_context`)
@@ -21,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
-from scholarbench.llm.secrets import redact
+from scholarbench.llm.secrets import redact_known
 
 MAX_TEXT = 20_000          # characters of one message or reply kept
 MAX_STEPS = 200            # steps kept per transcript
@@ -37,7 +38,8 @@ class Transcript:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def _text(self, text: Any) -> str:
-        body = redact(str(text or ""), prose=True)
+        body = redact_known(str(text or ""))   # as every run file (`RunDir.append`): cheap
+                                               # on the hot path of every call
         room = max(0, min(MAX_TEXT, MAX_CHARS - self.chars))
         if len(body) > room:
             self.truncated_chars += len(body) - room
