@@ -77,6 +77,9 @@ def test_a_judges_prompt_and_reply_are_in_its_record_and_the_drilldown(tmp_path,
         (step,) = record["exchange"]["steps"]
         assert step["kind"] == "chat" and step["model"] == "fake-judge"
         assert "semantic_coverage" in step["reply"] and step["messages"][0]["content"]
+        prompt = step["messages"][-1]["content"]            # the judge's cap: 4,000 kept
+        assert prompt.endswith("characters cut]") and len(prompt) < 4100
+        assert record["exchange"]["truncated_chars"] > 0
     assert not (out / "transcripts.jsonl").exists()         # a replay agent calls no model
     html = tmp_path / "report.html"
     assert main(["report", str(out), "--html", str(html)]) == 0

@@ -30,7 +30,7 @@ from scholarbench.core.usage import usage_snapshot, add_stage_usage
 from scholarbench.core.writing import write_record
 from scholarbench.llm.config import LOCAL
 from scholarbench.llm.structured import JsonOutcome, ask_json
-from scholarbench.llm.transcript import transcript_scope
+from scholarbench.llm.transcript import JUDGE_TEXT, transcript_scope
 from scholarbench.llm.usage import sample_scope
 from scholarbench.metrics.judge_panel import client_of, mean_defined, repeat_seed, seed_of
 
@@ -210,7 +210,7 @@ def judge_stage(run: RunDir, item: JudgedItem, samples: Sequence[Any],
     def ask(p: PlannedRequest) -> dict[str, Any]:
         client = by_fp[p.judge.fingerprint]
         seed = repeat_seed(client, p.repeat)
-        with sample_scope() as used, transcript_scope() as exchange:   # its tokens, cost
+        with sample_scope() as used, transcript_scope(JUDGE_TEXT) as exchange:   # its cost
             outcome = (item.ask(client, p.request, seed) if item.ask is not None  # and calls
                        else ask_json(client, list(p.request.messages), validate=item.validate,
                                      schema=item.schema, name=item.name, seed=seed))

@@ -25,6 +25,8 @@ from typing import Any, Iterator, Sequence
 from scholarbench.llm.secrets import redact_known
 
 MAX_TEXT = 20_000          # characters of one message or reply kept
+JUDGE_TEXT = 4_000         # of a judge's: its prompt is rebuilt from the sample and prompt
+                           # version; a judge record per request, at any number of samples
 MAX_STEPS = 200            # steps kept per transcript
 MAX_CHARS = 400_000        # characters kept per transcript
 
@@ -35,12 +37,13 @@ class Transcript:
     truncated_steps: int = 0
     truncated_chars: int = 0
     chars: int = 0
+    max_text: int | None = None         # of one text (None: `MAX_TEXT`)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def _text(self, text: Any) -> str:
         body = redact_known(str(text or ""))   # as every run file (`RunDir.append`): cheap
                                                # on the hot path of every call
-        room = max(0, min(MAX_TEXT, MAX_CHARS - self.chars))
+        room = max(0, min(self.max_text or MAX_TEXT, MAX_CHARS - self.chars))
         if len(body) > room:
             self.truncated_chars += len(body) - room
             body = body[:room] + f" … [{len(body) - room} characters cut]"
@@ -79,9 +82,10 @@ _CURRENT: contextvars.ContextVar[Transcript | None] = contextvars.ContextVar(
 
 
 @contextmanager
-def transcript_scope() -> Iterator[Transcript]:
-    """A fresh transcript for the calls made in this context (an inner scope has its own)."""
-    transcript = Transcript()
+def transcript_scope(max_text: int | None = None) -> Iterator[Transcript]:
+    """A fresh transcript for the calls made in this context (an inner scope has its own);
+    `max_text`: characters kept of one text (default `MAX_TEXT`)."""
+    transcript = Transcript(max_text=max_text)
     token = _CURRENT.set(transcript)
     try:
         yield transcript
@@ -124,5 +128,5 @@ def note(kind: str, **data: Any) -> None:
                                      else str(v) for k, v in data.items()})
 
 
-__all__ = ["MAX_CHARS", "MAX_STEPS", "MAX_TEXT", "Transcript", "current", "note",
+__all__ = ["JUDGE_TEXT", "MAX_CHARS", "MAX_STEPS", "MAX_TEXT", "Transcript", "current", "note",
            "record_chat", "transcript_scope"]
