@@ -19,6 +19,16 @@ if "SCHOLARBENCH_TEST_KEEP_CACHE" not in os.environ:
     os.environ["SCHOLARBENCH_CACHE"] = _session_cache
     atexit.register(shutil.rmtree, _session_cache, True)
 
+# Each pytest-xdist worker that meets the packaged local model starts its own llama.cpp server
+# (and CLI subprocesses inherit this environment): the workers split the CPUs between their
+# servers instead of each taking all of them. llama.cpp's threads wait for each other at every
+# step, so two 2-thread servers (or one beside a busy worker) on 2 cores ran several times
+# slower than two 1-thread servers (docs/models.md).
+if "PYTEST_XDIST_WORKER_COUNT" in os.environ and "SCHOLARBENCH_LLAMA_THREADS" not in os.environ:
+    from scholarbench.embed.threads import usable_cpus
+    os.environ["SCHOLARBENCH_LLAMA_THREADS"] = str(
+        max(1, usable_cpus() // max(1, int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))))
+
 
 def shared_path(*parts: str) -> Path:
     """A path under ../shared; skip when absent (a user's clone), fail when CI=true."""

@@ -1,4 +1,5 @@
-"""The MiniLM encoder's thread count from affinity and cgroup quota (fake cgroup trees under tmp_path)."""
+"""The MiniLM encoder's thread count from affinity and cgroup quota (fake cgroup trees under
+tmp_path), and the packaged local model's llama.cpp server's, which follows the same CPUs."""
 from pathlib import Path
 
 import pytest
@@ -188,3 +189,26 @@ def test_label_similarity_runs_its_product_on_one_blas_thread(monkeypatch):
     np.fill_diagonal(expected, 1.0)
     assert np.array_equal(results[0], expected)
 
+
+
+# -- the packaged local model's llama.cpp server (no model started: the command line only) ----
+
+def test_the_local_server_threads_follow_the_variable_or_the_usable_cpus(monkeypatch):
+    from scholarbench.llm import local
+    monkeypatch.setattr(threads, "usable_cpus", lambda: 3)
+    assert local.local_threads({}) == local.local_threads({local.THREADS_ENV: "auto"}) == 3
+    assert local.local_threads({local.THREADS_ENV: " 1 "}) == 1
+    monkeypatch.setenv(local.THREADS_ENV, "5")
+    monkeypatch.setattr(local, "model_path", lambda name: Path("/m.gguf"))
+    command = local.LocalServer(port=1).command()
+    # prompt processing too: llama-cpp-python's own default for it is every CPU it sees
+    for flag in ("--n_threads", "--n_threads_batch"):
+        assert command[command.index(flag) + 1] == "5"
+    assert local.LocalServer(port=1, threads=2).threads == 2
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "two", "1.5", "4097", "keep"])
+def test_the_local_server_rejects_a_bad_thread_count(bad):
+    from scholarbench.llm import local
+    with pytest.raises(ScholarbenchError, match=r"\$SCHOLARBENCH_LLAMA_THREADS must be"):
+        local.local_threads({local.THREADS_ENV: bad})

@@ -23,6 +23,7 @@ import urllib.request
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import Mapping
 
 from scholarbench.errors import ScholarbenchError
 from scholarbench.paths import cache_dir
@@ -124,6 +125,29 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
+THREADS_ENV = "SCHOLARBENCH_LLAMA_THREADS"
+
+
+def local_threads(environ: Mapping[str, str] | None = None) -> int:
+    """The llama.cpp server's thread count, for generation and prompt processing alike:
+    `$SCHOLARBENCH_LLAMA_THREADS=N` (1..4096), else (unset, empty or `auto`) the CPUs this
+    process may really use (affinity mask capped by the cgroup quota). Several servers on one
+    machine (test workers, parallel jobs) should split the CPUs between them: llama.cpp's
+    threads wait for each other at every step, so more threads than free cores is much slower
+    than fewer (docs/models.md)."""
+    environ = os.environ if environ is None else environ
+    raw = environ.get(THREADS_ENV, "").strip().lower()
+    if raw in ("", "auto"):
+        # deferred: the embed package loads numpy; read only when a server starts
+        from scholarbench.embed.threads import usable_cpus
+        return usable_cpus()
+    value = int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 6 else 0
+    if not 1 <= value <= 4096:
+        raise ScholarbenchError(f"${THREADS_ENV} must be a whole number from 1 to 4096 or "
+                                f"'auto' (got {environ[THREADS_ENV]!r})")
+    return value
+
+
 class LocalServer:
     """llama-cpp-python's OpenAI-compatible server on 127.0.0.1, started and stopped by us."""
 
@@ -132,7 +156,7 @@ class LocalServer:
         self.spec = _spec(name)
         self.port = port or _free_port()
         self.n_ctx = n_ctx
-        self.threads = threads or max(1, os.cpu_count() or 1)
+        self.threads = threads or local_threads()
         self.process: subprocess.Popen | None = None
 
     @property
@@ -142,7 +166,8 @@ class LocalServer:
     def command(self) -> list[str]:
         return [sys.executable, "-m", "llama_cpp.server", "--model", str(model_path(self.spec.name)),
                 "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
-                "--n_threads", str(self.threads), "--model_alias", self.spec.name,
+                "--n_threads", str(self.threads), "--n_threads_batch", str(self.threads),
+                "--model_alias", self.spec.name,
                 "--verbose", "False"]
 
     def start(self, timeout: float = 180.0) -> str:
