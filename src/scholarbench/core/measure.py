@@ -142,6 +142,39 @@ def is_number(value: Any) -> bool:
 
 def interval(measure: Measure, rows: Sequence[Row]) -> list[float] | None:
     """[low, high] of the 95% percentile bootstrap of `measure`'s aggregate over `rows`."""
+    return intervals((measure,), rows)[0]
+
+
+def intervals(measures: Sequence[Measure], rows: Sequence[Row]) -> list[list[float] | None]:
+    """Each measure's `interval`, in order. The measures resampled over the same number of
+    rows share each batch of drawn row indices: every one of them would draw the same stream
+    from the seed alone (`scipy.stats.bootstrap`'s draw, `_resample`), so k measures over the
+    same rows cost one draw instead of k, for the same numbers."""
+    out: list[list[float] | None] = []
+    groups: dict[int, list[tuple[int, Statistic]]] = {}
+    for i, measure in enumerate(measures):
+        plan = _plan(measure, rows)
+        out.append(None if isinstance(plan, _Resample) else plan)
+        if isinstance(plan, _Resample):
+            groups.setdefault(plan.n, []).append((i, plan.statistic))
+    for n, jobs in groups.items():
+        for (i, _), theta in zip(jobs, _resample(n, [s for _, s in jobs])):
+            out[i] = _percentile_interval(theta)
+    return out
+
+
+Statistic = Callable[[Any], Any]      # row indices (m, n) → the m resamples' values
+
+
+@dataclass(frozen=True)
+class _Resample:
+    n: int                  # rows resampled
+    statistic: Statistic
+
+
+def _plan(measure: Measure, rows: Sequence[Row]) -> "list[float] | None | _Resample":
+    """A measure's interval without resampling (None: too few values; [v, v]: one value),
+    or what to resample."""
     import numpy as np     # deferred: `run --help` must not import numpy
     counted = [r for r in rows if r.get("status") not in NOT_COUNTED]
     if measure.aggregator is None:
@@ -150,23 +183,36 @@ def interval(measure: Measure, rows: Sequence[Row]) -> list[float] | None:
             return None
         if np.all(values == values[0]):
             return [float(values[0])] * 2
-        return _bootstrap(values, _mean, width=1)
+
+        def mean(idx: Any) -> Any:
+            return _mean(values[idx], axis=-1)
+        return _Resample(len(values), mean)
     if measure.defined_on is not None:
         counted = [r for r in counted if measure.defined_on(r)]
-    if sum(1 for r in counted if any(is_number(v) for v in r.values())) < 2:
+    if not _two_with_a_number(counted):
         return None
-    indices = np.arange(len(counted))
     if measure.pooled is not None:
         pooled, arrays = measure.pooled, measure.pooled.arrays(counted)
 
-        def statistic(idx: Any, axis: int = -1) -> Any:
+        def statistic(idx: Any) -> Any:
             return pooled.resampled(arrays, idx)
-        return _bootstrap(indices, statistic, width=len(arrays))
+        return _Resample(len(counted), statistic)
     aggregator = measure.aggregator
 
-    def each(idx: Any, axis: int = -1) -> Any:      # the slow path: Python per resample
+    def each(idx: Any) -> Any:      # the slow path: Python per resample
         return np.array([_float(aggregator([counted[int(i)] for i in row])) for row in idx])
-    return _bootstrap(indices, each, width=1)
+    return _Resample(len(counted), each)
+
+
+def _two_with_a_number(rows: Sequence[Row]) -> bool:
+    """Whether at least two rows hold a number (stops at the second)."""
+    found = 0
+    for r in rows:
+        if any(is_number(v) for v in r.values()):
+            found += 1
+            if found == 2:
+                return True
+    return False
 
 
 def _mean(x: Any, axis: int = -1) -> Any:
@@ -184,18 +230,41 @@ def batch_size(n: int, width: int) -> int:
     return max(1, min(CI_RESAMPLES, CI_BATCH_BYTES // (8 * max(1, n) * max(1, width))))
 
 
-def _bootstrap(data: Any, statistic: Callable[..., Any], *, width: int) -> list[float] | None:
-    """The percentile interval of `statistic` (vectorised over rows of resampled `data`),
-    scipy drawing the resamples `batch_size` at a time from the one seeded Generator."""
+def _resample(n: int, statistics: Sequence[Statistic]) -> list[Any]:
+    """Each statistic's values on the `CI_RESAMPLES` resamples of n rows: the row indices
+    drawn as `scipy.stats.bootstrap` draws them (`rng.integers(0, n, (batch, n))` from a
+    Generator seeded `CI_SEED`; batches of any size give the one stream), `batch_size` at a
+    time, each batch handed to every statistic."""
+    import numpy as np     # deferred: `run --help` must not import numpy
+    rng = np.random.default_rng(CI_SEED)
+    parts: list[list[Any]] = [[] for _ in statistics]
+    size = batch_size(n, 1)
+    for start in range(0, CI_RESAMPLES, size):
+        idx = rng.integers(0, n, size=(min(size, CI_RESAMPLES - start), n), dtype=np.int64)
+        for part, statistic in zip(parts, statistics):
+            part.append(statistic(idx))
+    return [np.concatenate(part) for part in parts]
+
+
+@dataclass(frozen=True)
+class _Distribution:
+    """A bootstrap distribution computed here, handed to `scipy.stats.bootstrap` (its
+    `bootstrap_result`) for the interval."""
+    bootstrap_distribution: Any
+
+
+def _percentile_interval(theta: Any) -> list[float] | None:
+    """The percentile interval of the resampled values `theta`, by `scipy.stats.bootstrap`
+    itself (no new resamples: `n_resamples=0` over the given distribution); None when it is
+    not finite (a degenerate resample gives NaN)."""
     import numpy as np     # deferred: `run --help` must not import numpy
     from scipy.stats import bootstrap     # deferred: ~0.3 s to import, only once an interval is due
     with warnings.catch_warnings():      # a degenerate resample gives NaN: None below
         warnings.simplefilter("ignore", RuntimeWarning)
         warnings.filterwarnings("ignore", message=".*degenerate.*")
-        result = bootstrap((data,), statistic, n_resamples=CI_RESAMPLES,
-                           batch=batch_size(len(data), width), confidence_level=CI_LEVEL,
-                           method="percentile", vectorized=True,
-                           rng=np.random.default_rng(CI_SEED))
+        result = bootstrap((np.zeros(2),), _mean, n_resamples=0,
+                           bootstrap_result=_Distribution(theta), confidence_level=CI_LEVEL,
+                           method="percentile", vectorized=True)
     low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
     if not (math.isfinite(low) and math.isfinite(high)):
         return None
@@ -203,4 +272,4 @@ def _bootstrap(data: Any, statistic: Callable[..., Any], *, width: int) -> list[
 
 
 __all__ = ["CI_BATCH_BYTES", "CI_METHOD", "Measure", "batch_size", "defined", "interval",
-           "is_number"]
+           "intervals", "is_number"]

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 from scholarbench.core import refs
 from scholarbench.core.benchmark import Benchmark
 from scholarbench.core.judging import FAILURES_KEY, failed_calls
-from scholarbench.core.measure import CI_METHOD, Measure, interval
+from scholarbench.core.measure import CI_METHOD, Measure, intervals
 from scholarbench.core.records import Summary
 from scholarbench.core.status import count_samples
 from scholarbench.core.summary_metrics import aggregate
@@ -77,15 +77,17 @@ def add_intervals(bench: Benchmark, summary: dict[str, Any], rows: Sequence[dict
     metrics = summary.get("metrics")
     if not isinstance(metrics, dict):
         return
+    due: dict[str, Measure] = {}
     for key, entry in metrics.items():
         if not isinstance(entry, dict):
             continue
         measure = declared.get(key) or Measure(bench.name, key) if _parses(key) else None
-        ci = None
+        entry["ci95"] = None
         if measure is not None and entry.get("mean") is not None:
             if key in declared or _same(measure.value(rows), entry.get("mean")):
-                ci = interval(measure, rows)
-        entry["ci95"] = ci
+                due[key] = measure
+    for key, ci in zip(due, intervals(list(due.values()), rows)):   # one draw per row count
+        metrics[key]["ci95"] = ci
     summary["ci_method"] = CI_METHOD
 
 
