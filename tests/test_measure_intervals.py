@@ -253,3 +253,22 @@ def test_measures_over_as_many_rows_share_one_draw_and_keep_their_intervals(monk
     assert got[3] == _old_interval(pooled.aggregator, rows, None)
     assert got[0] != got[2]                      # different values, the same indices
     assert [interval(m, rows) for m in measures] == got
+
+
+def test_column_sums_by_draw_counts_equal_the_gathered_sums():
+    """`core.pooled.ColumnSums`: integer columns summed as (draw counts) @ (columns) give the
+    gathered sums exactly; a float column and integers past the exact bound are gathered."""
+    from scholarbench.core.pooled import ColumnSums, Resamples
+    gen = np.random.default_rng(5)
+    n = 500
+    arrays = [gen.integers(-3, 40, n), gen.integers(0, 2, n).astype(bool),
+              gen.random(n), gen.integers(0, 10**6, n),
+              np.array([2**62] + [1] * (n - 1), dtype=np.int64)]
+    sums = ColumnSums(arrays)
+    assert sums.exact == [0, 1, 3]                    # not the float, not the huge column
+    batch = Resamples(gen.integers(0, n, (37, n)))
+    got = sums.of(batch)
+    want = np.stack([col[batch.idx].sum(axis=-1) for col in arrays], axis=-1)
+    assert got.dtype == want.dtype
+    assert np.array_equal(got, want)
+    assert ColumnSums(arrays[:1]).exact == []         # one integer column: gathered

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Sequence
 
 from scholarbench.core.display import Display
-from scholarbench.core.pooled import Pooled
+from scholarbench.core.pooled import ColumnSums, Pooled, Resamples
 from scholarbench.metrics.names import MetricName
 
 Row = dict[str, Any]
@@ -163,7 +163,7 @@ def intervals(measures: Sequence[Measure], rows: Sequence[Row]) -> list[list[flo
     return out
 
 
-Statistic = Callable[[Any], Any]      # row indices (m, n) → the m resamples' values
+Statistic = Callable[[Any], Any]      # a batch (`core.pooled.Resamples`) → its m values
 
 
 @dataclass(frozen=True)
@@ -184,23 +184,25 @@ def _plan(measure: Measure, rows: Sequence[Row]) -> "list[float] | None | _Resam
         if np.all(values == values[0]):
             return [float(values[0])] * 2
 
-        def mean(idx: Any) -> Any:
-            return _mean(values[idx], axis=-1)
+        def mean(batch: Any) -> Any:
+            return _mean(values[batch.idx], axis=-1)
         return _Resample(len(values), mean)
     if measure.defined_on is not None:
         counted = [r for r in counted if measure.defined_on(r)]
     if not _two_with_a_number(counted):
         return None
     if measure.pooled is not None:
-        pooled, arrays = measure.pooled, measure.pooled.arrays(counted)
+        pooled = measure.pooled
+        sums = ColumnSums(pooled.arrays(counted))
 
-        def statistic(idx: Any) -> Any:
-            return pooled.resampled(arrays, idx)
+        def statistic(batch: Any) -> Any:
+            return pooled.combine(sums.of(batch))
         return _Resample(len(counted), statistic)
     aggregator = measure.aggregator
 
-    def each(idx: Any) -> Any:      # the slow path: Python per resample
-        return np.array([_float(aggregator([counted[int(i)] for i in row])) for row in idx])
+    def each(batch: Any) -> Any:      # the slow path: Python per resample
+        return np.array([_float(aggregator([counted[int(i)] for i in row]))
+                         for row in batch.idx])
     return _Resample(len(counted), each)
 
 
@@ -240,9 +242,10 @@ def _resample(n: int, statistics: Sequence[Statistic]) -> list[Any]:
     parts: list[list[Any]] = [[] for _ in statistics]
     size = batch_size(n, 1)
     for start in range(0, CI_RESAMPLES, size):
-        idx = rng.integers(0, n, size=(min(size, CI_RESAMPLES - start), n), dtype=np.int64)
+        batch = Resamples(rng.integers(0, n, size=(min(size, CI_RESAMPLES - start), n),
+                                       dtype=np.int64))
         for part, statistic in zip(parts, statistics):
-            part.append(statistic(idx))
+            part.append(statistic(batch))
     return [np.concatenate(part) for part in parts]
 
 

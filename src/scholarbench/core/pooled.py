@@ -49,9 +49,61 @@ class Pooled:
 
     def resampled(self, arrays: Sequence[Any], idx: Any) -> Any:
         """The value for each resample of row indices `idx` (shape (m, n)): shape (m,)."""
+        return self.combine(ColumnSums(arrays).of(Resamples(idx)))
+
+
+class Resamples:
+    """One batch of resamples: the row indices `idx` (m, n) and, computed once when a
+    statistic asks for it, how often each row is drawn in each resample (`counts`, (m, n))."""
+
+    def __init__(self, idx: Any) -> None:
+        self.idx = idx
+        self._counts: Any = None
+
+    def counts(self) -> Any:
+        """(m, n) float64: row i's draws in resample r (exact small integers)."""
         import numpy as np      # deferred: `run --help` must not import numpy
-        sums = np.stack([col[idx].sum(axis=-1) for col in arrays], axis=-1)
-        return self.combine(sums)
+        if self._counts is None:
+            m, n = self.idx.shape
+            self._counts = np.empty((m, n))
+            for r in range(m):
+                self._counts[r] = np.bincount(self.idx[r], minlength=n)
+        return self._counts
+
+
+class ColumnSums:
+    """Σ of each column over each resample, in the columns' order. Integer columns are summed
+    together as (draw counts) @ (columns) when that is exact — every partial sum an integer
+    below 2^53, so a float64 product is exact whatever the order — which costs one pass over
+    the indices for all of them (and for every measure of the batch: `Resamples.counts`);
+    a float column (or integers too large for that bound) is gathered and summed per resample
+    (`col[idx].sum(axis=-1)`: numpy's pairwise order, as before)."""
+
+    def __init__(self, arrays: Sequence[Any]) -> None:
+        import numpy as np      # deferred: `run --help` must not import numpy
+        self.arrays = list(arrays)
+        n = len(self.arrays[0]) if self.arrays else 0
+        exact = [i for i, col in enumerate(self.arrays)
+                 if col.dtype.kind in "iub" and len(col) == n and n * _largest(col) < 2 ** 53]
+        self.exact = exact if len(exact) >= 2 else []
+        self.matrix = (np.stack([self.arrays[i] for i in self.exact], axis=-1)
+                       .astype(np.float64) if self.exact else None)
+
+    def of(self, batch: Resamples) -> Any:
+        """(m, k) sums of the k columns over the batch's m resamples (int64 where the columns
+        are integers)."""
+        import numpy as np      # deferred: `run --help` must not import numpy
+        by_matrix = {}
+        if self.matrix is not None:
+            summed = np.rint(batch.counts() @ self.matrix).astype(np.int64)
+            by_matrix = {i: summed[:, j] for j, i in enumerate(self.exact)}
+        return np.stack([by_matrix[i] if i in by_matrix else col[batch.idx].sum(axis=-1)
+                         for i, col in enumerate(self.arrays)], axis=-1)
+
+
+def _largest(col: Any) -> int:
+    """max |value| of an integer column, as a Python int (no int64 overflow)."""
+    return max(abs(int(col.max())), abs(int(col.min()))) if len(col) else 0
 
 
 def divide(num: Any, den: Any, at_zero: float | None) -> Any:
@@ -95,4 +147,4 @@ def _total(row: Row, keys: Sequence[str]) -> Any:
     return total
 
 
-__all__ = ["Pooled", "divide", "ratio", "ratio_of"]
+__all__ = ["ColumnSums", "Pooled", "Resamples", "divide", "ratio", "ratio_of"]
