@@ -29,6 +29,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Sequence
 
+from scholarbench.core.columns import NOT_COUNTED, ScoreRows
 from scholarbench.core.display import Display
 from scholarbench.core.pooled import ColumnSums, Pooled, Resamples
 from scholarbench.metrics.names import MetricName
@@ -41,7 +42,6 @@ CI_SEED = 20251126
 CI_LEVEL = 0.95
 CI_BATCH_BYTES = 50_000_000        # row indices (int64) held at once by an interval
 CI_METHOD = f"percentile bootstrap over samples, {CI_RESAMPLES} resamples, seed {CI_SEED}"
-NOT_COUNTED = ("error", "unscorable")     # no result: left out of every aggregate
 
 
 @dataclass(frozen=True)
@@ -124,14 +124,17 @@ class Measure(Display):
 
     def value(self, rows: Sequence[Row]) -> float | None:
         """The run's aggregate over `rows` (rows of errored/unscorable samples are skipped)."""
-        counted = [r for r in rows if r.get("status") not in NOT_COUNTED]
+        counted = ScoreRows.of(rows).counted()
         if self.aggregator is not None:
             return self.aggregator(counted)
-        values = defined(counted, self.key)
+        values = counted.defined(self.key)
         return sum(values) / len(values) if values else None
 
 
 def defined(rows: Sequence[Row], key: str) -> list[float]:
+    """The values of `key` that are numbers (`is_number`), as floats, in row order."""
+    if isinstance(rows, ScoreRows):
+        return rows.defined(key)
     return [float(r[key]) for r in rows if is_number(r.get(key))]
 
 
@@ -176,9 +179,10 @@ def _plan(measure: Measure, rows: Sequence[Row]) -> "list[float] | None | _Resam
     """A measure's interval without resampling (None: too few values; [v, v]: one value),
     or what to resample."""
     import numpy as np     # deferred: `run --help` must not import numpy
-    counted = [r for r in rows if r.get("status") not in NOT_COUNTED]
+    counted = ScoreRows.of(rows).counted()
     if measure.aggregator is None:
-        values = np.array(defined(counted, measure.key))
+        values = counted.numbers(measure.key)
+        values = values[~np.isnan(values)]
         if len(values) < 2:
             return None
         if np.all(values == values[0]):
@@ -188,7 +192,7 @@ def _plan(measure: Measure, rows: Sequence[Row]) -> "list[float] | None | _Resam
             return _mean(values[batch.idx], axis=-1)
         return _Resample(len(values), mean)
     if measure.defined_on is not None:
-        counted = [r for r in counted if measure.defined_on(r)]
+        counted = counted.where(measure.defined_on)
     if not _two_with_a_number(counted):
         return None
     if measure.pooled is not None:

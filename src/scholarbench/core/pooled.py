@@ -25,16 +25,33 @@ Combine = Callable[[Any], Any]          # sums (..., k) → values (...), NaN: u
 
 @dataclass(frozen=True)
 class Pooled:
-    """An aggregate computed by `combine` from the sums of `columns(rows)`."""
+    """An aggregate computed by `combine` from the sums of `columns(rows)`. `from_columns`,
+    when given, computes the same columns as numpy arrays from `core.columns.ScoreRows`'
+    columns (None: it cannot; `columns` then walks the rows); on `ScoreRows` the columns are
+    computed once per rows and kept."""
     columns: Columns
     combine: Combine
     note: str = ""                      # what it is, for docs and reprs: "Σ a / Σ b"
+    from_columns: Callable[[Any], "list[Any] | None"] | None = None
+
+    def _columns_of(self, rows: Sequence[Row]) -> list[Any]:
+        """The columns: lists from `columns`, or arrays from `from_columns` (on ScoreRows)."""
+        # deferred: core.columns is only needed once rows are aggregated
+        from scholarbench.core.columns import ScoreRows
+        if not isinstance(rows, ScoreRows):
+            return self.columns(rows)
+
+        def compute() -> list[Any]:
+            arrays = self.from_columns(rows) if self.from_columns is not None else None
+            return arrays if arrays is not None else self.columns(rows)
+        return rows.cached(("pooled", self), compute)
 
     def value(self, rows: Sequence[Row]) -> float | None:
         """The aggregate over `rows` (None where `combine` says NaN). The sums are Python's,
         in row order: what a loop over the rows gives."""
         import numpy as np      # deferred: `run --help` must not import numpy
-        value = float(self.combine(np.asarray([sum(col) for col in self.columns(rows)])))
+        value = float(self.combine(np.asarray([sum(col.tolist() if isinstance(col, np.ndarray)
+                                                   else col) for col in self._columns_of(rows)])))
         return None if value != value else value
 
     def __call__(self, rows: Sequence[Row]) -> float | None:
@@ -44,8 +61,9 @@ class Pooled:
     def arrays(self, rows: Sequence[Row]) -> list[Any]:
         """The columns as numpy arrays (int64 where every term is an integer)."""
         import numpy as np      # deferred: `run --help` must not import numpy
-        return [np.asarray(col) if col else np.zeros(0, dtype=np.int64)
-                for col in self.columns(rows)]
+        return [col if isinstance(col, np.ndarray) else
+                np.asarray(col) if col else np.zeros(0, dtype=np.int64)
+                for col in self._columns_of(rows)]
 
     def resampled(self, arrays: Sequence[Any], idx: Any) -> Any:
         """The value for each resample of row indices `idx` (shape (m, n)): shape (m,)."""
@@ -131,13 +149,25 @@ def ratio_of(terms: Callable[[Row], tuple[Any, Any]], *, at_zero: float | None =
 def ratio(numerator: Sequence[str], denominator: Sequence[str], *,
           where: Callable[[Row], bool] | None = None, at_zero: float | None = None) -> Pooled:
     """Σ of the `numerator` keys / Σ of the `denominator` keys over the rows `where` holds
-    (all by default; a missing or null key counts 0)."""
+    (all by default; a missing or null key counts 0). On `core.columns.ScoreRows` its two
+    columns are the rows' summed count columns (`ScoreRows.counts`), 0 where `where` fails."""
     def terms(row: Row) -> tuple[Any, Any]:
         if where is not None and not where(row):
             return 0, 0
         return (_total(row, numerator), _total(row, denominator))
+
+    def from_columns(rows: Any) -> list[Any] | None:
+        import numpy as np      # deferred: `run --help` must not import numpy
+        num, den = rows.counts(*numerator), rows.counts(*denominator)
+        if num is None or den is None:
+            return None
+        if where is not None:
+            keep = rows.mask(where)
+            num, den = np.where(keep, num, 0), np.where(keep, den, 0)
+        return [num, den]
     note = f"Σ {' + '.join(numerator)} / Σ ({' + '.join(denominator)})"
-    return ratio_of(terms, at_zero=at_zero, note=note)
+    pooled = ratio_of(terms, at_zero=at_zero, note=note)
+    return Pooled(pooled.columns, pooled.combine, note, from_columns)
 
 
 def _total(row: Row, keys: Sequence[str]) -> Any:

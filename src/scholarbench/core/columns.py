@@ -1,0 +1,169 @@
+"""Score rows that also answer as columns (issue 37, "rows as columns").
+
+A run's summary asks the same questions of every row many times over: which rows count (status),
+the defined values of each measure, the sums a pooled measure divides, the rows a measure's
+interval resamples. `ScoreRows` is the list of rows scores.jsonl holds (dicts, unchanged, for
+what genuinely needs a row: a benchmark's nested judge entries, reasons, ids) that builds each
+such column once, as a numpy array, and keeps it:
+
+- `numbers(key)`: float64, NaN where the row's value is not a number (`core.measure.is_number`:
+  missing, null, a bool, a string, NaN or ±Infinity); `defined(key)` the defined values as
+  `core.measure.defined` lists them;
+- `counts(keys)`: Σ over `keys` of each row's `row.get(key, 0) or 0` (int64 when every term is an
+  integer), what a pooled ratio sums (`core.pooled.ratio`);
+- `mask(predicate)`, `truthy(key)`, `status_in(words)`: one bool per row;
+- `subset(mask)`: the rows where `mask` holds, in order, itself a `ScoreRows` whose columns are
+  sliced from these (`counted()`: the rows in every aggregate, cached);
+- `cached(key, compute)`: anything else computed once per rows (a pooled measure's columns).
+
+Every column is computed from the dicts with the very test the row-by-row code applies, so a
+summary computed from columns is the one the rows gave, byte for byte
+(tests/test_score_columns.py). The rows are not to be changed in place once a column is read;
+the list's own mutators drop every column kept.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Hashable, Iterable, Sequence
+
+NOT_COUNTED = ("error", "unscorable")     # no result: left out of every aggregate
+EXACT = 2 ** 53                           # integers a float64 holds exactly
+
+
+class ScoreRows(list):
+    """The rows (a list of dicts) with their columns, built once each (module docstring)."""
+
+    def __init__(self, rows: Iterable[dict[str, Any]] = ()) -> None:
+        super().__init__(rows)
+        self._kept: dict[Hashable, Any] = {}
+        self._parent: ScoreRows | None = None
+        self._index: Any = None            # positions in the parent
+
+    @classmethod
+    def of(cls, rows: Sequence[dict[str, Any]]) -> "ScoreRows":
+        """`rows` themselves when they already are `ScoreRows`, else a `ScoreRows` of them."""
+        return rows if isinstance(rows, ScoreRows) else cls(rows)
+
+    # -- what is kept ----------------------------------------------------------------------
+    def cached(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """`compute()` the first time `key` is asked for, the same object after."""
+        if key not in self._kept:
+            self._kept[key] = compute()
+        return self._kept[key]
+
+    # -- columns ---------------------------------------------------------------------------
+    def values(self, key: str) -> list[Any]:
+        """`row.get(key)` of every row (the values as they are)."""
+        return self.cached(("values", key), lambda: [r.get(key) for r in self])
+
+    def numbers(self, key: str) -> Any:
+        """float64 per row: the value where it is a finite number, else NaN."""
+        if self._parent is not None:
+            return self.cached(("numbers", key),
+                               lambda: self._parent.numbers(key)[self._index])
+        return self.cached(("numbers", key), lambda: _numbers(self.values(key)))
+
+    def defined(self, key: str) -> list[float]:
+        """The defined values of `key` in row order, as `core.measure.defined` gives them."""
+        import numpy as np      # deferred: `run --help` must not import numpy
+        values = self.numbers(key)
+        return values[~np.isnan(values)].tolist()
+
+    def counts(self, *keys: str) -> Any:
+        """Σ over `keys` of each row's `row.get(key, 0) or 0` (int64 when every term is an
+        integer, else float64); None when a term is no number (the caller sums the rows)."""
+        if self._parent is not None:
+            def sliced() -> Any:
+                whole = self._parent.counts(*keys)
+                return None if whole is None else whole[self._index]
+            return self.cached(("counts", keys), sliced)
+        return self.cached(("counts", keys), lambda: _counts(self, keys))
+
+    def mask(self, predicate: Callable[[dict[str, Any]], Any]) -> Any:
+        """bool per row: `bool(predicate(row))`."""
+        import numpy as np      # deferred: `run --help` must not import numpy
+        return self.cached(("mask", predicate), lambda: np.fromiter(
+            (bool(predicate(r)) for r in self), dtype=bool, count=len(self)))
+
+    def truthy(self, key: str) -> Any:
+        """bool per row: whether `row.get(key)` is truthy."""
+        import numpy as np      # deferred: `run --help` must not import numpy
+        return self.cached(("truthy", key), lambda: np.fromiter(
+            (bool(v) for v in self.values(key)), dtype=bool, count=len(self)))
+
+    def status_in(self, words: Sequence[str]) -> Any:
+        """bool per row: whether `row.get("status")` is one of `words`."""
+        import numpy as np      # deferred: `run --help` must not import numpy
+        words = tuple(words)
+        return self.cached(("status", words), lambda: np.fromiter(
+            (v in words for v in self.values("status")), dtype=bool, count=len(self)))
+
+    # -- subsets ---------------------------------------------------------------------------
+    def subset(self, mask: Any, key: Hashable = None) -> "ScoreRows":
+        """The rows where `mask` (bool per row) holds, in order; kept under `key` when given."""
+        def build() -> ScoreRows:
+            import numpy as np      # deferred: `run --help` must not import numpy
+            index = np.flatnonzero(mask)
+            out = ScoreRows(self[i] for i in index.tolist())
+            out._parent, out._index = self, index
+            return out
+        return self.cached(("subset", key), build) if key is not None else build()
+
+    def counted(self) -> "ScoreRows":
+        """The rows in every aggregate: not errored, not unscorable."""
+        return self.subset(~self.status_in(NOT_COUNTED), key="counted")
+
+    def where(self, predicate: Callable[[dict[str, Any]], Any]) -> "ScoreRows":
+        """The rows `predicate` holds for (kept: the same predicate gives the same rows)."""
+        return self.subset(self.mask(predicate), key=("where", predicate))
+
+    # -- a change drops what was kept -------------------------------------------------------
+    def _changed(self) -> None:
+        self._kept.clear()
+        self._parent = self._index = None
+
+
+def _dropping(name: str) -> Callable[..., Any]:
+    method = getattr(list, name)
+
+    def changed(self: ScoreRows, *args: Any, **kwargs: Any) -> Any:
+        self._changed()
+        return method(self, *args, **kwargs)
+    changed.__name__ = name
+    return changed
+
+
+for _name in ("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
+              "__setitem__", "__delitem__", "__iadd__", "__imul__"):
+    setattr(ScoreRows, _name, _dropping(_name))
+
+
+def _numbers(values: Sequence[Any]) -> Any:
+    """float64 of `values`: a finite int or float (not a bool) as itself, anything else NaN —
+    `core.measure.is_number`'s test."""
+    import numpy as np      # deferred: `run --help` must not import numpy
+    from scholarbench.core.measure import is_number  # deferred: core.measure imports this module
+    nan = float("nan")
+    out = np.fromiter((v if v.__class__ is float or v.__class__ is int
+                       else float(v) if is_number(v) else nan for v in values),
+                      dtype=np.float64, count=len(values))
+    out[~np.isfinite(out)] = nan
+    return out
+
+
+def _counts(rows: ScoreRows, keys: Sequence[str]) -> Any:
+    """Σ over `keys` of `row.get(key, 0) or 0` per row, as a row-by-row `total = 0; total +=
+    term` adds them; None when a term is neither an int, a float nor a bool, or an integer is
+    past what float64 holds exactly (the caller then sums the rows itself)."""
+    import numpy as np      # deferred: `run --help` must not import numpy
+    total: Any = np.zeros(len(rows), dtype=np.int64)
+    for key in keys:
+        terms = [r.get(key, 0) or 0 for r in rows]
+        if not all(t.__class__ is float or (t.__class__ in (int, bool) and -EXACT < t < EXACT)
+                   for t in terms):
+            return None
+        column = np.asarray(terms) if terms else np.zeros(0, dtype=np.int64)
+        total = total + (column.astype(np.int64) if column.dtype == bool else column)
+    return total
+
+
+__all__ = ["NOT_COUNTED", "ScoreRows"]
