@@ -39,3 +39,33 @@ def test_many_continuous_scores_are_agreed_on_without_a_quadratic_matrix():
     alpha = krippendorff_alpha(matrix)
     # var(truth) = 100/12, noise 0.25: α ≈ 1 − 0.25/(100/12 + 0.25) ≈ 0.971
     assert alpha == pytest.approx(1 - 0.25 / (100 / 12 + 0.25), abs=0.01)
+
+
+def _alpha_from_lists(matrix, level="interval"):
+    """krippendorff_alpha as it read the matrix before issue 37's columns: unit by unit."""
+    units = list(zip(*matrix)) if matrix else []
+    paired = [u for u in units if sum(v is not None for v in u) >= 2]
+    if len(paired) < 2 or len({v for u in paired for v in u if v is not None}) < 2:
+        return None
+    data = [[np.nan if v is None else float(v) for v in coder] for coder in zip(*paired)]
+    array = np.array(data, dtype=float)
+    if np.unique(array[~np.isnan(array)]).size > LIBRARY_VALUES:
+        value = interval_alpha(array)
+    else:
+        value = float(krippendorff.alpha(reliability_data=array, level_of_measurement=level))
+    return round(value, 12) if np.isfinite(value) else None
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_numpy_read_of_a_panel_gives_the_alpha_the_lists_gave(seed):
+    rng = np.random.default_rng(seed)
+    coders, units = int(rng.integers(2, 4)), int(rng.integers(1, 60))
+    pool = [None, 0, 1, 2, 0.5, -0.125, 3.0] if seed % 2 else [None, 1.0, 1.0, 1]
+    matrix = [[pool[int(i)] for i in rng.integers(0, len(pool), units)] for _ in range(coders)]
+    assert krippendorff_alpha(matrix) == _alpha_from_lists(matrix)
+
+
+def test_a_panel_of_one_value_or_too_few_paired_units_has_no_alpha():
+    assert krippendorff_alpha([[1, 1.0, None], [1.0, 1, 2]]) is None          # one value
+    assert krippendorff_alpha([[1, None, 3], [2, 5, None]]) is None           # one unit paired
+    assert krippendorff_alpha([[1, 2, 3], [1, 2, 4]]) == _alpha_from_lists([[1, 2, 3], [1, 2, 4]])
