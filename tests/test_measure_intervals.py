@@ -272,3 +272,26 @@ def test_column_sums_by_draw_counts_equal_the_gathered_sums():
     assert got.dtype == want.dtype
     assert np.array_equal(got, want)
     assert ColumnSums(arrays[:1]).exact == []         # one integer column: gathered
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_percentiles_are_scipys(seed):
+    """`_percentile_interval` (numpy) gives scipy.stats.bootstrap's percentile interval of the
+    same bootstrap distribution — ties, signed zeros, few distinct values, NaN."""
+    gen = np.random.default_rng(seed)
+    theta = [gen.random(CI_RESAMPLES), gen.integers(0, 5, CI_RESAMPLES) / 4.0,
+             np.where(gen.random(CI_RESAMPLES) < 0.5, -0.0, 0.0),
+             gen.normal(size=CI_RESAMPLES) * 1e-300, np.full(CI_RESAMPLES, 0.1),
+             np.where(gen.random(CI_RESAMPLES) < 0.01, np.nan, 1.0)][seed % 6]
+    if seed >= 6:
+        theta = gen.random(gen.integers(2, 50))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = bootstrap((np.zeros(2),), np.mean, n_resamples=0, method="percentile",
+                           bootstrap_result=argparse.Namespace(bootstrap_distribution=theta),
+                           confidence_level=CI_LEVEL)
+    low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
+    want = [round(low, 12), round(high, 12)] if math.isfinite(low + high) else None
+    got = measure_module._percentile_interval(theta)
+    assert got == want
+    assert got is None or [str(v) for v in got] == [str(v) for v in want]   # the zero's sign

@@ -138,3 +138,19 @@ def test_a_row_passed_without_the_model_is_one_the_model_passes(seed):
         if plain:
             assert check_score_row(row, "id", units) is None, row
     assert seen[True] > 100 and seen[False] > 100
+
+
+def test_the_collector_is_paused_while_rows_are_summarised_and_back_after():
+    import gc
+    from scholarbench.core.columns import collector_paused
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()               # left as it was
+    finally:
+        gc.enable()

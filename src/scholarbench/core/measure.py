@@ -15,17 +15,18 @@ column sums, e.g. Σ matched / Σ returned), or, for what that cannot express, i
 `aggregator(rows) -> value`.
 
 Every aggregate gets a 95% confidence interval: a percentile bootstrap over the run's samples
-(`scipy.stats.bootstrap`, 2,000 resamples, fixed seed, so the same scores give the same
-interval). The resamples are drawn in batches of at most `CI_BATCH_BYTES` of row indices (the
-same index stream as one 2,000 × n draw: the same numbers, in bounded memory); a mean and a
+(the numbers of `scipy.stats.bootstrap`, 2,000 resamples, fixed seed, so the same scores give
+the same interval). The resamples are drawn in batches of at most `CI_BATCH_BYTES` of row
+indices (the same index stream as one 2,000 × n draw: the same numbers, in bounded memory),
+each batch shared by every measure resampled over as many rows (`intervals`); a mean and a
 `pooled` measure are computed over them with numpy, an `aggregator` is re-run in Python on each
-resample (slow: one list of rows per resample). None with fewer than two defined values.
-docs/metrics.md ("Confidence intervals") says the method and its limits.
+resample (slow: one list of rows per resample); the percentiles are scipy's, written out
+(`_percentile_interval`). None with fewer than two defined values. docs/metrics.md
+("Confidence intervals") says the method and its limits.
 """
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Sequence
 
@@ -253,26 +254,28 @@ def _resample(n: int, statistics: Sequence[Statistic]) -> list[Any]:
     return [np.concatenate(part) for part in parts]
 
 
-@dataclass(frozen=True)
-class _Distribution:
-    """A bootstrap distribution computed here, handed to `scipy.stats.bootstrap` (its
-    `bootstrap_result`) for the interval."""
-    bootstrap_distribution: Any
-
-
 def _percentile_interval(theta: Any) -> list[float] | None:
-    """The percentile interval of the resampled values `theta`, by `scipy.stats.bootstrap`
-    itself (no new resamples: `n_resamples=0` over the given distribution); None when it is
-    not finite (a degenerate resample gives NaN)."""
+    """The percentile interval of the resampled values `theta` as `scipy.stats.bootstrap`
+    (method "percentile") computes it — `scipy.stats.quantile(theta, [α, 1 − α])`, the
+    "linear" (Hyndman–Fan type 7) quantile, α = (1 − CI_LEVEL)/2 in theta's dtype — written
+    out in numpy, so that an interval does not import scipy.stats (~1 s; tests compare it with
+    scipy's bootstrap); None when it is not finite (a NaN among the resamples: a degenerate
+    one)."""
     import numpy as np     # deferred: `run --help` must not import numpy
-    from scipy.stats import bootstrap     # deferred: ~0.3 s to import, only once an interval is due
-    with warnings.catch_warnings():      # a degenerate resample gives NaN: None below
-        warnings.simplefilter("ignore", RuntimeWarning)
-        warnings.filterwarnings("ignore", message=".*degenerate.*")
-        result = bootstrap((np.zeros(2),), _mean, n_resamples=0,
-                           bootstrap_result=_Distribution(theta), confidence_level=CI_LEVEL,
-                           method="percentile", vectorized=True)
-    low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
+    if np.isnan(theta).any():
+        return None
+    alpha = np.asarray((1 - CI_LEVEL) / 2, dtype=theta.dtype)
+    p = np.stack((alpha, 1 - alpha), axis=-1)
+    y = np.sort(theta)
+    n = np.asarray(y.shape[-1], dtype=theta.dtype)
+    jg = p * n + (1 - p)
+    jp1 = jg // 1
+    j = jp1 - 1
+    g = jg % 1
+    g[j < 0] = 0
+    j, jp1 = np.clip(j, 0., n - 1), np.clip(jp1, 0., n - 1)
+    ci = (1 - g) * y[j.astype(np.int64)] + g * y[jp1.astype(np.int64)]
+    low, high = float(ci[0]), float(ci[1])
     if not (math.isfinite(low) and math.isfinite(high)):
         return None
     return [round(low, 12), round(high, 12)]

@@ -54,7 +54,7 @@ def _non_json_constant(raw: bytes) -> str | None:
     """NaN, Infinity or -Infinity when the (valid) line holds one: Python's json reads them,
     JSON has no such values, and a mean over them is meaningless."""
     import json
-    if not any(word in raw for word in (b"NaN", b"Infinity")):
+    if b"NaN" not in raw and b"Infinity" not in raw:
         return None
     try:
         json.loads(raw, parse_constant=_raise_constant)
@@ -111,7 +111,8 @@ def validate_rows(numbered: Iterable[tuple[int, dict[str, Any]]], path: Path, id
     checked by `check_score_row`, which says what is wrong."""
     bounds = [(key, unit, *(FRACTION_RANGE if unit in BOUNDED_UNITS else (-_LARGEST, _LARGEST)))
               for key, unit in units.items()]
-    rows, seen = ScoreRows(), {}
+    rows: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
     for number, row in numbered:
         if not _plainly_valid(row, id_key, bounds) and \
                 (bad := check_score_row(row, id_key, units)) is not None:
@@ -122,7 +123,7 @@ def validate_rows(numbered: Iterable[tuple[int, dict[str, Any]]], path: Path, id
                             "sample", file=str(path), line=number, field=id_key)
         seen[key] = number
         rows.append(row)
-    return rows
+    return ScoreRows(rows)
 
 
 _LARGEST = sys.float_info.max
