@@ -99,6 +99,13 @@ class ScoreRows(list):
         return self.cached(("status", words), lambda: np.fromiter(
             (v in words for v in self.values("status")), dtype=bool, count=len(self)))
 
+    def total(self, key: str) -> Any:
+        """Σ of `row.get(key, 0) or 0` over the rows, as Python's `sum` over the rows gives it."""
+        column = self.counts(key)
+        if column is None:
+            return sum(r.get(key, 0) or 0 for r in self)
+        return sum(column.tolist())
+
     # -- subsets ---------------------------------------------------------------------------
     def subset(self, mask: Any, key: Hashable = None) -> "ScoreRows":
         """The rows where `mask` (bool per row) holds, in order; kept under `key` when given."""
@@ -139,6 +146,16 @@ for _name in ("append", "extend", "insert", "pop", "remove", "clear", "sort", "r
     setattr(ScoreRows, _name, _dropping(_name))
 
 
+def where(rows: Sequence[dict[str, Any]], predicate: Callable[[dict[str, Any]], Any]
+          ) -> Sequence[dict[str, Any]]:
+    """The rows `predicate` holds for, in order: a `ScoreRows` subset (its columns sliced from
+    the rows', kept per predicate: give a module-level function) when `rows` are `ScoreRows`,
+    else a list."""
+    if isinstance(rows, ScoreRows):
+        return rows.where(predicate)
+    return [r for r in rows if predicate(r)]
+
+
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """The cyclic garbage collector off while a run's rows are read and summarised (on again
@@ -169,18 +186,24 @@ def _numbers(values: Sequence[Any]) -> Any:
 
 def _counts(rows: ScoreRows, keys: Sequence[str]) -> Any:
     """Σ over `keys` of `row.get(key, 0) or 0` per row, as a row-by-row `total = 0; total +=
-    term` adds them; None when a term is neither an int, a float nor a bool, or an integer is
-    past what float64 holds exactly (the caller then sums the rows itself)."""
+    term` adds them; None when a term is neither an int, a float nor a bool, or a term's size
+    reaches 2^53 (where float64 would round an integer: the caller then sums the rows)."""
     import numpy as np      # deferred: `run --help` must not import numpy
     total: Any = np.zeros(len(rows), dtype=np.int64)
     for key in keys:
         terms = [r.get(key, 0) or 0 for r in rows]
-        if not all(t.__class__ is float or (t.__class__ in (int, bool) and -EXACT < t < EXACT)
-                   for t in terms):
+        if not set(map(type, terms)) <= _NUMBER_TYPES:
             return None
         column = np.asarray(terms) if terms else np.zeros(0, dtype=np.int64)
-        total = total + (column.astype(np.int64) if column.dtype == bool else column)
+        if column.dtype == bool:
+            column = column.astype(np.int64)
+        if column.dtype.kind not in "if" or (len(column) and np.abs(column).max() >= EXACT):
+            return None
+        total = total + column
     return total
 
 
-__all__ = ["NOT_COUNTED", "ScoreRows", "collector_paused"]
+_NUMBER_TYPES = frozenset((int, float, bool))
+
+
+__all__ = ["NOT_COUNTED", "ScoreRows", "collector_paused", "where"]

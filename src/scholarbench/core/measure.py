@@ -136,7 +136,15 @@ def defined(rows: Sequence[Row], key: str) -> list[float]:
     """The values of `key` that are numbers (`is_number`), as floats, in row order."""
     if isinstance(rows, ScoreRows):
         return rows.defined(key)
-    return [float(r[key]) for r in rows if is_number(r.get(key))]
+    out = []
+    for r in rows:
+        value = r.get(key)
+        if value.__class__ is float:            # the common case, without a call
+            if value - value == 0:              # finite
+                out.append(value)
+        elif value is not None and is_number(value):
+            out.append(float(value))
+    return out
 
 
 def is_number(value: Any) -> bool:
