@@ -99,6 +99,23 @@ class ScoreRows(list):
         return self.cached(("status", words), lambda: np.fromiter(
             (v in words for v in self.values("status")), dtype=bool, count=len(self)))
 
+    def per_row(self, key: Hashable, terms: Callable[[dict[str, Any]], tuple[Any, ...]]
+                ) -> list[Any]:
+        """The columns of `terms(row)` (a tuple per row): `np.asarray` of each position over the
+        rows (int64 for Python ints), computed once over all the rows and sliced for a subset;
+        `key` names what `terms` computes."""
+        import numpy as np      # deferred: `run --help` must not import numpy
+        if self._parent is not None:
+            return self.cached(("per_row", key), lambda: [
+                column[self._index] for column in self._parent.per_row(key, terms)])
+
+        def build() -> list[Any]:
+            rows = [terms(r) for r in self]
+            if not rows:
+                return []
+            return [np.asarray(column) for column in zip(*rows)]
+        return self.cached(("per_row", key), build)
+
     def total(self, key: str) -> Any:
         """Σ of `row.get(key, 0) or 0` over the rows, as Python's `sum` over the rows gives it."""
         column = self.counts(key)
