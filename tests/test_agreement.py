@@ -69,3 +69,22 @@ def test_a_panel_of_one_value_or_too_few_paired_units_has_no_alpha():
     assert krippendorff_alpha([[1, 1.0, None], [1.0, 1, 2]]) is None          # one value
     assert krippendorff_alpha([[1, None, 3], [2, 5, None]]) is None           # one unit paired
     assert krippendorff_alpha([[1, 2, 3], [1, 2, 4]]) == _alpha_from_lists([[1, 2, 3], [1, 2, 4]])
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_alpha_of_two_or_three_coders_is_the_packages_to_the_bit(seed):
+    """`_few_coders_interval_alpha` (no units × values × values array) equals
+    `krippendorff.alpha` exactly: with at most three ratings per unit every partial sum of its
+    coincidence matrix is exact."""
+    from scholarbench.metrics.agreement import _few_coders_interval_alpha
+    rng = np.random.default_rng(seed)
+    coders, units = int(rng.integers(2, 4)), int(rng.integers(3, 3000))
+    pool = rng.choice([-2.0, -0.125, 0.0, 0.5, 1.0, 3.0, 7.25, 1e-3], int(rng.integers(2, 8)),
+                      replace=False)
+    data = rng.choice(pool, (coders, units))
+    data[rng.random((coders, units)) < 0.2] = np.nan
+    data = data[:, (~np.isnan(data)).sum(axis=0) >= 2]
+    if len(np.unique(data[~np.isnan(data)])) < 2:
+        return
+    want = krippendorff.alpha(reliability_data=data, level_of_measurement="interval")
+    assert _few_coders_interval_alpha(data) == want

@@ -113,7 +113,10 @@ class ScoreRows(list):
             rows = [terms(r) for r in self]
             if not rows:
                 return []
-            return [np.asarray(column) for column in zip(*rows)]
+            table = np.array(rows)
+            if table.ndim == 2 and table.dtype.kind == "i":   # all ints: one conversion
+                return [np.ascontiguousarray(table[:, i]) for i in range(table.shape[1])]
+            return [np.asarray([t[i] for t in rows]) for i in range(len(rows[0]))]
         return self.cached(("per_row", key), build)
 
     def total(self, key: str) -> Any:
@@ -122,6 +125,14 @@ class ScoreRows(list):
         if column is None:
             return sum(r.get(key, 0) or 0 for r in self)
         return sum(column.tolist())
+
+    def int_total(self, key: str) -> int:
+        """Σ of `int(row.get(key) or 0)` over the rows: from the count column when every value
+        is an int (or a bool), else row by row."""
+        column = self.counts(key)
+        if column is not None and column.dtype.kind == "i":
+            return sum(column.tolist())
+        return sum(int(r.get(key) or 0) for r in self)
 
     # -- subsets ---------------------------------------------------------------------------
     def subset(self, mask: Any, key: Hashable = None) -> "ScoreRows":

@@ -95,10 +95,36 @@ def _interval_alpha_of(matrix: Sequence[Sequence[Any]]) -> float | None:
         return None
     if np.unique(values).size > LIBRARY_VALUES:
         value = interval_alpha(array)
+    elif array.shape[0] <= 3:
+        value = float(_few_coders_interval_alpha(array))
     else:
         value = float(krippendorff.alpha(reliability_data=array,
                                          level_of_measurement="interval"))
     return round(value, 12) if math.isfinite(value) else None
+
+
+def _few_coders_interval_alpha(data: Any) -> Any:
+    """The `krippendorff` package's interval α of a coders × units array (NaN = missing) of at
+    most three coders, without its units × values × values array (231 MB for 100,000 units of 17
+    values). Its coincidence matrix o sums, over the units, (n_g·n_h − [g = h]·n_g)/(m − 1) with
+    m ≤ 3 ratings: each term a multiple of 1/2, so every partial sum is exact in float64 and o,
+    computed here as one product, is the package's to the bit; the rest is the package's four
+    lines (`krippendorff.alpha`: n_v, e, d, 1 − Σ o·d / Σ e·d). Equal to the package's value in
+    tests/test_agreement.py."""
+    import numpy as np
+    rated = ~np.isnan(data)
+    domain = np.unique(data[rated])
+    coded = np.where(rated, np.searchsorted(domain, np.where(rated, data, domain[0])), -1)
+    counts = np.zeros((data.shape[1], domain.size))
+    for coder in coded:                       # value counts per unit (N × V)
+        kept = coder >= 0
+        counts[np.flatnonzero(kept), coder[kept]] += 1
+    weights = counts / (np.maximum(counts.sum(axis=1), 2) - 1)[:, np.newaxis]
+    o = weights.T @ counts - np.diag(weights.sum(axis=0))
+    n_v = o.sum(axis=0)
+    e = np.divide(np.outer(n_v, n_v) - np.diagflat(n_v), n_v.sum() - 1, dtype=np.float64)
+    d = (domain[:, np.newaxis] - domain[np.newaxis, :]).astype(np.float64) ** 2
+    return 1 - (o * d).sum() / (e * d).sum()
 
 
 # Past this many distinct values, interval α is computed by `interval_alpha`: the `krippendorff`
