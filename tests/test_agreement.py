@@ -88,3 +88,31 @@ def test_alpha_of_two_or_three_coders_is_the_packages_to_the_bit(seed):
         return
     want = krippendorff.alpha(reliability_data=data, level_of_measurement="interval")
     assert _few_coders_interval_alpha(data) == want
+
+
+@pytest.mark.parametrize("carry_all", [True, False])
+def test_several_measures_read_in_one_pass_are_read_as_one_by_one(carry_all):
+    """`ratings_of`: the judges (first-seen order, per measure), values and repeats of each
+    measure are those `Ratings` reads for that measure alone."""
+    import random
+    from scholarbench.metrics.agreement import Ratings, ratings_of
+    rng = random.Random(carry_all)
+    rows = []
+    for i in range(300):
+        panel = {}
+        for label in rng.sample(["c", "a", "b"], rng.randint(0, 3)):
+            entry = {m: rng.choice([None, 1, 2.5, 0.0, True, "x"]) for m in ("m1", "m2")
+                     if rng.random() < 0.8}
+            entry["m1_samples"] = [rng.choice([1, None, 2.0]) for _ in range(rng.randint(0, 2))]
+            panel[label] = entry
+        row = {"status": rng.choice(["scored", "error"]), "judges": panel, "m1": 1, "m2": 2}
+        if not carry_all and rng.random() < 0.1:
+            del row["m2"]
+        rows.append(row)
+    together = ratings_of(rows, ["m1", "m2"])
+    for m in ("m1", "m2"):
+        alone = Ratings(rows, m)
+        assert together[m].labels == alone.labels and together[m].rows == alone.rows
+        assert together[m].values == alone.values
+        assert together[m].samples == alone.samples
+        assert together[m].means() == alone.means()

@@ -191,11 +191,12 @@ def read_score_rows(path: Path, id_key: str, units: dict[str, str]) -> ScoreRows
     """The checked rows of a scores.jsonl (a regular file within the input size limit)."""
     data = read_regular_bytes(path)
     numbered = []
+    constants = b"NaN" in data or b"Infinity" in data       # else no line need be screened
     for number, raw in enumerate(data.split(b"\n"), 1):
         if not raw.strip():
             continue
         obj, problem = parse_json_line(raw)
-        if problem is None and (constant := _non_json_constant(raw)) is not None:
+        if problem is None and constants and (constant := _non_json_constant(raw)) is not None:
             problem = f"{constant} is not JSON (a measure is a finite number or null)"
         if problem is not None:
             raise DataError(problem, file=str(path), line=number)

@@ -184,24 +184,16 @@ def _samples(row: Row, label: str, measure: str) -> list[float | None]:
 class Ratings:
     """One measure's panel over the counted rows that carry it (`rows`): the judges that rate
     it (first-seen order), each judge's value per row (None: none) and its repeats' values per
-    row — read from the rows once, for the judges' means, each judge's repeats and α."""
+    row — read from the rows once, for the judges' means, each judge's repeats and α
+    (`ratings_of`: several measures in one pass)."""
 
     def __init__(self, rows: Sequence[Row], measure: str) -> None:
         self.measure = measure
         self.rows = [r for r in counted(rows) if measure in r]
         self.labels = judges_of(self.rows, measure)
-        key, empty = samples_key(measure), {}
         self.values: dict[str, list[float | None]] = {j: [] for j in self.labels}
         self.samples: dict[str, list[Any]] = {j: [] for j in self.labels}
-        each = [(j, self.values[j].append, self.samples[j].append) for j in self.labels]
-        for r in self.rows:
-            panel = r.get(PANEL_KEY) or empty
-            for label, value, samples in each:
-                entry = panel.get(label) or empty
-                v = entry.get(measure)
-                value(v if v.__class__ is float and v - v == 0 else None if v is None
-                      else float(v) if _number(v) else None)
-                samples(entry.get(key) or ())
+        _read(self.rows, [self])
 
     def means(self) -> dict[str, dict[str, Any]]:
         """`judge_means`."""
@@ -223,6 +215,51 @@ class Ratings:
         if len(self.labels) < 2:
             return None
         return krippendorff_alpha([self.values[j] for j in self.labels], level)
+
+
+def ratings_of(rows: Sequence[Row], measures: Sequence[str]) -> dict[str, Ratings]:
+    """Each measure's `Ratings`; when every counted row carries every measure (a panel's rows
+    do), the rows are read once for all of them — the same judges, in the same order, and the
+    same values as one `Ratings` per measure."""
+    kept = counted(rows)
+    if len(measures) < 2 or not all(m in r for r in kept for m in measures):
+        return {m: Ratings(rows, m) for m in measures}
+    found: dict[str, dict[str, None]] = {m: {} for m in measures}
+    for r in kept:                        # `judges_of` of every measure in one pass
+        for label, values in (r.get(PANEL_KEY) or {}).items():
+            if values.__class__ is dict or isinstance(values, Mapping):
+                for m in measures:
+                    if label not in found[m] and m in values:
+                        found[m][label] = None
+    out = {}
+    for m in measures:
+        ratings = out[m] = Ratings.__new__(Ratings)
+        ratings.measure, ratings.rows, ratings.labels = m, kept, list(found[m])
+        ratings.values = {j: [] for j in ratings.labels}
+        ratings.samples = {j: [] for j in ratings.labels}
+    _read(kept, list(out.values()))
+    return out
+
+
+def _read(rows: Sequence[Row], ratings: Sequence[Ratings]) -> None:
+    """Fill each `Ratings`' values and repeats from `rows` (its judges known), one pass."""
+    empty: dict[str, Any] = {}
+    by_label: dict[str, list[tuple[str, str, Any, Any]]] = {}
+    for r in ratings:
+        for label in r.labels:
+            by_label.setdefault(label, []).append(
+                (r.measure, samples_key(r.measure), r.values[label].append,
+                 r.samples[label].append))
+    each = list(by_label.items())
+    for row in rows:
+        panel = row.get(PANEL_KEY) or empty
+        for label, wanted in each:
+            entry = panel.get(label) or empty
+            for measure, key, value, samples in wanted:
+                v = entry.get(measure)
+                value(v if v.__class__ is float and v - v == 0 else None if v is None
+                      else float(v) if _number(v) else None)
+                samples(entry.get(key) or ())
 
 
 def between(rows: Sequence[Row], measure: str, level: str = "interval") -> float | None:
@@ -259,9 +296,10 @@ def panel_summary(rows: Sequence[Row], measures: Mapping[str, str],
     panel or with repeats; `measures` maps a row's column to the summary's name of it."""
     per_judge: dict[str, Any] = {}
     agreement: dict[str, Any] = {}
+    every = ratings_of(rows, list(measures))
     for column, name in measures.items():
         level = (levels or {}).get(column, "interval")
-        ratings = Ratings(rows, column)
+        ratings = every[column]
         means = ratings.means()
         if not means:
             continue
@@ -311,4 +349,4 @@ def per_judge_of(summary: Mapping[str, Any], measure: str) -> dict[str, float | 
 
 
 __all__ = ["Ratings", "between", "judge_means", "krippendorff_alpha", "panel_summary",
-           "per_judge_of", "rank_agreement", "within"]
+           "per_judge_of", "rank_agreement", "ratings_of", "within"]
