@@ -154,3 +154,13 @@ def test_the_collector_is_paused_while_rows_are_summarised_and_back_after():
         assert not gc.isenabled()               # left as it was
     finally:
         gc.enable()
+
+
+def test_score_rows_pickle_and_copy_as_their_rows():
+    import copy
+    import pickle
+    table = ScoreRows([{"a": 1.0}, {"a": None}])
+    table.where(lambda r: True).numbers("a")          # a kept lambda does not pickle
+    for other in (pickle.loads(pickle.dumps(table)), copy.deepcopy(table), copy.copy(table)):
+        assert isinstance(other, ScoreRows) and list(other) == list(table)
+        assert other.defined("a") == [1.0]

@@ -6,7 +6,7 @@ interval resamples. `ScoreRows` is the list of rows scores.jsonl holds (dicts, u
 what genuinely needs a row: a benchmark's nested judge entries, reasons, ids) that builds each
 such column once, as a numpy array, and keeps it:
 
-- `numbers(key)`: float64, NaN where the row's value is not a number (`core.measure.is_number`:
+- `numbers(key)`: float64, NaN where the row's value is not a number (`is_number`:
   missing, null, a bool, a string, NaN or ±Infinity); `defined(key)` the defined values as
   `core.measure.defined` lists them;
 - `counts(keys)`: Σ over `keys` of each row's `row.get(key, 0) or 0` (int64 when every term is an
@@ -24,6 +24,7 @@ the list's own mutators drop every column kept.
 from __future__ import annotations
 
 import gc
+import math
 from contextlib import contextmanager
 from typing import Any, Callable, Hashable, Iterable, Iterator, Sequence
 
@@ -39,6 +40,10 @@ class ScoreRows(list):
         self._kept: dict[Hashable, Any] = {}
         self._parent: ScoreRows | None = None
         self._index: Any = None            # positions in the parent
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (or copied) as the rows alone: the columns are rebuilt when asked for."""
+        return ScoreRows, (list(self),)
 
     @classmethod
     def of(cls, rows: Sequence[dict[str, Any]]) -> "ScoreRows":
@@ -199,11 +204,16 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+def is_number(value: Any) -> bool:
+    """A measure's value: an int or a float (not a bool), finite."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and \
+        math.isfinite(float(value))
+
+
 def _numbers(values: Sequence[Any]) -> Any:
     """float64 of `values`: a finite int or float (not a bool) as itself, anything else NaN —
-    `core.measure.is_number`'s test."""
+    `is_number`'s test."""
     import numpy as np      # deferred: `run --help` must not import numpy
-    from scholarbench.core.measure import is_number  # deferred: core.measure imports this module
     nan = float("nan")
     out = np.fromiter((v if v.__class__ is float or v.__class__ is int
                        else float(v) if is_number(v) else nan for v in values),
@@ -234,4 +244,4 @@ def _counts(rows: ScoreRows, keys: Sequence[str]) -> Any:
 _NUMBER_TYPES = frozenset((int, float, bool))
 
 
-__all__ = ["NOT_COUNTED", "ScoreRows", "collector_paused", "where"]
+__all__ = ["NOT_COUNTED", "ScoreRows", "collector_paused", "is_number", "where"]

@@ -30,7 +30,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Sequence
 
-from scholarbench.core.columns import NOT_COUNTED, ScoreRows
+from scholarbench.core.columns import NOT_COUNTED, ScoreRows, is_number
 from scholarbench.core.display import Display
 from scholarbench.core.pooled import ColumnSums, Pooled, Resamples
 from scholarbench.metrics.names import MetricName
@@ -147,9 +147,6 @@ def defined(rows: Sequence[Row], key: str) -> list[float]:
     return out
 
 
-def is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and \
-        math.isfinite(float(value))
 
 
 def interval(measure: Measure, rows: Sequence[Row]) -> list[float] | None:

@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from scholarbench.core.columns import ScoreRows
+
 Row = dict[str, Any]
 Columns = Callable[[Sequence[Row]], "list[list[Any]]"]
 Combine = Callable[[Any], Any]          # sums (..., k) → values (...), NaN: undefined
@@ -36,8 +38,6 @@ class Pooled:
 
     def _columns_of(self, rows: Sequence[Row]) -> list[Any]:
         """The columns: lists from `columns`, or arrays from `from_columns` (on ScoreRows)."""
-        # deferred: core.columns is only needed once rows are aggregated
-        from scholarbench.core.columns import ScoreRows
         if not isinstance(rows, ScoreRows):
             return self.columns(rows)
 
