@@ -6,6 +6,12 @@ measures), SciNet pair tasks with hits and distinct-paper counts (its micro aver
 
 `scholarbench aggregate RUN` writes the summary of such a run; `aggregate --check` then accepts
 it. Values are random but seeded, so a run of n rows is the same every time.
+
+`varied=True` (`vary`) adds what a real run's rows can hold and the plain rows lack: every
+status word with its reason, undefined (null) values, integers among a measure's floats,
+samples flagged `suspected_injection` / `suspected_leak`, reference counts, and judge panels of
+three judges (one of them missing on some rows) with two repeats each (DeepSynth-Eval,
+ReportBench's statement rates, TaxoBench's judge) — the runs tests/data/runs-columns holds.
 """
 from __future__ import annotations
 
@@ -105,6 +111,65 @@ def _rate(num: int, den: int) -> float | None:
     return num / den if den else None
 
 
+STATUSES = ("scored",) * 14 + ("error", "unscorable", "missing", "malformed", "unscored",
+                                "oversized")
+PANEL = ("judge-a", "judge-b", "judge-c")
+
+
+def _panel(rng: random.Random, keys: tuple[str, ...], value: Callable[[], Any]) -> Row:
+    """Three judges' entries (the third missing on a fifth of the rows), two repeats each."""
+    out: Row = {}
+    for label in PANEL:
+        if label == PANEL[-1] and rng.random() < 0.2:
+            continue
+        entry: Row = {}
+        for key in keys:
+            repeats = [None if rng.random() < 0.1 else value() for _ in range(2)]
+            done = [v for v in repeats if v is not None]
+            entry.update({key: sum(done) / len(done) if done else None,
+                          f"{key}_unscored": len(repeats) - len(done),
+                          f"{key}_samples": repeats})
+        out[label] = entry
+    return out
+
+
+def vary(name: str, row: Row, rng: random.Random) -> Row:
+    """`row` with what real rows also hold (module docstring)."""
+    status = rng.choice(STATUSES + (("no_references",) if name == "reportbench" else ()))
+    row["status"] = status
+    if status not in ("scored", "no_references"):
+        row["reason"] = rng.choice(("the agent timed out after 30 s", "no answer",
+                                    f"task '{rng.randint(0, 9)}' failed: code {rng.randint(1, 99)}"))
+    for key, value in list(row.items()):
+        if isinstance(value, float) and rng.random() < 0.05:
+            row[key] = None                               # undefined here
+        elif isinstance(value, float) and rng.random() < 0.03 and 0 <= value <= 1:
+            row[key] = round(value)                       # an integer among floats
+    if rng.random() < 0.03:
+        row["suspected_injection"] = ["ignore-previous"]
+    if rng.random() < 0.03:
+        row["suspected_leak"] = {"papers": rng.randint(1, 3)}
+    if name in ("taxobench", "reportbench"):
+        refs = rng.randint(0, 30)
+        row.update(n_refs=refs, unresolved=rng.randint(0, refs))
+    if name == "deepsynth":
+        judges = _panel(rng, DSE, lambda: rng.randint(-2, 8) / 8)
+        for entry in judges.values():
+            entry.update(n_correct=rng.randint(0, 12), n_incorrect=rng.randint(0, 6))
+        row["judges"] = judges
+    elif name == "reportbench" and row.get("statements") == "judged":
+        row["judges"] = _panel(rng, ("cited_match_rate", "noncited_accuracy"), rng.random)
+    elif name == "taxobench":
+        for key in TAXO_JUDGE:
+            row[key] = rng.randint(1, 5) if rng.random() < 0.9 else None
+        row["judges"] = _panel(rng, TAXO_JUDGE, lambda: float(rng.randint(1, 5)))
+    return row
+
+
+TAXO_JUDGE = ("judge_coverage", "judge_organization", "judge_logic", "judge_topology",
+              "judge_avg")
+
+
 Factory = Callable[[int, random.Random], Row]
 # name: (benchmark, sub-task, the manifest's options, the row factory)
 BENCHMARKS: dict[str, tuple[str, str | None, dict[str, Any], Factory]] = {
@@ -117,8 +182,9 @@ BENCHMARKS: dict[str, tuple[str, str | None, dict[str, Any], Factory]] = {
 }
 
 
-def write_run(run_dir: Path, name: str, n: int, seed: int = 0) -> None:
-    """manifest.json and scores.jsonl of a synthetic run of `name` with `n` rows."""
+def write_run(run_dir: Path, name: str, n: int, seed: int = 0, varied: bool = False) -> None:
+    """manifest.json and scores.jsonl of a synthetic run of `name` with `n` rows (`varied`:
+    with what real rows also hold, `vary`)."""
     benchmark, mode, options, factory = BENCHMARKS[name]
     run_dir.mkdir(parents=True, exist_ok=True)
     manifest = {"format": RUN_FORMAT, "benchmark": benchmark, "mode": mode,
@@ -128,4 +194,5 @@ def write_run(run_dir: Path, name: str, n: int, seed: int = 0) -> None:
     rng = random.Random(seed)
     with (run_dir / "scores.jsonl").open("w") as fh:
         for i in range(n):
-            fh.write(json.dumps(factory(i, rng)) + "\n")
+            row = factory(i, rng)
+            fh.write(json.dumps(vary(name, row, rng) if varied else row) + "\n")

@@ -214,3 +214,84 @@ def test_deepsynth_pooled_precision_interval_equals_the_per_resample_aggregator(
     new, reference = interval(measure, rows), _old_interval(old, rows, measure.defined_on)
     assert new is not None and reference is not None
     assert new == pytest.approx(reference, abs=1e-12)
+
+
+def _scipy_mean_interval(values: Sequence[float]) -> list[float] | None:
+    """The interval of a plain mean as scipy's bootstrap gives it with one 2,000 × n draw."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = bootstrap((np.asarray(values),), np.mean, n_resamples=CI_RESAMPLES,
+                           confidence_level=CI_LEVEL, method="percentile", vectorized=True,
+                           rng=np.random.default_rng(CI_SEED))
+    return [round(float(result.confidence_interval.low), 12),
+            round(float(result.confidence_interval.high), 12)]
+
+
+def test_measures_over_as_many_rows_share_one_draw_and_keep_their_intervals(monkeypatch):
+    """`intervals`: measures resampled over the same number of rows get one draw of indices
+    between them, and each interval is still the one scipy gives that measure alone."""
+    rng = random.Random(37)
+    rows = [{"id": str(i), "status": "error" if i % 17 == 0 else "scored",
+             "a": rng.random(), "b": rng.random() if i % 5 else None, "c": rng.random(),
+             "hit": rng.randint(0, 3), "n": rng.randint(1, 4)} for i in range(400)]
+    counted = [r for r in rows if r["status"] != "error"]
+    measures = [Measure("t", "a"), Measure("t", "b"), Measure("t", "c"),
+                Measure("t", "hit_micro", pooled=ratio(("hit",), ("n",)))]
+    draws: list[int] = []
+    real = measure_module._resample
+
+    def spy(n: int, statistics: Any) -> Any:
+        draws.append(n)
+        return real(n, statistics)
+    monkeypatch.setattr(measure_module, "_resample", spy)
+    got = measure_module.intervals(measures, rows)
+    assert sorted(draws) == sorted([len(counted), len([r for r in counted if r["b"]])])
+    assert got[0] == _scipy_mean_interval([r["a"] for r in counted])
+    assert got[1] == _scipy_mean_interval([r["b"] for r in counted if r["b"] is not None])
+    assert got[2] == _scipy_mean_interval([r["c"] for r in counted])
+    pooled = measures[3]
+    assert got[3] == _old_interval(pooled.aggregator, rows, None)
+    assert got[0] != got[2]                      # different values, the same indices
+    assert [interval(m, rows) for m in measures] == got
+
+
+def test_column_sums_by_draw_counts_equal_the_gathered_sums():
+    """`core.pooled.ColumnSums`: integer columns summed as (draw counts) @ (columns) give the
+    gathered sums exactly; a float column and integers past the exact bound are gathered."""
+    from scholarbench.core.pooled import ColumnSums, Resamples
+    gen = np.random.default_rng(5)
+    n = 500
+    arrays = [gen.integers(-3, 40, n), gen.integers(0, 2, n).astype(bool),
+              gen.random(n), gen.integers(0, 10**6, n),
+              np.array([2**62] + [1] * (n - 1), dtype=np.int64)]
+    sums = ColumnSums(arrays)
+    assert sums.exact == [0, 1, 3]                    # not the float, not the huge column
+    batch = Resamples(gen.integers(0, n, (37, n)))
+    got = sums.of(batch)
+    want = np.stack([col[batch.idx].sum(axis=-1) for col in arrays], axis=-1)
+    assert got.dtype == want.dtype
+    assert np.array_equal(got, want)
+    assert ColumnSums(arrays[:1]).exact == []         # one integer column: gathered
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_percentiles_are_scipys(seed):
+    """`_percentile_interval` (numpy) gives scipy.stats.bootstrap's percentile interval of the
+    same bootstrap distribution — ties, signed zeros, few distinct values, NaN."""
+    gen = np.random.default_rng(seed)
+    theta = [gen.random(CI_RESAMPLES), gen.integers(0, 5, CI_RESAMPLES) / 4.0,
+             np.where(gen.random(CI_RESAMPLES) < 0.5, -0.0, 0.0),
+             gen.normal(size=CI_RESAMPLES) * 1e-300, np.full(CI_RESAMPLES, 0.1),
+             np.where(gen.random(CI_RESAMPLES) < 0.01, np.nan, 1.0)][seed % 6]
+    if seed >= 6:
+        theta = gen.random(gen.integers(2, 50))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = bootstrap((np.zeros(2),), np.mean, n_resamples=0, method="percentile",
+                           bootstrap_result=argparse.Namespace(bootstrap_distribution=theta),
+                           confidence_level=CI_LEVEL)
+    low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
+    want = [round(low, 12), round(high, 12)] if math.isfinite(low + high) else None
+    got = measure_module._percentile_interval(theta)
+    assert got == want
+    assert got is None or [str(v) for v in got] == [str(v) for v in want]   # the zero's sign

@@ -21,6 +21,7 @@ from typing import Any
 
 from filelock import FileLock
 
+from scholarbench.core.columns import collector_paused
 from scholarbench.core.engine import SCORES, SUMMARY, benchmark_class
 from scholarbench.core.migrate import check_format, upgrade_rows
 from scholarbench.core.records import RUN_FORMAT
@@ -48,12 +49,13 @@ def rebuild(run_dir: Path) -> tuple[dict[str, Any], Any]:
     run = RunDir(run_dir)
     manifest = run.read_manifest()
     bench = benchmark_class(str(manifest.get("benchmark")))(manifest.get("options") or {})
-    rows = read_scores(run.file(SCORES), bench.id_key,
-                       measure_units(bench, manifest.get("mode")))
-    if check_format(manifest, run.manifest_path) != RUN_FORMAT:
-        generated = run.stage(bench.generate_file, bench.id_key).records
-        rows = upgrade_rows(rows, manifest, generated, bench.id_key)
-    return summarise(bench, rows, manifest, warn=False), bench
+    with collector_paused():          # the rows hold no cycle: no full collection over them
+        rows = read_scores(run.file(SCORES), bench.id_key,
+                           measure_units(bench, manifest.get("mode")))
+        if check_format(manifest, run.manifest_path) != RUN_FORMAT:
+            generated = run.stage(bench.generate_file, bench.id_key).records
+            rows = upgrade_rows(rows, manifest, generated, bench.id_key)
+        return summarise(bench, rows, manifest, warn=False), bench
 
 
 def differences(a: Any, b: Any, path: str = "", *, older: bool = False) -> list[str]:

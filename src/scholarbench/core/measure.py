@@ -15,22 +15,24 @@ column sums, e.g. Σ matched / Σ returned), or, for what that cannot express, i
 `aggregator(rows) -> value`.
 
 Every aggregate gets a 95% confidence interval: a percentile bootstrap over the run's samples
-(`scipy.stats.bootstrap`, 2,000 resamples, fixed seed, so the same scores give the same
-interval). The resamples are drawn in batches of at most `CI_BATCH_BYTES` of row indices (the
-same index stream as one 2,000 × n draw: the same numbers, in bounded memory); a mean and a
+(the numbers of `scipy.stats.bootstrap`, 2,000 resamples, fixed seed, so the same scores give
+the same interval). The resamples are drawn in batches of at most `CI_BATCH_BYTES` of row
+indices (the same index stream as one 2,000 × n draw: the same numbers, in bounded memory),
+each batch shared by every measure resampled over as many rows (`intervals`); a mean and a
 `pooled` measure are computed over them with numpy, an `aggregator` is re-run in Python on each
-resample (slow: one list of rows per resample). None with fewer than two defined values.
-docs/metrics.md ("Confidence intervals") says the method and its limits.
+resample (slow: one list of rows per resample); the percentiles are scipy's, written out
+(`_percentile_interval`). None with fewer than two defined values. docs/metrics.md
+("Confidence intervals") says the method and its limits.
 """
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Sequence
 
+from scholarbench.core.columns import NOT_COUNTED, ScoreRows, is_number
 from scholarbench.core.display import Display
-from scholarbench.core.pooled import Pooled
+from scholarbench.core.pooled import ColumnSums, Pooled, Resamples
 from scholarbench.metrics.names import MetricName
 
 Row = dict[str, Any]
@@ -41,7 +43,6 @@ CI_SEED = 20251126
 CI_LEVEL = 0.95
 CI_BATCH_BYTES = 50_000_000        # row indices (int64) held at once by an interval
 CI_METHOD = f"percentile bootstrap over samples, {CI_RESAMPLES} resamples, seed {CI_SEED}"
-NOT_COUNTED = ("error", "unscorable")     # no result: left out of every aggregate
 
 
 @dataclass(frozen=True)
@@ -124,49 +125,106 @@ class Measure(Display):
 
     def value(self, rows: Sequence[Row]) -> float | None:
         """The run's aggregate over `rows` (rows of errored/unscorable samples are skipped)."""
-        counted = [r for r in rows if r.get("status") not in NOT_COUNTED]
+        counted = ScoreRows.of(rows).counted()
         if self.aggregator is not None:
             return self.aggregator(counted)
-        values = defined(counted, self.key)
+        values = counted.defined(self.key)
         return sum(values) / len(values) if values else None
 
 
 def defined(rows: Sequence[Row], key: str) -> list[float]:
-    return [float(r[key]) for r in rows if is_number(r.get(key))]
+    """The values of `key` that are numbers (`is_number`), as floats, in row order."""
+    if isinstance(rows, ScoreRows):
+        return rows.defined(key)
+    out = []
+    for r in rows:
+        value = r.get(key)
+        if value.__class__ is float:            # the common case, without a call
+            if value - value == 0:              # finite
+                out.append(value)
+        elif value is not None and is_number(value):
+            out.append(float(value))
+    return out
 
 
-def is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and \
-        math.isfinite(float(value))
 
 
 def interval(measure: Measure, rows: Sequence[Row]) -> list[float] | None:
     """[low, high] of the 95% percentile bootstrap of `measure`'s aggregate over `rows`."""
+    return intervals((measure,), rows)[0]
+
+
+def intervals(measures: Sequence[Measure], rows: Sequence[Row]) -> list[list[float] | None]:
+    """Each measure's `interval`, in order. The measures resampled over the same number of
+    rows share each batch of drawn row indices: every one of them would draw the same stream
+    from the seed alone (`scipy.stats.bootstrap`'s draw, `_resample`), so k measures over the
+    same rows cost one draw instead of k, for the same numbers."""
+    out: list[list[float] | None] = []
+    groups: dict[int, list[tuple[int, Statistic]]] = {}
+    for i, measure in enumerate(measures):
+        plan = _plan(measure, rows)
+        out.append(None if isinstance(plan, _Resample) else plan)
+        if isinstance(plan, _Resample):
+            groups.setdefault(plan.n, []).append((i, plan.statistic))
+    for n, jobs in groups.items():
+        for (i, _), theta in zip(jobs, _resample(n, [s for _, s in jobs])):
+            out[i] = _percentile_interval(theta)
+    return out
+
+
+Statistic = Callable[[Any], Any]      # a batch (`core.pooled.Resamples`) → its m values
+
+
+@dataclass(frozen=True)
+class _Resample:
+    n: int                  # rows resampled
+    statistic: Statistic
+
+
+def _plan(measure: Measure, rows: Sequence[Row]) -> "list[float] | None | _Resample":
+    """A measure's interval without resampling (None: too few values; [v, v]: one value),
+    or what to resample."""
     import numpy as np     # deferred: `run --help` must not import numpy
-    counted = [r for r in rows if r.get("status") not in NOT_COUNTED]
+    counted = ScoreRows.of(rows).counted()
     if measure.aggregator is None:
-        values = np.array(defined(counted, measure.key))
+        values = counted.numbers(measure.key)
+        values = values[~np.isnan(values)]
         if len(values) < 2:
             return None
         if np.all(values == values[0]):
             return [float(values[0])] * 2
-        return _bootstrap(values, _mean, width=1)
-    if measure.defined_on is not None:
-        counted = [r for r in counted if measure.defined_on(r)]
-    if sum(1 for r in counted if any(is_number(v) for v in r.values())) < 2:
-        return None
-    indices = np.arange(len(counted))
-    if measure.pooled is not None:
-        pooled, arrays = measure.pooled, measure.pooled.arrays(counted)
 
-        def statistic(idx: Any, axis: int = -1) -> Any:
-            return pooled.resampled(arrays, idx)
-        return _bootstrap(indices, statistic, width=len(arrays))
+        def mean(batch: Any) -> Any:
+            return _mean(values[batch.idx], axis=-1)
+        return _Resample(len(values), mean)
+    if measure.defined_on is not None:
+        counted = counted.where(measure.defined_on)
+    if not _two_with_a_number(counted):
+        return None
+    if measure.pooled is not None:
+        pooled = measure.pooled
+        sums = ColumnSums(pooled.arrays(counted))
+
+        def statistic(batch: Any) -> Any:
+            return pooled.combine(sums.of(batch))
+        return _Resample(len(counted), statistic)
     aggregator = measure.aggregator
 
-    def each(idx: Any, axis: int = -1) -> Any:      # the slow path: Python per resample
-        return np.array([_float(aggregator([counted[int(i)] for i in row])) for row in idx])
-    return _bootstrap(indices, each, width=1)
+    def each(batch: Any) -> Any:      # the slow path: Python per resample
+        return np.array([_float(aggregator([counted[int(i)] for i in row]))
+                         for row in batch.idx])
+    return _Resample(len(counted), each)
+
+
+def _two_with_a_number(rows: Sequence[Row]) -> bool:
+    """Whether at least two rows hold a number (stops at the second)."""
+    found = 0
+    for r in rows:
+        if any(is_number(v) for v in r.values()):
+            found += 1
+            if found == 2:
+                return True
+    return False
 
 
 def _mean(x: Any, axis: int = -1) -> Any:
@@ -184,23 +242,49 @@ def batch_size(n: int, width: int) -> int:
     return max(1, min(CI_RESAMPLES, CI_BATCH_BYTES // (8 * max(1, n) * max(1, width))))
 
 
-def _bootstrap(data: Any, statistic: Callable[..., Any], *, width: int) -> list[float] | None:
-    """The percentile interval of `statistic` (vectorised over rows of resampled `data`),
-    scipy drawing the resamples `batch_size` at a time from the one seeded Generator."""
+def _resample(n: int, statistics: Sequence[Statistic]) -> list[Any]:
+    """Each statistic's values on the `CI_RESAMPLES` resamples of n rows: the row indices
+    drawn as `scipy.stats.bootstrap` draws them (`rng.integers(0, n, (batch, n))` from a
+    Generator seeded `CI_SEED`; batches of any size give the one stream), `batch_size` at a
+    time, each batch handed to every statistic."""
     import numpy as np     # deferred: `run --help` must not import numpy
-    from scipy.stats import bootstrap     # deferred: ~0.3 s to import, only once an interval is due
-    with warnings.catch_warnings():      # a degenerate resample gives NaN: None below
-        warnings.simplefilter("ignore", RuntimeWarning)
-        warnings.filterwarnings("ignore", message=".*degenerate.*")
-        result = bootstrap((data,), statistic, n_resamples=CI_RESAMPLES,
-                           batch=batch_size(len(data), width), confidence_level=CI_LEVEL,
-                           method="percentile", vectorized=True,
-                           rng=np.random.default_rng(CI_SEED))
-    low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
+    rng = np.random.default_rng(CI_SEED)
+    parts: list[list[Any]] = [[] for _ in statistics]
+    size = batch_size(n, 1)
+    for start in range(0, CI_RESAMPLES, size):
+        batch = Resamples(rng.integers(0, n, size=(min(size, CI_RESAMPLES - start), n),
+                                       dtype=np.int64))
+        for part, statistic in zip(parts, statistics):
+            part.append(statistic(batch))
+    return [np.concatenate(part) for part in parts]
+
+
+def _percentile_interval(theta: Any) -> list[float] | None:
+    """The percentile interval of the resampled values `theta` as `scipy.stats.bootstrap`
+    (method "percentile") computes it — `scipy.stats.quantile(theta, [α, 1 − α])`, the
+    "linear" (Hyndman–Fan type 7) quantile, α = (1 − CI_LEVEL)/2 in theta's dtype — written
+    out in numpy, so that an interval does not import scipy.stats (~1 s; tests compare it with
+    scipy's bootstrap); None when it is not finite (a NaN among the resamples: a degenerate
+    one)."""
+    import numpy as np     # deferred: `run --help` must not import numpy
+    if np.isnan(theta).any():
+        return None
+    alpha = np.asarray((1 - CI_LEVEL) / 2, dtype=theta.dtype)
+    p = np.stack((alpha, 1 - alpha), axis=-1)
+    y = np.sort(theta)
+    n = np.asarray(y.shape[-1], dtype=theta.dtype)
+    jg = p * n + (1 - p)
+    jp1 = jg // 1
+    j = jp1 - 1
+    g = jg % 1
+    g[j < 0] = 0
+    j, jp1 = np.clip(j, 0., n - 1), np.clip(jp1, 0., n - 1)
+    ci = (1 - g) * y[j.astype(np.int64)] + g * y[jp1.astype(np.int64)]
+    low, high = float(ci[0]), float(ci[1])
     if not (math.isfinite(low) and math.isfinite(high)):
         return None
     return [round(low, 12), round(high, 12)]
 
 
 __all__ = ["CI_BATCH_BYTES", "CI_METHOD", "Measure", "batch_size", "defined", "interval",
-           "is_number"]
+           "intervals", "is_number"]

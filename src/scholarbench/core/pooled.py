@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
+from scholarbench.core.columns import ScoreRows
+
 Row = dict[str, Any]
 Columns = Callable[[Sequence[Row]], "list[list[Any]]"]
 Combine = Callable[[Any], Any]          # sums (..., k) → values (...), NaN: undefined
@@ -25,16 +27,31 @@ Combine = Callable[[Any], Any]          # sums (..., k) → values (...), NaN: u
 
 @dataclass(frozen=True)
 class Pooled:
-    """An aggregate computed by `combine` from the sums of `columns(rows)`."""
+    """An aggregate computed by `combine` from the sums of `columns(rows)`. `from_columns`,
+    when given, computes the same columns as numpy arrays from `core.columns.ScoreRows`'
+    columns (None: it cannot; `columns` then walks the rows); on `ScoreRows` the columns are
+    computed once per rows and kept."""
     columns: Columns
     combine: Combine
     note: str = ""                      # what it is, for docs and reprs: "Σ a / Σ b"
+    from_columns: Callable[[Any], "list[Any] | None"] | None = None
+
+    def _columns_of(self, rows: Sequence[Row]) -> list[Any]:
+        """The columns: lists from `columns`, or arrays from `from_columns` (on ScoreRows)."""
+        if not isinstance(rows, ScoreRows):
+            return self.columns(rows)
+
+        def compute() -> list[Any]:
+            arrays = self.from_columns(rows) if self.from_columns is not None else None
+            return arrays if arrays is not None else self.columns(rows)
+        return rows.cached(("pooled", self), compute)
 
     def value(self, rows: Sequence[Row]) -> float | None:
         """The aggregate over `rows` (None where `combine` says NaN). The sums are Python's,
         in row order: what a loop over the rows gives."""
         import numpy as np      # deferred: `run --help` must not import numpy
-        value = float(self.combine(np.asarray([sum(col) for col in self.columns(rows)])))
+        value = float(self.combine(np.asarray([sum(col.tolist() if isinstance(col, np.ndarray)
+                                                   else col) for col in self._columns_of(rows)])))
         return None if value != value else value
 
     def __call__(self, rows: Sequence[Row]) -> float | None:
@@ -44,14 +61,67 @@ class Pooled:
     def arrays(self, rows: Sequence[Row]) -> list[Any]:
         """The columns as numpy arrays (int64 where every term is an integer)."""
         import numpy as np      # deferred: `run --help` must not import numpy
-        return [np.asarray(col) if col else np.zeros(0, dtype=np.int64)
-                for col in self.columns(rows)]
+        return [col if isinstance(col, np.ndarray) else
+                np.asarray(col) if col else np.zeros(0, dtype=np.int64)
+                for col in self._columns_of(rows)]
 
     def resampled(self, arrays: Sequence[Any], idx: Any) -> Any:
         """The value for each resample of row indices `idx` (shape (m, n)): shape (m,)."""
+        return self.combine(ColumnSums(arrays).of(Resamples(idx)))
+
+
+class Resamples:
+    """One batch of resamples: the row indices `idx` (m, n) and, computed once when a
+    statistic asks for it, how often each row is drawn in each resample (`counts`, (m, n))."""
+
+    def __init__(self, idx: Any) -> None:
+        self.idx = idx
+        self._counts: Any = None
+
+    def counts(self) -> Any:
+        """(m, n) float64: row i's draws in resample r (exact small integers)."""
         import numpy as np      # deferred: `run --help` must not import numpy
-        sums = np.stack([col[idx].sum(axis=-1) for col in arrays], axis=-1)
-        return self.combine(sums)
+        if self._counts is None:
+            m, n = self.idx.shape
+            self._counts = np.empty((m, n))
+            for r in range(m):
+                self._counts[r] = np.bincount(self.idx[r], minlength=n)
+        return self._counts
+
+
+class ColumnSums:
+    """Σ of each column over each resample, in the columns' order. Integer columns are summed
+    together as (draw counts) @ (columns) when that is exact — every partial sum an integer
+    below 2^53, so a float64 product is exact whatever the order — which costs one pass over
+    the indices for all of them (and for every measure of the batch: `Resamples.counts`);
+    a float column (or integers too large for that bound) is gathered and summed per resample
+    (`col[idx].sum(axis=-1)`: numpy's pairwise order, as before)."""
+
+    def __init__(self, arrays: Sequence[Any]) -> None:
+        import numpy as np      # deferred: `run --help` must not import numpy
+        self.arrays = list(arrays)
+        n = len(self.arrays[0]) if self.arrays else 0
+        exact = [i for i, col in enumerate(self.arrays)
+                 if col.dtype.kind in "iub" and len(col) == n and n * _largest(col) < 2 ** 53]
+        self.exact = exact if len(exact) >= 2 else []
+        self.matrix = (np.stack([self.arrays[i] for i in self.exact], axis=-1)
+                       .astype(np.float64) if self.exact else None)
+
+    def of(self, batch: Resamples) -> Any:
+        """(m, k) sums of the k columns over the batch's m resamples (int64 where the columns
+        are integers)."""
+        import numpy as np      # deferred: `run --help` must not import numpy
+        by_matrix = {}
+        if self.matrix is not None:
+            summed = np.rint(batch.counts() @ self.matrix).astype(np.int64)
+            by_matrix = {i: summed[:, j] for j, i in enumerate(self.exact)}
+        return np.stack([by_matrix[i] if i in by_matrix else col[batch.idx].sum(axis=-1)
+                         for i, col in enumerate(self.arrays)], axis=-1)
+
+
+def _largest(col: Any) -> int:
+    """max |value| of an integer column, as a Python int (no int64 overflow)."""
+    return max(abs(int(col.max())), abs(int(col.min()))) if len(col) else 0
 
 
 def divide(num: Any, den: Any, at_zero: float | None) -> Any:
@@ -79,13 +149,25 @@ def ratio_of(terms: Callable[[Row], tuple[Any, Any]], *, at_zero: float | None =
 def ratio(numerator: Sequence[str], denominator: Sequence[str], *,
           where: Callable[[Row], bool] | None = None, at_zero: float | None = None) -> Pooled:
     """Σ of the `numerator` keys / Σ of the `denominator` keys over the rows `where` holds
-    (all by default; a missing or null key counts 0)."""
+    (all by default; a missing or null key counts 0). On `core.columns.ScoreRows` its two
+    columns are the rows' summed count columns (`ScoreRows.counts`), 0 where `where` fails."""
     def terms(row: Row) -> tuple[Any, Any]:
         if where is not None and not where(row):
             return 0, 0
         return (_total(row, numerator), _total(row, denominator))
+
+    def from_columns(rows: Any) -> list[Any] | None:
+        import numpy as np      # deferred: `run --help` must not import numpy
+        num, den = rows.counts(*numerator), rows.counts(*denominator)
+        if num is None or den is None:
+            return None
+        if where is not None:
+            keep = rows.mask(where)
+            num, den = np.where(keep, num, 0), np.where(keep, den, 0)
+        return [num, den]
     note = f"Σ {' + '.join(numerator)} / Σ ({' + '.join(denominator)})"
-    return ratio_of(terms, at_zero=at_zero, note=note)
+    pooled = ratio_of(terms, at_zero=at_zero, note=note)
+    return Pooled(pooled.columns, pooled.combine, note, from_columns)
 
 
 def _total(row: Row, keys: Sequence[str]) -> Any:
@@ -95,4 +177,4 @@ def _total(row: Row, keys: Sequence[str]) -> Any:
     return total
 
 
-__all__ = ["Pooled", "divide", "ratio", "ratio_of"]
+__all__ = ["ColumnSums", "Pooled", "Resamples", "divide", "ratio", "ratio_of"]

@@ -18,11 +18,13 @@ The first bad row is one `DataError` naming the file, line and field.
 from __future__ import annotations
 
 import math
+import sys
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence, get_args
 
 from pydantic import ValidationError
 
+from scholarbench.core.columns import ScoreRows
 from scholarbench.core.records import ScoreRecord
 from scholarbench.data.jsonl import parse_json_line
 from scholarbench.errors import DataError
@@ -52,7 +54,7 @@ def _non_json_constant(raw: bytes) -> str | None:
     """NaN, Infinity or -Infinity when the (valid) line holds one: Python's json reads them,
     JSON has no such values, and a mean over them is meaningless."""
     import json
-    if not any(word in raw for word in (b"NaN", b"Infinity")):
+    if b"NaN" not in raw and b"Infinity" not in raw:
         return None
     try:
         json.loads(raw, parse_constant=_raise_constant)
@@ -102,12 +104,18 @@ def measure_units(bench: Any, subtask: str | None) -> dict[str, str]:
 
 
 def validate_rows(numbered: Iterable[tuple[int, dict[str, Any]]], path: Path, id_key: str,
-                  units: dict[str, str]) -> list[dict[str, Any]]:
+                  units: dict[str, str]) -> ScoreRows:
     """The rows, each checked (`check_score_row`) and their ids unique; DataError naming the
-    file, line and field of the first bad one."""
-    rows, seen = [], {}
+    file, line and field of the first bad one. A row that plainly passes (`_plainly_valid`:
+    the common shapes, tested without building a model) is not checked again; any other row is
+    checked by `check_score_row`, which says what is wrong."""
+    bounds = [(key, unit, *(FRACTION_RANGE if unit in BOUNDED_UNITS else (-_LARGEST, _LARGEST)))
+              for key, unit in units.items()]
+    rows: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
     for number, row in numbered:
-        if (bad := check_score_row(row, id_key, units)) is not None:
+        if not _plainly_valid(row, id_key, bounds) and \
+                (bad := check_score_row(row, id_key, units)) is not None:
             raise DataError(bad[1], file=str(path), line=number, field=bad[0])
         key = str(row[id_key])
         if key in seen:
@@ -115,18 +123,80 @@ def validate_rows(numbered: Iterable[tuple[int, dict[str, Any]]], path: Path, id
                             "sample", file=str(path), line=number, field=id_key)
         seen[key] = number
         rows.append(row)
-    return rows
+    return ScoreRows(rows)
 
 
-def read_score_rows(path: Path, id_key: str, units: dict[str, str]) -> list[dict[str, Any]]:
+_LARGEST = sys.float_info.max
+_WORDS = frozenset(get_args(ScoreRecord.model_fields["status"].annotation))
+
+
+def _plainly_valid(row: dict[str, Any], id_key: str,
+                   bounds: Sequence[tuple[str, str, float, float]]) -> bool:
+    """Whether `row` certainly passes `check_score_row`: an id of type str or int; the
+    `ScoreRecord` fields of their plain JSON types (a status word, a string reason, counts
+    ≥ 0, flags as lists of strings and a dict of int counts); every measure null or an int or
+    float in its range — and no string the record checks (nor a key) that is not plain UTF-8
+    (a lone surrogate from a `\\ud800` escape: pydantic refuses it). False: not certain;
+    `check_score_row` decides (the rows of a bad file, and of odd good ones)."""
+    ident = row.get(id_key)
+    if ident.__class__ is not str and ident.__class__ is not int:
+        return False
+    status = row.get("status", "scored")
+    if status.__class__ is not str or status not in _WORDS:
+        return False
+    try:
+        if not _plain_text("".join(row)):
+            return False
+    except TypeError:           # a key that is no string (not from JSON)
+        return False
+    reason = row.get("reason")
+    if reason is not None and not (reason.__class__ is str and _plain_text(reason)):
+        return False
+    for name in ("unresolved", "n_refs"):
+        count = row.get(name)
+        if count is not None and not (count.__class__ is int and count >= 0):
+            return False
+    flags = row.get("suspected_injection")
+    if flags is not None and not (flags.__class__ is list and all(
+            f.__class__ is str and _plain_text(f) for f in flags)):
+        return False
+    leak = row.get("suspected_leak")
+    if leak is not None and not (leak.__class__ is dict and all(
+            k.__class__ is str and _plain_text(k) and v.__class__ is int
+            for k, v in leak.items())):
+        return False
+    items = row.get("leaked_items")
+    if items is not None and items.__class__ is not list:
+        return False
+    for key, _unit, low, high in bounds:
+        value = row.get(key)
+        if value is not None and not ((value.__class__ is float or value.__class__ is int)
+                                      and low <= value <= high):
+            return False
+    return True
+
+
+def _plain_text(text: str) -> bool:
+    """ASCII, or text that encodes as UTF-8 (no lone surrogate)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def read_score_rows(path: Path, id_key: str, units: dict[str, str]) -> ScoreRows:
     """The checked rows of a scores.jsonl (a regular file within the input size limit)."""
     data = read_regular_bytes(path)
     numbered = []
+    constants = b"NaN" in data or b"Infinity" in data       # else no line need be screened
     for number, raw in enumerate(data.split(b"\n"), 1):
         if not raw.strip():
             continue
         obj, problem = parse_json_line(raw)
-        if problem is None and (constant := _non_json_constant(raw)) is not None:
+        if problem is None and constants and (constant := _non_json_constant(raw)) is not None:
             problem = f"{constant} is not JSON (a measure is a finite number or null)"
         if problem is not None:
             raise DataError(problem, file=str(path), line=number)

@@ -121,9 +121,12 @@ def count_samples(rows: Iterable[dict[str, Any]], generated: dict[str, dict[str,
     out = StatusCounts(counts={k: 0 for k in COLUMNS})
     reasons: dict[str, Counter[str]] = {k: Counter() for k in COLUMNS}
     examples: dict[tuple[str, str], tuple[str, str]] = {}     # (column, form) → (id, text)
-    rows_seen = []
+    rows_seen, plain = [], 0
     for row in rows:
         rows_seen.append(row)
+        if not generated and row.get("status") == "scored" and not row.get("unscorable"):
+            plain += 1              # scored, no generate record, no reason: only counted
+            continue
         rec = generated.get(str(row.get(id_key)))
         status = sample_status(row, rec)
         out.n_samples += 1
@@ -132,6 +135,8 @@ def count_samples(rows: Iterable[dict[str, Any]], generated: dict[str, dict[str,
             reasons[status][why] += 1
             examples.setdefault((status, why), (str(row.get(id_key)),
                                                 reason_of(status, row, rec) or why))
+    out.n_samples += plain
+    out.counts["scored"] = (out.counts.get("scored") or 0) + plain
     summary = summary or {}
     unresolved = summary.get("n_unresolved")
     out.counts["unresolved"] = int(unresolved) if isinstance(unresolved, int) else None

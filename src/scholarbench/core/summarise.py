@@ -18,12 +18,13 @@ from typing import Any, Sequence
 
 from scholarbench.core import refs
 from scholarbench.core.benchmark import Benchmark
+from scholarbench.core.columns import ScoreRows
 from scholarbench.core.cost import run_cost
 from scholarbench.core.judging import FAILURES_KEY, failed_calls
-from scholarbench.core.measure import CI_METHOD, Measure, interval
+from scholarbench.core.measure import CI_METHOD, Measure, intervals
 from scholarbench.core.records import Summary
 from scholarbench.core.status import count_samples
-from scholarbench.core.summary_metrics import aggregate
+from scholarbench.core.summary_metrics import aggregate, metrics
 from scholarbench.injection.unflagged import without_flagged
 from scholarbench.leakage.unleaked import count_leaked, without_leaked
 
@@ -33,6 +34,7 @@ SUMMARY_VERSION = 2
 def summarise(bench: Benchmark, rows: Sequence[dict[str, Any]], manifest: dict[str, Any],
               *, warn: bool = True) -> dict[str, Any]:
     """summary.json of a run whose scores.jsonl holds `rows` (statuses already decided)."""
+    rows = ScoreRows.of(rows)         # each column the summary reads, built once
     counts = count_samples(rows, {}, bench.id_key)
     errors = counts.get("error") or 0
     summary = Summary(benchmark=bench.name, mode=manifest.get("mode"), agent=manifest["agent"],
@@ -46,11 +48,11 @@ def summarise(bench: Benchmark, rows: Sequence[dict[str, Any]], manifest: dict[s
     name = " ".join(filter(None, (bench.name, manifest.get("mode"))))
     effect = getattr(bench, "unresolved_effect", "scored as misses")
     summary.update(refs.summarise(rows, name, None if warn else io.StringIO(), effect))
-    summary["n_suspected_injection"] = sum(1 for r in rows if r.get("suspected_injection"))
+    summary["n_suspected_injection"] = int(rows.truthy("suspected_injection").sum())
     add_intervals(bench, summary, rows, manifest)
 
     def metrics_of(kept: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        return aggregate(bench, kept, manifest).get("metrics") or {}
+        return metrics(bench, kept, manifest)
     if (unflagged := without_flagged(bench, metrics_of, rows, summary)) is not None:
         summary["without_flagged"] = unflagged
     summary["n_suspected_leak"] = count_leaked(rows)     # docs/leakage.md
@@ -80,15 +82,17 @@ def add_intervals(bench: Benchmark, summary: dict[str, Any], rows: Sequence[dict
     metrics = summary.get("metrics")
     if not isinstance(metrics, dict):
         return
+    due: dict[str, Measure] = {}
     for key, entry in metrics.items():
         if not isinstance(entry, dict):
             continue
         measure = declared.get(key) or Measure(bench.name, key) if _parses(key) else None
-        ci = None
+        entry["ci95"] = None
         if measure is not None and entry.get("mean") is not None:
             if key in declared or _same(measure.value(rows), entry.get("mean")):
-                ci = interval(measure, rows)
-        entry["ci95"] = ci
+                due[key] = measure
+    for key, ci in zip(due, intervals(list(due.values()), rows)):   # one draw per row count
+        metrics[key]["ci95"] = ci
     summary["ci_method"] = CI_METHOD
 
 

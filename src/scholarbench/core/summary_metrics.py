@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from scholarbench.core.benchmark import Benchmark
-from scholarbench.core.measure import NOT_COUNTED, defined
+from scholarbench.core.columns import ScoreRows
 
 
 def aggregate(bench: Benchmark, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
@@ -20,13 +20,19 @@ def aggregate(bench: Benchmark, rows: Sequence[dict[str, Any]], manifest: dict[s
     """{"metrics": {key: {"mean", "n", "n_null"}}, …the benchmark's `summary_extras`}: each
     measure of `summary_measures` (none when the benchmark declares measures but these rows
     carry none of them), else plain means of the headline keys."""
+    rows = ScoreRows.of(rows)
+    return {"metrics": metrics(bench, rows, manifest), **bench.summary_extras(rows, manifest)}
+
+
+def metrics(bench: Benchmark, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
+            ) -> dict[str, Any]:
+    """The `metrics` block of `aggregate` alone (the benchmark's other blocks not computed)."""
+    rows = ScoreRows.of(rows)
     mode = manifest.get("mode")
     declared = bench.summary_measures(rows, manifest)
     if declared or bench.measures(mode):
-        metrics = {m.key: measure_entry(m, rows) for m in declared}
-    else:
-        metrics = mean_metrics(rows, bench.headline.get(mode or "", ()))
-    return {"metrics": metrics, **bench.summary_extras(rows, manifest)}
+        return {m.key: measure_entry(m, rows) for m in declared}
+    return mean_metrics(rows, bench.headline.get(mode or "", ()))
 
 
 def mean_metrics(rows: Sequence[dict[str, Any]], keys: Sequence[str]) -> dict[str, Any]:
@@ -46,18 +52,20 @@ def measure_entry(measure: Any, rows: Sequence[dict[str, Any]]) -> dict[str, Any
     counts every row it pooled (n_null: rows left out by the aggregator's own rule: none);
     a measure with its own `counts` rule counts by it; a measure with an `unscored_key` also
     counts the rows its judge failed on (n_unscored)."""
-    counted = [r for r in rows if r.get("status") not in NOT_COUNTED]
+    import numpy as np      # deferred: `run --help` must not import numpy
+    rows = ScoreRows.of(rows)
+    counted = rows.counted()
     mean = measure.value(rows)
     if measure.counts is not None:
         n, n_null = measure.counts(counted)
     else:
-        n = len(defined(counted, measure.key)) if measure.aggregator is None else \
-            len(counted) if mean is not None else 0
+        n = int(np.count_nonzero(~np.isnan(counted.numbers(measure.key)))) \
+            if measure.aggregator is None else len(counted) if mean is not None else 0
         n_null = len(counted) - n
     entry = {"mean": mean, "n": n, "n_null": n_null}
     if measure.unscored_key is not None:
-        entry["n_unscored"] = sum(1 for r in counted if r.get(measure.unscored_key))
+        entry["n_unscored"] = int(np.count_nonzero(counted.truthy(measure.unscored_key)))
     return entry
 
 
-__all__ = ["aggregate", "mean_metrics", "measure_entry"]
+__all__ = ["aggregate", "mean_metrics", "measure_entry", "metrics"]

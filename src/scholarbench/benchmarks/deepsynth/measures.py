@@ -14,6 +14,7 @@ summary, the report section's columns) reads
 """
 from __future__ import annotations
 
+from functools import lru_cache, partial
 from typing import Any, Sequence
 
 from scholarbench.core.measure import Measure
@@ -26,6 +27,7 @@ _PRECISION_NOTE = ("pooled: Σ n_correct / Σ (n_correct + n_incorrect) over the
                    "(micro), not a mean of per-task values")
 
 
+@lru_cache(maxsize=None)
 def pooled_precision(variant: str) -> Pooled:
     """Σ correct / Σ (correct + incorrect) over `rows`; at 0/0 null under the paper's rules,
     0 under upstream's (as `scores.aggregate`). Rows of a judge panel (`judges`): that pooled
@@ -47,6 +49,20 @@ def pooled_precision(variant: str) -> Pooled:
             out += _counts([e or {} for e in entries])
         return out
 
+    def from_columns(rows: Any) -> list[Any] | None:
+        """The same columns from the run's score rows (`core.columns.ScoreRows.per_row`: each
+        row's terms computed once over all rows, a subset's sliced); the judges as `columns`
+        finds them in these rows."""
+        if not len(rows):
+            return None
+        labels: dict[str, None] = {}
+        for panel in rows.values(PANEL_KEY):
+            labels.update(dict.fromkeys(panel or {}))
+        out = rows.per_row("deepsynth:precision", _row_terms)
+        for label in labels:
+            out = out + rows.per_row(("deepsynth:precision", label), partial(_judge_terms, label))
+        return out
+
     def combine(sums: Any) -> Any:
         import numpy as np      # deferred: `run --help` must not import numpy
         plain = divide(sums[..., 1], sums[..., 2], at_zero)
@@ -56,13 +72,27 @@ def pooled_precision(variant: str) -> Pooled:
             kept = (sums[..., j] > 0) & ~np.isnan(value)
             total, count = total + np.where(kept, value, 0.0), count + kept
         return np.where(sums[..., 0] > 0, divide(total, count, at_zero), plain)
-    return Pooled(columns, combine, "Σ n_correct / Σ (n_correct + n_incorrect)")
+    return Pooled(columns, combine, "Σ n_correct / Σ (n_correct + n_incorrect)", from_columns)
 
 
 def _counts(rows: Sequence[dict[str, Any]]) -> list[list[int]]:
     """[correct, correct + incorrect] of each row."""
     correct = [int(r.get("n_correct") or 0) for r in rows]
     return [correct, [c + int(r.get("n_incorrect") or 0) for c, r in zip(correct, rows)]]
+
+
+def _row_terms(row: dict[str, Any]) -> tuple[int, int, int]:
+    """A row's (has a panel, correct, correct + incorrect): `columns`' first three."""
+    correct = int(row.get("n_correct") or 0)
+    return (1 if row.get(PANEL_KEY) else 0, correct, correct + int(row.get("n_incorrect") or 0))
+
+
+def _judge_terms(label: str, row: dict[str, Any]) -> tuple[int, int, int]:
+    """A row's (has `label`'s entry, its correct, its correct + incorrect)."""
+    entry = (row.get(PANEL_KEY) or {}).get(label)
+    correct = int((entry or {}).get("n_correct") or 0)
+    return (0 if entry is None else 1, correct,
+            correct + int((entry or {}).get("n_incorrect") or 0))
 
 
 # base name, label, description, provenance (the paper's §3.5 equations; precision: Table 1)

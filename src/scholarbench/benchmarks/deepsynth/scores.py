@@ -47,6 +47,7 @@ from scholarbench.benchmarks.deepsynth.records import (MENTIONED_CORRECT, MENTIO
                                                        NOT_MENTIONED, STATUSES, Group, Status,
                                                        SubGroup, Task)
 from scholarbench.benchmarks.deepsynth.measures import TASK_KEYS, pooled_precision
+from scholarbench.core.columns import ScoreRows
 from scholarbench.metrics.names import MetricName
 
 Variant = Literal["paper", "upstream"]
@@ -254,6 +255,8 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def _count(rows: Sequence[dict[str, Any]], key: str) -> int:
+    if isinstance(rows, ScoreRows):           # a run's score rows: from the count column
+        return rows.int_total(key)
     return sum(int(r.get(key) or 0) for r in rows)
 
 
@@ -280,7 +283,8 @@ def aggregate_rows(rows: Sequence[dict[str, Any]], variant: Variant = "paper"
     means[metric_key(DSE_PRECISION, variant)] = pooled_precision(variant)(rows)
     reasons: Counter = Counter()
     for r in rows:
-        reasons.update(r.get("unscored_reasons") or {})
+        if why := r.get("unscored_reasons"):
+            reasons.update(why)
     return {
         "benchmark": "deepsynth",
         "variant": variant,

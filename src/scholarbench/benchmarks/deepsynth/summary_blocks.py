@@ -15,6 +15,7 @@ from scholarbench.benchmarks.deepsynth.measures import TASK_KEYS, measures_for
 from scholarbench.benchmarks.deepsynth.panel import precision_by_judge
 from scholarbench.benchmarks.deepsynth.scores import aggregate_rows, metric_key
 from scholarbench.benchmarks.deepsynth.summary import run_counts
+from scholarbench.core.columns import where
 from scholarbench.errors import ScholarbenchError
 from scholarbench.metrics.agreement import panel_summary
 
@@ -50,13 +51,17 @@ def summary_extras(bench: Any, rows: Sequence[dict[str, Any]], manifest: dict[st
                    ) -> dict[str, Any]:
     """Every block of the summary but `metrics` (module docstring)."""
     variant = row_variant(bench, rows)
-    counted = [r for r in rows if r.get("status") != "error"]
+    counted = where(rows, _not_error)        # a column subset of a run's score rows
     out = aggregate_rows(counted, variant)  # type: ignore[arg-type]
     out.update(panel_summary_of(counted, variant))
     if not isinstance(manifest.get("judged"), str):   # a judged file (`score deepsynth
                                                       # --judged`, its path) is no run
         out.update(run_counts(manifest, rows))
     return out
+
+
+def _not_error(row: dict[str, Any]) -> bool:
+    return row.get("status") != "error"
 
 
 __all__ = ["panel_summary_of", "row_variant", "summary_extras", "summary_measures"]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Literal, Sequence
 
+from scholarbench.core.columns import where
 from scholarbench.core.measure import Measure, defined
 from scholarbench.core.pooled import Pooled, ratio
 
@@ -48,9 +49,10 @@ def is_pooled(measure: Measure) -> bool:
     return measure.pooled is not None
 
 
-def counted(rows: Sequence[Row]) -> list[Row]:
-    """The rows in the means: every survey but errored and unscored ones."""
-    return [r for r in rows if r.get("status") not in NOT_COUNTED]
+def counted(rows: Sequence[Row]) -> Sequence[Row]:
+    """The rows in the means: every survey but errored and unscored ones (`core.columns.where`:
+    on a run's score rows, their columns come along)."""
+    return where(rows, _is_counted)
 
 
 def _ratio(numerator: str, denominator: str) -> Pooled:

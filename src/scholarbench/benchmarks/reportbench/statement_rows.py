@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from scholarbench.benchmarks.reportbench.measures import keys
+from scholarbench.core.columns import ScoreRows, where
 from scholarbench.metrics.agreement import judge_means, krippendorff_alpha
 
 STATEMENT_RATES = keys("statement")      # the per-report rates, declared in `measures`
@@ -46,12 +47,19 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def judged_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [r for r in rows if r.get("statements") == "judged"]
+def judged_rows(rows: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
+    """The rows of the judged reports (`core.columns.where`)."""
+    return where(rows, _judged)
+
+
+def _judged(row: dict[str, Any]) -> bool:
+    return row.get("statements") == "judged"
 
 
 def totals(judged: Sequence[dict[str, Any]]) -> dict[str, int]:
-    """The statement counts summed over the judged reports."""
+    """The statement counts summed over the judged reports (from columns on score rows)."""
+    if isinstance(judged, ScoreRows):
+        return {k: judged.total(k) for k in STATEMENT_COUNTS}
     return {k: sum(r.get(k, 0) or 0 for r in judged) for k in STATEMENT_COUNTS}
 
 

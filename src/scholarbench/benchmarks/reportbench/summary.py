@@ -28,6 +28,7 @@ from scholarbench.benchmarks.reportbench.scoring import REF_KEYS, TITLE_COUNTS
 from scholarbench.benchmarks.reportbench.statement_rows import STATEMENT_RATES, judged_rows
 from scholarbench.benchmarks.reportbench.statements import (aggregate_statement_rows,
                                                             format_statement_summary)
+from scholarbench.core.columns import ScoreRows, where
 from scholarbench.core.measure import defined
 from scholarbench.core.status import count_samples
 from scholarbench.metrics.agreement import panel_summary
@@ -41,14 +42,22 @@ def _mean(values: list[float]) -> float | None:
 def pooled_references(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     pooled: dict[str, Any] = {"found": 0, "resolved": 0, "titled": 0, "unresolved": 0,
                               "unresolved_with_id": 0, "reasons": {}}
-    for r in rows:
-        if r.get("status") not in ("scored", "no_references"):
-            continue
+    with_report = where(rows, _has_report)
+    if isinstance(with_report, ScoreRows):          # the counts from columns
         for key in ("found", "resolved", "titled", "unresolved", "unresolved_with_id"):
-            pooled[key] += r.get(f"n_{key}", 0) or 0
+            pooled[key] += with_report.total(f"n_{key}")
+    else:
+        for r in with_report:
+            for key in ("found", "resolved", "titled", "unresolved", "unresolved_with_id"):
+                pooled[key] += r.get(f"n_{key}", 0) or 0
+    for r in with_report:
         for why, n in (r.get("unresolved_reasons") or {}).items():
             pooled["reasons"][why] = pooled["reasons"].get(why, 0) + n
     return pooled
+
+
+def _has_report(row: dict[str, Any]) -> bool:
+    return row.get("status") in ("scored", "no_references")
 
 
 def title_extractor_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
@@ -99,7 +108,7 @@ def summary_blocks(rows: Sequence[dict[str, Any]], manifest: dict[str, Any]) -> 
     """The benchmark's part of summary.json beside `metrics`: a function of
     the score rows and the manifest."""
     kept = counted(rows)
-    with_report = [r for r in kept if r["status"] in ("scored", "no_references")]
+    with_report = where(kept, _has_report)
     summary: dict[str, Any] = {
         "granularity": manifest.get("mode"),
         "n_tasks": len(rows), "n_counted": len(kept), "n_with_report": len(with_report),
