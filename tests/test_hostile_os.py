@@ -227,7 +227,7 @@ def _boom(*args, **kwargs):
 
 
 def test_an_internal_error_is_one_line_with_status_1(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("scholarbench.data.store.list_datasets", _boom)
+    monkeypatch.setattr("scholarbench.data.commands.list_datasets", _boom)
     err = _one_line(["data", "list"], capsys, status=1)
     assert err.startswith("internal error: RuntimeError: boom") and "--debug" in err
     assert "abcdefghijklmnop" not in err                 # redacted like every error line
@@ -250,14 +250,14 @@ def test_what_escapes_a_reader_is_still_one_line(fail, says, capsys, monkeypatch
     """The boundary's own lines, for failures no reader catches first (a command raising)."""
     def command(*args, **kwargs):
         fail()
-    monkeypatch.setattr("scholarbench.data.store.list_datasets", command)
+    monkeypatch.setattr("scholarbench.data.commands.list_datasets", command)
     err = _one_line(["data", "list"], capsys, status=2)
     assert says in err, err
 
 
 @pytest.mark.parametrize("how", ["flag", "flag-after-the-command", "env"])
 def test_debug_shows_the_traceback(how, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("scholarbench.data.store.list_datasets", _boom)
+    monkeypatch.setattr("scholarbench.data.commands.list_datasets", _boom)
     argv = {"flag": ["--debug", "data", "list"], "flag-after-the-command": ["data", "list",
                                                                               "--debug"],
             "env": ["data", "list"]}[how]

@@ -30,8 +30,7 @@ def commands(text: str) -> list[list[str]]:
 
 
 def test_every_readme_command_parses():
-    from scholarbench.cli import build_parser
-    from scholarbench.core.commands import normalise_argv
+    from scholarbench.cli import build_parser, normalised as normalise_argv
     parser = build_parser()
     found = commands(README.read_text(encoding="utf-8"))
     assert len(found) >= 20, "the README lost its command examples"

@@ -316,7 +316,10 @@ def test_second_identical_run_makes_no_request(env, fake, tmp_path):
     assert set(manifest["models"]) | {j["role"] for j in manifest["judged"]["path"]["judges"]} \
         == {"agent", "judge"}
     assert run(tmp_path / "a") == first            # resumed in place
-    assert run(tmp_path / "b") == first            # a fresh directory, served by the cache
+    cached = run(tmp_path / "b")                   # a fresh directory, served by the cache:
+    cost = cached.pop("cost")                      # the same results, at no model call
+    assert cached == {k: v for k, v in first.items() if k != "cost"}
+    assert cost["calls"] == 0 and cost["tokens"] == 0 and first["cost"]["calls"] == 4
     assert len(fake.requests) == n
     usage = json.loads((tmp_path / "b" / "manifest.json").read_text())["llm_usage"]
     assert usage["agent"]["calls"] == 0 and usage["agent"]["cache_hits"] > 0
