@@ -10,17 +10,14 @@ import json
 import pytest
 
 from fake_openai import FakeOpenAI, Step
-from test_tools_endpoint import ANSWER, QUERIES, corpus_dir, _script  # noqa: F401  (fixture)
+from test_tools_endpoint import (ANSWER, QUERIES, _lines, _script,  # noqa: F401  (fixture)
+                                 corpus_dir)
 from scholarbench.cli import main
 from scholarbench.llm import transcript
 from scholarbench.llm.secrets import remember
 from scholarbench.llm.transcript import Transcript, note, transcript_scope
 
 S = "arxiv:2106.00100"
-
-
-def _lines(path):
-    return [json.loads(x) for x in path.read_text().splitlines()]
 
 
 def test_the_endpoint_agents_whole_exchange_is_kept_and_shown(tmp_path, corpus_dir, capsys):

@@ -15,6 +15,7 @@ from typing import Any
 
 from scholarbench.errors import ScholarbenchError
 from scholarbench.report.commands import EXPORT_RUN_DIR, add_export_run_dir_form
+from scholarbench.report.suite import expand
 
 INSTALL = "pip install 'scholarbench[inspect]'"
 
@@ -67,7 +68,6 @@ def cmd_export_inspect(args: argparse.Namespace) -> int:
         raise ScholarbenchError(f"export inspect needs inspect-ai: {INSTALL}") from None
     # deferred: inspect-ai is an optional extra (and ~4 s to import)
     from scholarbench.export.inspect_log import MAX_CHARS, export_inspect
-    from scholarbench.report.suite import expand
     if args.max_chars is not None and args.max_chars < 0:
         raise ScholarbenchError("--max-chars must be >= 0")
     run_dirs, _ = expand([Path(p) for p in args.run_dirs])

@@ -61,7 +61,21 @@ def fingerprint(obj: Any) -> str:
     return sha(json.dumps(obj, sort_keys=True, ensure_ascii=False, default=str))[:16]
 
 
-class RecordedTitles:
+class TitleCounting:
+    """What a title hook counts over a run (`counts`: `TITLE_COUNTS` and the unscored reasons
+    so far) and what one report added to them (`since`: its row's `title_extraction`)."""
+
+    def counts(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def since(self, before: dict[str, Any]) -> dict[str, Any]:
+        now = self.counts()
+        out: dict[str, Any] = {k: now[k] - before[k] for k in TITLE_COUNTS}
+        out["unscored"] = now["unscored"][len(before["unscored"]):]
+        return out
+
+
+class RecordedTitles(TitleCounting):
     """The LLM title extractor with its per-report records kept in titles.jsonl: a report whose
     fingerprint matches a record replays the record's titles without a model call. `inner` is
     None when no judge is bound (records are replayed, nothing else is extracted)."""
@@ -80,13 +94,6 @@ class RecordedTitles:
         out: dict[str, Any] = {k: getattr(stats, k, 0) for k in TITLE_COUNTS[:5]}
         out.update(replayed=self.replayed, not_run=self.not_run,
                    unscored=list(stats.unscored) if stats is not None else [])
-        return out
-
-    def since(self, before: dict[str, Any]) -> dict[str, Any]:
-        """What one report added to the counts (its row's `title_extraction`)."""
-        now = self.counts()
-        out: dict[str, Any] = {k: now[k] - before[k] for k in TITLE_COUNTS}
-        out["unscored"] = now["unscored"][len(before["unscored"]):]
         return out
 
     def __call__(self, report: str, unresolved: Sequence[Any]) -> list[Any]:

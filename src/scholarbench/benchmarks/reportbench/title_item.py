@@ -27,7 +27,8 @@ from scholarbench.benchmarks.reportbench.llm_titles import (PAPERS_SCHEMA, REPOR
                                                             parse_titles)
 from scholarbench.benchmarks.reportbench.llm_common import load_prompt
 from scholarbench.benchmarks.reportbench.refscore import references_for
-from scholarbench.benchmarks.reportbench.scoring import has_answer
+from scholarbench.benchmarks.reportbench.scoring import (TITLE_COUNTS, TitleCounting,
+                                                         has_answer)
 from scholarbench.core.judge_stage import JudgedItem, JudgeRequest
 from scholarbench.llm.structured import JsonOutcome, ask_json
 from scholarbench.references.resolve import ExtractedTitle
@@ -105,10 +106,10 @@ def title_item(extractor: LLMTitleExtractor, corpus_of: Any) -> JudgedItem:
                       "12,000-character chunk when it lists none)")
 
 
-class EngineTitles:
+class EngineTitles(TitleCounting):
     """The resolver's hook over the item's verdicts (`core.judge_stage.Verdicts`, or None when
-    no judge was asked and none is on file), with `scoring.RecordedTitles`' counting interface:
-    `current` the sample it resolves, `last` the record it used, `counts` / `since`."""
+    no judge was asked and none is on file), counted as `scoring.RecordedTitles` is: `current`
+    the sample it resolves, `last` the record it used."""
 
     inner = None                                    # no extractor object: the engine asked
 
@@ -116,18 +117,11 @@ class EngineTitles:
         self.verdicts, self.chunk_chars = verdicts, chunk_chars
         self.current: str | None = None
         self.last: dict[str, Any] | None = None
-        self.totals = {"reports": 0, "calls": 0, "titles": 0, "dropped": 0,
-                       "not_academic": 0, "replayed": 0, "not_run": 0}
+        self.totals = dict.fromkeys(TITLE_COUNTS, 0)
         self.unscored: list[str] = []
 
     def counts(self) -> dict[str, Any]:
         return {**self.totals, "unscored": list(self.unscored)}
-
-    def since(self, before: dict[str, Any]) -> dict[str, Any]:
-        now = self.counts()
-        out: dict[str, Any] = {k: now[k] - before[k] for k in self.totals}
-        out["unscored"] = now["unscored"][len(before["unscored"]):]
-        return out
 
     def _verdict(self, subject: str) -> tuple[Any, str | None, bool]:
         """(the first judge's verdict, why there is none, whether it was ever asked)."""
