@@ -99,9 +99,12 @@ class Browser:
                 return reply.get("result", {})
             self.events.append(reply)
 
-    def wait_for(self, event: str) -> None:
+    def wait_for(self, event: str, since: int = 0) -> None:
+        """Wait for `event` among the events from index `since` on (a second page's load
+        must not be satisfied by the first page's)."""
         deadline = time.monotonic() + self.timeout
-        while not any(e.get("method") == event for e in self.events):
+        while not any(e.get("method") == event and e.get("sessionId") == self.session
+                      for e in self.events[since:]):
             self.events.append(self._recv(deadline))
 
     def open(self, url: str, width: int = 1280, height: int = 1000) -> None:
@@ -114,8 +117,9 @@ class Browser:
         self.call("Emulation.setDeviceMetricsOverride", {"width": width, "height": height,
                                                          "deviceScaleFactor": 1,
                                                          "mobile": False})
+        seen = len(self.events)
         self.call("Page.navigate", {"url": url})
-        self.wait_for("Page.loadEventFired")
+        self.wait_for("Page.loadEventFired", since=seen)
 
     def js(self, expression: str):
         result = self.call("Runtime.evaluate", {"expression": expression,
