@@ -147,8 +147,6 @@ def defined(rows: Sequence[Row], key: str) -> list[float]:
     return out
 
 
-
-
 def interval(measure: Measure, rows: Sequence[Row]) -> list[float] | None:
     """[low, high] of the 95% percentile bootstrap of `measure`'s aggregate over `rows`."""
     return intervals((measure,), rows)[0]
