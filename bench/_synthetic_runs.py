@@ -138,8 +138,8 @@ def vary(name: str, row: Row, rng: random.Random) -> Row:
     status = rng.choice(STATUSES + (("no_references",) if name == "reportbench" else ()))
     row["status"] = status
     if status not in ("scored", "no_references"):
-        row["reason"] = rng.choice(("the agent timed out after 30 s", "no answer",
-                                    f"task '{rng.randint(0, 9)}' failed: code {rng.randint(1, 99)}"))
+        failed = f"task '{rng.randint(0, 9)}' failed: code {rng.randint(1, 99)}"
+        row["reason"] = rng.choice(("the agent timed out after 30 s", "no answer", failed))
     for key, value in list(row.items()):
         if isinstance(value, float) and rng.random() < 0.05:
             row[key] = None                               # undefined here

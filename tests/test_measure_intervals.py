@@ -263,9 +263,11 @@ def test_column_sums_by_draw_counts_equal_the_gathered_sums():
     n = 500
     arrays = [gen.integers(-3, 40, n), gen.integers(0, 2, n).astype(bool),
               gen.random(n), gen.integers(0, 10**6, n),
-              np.array([2**62] + [1] * (n - 1), dtype=np.int64)]
+              np.array([2**62] + [1] * (n - 1), dtype=np.int64),
+              np.full(n, 3), np.ones(n, dtype=bool)]
     sums = ColumnSums(arrays)
     assert sums.exact == [0, 1, 3]                    # not the float, not the huge column
+    assert sums.constant == {5: 3 * n, 6: n}          # n times the one value
     batch = Resamples(gen.integers(0, n, (37, n)))
     got = sums.of(batch)
     want = np.stack([col[batch.idx].sum(axis=-1) for col in arrays], axis=-1)

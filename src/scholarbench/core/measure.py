@@ -147,8 +147,6 @@ def defined(rows: Sequence[Row], key: str) -> list[float]:
     return out
 
 
-
-
 def interval(measure: Measure, rows: Sequence[Row]) -> list[float] | None:
     """[low, high] of the 95% percentile bootstrap of `measure`'s aggregate over `rows`."""
     return intervals((measure,), rows)[0]
@@ -195,7 +193,7 @@ def _plan(measure: Measure, rows: Sequence[Row]) -> "list[float] | None | _Resam
             return [float(values[0])] * 2
 
         def mean(batch: Any) -> Any:
-            return _mean(values[batch.idx], axis=-1)
+            return _mean(batch.gathered(values), axis=-1)
         return _Resample(len(values), mean)
     if measure.defined_on is not None:
         counted = counted.where(measure.defined_on)
@@ -250,10 +248,10 @@ def _resample(n: int, statistics: Sequence[Statistic]) -> list[Any]:
     import numpy as np     # deferred: `run --help` must not import numpy
     rng = np.random.default_rng(CI_SEED)
     parts: list[list[Any]] = [[] for _ in statistics]
-    size = batch_size(n, 1)
+    size, buffers = batch_size(n, 1), {}
     for start in range(0, CI_RESAMPLES, size):
         batch = Resamples(rng.integers(0, n, size=(min(size, CI_RESAMPLES - start), n),
-                                       dtype=np.int64))
+                                       dtype=np.int64), buffers)
         for part, statistic in zip(parts, statistics):
             part.append(statistic(batch))
     return [np.concatenate(part) for part in parts]

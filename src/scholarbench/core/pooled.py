@@ -72,20 +72,39 @@ class Pooled:
 
 class Resamples:
     """One batch of resamples: the row indices `idx` (m, n) and, computed once when a
-    statistic asks for it, how often each row is drawn in each resample (`counts`, (m, n))."""
+    statistic asks for it, how often each row is drawn in each resample (`counts`, (m, n)).
+    `buffers` (shared by the batches of one draw) hold the (m, n) arrays a batch fills, so the
+    next batch writes into the same memory instead of asking for more (each fresh 50 MB costs
+    its page faults)."""
 
-    def __init__(self, idx: Any) -> None:
+    def __init__(self, idx: Any, buffers: dict[Any, Any] | None = None) -> None:
         self.idx = idx
         self._counts: Any = None
+        self._buffers = {} if buffers is None else buffers
+
+    def _buffer(self, key: Any, dtype: Any) -> Any:
+        import numpy as np      # deferred: `run --help` must not import numpy
+        m, n = self.idx.shape
+        buffer = self._buffers.get(key)
+        if buffer is None or buffer.shape[1] != n or buffer.shape[0] < m:
+            buffer = self._buffers[key] = np.empty((m, n), dtype=dtype)
+        return buffer[:m]
+
+    def gathered(self, column: Any) -> Any:
+        """`column[idx]`: each resample's values (in a buffer the next gather overwrites)."""
+        import numpy as np      # deferred: `run --help` must not import numpy
+        # every index is in range, so "clip" changes nothing and lets take write in place
+        return np.take(column, self.idx, out=self._buffer(("take", column.dtype),
+                                                          column.dtype), mode="clip")
 
     def counts(self) -> Any:
         """(m, n) float64: row i's draws in resample r (exact small integers)."""
         import numpy as np      # deferred: `run --help` must not import numpy
         if self._counts is None:
-            m, n = self.idx.shape
-            self._counts = np.empty((m, n))
-            for r in range(m):
-                self._counts[r] = np.bincount(self.idx[r], minlength=n)
+            n = self.idx.shape[1]
+            self._counts = self._buffer("counts", np.float64)
+            for r, row in enumerate(self.idx):
+                self._counts[r] = np.bincount(row, minlength=n)
         return self._counts
 
 
@@ -94,15 +113,21 @@ class ColumnSums:
     together as (draw counts) @ (columns) when that is exact — every partial sum an integer
     below 2^53, so a float64 product is exact whatever the order — which costs one pass over
     the indices for all of them (and for every measure of the batch: `Resamples.counts`);
-    a float column (or integers too large for that bound) is gathered and summed per resample
-    (`col[idx].sum(axis=-1)`: numpy's pairwise order, as before)."""
+    an integer column of one value sums to n times it; a float column (or integers too large
+    for that bound) is gathered and summed per resample (`col[idx].sum(axis=-1)`: numpy's
+    pairwise order, as before)."""
 
     def __init__(self, arrays: Sequence[Any]) -> None:
         import numpy as np      # deferred: `run --help` must not import numpy
         self.arrays = list(arrays)
-        n = len(self.arrays[0]) if self.arrays else 0
-        exact = [i for i, col in enumerate(self.arrays)
-                 if col.dtype.kind in "iub" and len(col) == n and n * _largest(col) < 2 ** 53]
+        n = self.n = len(self.arrays[0]) if self.arrays else 0
+        integer = [i for i, col in enumerate(self.arrays)
+                   if col.dtype.kind in "ib" and len(col) == n and n * _largest(col) < 2 ** 53]
+        # an integer column of one value sums to n times it in every resample (a panel's
+        # "has this judge" flag on every row)
+        self.constant = {i: int(self.arrays[i][0]) * n for i in integer
+                         if n and self.arrays[i].min() == self.arrays[i].max()}
+        exact = [i for i in integer if i not in self.constant]
         self.exact = exact if len(exact) >= 2 else []
         self.matrix = (np.stack([self.arrays[i] for i in self.exact], axis=-1)
                        .astype(np.float64) if self.exact else None)
@@ -115,7 +140,11 @@ class ColumnSums:
         if self.matrix is not None:
             summed = np.rint(batch.counts() @ self.matrix).astype(np.int64)
             by_matrix = {i: summed[:, j] for j, i in enumerate(self.exact)}
-        return np.stack([by_matrix[i] if i in by_matrix else col[batch.idx].sum(axis=-1)
+        m = len(batch.idx)
+        return np.stack([by_matrix[i] if i in by_matrix
+                         else np.full(m, self.constant[i], dtype=np.int64)
+                         if i in self.constant
+                         else batch.gathered(col).sum(axis=-1)
                          for i, col in enumerate(self.arrays)], axis=-1)
 
 

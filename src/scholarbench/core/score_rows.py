@@ -17,10 +17,11 @@ The first bad row is one `DataError` naming the file, line and field.
 """
 from __future__ import annotations
 
+import json
 import math
 import sys
 from pathlib import Path
-from typing import Any, Iterable, Sequence, get_args
+from typing import Any, Callable, Iterable, Sequence, get_args
 
 from pydantic import ValidationError
 
@@ -35,7 +36,6 @@ FRACTION_RANGE = (-1.0, 1.0)
 
 
 def _shown(value: Any) -> str:
-    import json
     try:
         return json.dumps(value, ensure_ascii=True)[:80]
     except (TypeError, ValueError):
@@ -53,7 +53,6 @@ def _raise_constant(name: str) -> None:
 def _non_json_constant(raw: bytes) -> str | None:
     """NaN, Infinity or -Infinity when the (valid) line holds one: Python's json reads them,
     JSON has no such values, and a mean over them is meaningless."""
-    import json
     if b"NaN" not in raw and b"Infinity" not in raw:
         return None
     try:
@@ -149,31 +148,33 @@ def _plainly_valid(row: dict[str, Any], id_key: str,
             return False
     except TypeError:           # a key that is no string (not from JSON)
         return False
-    reason = row.get("reason")
-    if reason is not None and not (reason.__class__ is str and _plain_text(reason)):
-        return False
-    for name in ("unresolved", "n_refs"):
-        count = row.get(name)
-        if count is not None and not (count.__class__ is int and count >= 0):
+    for name in _TYPED.intersection(row):        # the record's typed fields the row holds
+        value = row[name]
+        if value is not None and not _PLAIN[name](value):
             return False
-    flags = row.get("suspected_injection")
-    if flags is not None and not (flags.__class__ is list and all(
-            f.__class__ is str and _plain_text(f) for f in flags)):
-        return False
-    leak = row.get("suspected_leak")
-    if leak is not None and not (leak.__class__ is dict and all(
-            k.__class__ is str and _plain_text(k) and v.__class__ is int
-            for k, v in leak.items())):
-        return False
-    items = row.get("leaked_items")
-    if items is not None and items.__class__ is not list:
-        return False
     for key, _unit, low, high in bounds:
         value = row.get(key)
         if value is not None and not ((value.__class__ is float or value.__class__ is int)
                                       and low <= value <= high):
             return False
     return True
+
+
+def _plain_count(value: Any) -> bool:
+    return value.__class__ is int and value >= 0
+
+
+_PLAIN: dict[str, Callable[[Any], bool]] = {      # a non-null value of each typed field
+    "reason": lambda v: v.__class__ is str and _plain_text(v),
+    "unresolved": _plain_count,
+    "n_refs": _plain_count,
+    "suspected_injection": lambda v: v.__class__ is list and all(
+        f.__class__ is str and _plain_text(f) for f in v),
+    "suspected_leak": lambda v: v.__class__ is dict and all(
+        k.__class__ is str and _plain_text(k) and n.__class__ is int for k, n in v.items()),
+    "leaked_items": lambda v: v.__class__ is list,
+}
+_TYPED = frozenset(_PLAIN)
 
 
 def _plain_text(text: str) -> bool:
@@ -187,15 +188,32 @@ def _plain_text(text: str) -> bool:
     return True
 
 
+_DECODE = json.JSONDecoder().raw_decode      # what json.loads calls, without its wrappers
+
+
+def _plain_object(raw: bytes) -> tuple[dict[str, Any] | None, None]:
+    """The object of a line that is exactly one JSON object (no surrounding whitespace), as
+    `parse_json_line` reads it; (None, None) for any other line (`parse_json_line` then says
+    what it holds)."""
+    try:
+        text = raw.decode("utf-8")
+        obj, end = _DECODE(text)
+    except (ValueError, RecursionError):     # bad bytes or JSON, too deep, too many digits
+        return None, None
+    return (obj, None) if end == len(text) and obj.__class__ is dict else (None, None)
+
+
 def read_score_rows(path: Path, id_key: str, units: dict[str, str]) -> ScoreRows:
     """The checked rows of a scores.jsonl (a regular file within the input size limit)."""
     data = read_regular_bytes(path)
     numbered = []
     constants = b"NaN" in data or b"Infinity" in data       # else no line need be screened
     for number, raw in enumerate(data.split(b"\n"), 1):
-        if not raw.strip():
+        if not raw or raw.isspace():
             continue
-        obj, problem = parse_json_line(raw)
+        obj, problem = _plain_object(raw)
+        if obj is None:
+            obj, problem = parse_json_line(raw)       # says what is wrong with the line
         if problem is None and constants and (constant := _non_json_constant(raw)) is not None:
             problem = f"{constant} is not JSON (a measure is a finite number or null)"
         if problem is not None:

@@ -24,7 +24,7 @@ from scholarbench.core.judging import FAILURES_KEY, failed_calls
 from scholarbench.core.measure import CI_METHOD, Measure, intervals
 from scholarbench.core.records import Summary
 from scholarbench.core.status import count_samples
-from scholarbench.core.summary_metrics import aggregate, metrics
+from scholarbench.core.summary_metrics import aggregate, metrics as metrics_block
 from scholarbench.injection.unflagged import without_flagged
 from scholarbench.leakage.unleaked import count_leaked, without_leaked
 
@@ -52,7 +52,7 @@ def summarise(bench: Benchmark, rows: Sequence[dict[str, Any]], manifest: dict[s
     add_intervals(bench, summary, rows, manifest)
 
     def metrics_of(kept: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        return metrics(bench, kept, manifest)
+        return metrics_block(bench, kept, manifest)
     if (unflagged := without_flagged(bench, metrics_of, rows, summary)) is not None:
         summary["without_flagged"] = unflagged
     summary["n_suspected_leak"] = count_leaked(rows)     # docs/leakage.md

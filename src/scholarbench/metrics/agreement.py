@@ -183,9 +183,9 @@ def _samples(row: Row, label: str, measure: str) -> list[float | None]:
 
 class Ratings:
     """One measure's panel over the counted rows that carry it (`rows`): the judges that rate
-    it (first-seen order), each judge's value per row (None: none) and its repeats' values per
-    row — read from the rows once, for the judges' means, each judge's repeats and α
-    (`ratings_of`: several measures in one pass)."""
+    it (first-seen order), each judge's value per row (None: none) and its repeats' values on
+    the rows that have some — read from the rows once, for the judges' means, each judge's
+    repeats and α (`ratings_of`: several measures in one pass)."""
 
     def __init__(self, rows: Sequence[Row], measure: str) -> None:
         self.measure = measure
@@ -207,7 +207,7 @@ class Ratings:
     def within(self, label: str, level: str = "interval") -> dict[str, Any]:
         """`within`."""
         per_row = [[float(v) if _number(v) else None for v in s]
-                   for s in self.samples.get(label, ()) if s]
+                   for s in self.samples.get(label, ())]
         return _within(per_row, level)
 
     def between(self, level: str = "interval") -> float | None:
@@ -259,7 +259,8 @@ def _read(rows: Sequence[Row], ratings: Sequence[Ratings]) -> None:
                 v = entry.get(measure)
                 value(v if v.__class__ is float and v - v == 0 else None if v is None
                       else float(v) if _number(v) else None)
-                samples(entry.get(key) or ())
+                if repeats := entry.get(key):
+                    samples(repeats)
 
 
 def between(rows: Sequence[Row], measure: str, level: str = "interval") -> float | None:

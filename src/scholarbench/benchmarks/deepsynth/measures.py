@@ -58,10 +58,8 @@ def pooled_precision(variant: str) -> Pooled:
         labels: dict[str, None] = {}
         for panel in rows.values(PANEL_KEY):
             labels.update(dict.fromkeys(panel or {}))
-        out = rows.per_row("deepsynth:precision", _row_terms)
-        for label in labels:
-            out = out + rows.per_row(("deepsynth:precision", label), partial(_judge_terms, label))
-        return out
+        judges = tuple(labels)
+        return rows.per_row(("deepsynth:precision", judges), partial(_terms, judges))
 
     def combine(sums: Any) -> Any:
         import numpy as np      # deferred: `run --help` must not import numpy
@@ -81,18 +79,18 @@ def _counts(rows: Sequence[dict[str, Any]]) -> list[list[int]]:
     return [correct, [c + int(r.get("n_incorrect") or 0) for c, r in zip(correct, rows)]]
 
 
-def _row_terms(row: dict[str, Any]) -> tuple[int, int, int]:
-    """A row's (has a panel, correct, correct + incorrect): `columns`' first three."""
+def _terms(judges: tuple[str, ...], row: dict[str, Any]) -> tuple[int, ...]:
+    """A row's terms in `columns`' order: (has a panel, correct, correct + incorrect), then for
+    each judge (has its entry, its correct, its correct + incorrect)."""
+    panel = row.get(PANEL_KEY)
     correct = int(row.get("n_correct") or 0)
-    return (1 if row.get(PANEL_KEY) else 0, correct, correct + int(row.get("n_incorrect") or 0))
-
-
-def _judge_terms(label: str, row: dict[str, Any]) -> tuple[int, int, int]:
-    """A row's (has `label`'s entry, its correct, its correct + incorrect)."""
-    entry = (row.get(PANEL_KEY) or {}).get(label)
-    correct = int((entry or {}).get("n_correct") or 0)
-    return (0 if entry is None else 1, correct,
-            correct + int((entry or {}).get("n_incorrect") or 0))
+    out = [1 if panel else 0, correct, correct + int(row.get("n_incorrect") or 0)]
+    for label in judges:
+        entry = (panel or {}).get(label)
+        correct = int((entry or {}).get("n_correct") or 0)
+        out += (0 if entry is None else 1, correct,
+                correct + int((entry or {}).get("n_incorrect") or 0))
+    return tuple(out)
 
 
 # base name, label, description, provenance (the paper's §3.5 equations; precision: Table 1)
