@@ -54,6 +54,8 @@ from scholarbench.benchmarks.researcharena.measures.ranking import (DEFAULT_MEAS
                                                                     SELECTION_MEASURES, evaluate)
 from scholarbench.benchmarks.researcharena.records import EMPTY_GOLD, ArenaTask
 from scholarbench.benchmarks.researcharena.tasks import reference_counts, sum_counts
+from scholarbench.core.measure import NOT_COUNTED
+from scholarbench.core.status import sample_status
 from scholarbench.core.summary_metrics import measure_entry
 from scholarbench.data.trec import Run, write_qrels, write_run
 
@@ -194,15 +196,17 @@ def summary_fields(rows: Sequence[dict[str, Any]], manifest: dict[str, Any],
     `complete`), from the score rows and the manifest alone (`sample_fields` put the rest on
     the rows); `keys`: the run's measures."""
     task_kind = manifest["mode"]
-    scored = [r for r in rows if not r.get("unscorable") and r.get("status") != "error"]
+    scored = [r for r in rows if sample_status(r) not in NOT_COUNTED]
     unscorable: dict[str, int] = {}
     for r in rows:
-        if r.get("unscorable"):
-            unscorable[r["unscorable"]] = unscorable.get(r["unscorable"], 0) + 1
+        if sample_status(r) == "unscorable":
+            why = str(r.get("unscorable") or r.get("reason") or "unscorable")
+            unscorable[why] = unscorable.get(why, 0) + 1
     return {"benchmark": "researcharena", "task": task_kind, "agent": manifest["agent"],
             "run_name": manifest.get("run_name"), "n_samples": len(rows),
             "n_scored": len(scored), "n_unscorable": unscorable,
-            "unscorable_ids": sorted(r["id"] for r in rows if r.get("unscorable")),
+            "unscorable_ids": sorted(r["id"] for r in rows
+                                     if sample_status(r) == "unscorable"),
             "n_missing": sum(1 for r in rows if r.get("missing")),
             "n_malformed": sum(1 for r in rows if r.get("malformed")),
             "n_error": sum(1 for r in rows if r.get("status") == "error"),

@@ -29,6 +29,7 @@ from scholarbench.benchmarks.taxobench.published import (BOTTOM_UP, DEEP_RESEARC
                                                          PAPER_CITATION, PAPER_JUDGE,
                                                          PAPER_N_SURVEYS, TABLE_KEYS,
                                                          published_rows)
+from scholarbench.core.measure import NOT_COUNTED
 from scholarbench.errors import DataError, ScholarbenchError
 from scholarbench.report.formats import FORMATS
 from scholarbench.report.tables import (NULL, JudgeInfo, Row, RunSummary, Table,
@@ -130,8 +131,9 @@ def load_run(run_dir: Path | str) -> RunSummary:
     if not isinstance(summary.get("metrics"), dict):
         raise DataError(f"expected an object, got {summary.get('metrics')!r}",
                         file=str(summary_path), field="metrics")
-    errored = (summary.get("status") or {}).get("error", 0)   # no result: not in the means
-    n_counted = n_samples - (errored if isinstance(errored, int) else 0)
+    statuses = summary.get("status") or {}      # no result: not in the means
+    n_counted = n_samples - sum(n for status, n in statuses.items()
+                                if status in NOT_COUNTED and isinstance(n, int))
     metrics = {key: _metric(summary, key, n_counted, summary_path) for key in METRIC_KEYS}
     judge = None
     if any(key in summary["metrics"] for key in JUDGE_KEYS):   # judged: all five keys, checked
