@@ -48,6 +48,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--out", help="keep the suites in this folder (default: a temporary one)")
     args = parser.parse_args()
     urls: multiprocessing.Queue = multiprocessing.Queue()
     server = multiprocessing.Process(target=serve, args=(0.0, urls), daemon=True)
@@ -55,9 +56,9 @@ def main() -> None:
     base_url = urls.get(timeout=30)
     rows = []
     with tempfile.TemporaryDirectory() as tmp_name:
-        tmp = Path(tmp_name)
+        tmp = Path(args.out or tmp_name)
         site = tmp / "site" / "toybench-0.1.dist-info"
-        site.mkdir(parents=True)
+        site.mkdir(parents=True, exist_ok=True)
         (site / "METADATA").write_text("Metadata-Version: 2.1\nName: toybench\nVersion: 0.1\n")
         (site / "entry_points.txt").write_text("[scholarbench.benchmarks]\n"
                                                "toybench = toybench:ToyBench\n")

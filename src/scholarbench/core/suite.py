@@ -49,6 +49,7 @@ from scholarbench.injection.unflagged import flagged_note
 from scholarbench.leakage.unleaked import leaked_note
 from scholarbench.metrics.judge_panel import format_panel
 from scholarbench.paths import data_dir
+from scholarbench.registry import REGISTRY
 from scholarbench.text.escape import terminal
 
 EVAL_LOCK = ".eval.lock"       # held while eval.json is built and written
@@ -122,7 +123,7 @@ class Plan:
 
 
 def plan(args: argparse.Namespace, models: Models) -> Plan:
-    names = engine_benchmarks()
+    names = REGISTRY.names("benchmark")     # names only: a listed benchmark's module alone loads
     listed = None if args.benchmarks in ("all", None) else \
         [b.strip() for b in args.benchmarks.split(",") if b.strip()]
     if listed == []:
