@@ -209,6 +209,34 @@ def test_every_subtask_is_a_registered_inspect_task(inspect_ai, data_dir):
     assert task.metadata["scholarbench"]["subtask"] == "bottom-up"
 
 
+def test_inspect_finds_the_tasks_through_the_entry_point(inspect_ai, data_dir, tmp_path):
+    """pyproject.toml's `inspect_ai` entry point, installed as a distribution's metadata, is
+    what inspect-ai loads to find `scholarbench/taxobench_bottom_up` (a fresh process that
+    imports none of our modules itself)."""
+    import tomllib
+    root = Path(__file__).resolve().parents[1]
+    points = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))[
+        "project"]["entry-points"]["inspect_ai"]
+    assert points == {"scholarbench": "scholarbench.inspect_tasks._registry"}
+    dist = tmp_path / "site" / "scholarbench_entry-0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: scholarbench-entry\n"
+                                   "Version: 0\n")
+    (dist / "entry_points.txt").write_text(
+        "[inspect_ai]\n" + "".join(f"{k} = {v}\n" for k, v in points.items()))
+    code = ("import sys\n"
+            "from inspect_ai._eval.registry import task_create\n"
+            "assert 'scholarbench.inspect_tasks' not in sys.modules\n"
+            "task = task_create('scholarbench/taxobench_bottom_up', limit=1)\n"
+            "print(len(task.dataset), task.metadata['scholarbench']['subtask'])\n")
+    env = {**os.environ, "SCHOLARBENCH_DATA": str(data_dir),
+           "PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), str(root / "src")])}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["1", "bottom-up"]
+
+
 def test_a_bad_option_is_one_line(inspect_ai, data_dir):
     from inspect_ai._util.error import PrerequisiteError
     import scholarbench.inspect_tasks._registry as registered

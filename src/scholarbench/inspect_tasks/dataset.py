@@ -74,8 +74,8 @@ def load_task_data(benchmark: str, subtask: str, options: dict[str, Any] | None 
     if bench.asks_judge(subtask):
         raise ScholarbenchError(
             f"{benchmark} {subtask}: the options ask an LLM judge, which the Inspect scorer "
-            "does not run (docs/inspect.md); score the answers with `scholarbench score "
-            "--with-judge` instead")
+            "does not run; run it with `scholarbench run --agent endpoint --judge …` "
+            "(docs/inspect.md)")
     bench.check(subtask)
     loaded = bench.load(subtask, limit)
     agent = ReplyAgent("")
