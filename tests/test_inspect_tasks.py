@@ -90,13 +90,12 @@ def _engine_rows(args: list[str], replies: dict[str, str], inputs: dict[str, lis
                  out: Path, monkeypatch) -> dict[str, dict]:
     """`scholarbench run … --agent endpoint` on a server replying as mockllm did; each request's
     messages must be the Inspect sample's input for that prompt."""
-    sent: list[str] = []
+    sent: dict[str, list] = {}
 
     def answer(body: dict) -> Step:
         prompt = next(m["content"] for m in body["messages"] if m["role"] == "user")
-        assert body["messages"] == inputs[prompt]
-        sent.append(prompt)
-        return Step(text=replies[prompt])
+        sent[prompt] = body["messages"]
+        return Step(text=replies.get(prompt, "an unexpected prompt"))
     fake = FakeOpenAI(default=answer).start()
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key-0")
     try:
@@ -105,7 +104,7 @@ def _engine_rows(args: list[str], replies: dict[str, str], inputs: dict[str, lis
     finally:
         fake.stop()
     assert code == 0
-    assert sorted(sent) == sorted(inputs)
+    assert sent == inputs          # the engine's endpoint agent sent what Inspect's input holds
     rows = [json.loads(x) for x in (out / "scores.jsonl").read_text().splitlines() if x]
     return {str(r["id"]): r for r in rows}
 
@@ -139,11 +138,11 @@ def _tree(node, paper) -> dict:
 
 
 def test_taxobench_task_scores_equal_scholarbench_score(data_dir, tmp_path, monkeypatch):
-    from scholarbench.inspect_tasks.scorer import measure_keys
-    from scholarbench.inspect_tasks.tasks import benchmark_task
     from scholarbench.inspect_tasks.dataset import load_task_data
-    task = benchmark_task("taxobench", "bottom-up", limit=LIMIT)
+    from scholarbench.inspect_tasks.scorer import measure_keys
+    from scholarbench.inspect_tasks.tasks import data_task
     data = load_task_data("taxobench", "bottom-up", limit=LIMIT)
+    task = data_task(data)
     samples = list(data.samples.values())
     assert [s.id for s in task.dataset] == [s.id for s in samples] and len(samples) == LIMIT
     replies = {}
@@ -173,9 +172,9 @@ def test_reportbench_task_scores_equal_scholarbench_score(data_dir, tmp_path, mo
     from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
     from scholarbench.inspect_tasks.dataset import load_task_data
     from scholarbench.inspect_tasks.scorer import measure_keys
-    from scholarbench.inspect_tasks.tasks import benchmark_task
-    task = benchmark_task("reportbench", "shipped", limit=LIMIT)
+    from scholarbench.inspect_tasks.tasks import data_task
     data = load_task_data("reportbench", "shipped", limit=LIMIT)
+    task = data_task(data)
     samples = list(data.samples.values())
     gt = load_ground_truth(Path(data.manifest["data"]["gt_dir"]))
     titles = [r.title for r in gt[samples[0].id]][:6] + ["A paper nobody ever wrote on llamas"]
@@ -255,19 +254,19 @@ def test_the_literature_tools_are_inspect_tools_under_the_samples_rules(data_dir
     search without rules finds it first — and the tool result reaches the model's next turn."""
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import ModelOutput, ModelUsage, get_model
-    from scholarbench.inspect_tasks.tasks import benchmark_task
+    from scholarbench.inspect_tasks.dataset import load_task_data
+    from scholarbench.inspect_tasks.tasks import benchmark_task, data_task
     from scholarbench.tools.rules import AccessRules
     from scholarbench.tools.session import ToolSession
-    task = benchmark_task("reportbench", "shipped", limit=1, tools=True)
-    provider_task = benchmark_task("reportbench", "shipped", limit=1)
-    assert "tool" not in provider_task.dataset[0].input[0].text.lower()
-    assert "search" in task.dataset[0].input[0].text      # the tools' guide, as the endpoint's
-    from scholarbench.inspect_tasks.dataset import load_task_data
-    from scholarbench.inspect_tasks.tools import tool_provider
     loaded = load_task_data("reportbench", "shipped", limit=1)
+    task = data_task(loaded, tools=True)
+    assert "search" in task.dataset[0].input[0].text      # the tools' guide, as the endpoint's
+    assert "search" not in data_task(loaded).dataset[0].input[0].text
+    assert task.message_limit == 40 and benchmark_task(
+        "reportbench", "shipped", limit=1, tools=True, message_limit=6).message_limit == 6
     rules = loaded.bench.tool_rules(next(iter(loaded.samples.values())))
     title = rules.exclude_ids[-1]
-    unrestricted = ToolSession(tool_provider(loaded).corpus, AccessRules()).call(
+    unrestricted = ToolSession(loaded.tools.corpus, AccessRules()).call(
         "search", {"query": title, "k": 5})
     assert unrestricted["results"][0]["title"] == title
     seen: list[list] = []

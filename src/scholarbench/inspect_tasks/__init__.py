@@ -15,7 +15,7 @@ from scholarbench.lazy import lazy_getattr
 
 _PUBLIC = {"TaskData": "dataset", "load_task_data": "dataset", "inspect_samples": "dataset",
            "benchmark_scorer": "scorer", "score_reply": "scorer",
-           "literature_tools": "tools", "benchmark_task": "tasks", "task_name": "tasks",
+           "literature_tools": "tools", "benchmark_task": "tasks", "data_task": "tasks", "task_name": "tasks",
            "register_tasks": "tasks"}
 
 __all__ = sorted(_PUBLIC)

@@ -1,6 +1,7 @@
 """The benchmarks' sub-tasks as Inspect tasks.
 
-`benchmark_task(benchmark, subtask, …)` builds the `Task`: our samples (`dataset`), the
+`benchmark_task(benchmark, subtask, …)` builds the `Task` (`data_task` from a sub-task already
+loaded): our samples (`dataset`), the
 default solver — `generate()`, or with `tools=True` the sample's literature tools
 (`tools.literature_tools`) and `generate(tool_calls="loop")` — and our scorer (`scorer`).
 Any other solver or agent (`inspect eval … --solver`, AstaBench's) replaces the default one;
@@ -23,7 +24,7 @@ from inspect_ai.solver import generate                   # error for a task's ba
 
 from scholarbench.core.lookup import benchmark_class, engine_benchmarks
 from scholarbench.errors import ScholarbenchError
-from scholarbench.inspect_tasks.dataset import inspect_samples, load_task_data
+from scholarbench.inspect_tasks.dataset import TaskData, inspect_samples, load_task_data
 from scholarbench.inspect_tasks.scorer import benchmark_scorer
 from scholarbench.inspect_tasks.tools import literature_tools
 
@@ -45,12 +46,16 @@ def benchmark_task(benchmark: str, subtask: str, *, limit: int | None = None,
     """`benchmark`'s `subtask` as an Inspect task (module docstring); `options`: the
     benchmark's own options, at their defaults where not given."""
     options = {k: v for k, v in options.items() if k not in NOT_OPTIONS}
-    data = load_task_data(benchmark, subtask, options, limit)
+    return data_task(load_task_data(benchmark, subtask, options, limit), tools, message_limit)
+
+
+def data_task(data: TaskData, tools: bool = False, message_limit: int | None = None) -> Task:
+    """The Inspect task of a loaded sub-task (`dataset.load_task_data`)."""
     if tools:
         solver: Any = [literature_tools(data), generate(tool_calls="loop")]
     else:
         solver = generate()
-    meta = {"benchmark": benchmark, "subtask": subtask, "family": data.family,
+    meta = {"benchmark": data.bench.name, "subtask": data.subtask, "family": data.family,
             "options": data.manifest.get("options"), "tools": bool(tools),
             "unscorable": data.unscorable}
     return Task(dataset=inspect_samples(data, tools), solver=solver,
@@ -83,5 +88,5 @@ def register_tasks() -> dict[str, Callable[..., Task]]:
     return out
 
 
-__all__ = ["NOT_OPTIONS", "TOOL_MESSAGE_LIMIT", "benchmark_task", "register_tasks",
-           "task_name"]
+__all__ = ["NOT_OPTIONS", "TOOL_MESSAGE_LIMIT", "benchmark_task", "data_task",
+           "register_tasks", "task_name"]
