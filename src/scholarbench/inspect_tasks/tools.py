@@ -7,7 +7,9 @@ and sets `state.tools` to one Inspect tool per literature tool — same names, d
 argument schemas (`tools.schemas.TOOLS`, the models the MCP server and the function-calling
 loop use). Every call goes through `ToolSession.call`: arguments validated, hidden papers never
 returned; a call the tool cannot answer is an Inspect `ToolError`, whose text goes back to the
-model. Inspect's own `ToolEvent`s keep the calls and results in the sample's log.
+model. A result is cut at the endpoint loop's cap (`function_calling.RESULT_CHARS`), as the
+endpoint agent's model reads it. Inspect's own `ToolEvent`s keep the calls and results in the
+sample's log.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import Tool, ToolDef, ToolError as InspectToolError, ToolParams
 
 from scholarbench.inspect_tasks.dataset import TaskData
+from scholarbench.tools.function_calling import RESULT_CHARS
 from scholarbench.tools.provider import ToolProvider
 from scholarbench.tools.schemas import TOOLS, ToolSpec
 from scholarbench.tools.session import ToolError, ToolSession
@@ -37,7 +40,8 @@ def inspect_tool(session: ToolSession, spec: ToolSpec) -> Tool:
                 lambda: session.call(spec.name, arguments, via="inspect"))
         except ToolError as exc:
             raise InspectToolError(str(exc)) from None
-        return json.dumps(result, ensure_ascii=False, default=str)
+        text = json.dumps(result, ensure_ascii=False, default=str)
+        return text if len(text) <= RESULT_CHARS else text[:RESULT_CHARS] + " …(cut)"
 
     return ToolDef(run, name=spec.name, description=spec.description,
                    parameters=ToolParams.model_validate(spec.json_schema())).as_tool()
