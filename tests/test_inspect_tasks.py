@@ -9,9 +9,10 @@ right answer, a partly right one and an unreadable one (`malformed` / `no_refere
 the comparison sees different values and statuses. The server also checks that the engine's
 endpoint agent sent exactly the messages the Inspect sample's input holds.
 
-Also: every sub-task of every registered benchmark is an Inspect task
-`scholarbench/<benchmark>_<sub-task>` found through inspect-ai's registry once the entry
-point's module is imported; a bad option is Inspect's one-line `PrerequisiteError`; the
+Also: `inspect eval scholarbench/taxobench_bottom_up` on the command line finds the task
+through pyproject.toml's entry point and runs it against an OpenAI-compatible endpoint; every
+sub-task of every registered benchmark is an Inspect task `scholarbench/<benchmark>_<sub-task>`
+in inspect-ai's registry; a bad option is Inspect's one-line `PrerequisiteError`; the
 literature tools reach the model as Inspect tools bound to the sample's leakage rules; and
 importing the package does not import inspect-ai.
 
@@ -208,11 +209,15 @@ def test_every_subtask_is_a_registered_inspect_task(inspect_ai, data_dir):
     assert task.metadata["scholarbench"]["subtask"] == "bottom-up"
 
 
-def test_inspect_finds_the_tasks_through_the_entry_point(inspect_ai, data_dir, tmp_path):
-    """pyproject.toml's `inspect_ai` entry point, installed as a distribution's metadata, is
-    what inspect-ai loads to find `scholarbench/taxobench_bottom_up` (a fresh process that
-    imports none of our modules itself)."""
+def test_inspect_eval_finds_and_runs_a_task_through_the_entry_point(data_dir, tmp_path):
+    """`inspect eval scholarbench/taxobench_bottom_up` as a user types it: pyproject.toml's
+    `inspect_ai` entry point, installed as a distribution's metadata, is what inspect-ai loads
+    to find the task; the model is an OpenAI-compatible endpoint (the scripted server, through
+    Inspect's `openai-api` provider); the logged score equals our scoring of the same reply."""
     import tomllib
+    from inspect_ai.log import read_eval_log
+    from scholarbench.inspect_tasks.dataset import load_task_data
+    from scholarbench.inspect_tasks.scorer import score_reply
     root = Path(__file__).resolve().parents[1]
     points = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))[
         "project"]["entry-points"]["inspect_ai"]
@@ -223,17 +228,32 @@ def test_inspect_finds_the_tasks_through_the_entry_point(inspect_ai, data_dir, t
                                    "Version: 0\n")
     (dist / "entry_points.txt").write_text(
         "[inspect_ai]\n" + "".join(f"{k} = {v}\n" for k, v in points.items()))
-    code = ("import sys\n"
-            "from inspect_ai._eval.registry import task_create\n"
-            "assert 'scholarbench.inspect_tasks' not in sys.modules\n"
-            "task = task_create('scholarbench/taxobench_bottom_up', limit=1)\n"
-            "print(len(task.dataset), task.metadata['scholarbench']['subtask'])\n")
-    env = {**os.environ, "SCHOLARBENCH_DATA": str(data_dir),
+    reply = '{"name": "root", "subtopics": [{"name": "A", "papers": [2]}], "papers": [1, 3]}'
+    fake = FakeOpenAI(default=Step(text=reply)).start()
+    env = {**os.environ, "SCHOLARBENCH_DATA": str(data_dir), "FAKE_BASE_URL": fake.base_url,
+           "FAKE_API_KEY": "sk-test-not-a-real-key-0",
            "PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), str(root / "src")])}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=env, timeout=600)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "inspect_ai", "eval", "scholarbench/taxobench_bottom_up",
+             "--model", "openai-api/fake/scripted", "-T", "limit=1", "--log-dir",
+             str(tmp_path / "logs"), "--log-format", "json", "--display", "none"],
+            capture_output=True, text=True, env=env, timeout=900)
+    finally:
+        fake.stop()
     assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.split() == ["1", "bottom-up"]
+    [path] = (tmp_path / "logs").glob("*.json")
+    log = read_eval_log(str(path))
+    assert log.status == "success" and log.eval.task == "scholarbench/taxobench_bottom_up"
+    [sample] = log.samples
+    data = load_task_data("taxobench", "bottom-up", limit=1)
+    assert [m["content"] for m in fake.requests[0]["messages"]] == \
+        [m.text for m in sample.input]
+    row, _ = score_reply(data, str(sample.id), reply)
+    [score] = sample.scores.values()
+    assert score.metadata["status"] == row["status"] == "scored"
+    assert score.value["recall"] == row["recall"] > 0
+    assert score.value["us_ted"] == row["us_ted"]
 
 
 def test_a_bad_option_is_one_line(inspect_ai, data_dir):
