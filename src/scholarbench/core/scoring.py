@@ -5,7 +5,9 @@ A benchmark says what to compute — its cross-sample `stages`, the `judged_item
 stage asks (`core.judge_stage`), `prepare_scoring` and `score_sample` — and this module runs
 them: every judged item's verdicts first, then one `score_sample` per sample, so every sample
 has exactly one row (never skipped). The run's models and `--quiet` reach the benchmark through
-its `ScoreContext`, not through state set on the benchmark.
+its `ScoreContext`, not through state set on the benchmark. `settle_rows` then gives each row
+its one status and reason; the engine (`score`, `run`) and the Inspect scorer
+(`inspect_tasks.scorer`, one sample at a time) both score this way.
 """
 from __future__ import annotations
 
