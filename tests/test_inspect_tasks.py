@@ -204,6 +204,8 @@ def test_every_subtask_is_a_registered_inspect_task(inspect_ai, data_dir):
     assert len(names) == 14          # 1 + 4 + 3 + 4 + 2 sub-tasks
     for name in names:
         assert registry_lookup("task", f"scholarbench/{name}") is getattr(registered, name)
+    import scholarbench.inspect_tasks as package
+    assert all(getattr(package, name) is not None for name in package.__all__)
     task = getattr(registered, "taxobench_bottom_up")(limit=1, model="ignored")
     assert len(task.dataset) == 1
     assert task.metadata["scholarbench"]["subtask"] == "bottom-up"
