@@ -87,9 +87,16 @@ class EndpointAgent:
             reply = ctx.llm.complete(self.messages(task), max_tokens=self.max_tokens)
             text = reply.text or ""
             info = {"reply_chars": len(text)}
-        if task.family == "report":
-            return {"report": report_from_text(text), "info": info}
-        if task.family == "taxonomy":
-            topic = str(task.fields.get("topic") or "root")
-            return {**taxonomy_from_text(text, topic), "info": info}
-        return {"papers": papers_from_text(text), "info": info}
+        return read_reply(task, text, info)
+
+
+def read_reply(task: Task, text: str, info: dict[str, Any]) -> dict[str, Any]:
+    """The family's answer read from a reply's text (offline; the benchmark resolves its
+    references), with `info` beside it: the endpoint agent's, and an Inspect solver's
+    (`inspect_tasks.scorer`)."""
+    if task.family == "report":
+        return {"report": report_from_text(text), "info": info}
+    if task.family == "taxonomy":
+        topic = str(task.fields.get("topic") or "root")
+        return {**taxonomy_from_text(text, topic), "info": info}
+    return {"papers": papers_from_text(text), "info": info}

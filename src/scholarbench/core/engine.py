@@ -31,7 +31,6 @@ from tqdm import tqdm
 from scholarbench.core.agent import Agent, AgentContext
 from scholarbench.core.benchmark import Benchmark, Sample, summary_line
 from scholarbench.core.concurrency import check_max_samples, in_flight, samples_at_once
-from scholarbench.core import refs
 from scholarbench.core.judging import (FAILURES_KEY, JudgeWatch, check_judge_can_run, failed_calls,
                                        record_shortfalls, warning_lines as judge_warning_lines)
 from scholarbench.core.limits import scored_as_missing
@@ -43,16 +42,14 @@ from scholarbench.core.models import Models  # noqa: F401  (re-exported: callers
 from scholarbench.core.finished import BASIS_KEY, judge_basis, kept_summary, scoring_basis
 from scholarbench.core.records import RUN_FORMAT, Manifest
 from scholarbench.core.rundir import RunDir
-from scholarbench.core.scoring import score_samples
+from scholarbench.core.scoring import score_samples, settle_rows
 from scholarbench.core.solving import add_tool_counts, solve_with_tools
 from scholarbench.core.writing import SampleWriter, write_record
-from scholarbench.core.status import reason_of, sample_status
 from scholarbench.core.summarise import summarise
 from scholarbench.core.cost import cost_line
 from scholarbench.core.usage import (  # noqa: F401  (add_stage_usage re-exported)
     add_stage_usage, add_usage_delta, judge_usage_lines, model_identity, usage_snapshot)
 from scholarbench.errors import IncompleteRun, ScholarbenchError
-from scholarbench.injection.detect import flag_injections
 from scholarbench.injection.unflagged import flagged_note
 from scholarbench.leakage.unleaked import leak_lines
 from scholarbench.llm.secrets import redact
@@ -321,22 +318,7 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
             print(f"warning: {line}", file=sys.stderr)
         raise
     shortfalls = watch.shortfalls()
-    refs.attach(rows, generated, bench.id_key)
-    errors: dict[str, int] = {}
-    for row in rows:
-        rec = generated.get(str(row[bench.id_key]))
-        if rec is not None and rec.get("status") in ("error", "oversized"):
-            row["error"] = rec.get("error")
-            row.pop("missing", None)      # counted under its own status, not as missing
-        status = sample_status(row, rec)      # one status in every file (core.status); a
-        if status != "scored" or row.get("status") is None:   # scored sub-status stays
-            row["status"] = status
-        if row["status"] == "error":
-            reason = str(row.get("error") or "error").split(":")[0][:80]
-            errors[reason] = errors.get(reason, 0) + 1
-        if (why := reason_of(row["status"], row, rec)) is not None:
-            row["reason"] = why       # scores.jsonl explains itself (core.summarise)
-    flag_injections(rows, generated, bench.id_key)
+    errors = settle_rows(bench, rows, generated)
     run.write_jsonl(SCORES, rows)
     manifest = run.read_manifest()
     before = dict(manifest)
