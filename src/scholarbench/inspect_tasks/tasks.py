@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 from inspect_ai import Task, task
 from inspect_ai._util.error import PrerequisiteError   # Inspect's one-line (no traceback)
+from inspect_ai._util.registry import registry_name     # the name inspect-ai would give
 from inspect_ai.solver import generate                   # error for a task's bad input
 
 from scholarbench.core.lookup import benchmark_class, engine_benchmarks
@@ -78,13 +79,23 @@ def _subtask_task(benchmark: str, subtask: str) -> Callable[..., Task]:
     return make
 
 
+def _namespaced(make: Callable[..., Task], name: str) -> str:
+    """The name to give `task` so that it registers as `scholarbench/NAME`: inspect-ai prefixes
+    the package itself only when it finds the module in site-packages or an editable install
+    whose metadata it reads first on sys.path — not when an `egg-info` left in `src/` by the
+    editable build (or a checkout on PYTHONPATH) comes first, where `inspect eval
+    scholarbench/NAME` would then find nothing."""
+    return name if "/" in registry_name(make, name) else f"scholarbench/{name}"
+
+
 def register_tasks() -> dict[str, Callable[..., Task]]:
     """Register (and return, by name) one `@task` per sub-task of every benchmark."""
     out = {}
     for benchmark in engine_benchmarks():
         for subtask in benchmark_class(benchmark).subtasks:
             name = task_name(benchmark, subtask)
-            out[name] = task(name=name)(_subtask_task(benchmark, subtask))
+            make = _subtask_task(benchmark, subtask)
+            out[name] = task(name=_namespaced(make, name))(make)
     return out
 
 
