@@ -362,3 +362,12 @@ def test_the_eval_table_shows_the_spread_beside_each_headline():
     assert "hit@3 0.5000 ±0.1000 (epoch sd 0.0123)" in table
     assert "f1 0.6000 ±0.1000\n" in table                # no spread: nothing shown
     assert "epoch sd = the SD of the epoch means (--epochs K)" in table
+
+
+def test_dry_run_counts_each_epoch(toybench, tmp_path):
+    from scholarbench.core.dry_run import plan_of_run
+    bench = toybench.ToyBench({"items": str(_items(tmp_path / "items.json", 4))})
+    one = plan_of_run(bench, "rank", "endpoint", {}, None, [], 1)
+    three = plan_of_run(bench, "rank", "endpoint", {}, None, [], 1, 3)
+    assert one[0] == "toybench rank: 4 samples" and three[0] == "toybench rank: 12 samples"
+    assert "≤ 4 calls" in one[1] and "≤ 12 calls" in three[1]     # the endpoint agent's
