@@ -7,7 +7,7 @@ set-up failure leaves nothing that blocks the retry — then, holding the run di
 1. checks an existing manifest agrees (benchmark, sub-task, agent, its config, data, models);
    a directory with no finished sample is simply taken over;
 2. generates: one `SampleRecord` line per sample not yet finished (errored ones are retried),
-   appended and fsync'ed; anything the agent raises is `error` (only the user's Ctrl-C or
+   appended and fsync'ed — with `--epochs K`, per sample and epoch (`core.epochs`); anything the agent raises is `error` (only the user's Ctrl-C or
    SIGTERM stops the run), an answer that does not fit, or JSON cannot write, is `malformed`;
 3. scores every sample (never skipping one) and writes scores.jsonl and summary.json atomically
    (each row's `unresolved` answer references and the summary's `n_unresolved`: `core.refs`);
