@@ -371,3 +371,32 @@ def test_dry_run_counts_each_epoch(toybench, tmp_path):
     three = plan_of_run(bench, "rank", "endpoint", {}, None, [], 1, 3)
     assert one[0] == "toybench rank: 4 samples" and three[0] == "toybench rank: 12 samples"
     assert "≤ 4 calls" in one[1] and "≤ 12 calls" in three[1]     # the endpoint agent's
+
+
+def test_a_real_benchmark_with_two_epochs(tmp_path, capsys, monkeypatch):
+    """TaxoBench (real data) with its deterministic `cluster` agent, which ignores the seed:
+    two epochs give rows per epoch, the one-epoch run's metrics and intervals, a zero spread,
+    and `score` and `aggregate --check` reproduce the run."""
+    from conftest import shared_path
+    from scholarbench.cli import main
+    from scholarbench.core.aggregate import aggregate_run
+    monkeypatch.setenv("SCHOLARBENCH_DATA", str(tmp_path / "data"))     # its own data dir
+    src = shared_path("data", "taxobench", "taxobench_5_instances.jsonl")
+    assert main(["data", "import", "taxobench", str(src)]) == 0
+    runs = {}
+    for k in (1, 2):
+        runs[k] = out = tmp_path / f"k{k}"
+        assert main(["run", "taxobench", "--mode", "bottom-up", "--agent", "cluster",
+                     "--limit", "2", "--epochs", str(k), "--out", str(out)]) == 0
+    rows = _jsonl(runs[2] / "scores.jsonl")
+    assert [(r["sample"], r["epoch"]) for r in rows] == [
+        (rows[0]["sample"], 1), (rows[1]["sample"], 1), (rows[0]["sample"], 2),
+        (rows[1]["sample"], 2)]
+    one, two = _summary(runs[1]), _summary(runs[2])
+    assert two["metrics"] == one["metrics"]
+    assert all(s["sd_epochs"] in (0, None) for s in two["epochs"]["spread"].values())
+    assert "epochs: 2 (seeds 0, 1) over 2 samples" in capsys.readouterr().out
+    before = (runs[2] / "scores.jsonl").read_text()
+    assert main(["score", str(runs[2])]) == 0
+    assert (runs[2] / "scores.jsonl").read_text() == before
+    assert aggregate_run(runs[2], check=True) == 0
