@@ -70,7 +70,8 @@ class AgentContext:
     corpus_dir: Path | None = None
     embedder: Any = None
     tools: Any = None
-    seed: int = 0
+    seed: int = 0                     # the epoch's seed (`core.epochs`; 0 without epochs)
+    epoch: int | None = None          # the epoch, in a run with `--epochs K` > 1
     params: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -120,6 +121,8 @@ class FunctionAgent:
         data = task.as_json()
         if self.params:
             data["params"] = dict(self.params)
+        if ctx.epoch is not None:           # `--epochs K` (core.epochs)
+            data.update(epoch=ctx.epoch, seed=ctx.seed)
         if self.needs.tools and ctx.tools is not None:
             data["tools"] = ctx.tools.describe()
         return self.func(data)

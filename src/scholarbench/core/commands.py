@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from scholarbench.core.concurrency import check_max_samples
+from scholarbench.core.epochs import check_epochs
 from scholarbench.core.dry_run import dry_run, dry_run_rescore
 from scholarbench.core.suite import run_suite
 from scholarbench.embed.threads import check_setting
@@ -42,6 +43,10 @@ def add_agent_options(p: argparse.ArgumentParser, *, out_help: str) -> None:
                    "function calling; budgets as --agent-arg max_steps=, max_calls=, "
                    "max_loop_tokens=; docs/tools.md)")
     p.add_argument("--limit", type=int, help="the first N samples only")
+    p.add_argument("--epochs", type=int, default=1, metavar="K",
+                   help="solve each sample K times (epoch e with seed e-1); per-sample values "
+                   "are the means over epochs, intervals a bootstrap by sample (default 1; "
+                   "docs/scores.md)")
     p.add_argument("--max-samples", type=int, metavar="N",
                    help="solve up to N samples at once (default: the agent model's "
                    "concurrency — 4 for an endpoint, 1 for the local model — or 1 for an agent "
@@ -257,6 +262,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise ScholarbenchError(f"run {cls.name} needs {cls.subtask_flag} "
                                 f"{'|'.join(cls.subtasks)}")
     check_max_samples(args.max_samples)
+    check_epochs(args.epochs)
     bench = args.bench_cls(_options(args))
     if args.dry_run:
         check_usage(args)
@@ -266,7 +272,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     outcome = run_benchmark(bench, args.subtask, args.agent, out,
                             params=run_params(args), models=_models(args),
                             limit=args.limit, name=args.name, progress=not args.quiet,
-                            max_samples=args.max_samples, ray=ray_options(args))
+                            max_samples=args.max_samples, ray=ray_options(args),
+                            epochs=args.epochs)
     print(format_outcome(bench, outcome))
     print(f"run directory: {out}")
     outcome.print_problems()      # judges' warnings, errored samples

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 from typing import Any, Sequence
 
 from scholarbench.core.args import run_params
+from scholarbench.core.epochs import check_epochs, expand as each_epoch
 from scholarbench.core.judge_stage import on_file, panel_of, plan
 from scholarbench.core.judging import identities
 from scholarbench.core.lookup import resolve_agent
@@ -62,16 +63,19 @@ def dry_run(args: Any, bench: Any, subtask: str) -> int:
     that does not fit, missing inputs) before printing."""
     params = run_params(args)
     judges, k = _panel(args)
-    lines = plan_of_run(bench, subtask, args.agent, params, args.limit, judges, k)
+    lines = plan_of_run(bench, subtask, args.agent, params, args.limit, judges, k,
+                        getattr(args, "epochs", 1))
     print("\n".join([HEAD, *lines]))
     return 0
 
 
 def plan_of_run(bench: Any, subtask: str, agent_spec: str, params: dict[str, Any],
-                limit: int | None, judges: Sequence[str], k: int) -> list[str]:
+                limit: int | None, judges: Sequence[str], k: int, epochs: int = 1
+                ) -> list[str]:
+    """`epochs`: each sample counted once per epoch (`core.epochs`: solved and judged K times)."""
     bench.check(subtask)
     resolve_agent(bench, agent_spec, dict(params), subtask)
-    samples = bench.load(subtask, limit).samples
+    samples = each_epoch(bench.load(subtask, limit).samples, check_epochs(epochs))
     return benchmark_plan(bench, subtask, samples, agent_spec=agent_spec, params=params,
                           judges=judges, k=k)
 
@@ -115,6 +119,6 @@ def dry_run_suite(args: Any, planned: Any) -> int:
                          "(not run)")
         elif (bench.name, subtask) in runnable:
             lines += plan_of_run(runnable[(bench.name, subtask)], subtask, args.agent, params,
-                                 args.limit, judges, k)
+                                 args.limit, judges, k, getattr(args, "epochs", 1))
     print("\n".join(lines))
     return 0

@@ -84,7 +84,9 @@ class EndpointAgent:
                                    self.max_tokens)
             info["reply_chars"] = len(text)
         else:
-            reply = ctx.llm.complete(self.messages(task), max_tokens=self.max_tokens)
+            seed = request_seed(ctx)
+            reply = ctx.llm.complete(self.messages(task), max_tokens=self.max_tokens,
+                                     **({} if seed is None else {"seed": seed}))
             text = reply.text or ""
             info = {"reply_chars": len(text)}
         return read_reply(task, text, info)
@@ -100,3 +102,13 @@ def read_reply(task: Task, text: str, info: dict[str, Any]) -> dict[str, Any]:
         topic = str(task.fields.get("topic") or "root")
         return {**taxonomy_from_text(text, topic), "info": info}
     return {"papers": papers_from_text(text), "info": info}
+
+
+def request_seed(ctx: AgentContext) -> int | None:
+    """The chat request's seed in epoch e > 1 of `--epochs K`: the model's configured seed
+    (0 if none) plus the epoch's (`core.epochs`), so the epoch is a new request (not the reply
+    cache's answer to epoch 1); None (the configured seed) otherwise."""
+    if ctx.epoch is None or ctx.epoch == 1:
+        return None
+    configured = getattr(getattr(ctx.llm, "config", None), "seed", None)
+    return (configured if isinstance(configured, int) else 0) + ctx.seed

@@ -7,7 +7,7 @@ set-up failure leaves nothing that blocks the retry — then, holding the run di
 1. checks an existing manifest agrees (benchmark, sub-task, agent, its config, data, models);
    a directory with no finished sample is simply taken over;
 2. generates: one `SampleRecord` line per sample not yet finished (errored ones are retried),
-   appended and fsync'ed; anything the agent raises is `error` (only the user's Ctrl-C or
+   appended and fsync'ed — with `--epochs K`, per sample and epoch (`core.epochs`); anything the agent raises is `error` (only the user's Ctrl-C or
    SIGTERM stops the run), an answer that does not fit, or JSON cannot write, is `malformed`;
 3. scores every sample (never skipping one) and writes scores.jsonl and summary.json atomically
    (each row's `unresolved` answer references and the summary's `n_unresolved`: `core.refs`);
@@ -31,6 +31,8 @@ from tqdm import tqdm
 from scholarbench.core.agent import Agent, AgentContext
 from scholarbench.core.benchmark import Benchmark, Sample, summary_line
 from scholarbench.core.concurrency import check_max_samples, in_flight, samples_at_once
+from scholarbench.core.epochs import (EPOCHS_KEY, check_epochs, epochs_line, epochs_of,
+                                      expand, manifest_block, mark)
 from scholarbench.core.judging import (FAILURES_KEY, JudgeWatch, check_judge_can_run, failed_calls,
                                        record_shortfalls, warning_lines as judge_warning_lines)
 from scholarbench.core.limits import scored_as_missing
@@ -121,16 +123,17 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
                   params: dict[str, Any] | None = None, models: Models | None = None,
                   limit: int | None = None, name: str | None = None,
                   progress: bool = True, max_samples: int | None = None,
-                  ray: Any = None) -> RunOutcome:
+                  ray: Any = None, epochs: int = 1) -> RunOutcome:
     """Run one agent on one sub-task into `out` (module docstring); `max_samples` samples are
     solved at once (None: sized to the agent's endpoint, `core.concurrency`) — in each Ray
     task when `ray` (`core.distributed.RayOptions`) spreads shards of samples over a
-    cluster."""
+    cluster; each sample `epochs` times (`core.epochs`)."""
     if subtask not in bench.subtasks:
         raise ScholarbenchError(f"{bench.name} has no sub-task {subtask!r}; use one of "
                                 f"{', '.join(bench.subtasks)}")
     if limit is not None and limit < 0:
         raise ScholarbenchError("--limit must be >= 0")
+    epochs = check_epochs(epochs)
     models = models or Models()
     bench.models = models
     limits = bench.output_limits            # a bad --max-output fails before anything runs
@@ -157,6 +160,9 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
         agent_model=model_identity(agent_client)).model_dump(mode="json")
     manifest["output_limits"] = limits.model_dump()
     manifest.update(loaded.manifest)
+    if epochs > 1:                          # K = 1 records nothing: runs as before
+        manifest[EPOCHS_KEY] = manifest_block(epochs)
+    samples = expand(loaded.samples, epochs)
     at_once = samples_at_once(check_max_samples(max_samples), agent, ctx.llm)
     manifest["max_samples"] = at_once
     remote = None
@@ -180,11 +186,10 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
                     **agent_client.config.public(), "model_id": agent_client.model_id}
             run.write_manifest(manifest)
             bench.prepare_run(run, loaded, manifest, progress=progress)
-            new = generate(bench, run, loaded.samples, agent, ctx, progress, at_once, remote)
+            new = generate(bench, run, samples, agent, ctx, progress, at_once, remote)
             judges = judge_basis(models, bench.asks_judge(subtask))
             kept = _kept(bench, run, earlier, judges) if new == 0 else None
-            outcome = kept or _score_locked(bench, run, loaded.samples, models, progress,
-                                            judges)
+            outcome = kept or _score_locked(bench, run, samples, models, progress, judges)
             outcome.usage_before = before
             return outcome
     except BaseException:
@@ -272,7 +277,8 @@ def score_run(run_dir: Path, *, options: dict[str, Any] | None = None,
         loaded = bench.load_for_rescore(run, manifest)
         judges = judge_basis(bench.models, bench.asks_judge(str(manifest.get("mode")),
                                                             rescore=True))
-        outcome = _score_locked(bench, run, loaded.samples, bench.models, progress, judges)
+        outcome = _score_locked(bench, run, expand(loaded.samples, epochs_of(manifest)),
+                                bench.models, progress, judges)
         outcome.usage_before = before
         return outcome
 
@@ -318,6 +324,9 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
             print(f"warning: {line}", file=sys.stderr)
         raise
     shortfalls = watch.shortfalls()
+    by_id = {s.id: s for s in samples}
+    for row in rows:                          # an epoch's row says which (`core.epochs`)
+        mark(row, by_id.get(str(row[bench.id_key])))
     errors = settle_rows(bench, rows, generated)
     run.write_jsonl(SCORES, rows)
     manifest = run.read_manifest()
@@ -384,6 +393,9 @@ def format_outcome(bench: Benchmark, outcome: RunOutcome) -> str:
                  "scores.jsonl; docs/injection.md)")
     if note := flagged_note(outcome.summary):
         text += f"\n  {note}"
+    if isinstance(block := outcome.summary.get(EPOCHS_KEY), dict):     # core.epochs
+        text += "\n  " + epochs_line(block, bench.headline.get(outcome.summary.get("mode"))
+                                      or None)
     for line in leak_lines(outcome.summary,
                            bench.headline.get(outcome.summary.get("mode")) or None):
         text += f"\n  {line}"

@@ -54,6 +54,8 @@ def scoring_basis(run: RunDir, manifest: dict[str, Any], generate_file: str, jud
         return None
     basis = {"answers": answers, "format": run_format, "judges": judges,
              **{k: manifest.get(k) for k in SCORED_FIELDS}}
+    if manifest.get("epochs"):      # `--epochs K` > 1 (a run without keeps its basis)
+        basis["epochs"] = manifest["epochs"]
     text = json.dumps(basis, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

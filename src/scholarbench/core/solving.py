@@ -10,6 +10,7 @@ from typing import Any, Callable
 
 from scholarbench.core.agent import Agent, AgentContext
 from scholarbench.core.benchmark import Benchmark, Sample
+from scholarbench.core.epochs import context_for, mark
 from scholarbench.core.families import Malformed
 from scholarbench.core.limits import Oversized
 from scholarbench.core.rundir import RunDir
@@ -26,7 +27,9 @@ def solve_with_tools(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentC
                       run_path: Path | None, exclusive: bool = True) -> Solved:
     """`solve_one`, with the sample's own tools for an agent that uses them; returns the
     record and the tool trajectory (None without tools), which the caller appends to
-    tools.jsonl before the sample's generate line (tools.provider)."""
+    tools.jsonl before the sample's generate line (tools.provider). An epoch of `--epochs K`
+    is solved with its own seed (`core.epochs.context_for`)."""
+    ctx = context_for(ctx, sample)
     if ctx.tools is None:            # no tools: skip importing the tools layer (0.6 s)
         return solve_one(bench, agent, sample, ctx, exclusive), None
     # deferred: loaded only by the path that needs it (a light CLI start)
@@ -61,7 +64,7 @@ def solve_one(bench: Benchmark, agent: Agent, sample: Sample, ctx: AgentContext,
     # deferred: loaded only by the path that needs it (a light CLI start)
     from scholarbench.core.replay import Missing
     start = time.perf_counter()
-    record: dict[str, Any] = {bench.id_key: sample.id}
+    record: dict[str, Any] = mark({bench.id_key: sample.id}, sample)    # its epoch, if any
     failed_before = _failures(ctx.llm)
     with sample_scope() as used, transcript_scope() as exchange:
         try:

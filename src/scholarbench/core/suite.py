@@ -37,6 +37,7 @@ from scholarbench.core.args import agent_params, ray_options, run_params, slug
 from scholarbench.core.benchmark import Benchmark
 from scholarbench.core.cost import cost_line
 from scholarbench.core.concurrency import check_max_samples
+from scholarbench.core.epochs import EPOCHS_KEY, check_epochs, spread_cell
 from scholarbench.core.dry_run import dry_run_suite
 from scholarbench.core.engine import (EXIT_INCOMPLETE, EXIT_OK, EXIT_USAGE, Models,
                                       benchmark_class, engine_benchmarks, resolve_agent,
@@ -216,6 +217,7 @@ def _count_samples(bench: Benchmark, subtask: str, limit: int | None) -> int | N
 def run_suite(args: argparse.Namespace, models: Models) -> int:
     out = Path(args.out or f"runs/eval-{slug(args.agent + ('-tools' if args.tools else ''))}")
     check_max_samples(args.max_samples)
+    check_epochs(getattr(args, "epochs", 1))
     ray = ray_options(args)
     planned = plan(args, models)
     if getattr(args, "dry_run", False):          # nothing run, no suite directory written
@@ -243,7 +245,8 @@ def run_suite(args: argparse.Namespace, models: Models) -> int:
             outcome = run_benchmark(bench, subtask, args.agent, run_dir,
                                     params=run_params(args), models=models,
                                     limit=args.limit, name=args.name, progress=not args.quiet,
-                                    max_samples=args.max_samples, ray=ray)
+                                    max_samples=args.max_samples, ray=ray,
+                                    epochs=getattr(args, "epochs", 1))
         except ScholarbenchError as exc:
             failures[run_dir] = exc
             print(f"error: {bench.name} {subtask}: {exc}", file=sys.stderr)
@@ -311,6 +314,10 @@ def run_entry(bench: Benchmark, subtask: str, run_dir: Path,
                  oversized=c["oversized"],
                  headline={k: metrics[k]["mean"] for k in headline if k in metrics},
                  headline_ci95={k: metrics[k].get("ci95") for k in headline if k in metrics})
+    if isinstance(summary.get(EPOCHS_KEY), dict):      # --epochs K > 1 (core.epochs)
+        entry[EPOCHS_KEY] = {"k": summary[EPOCHS_KEY].get("k"), "spread": {
+            k: v for k, v in (summary[EPOCHS_KEY].get("spread") or {}).items()
+            if k in entry["headline"]}}
     entry["headline_shown"] = headline_cells(bench, subtask, entry)
     if summary.get("cost"):                     # docs/cost.md
         entry["cost"] = summary["cost"]
@@ -375,8 +382,9 @@ def format_table(entries: list[dict[str, Any]]) -> str:
                          f"{terminal(e.get('reason', ''))}")
             continue
         shown, ci95 = e.get("headline_shown") or {}, e.get("headline_ci95") or {}
+        spreads = (e.get(EPOCHS_KEY) or {}).get("spread") or {}
         hl = "  ".join(f"{k} {shown.get(k) or _mean_cell(v, ci95.get(k))}"
-                       for k, v in e["headline"].items())
+                       f"{spread_cell(spreads.get(k))}" for k, v in e["headline"].items())
         nums = "".join(f" {_cell(e['counts'].get(c)):>{max(4, len(_SHORT[c]))}}"
                        for c in COLUMNS)
         lines.append(f"{e['benchmark']:<14} {e['subtask']:<14} {e['status']:<11} "
@@ -393,7 +401,9 @@ def format_table(entries: list[dict[str, Any]]) -> str:
     lines.append("columns: " + ", ".join(f"{_SHORT[c]} = {LABELS.get(c, c)}" for c in COLUMNS
                                          if _SHORT[c] != c)
                  + "; headline: mean ±half its 95% bootstrap interval, as the report prints it "
-                 "(a % measure ×100)")
+                 "(a % measure ×100)"
+                 + ("; epoch sd = the SD of the epoch means (--epochs K)"
+                    if any(e.get(EPOCHS_KEY) for e in entries) else ""))
     notes = [f"  {e['benchmark']} {e['subtask']}: {k}: {v}" for e in entries
              for k, v in (e.get("measure_notes") or {}).items()]
     return "\n".join(lines + notes + flagged_lines(entries) + judge_lines(entries))

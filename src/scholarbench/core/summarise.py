@@ -20,8 +20,9 @@ from scholarbench.core import refs
 from scholarbench.core.benchmark import Benchmark
 from scholarbench.core.columns import ScoreRows
 from scholarbench.core.cost import run_cost
+from scholarbench.core.epochs import EPOCHS_KEY, clusters, epochs_of, per_sample, spread
 from scholarbench.core.judging import FAILURES_KEY, failed_calls
-from scholarbench.core.measure import CI_METHOD, Measure, intervals
+from scholarbench.core.measure import CI_METHOD, CI_RESAMPLES, CI_SEED, Measure, intervals
 from scholarbench.core.records import Summary
 from scholarbench.core.status import count_samples
 from scholarbench.core.summary_metrics import aggregate, metrics as metrics_block
@@ -29,6 +30,8 @@ from scholarbench.injection.unflagged import without_flagged
 from scholarbench.leakage.unleaked import count_leaked, without_leaked
 
 SUMMARY_VERSION = 2
+CI_METHOD_EPOCHS = (f"percentile bootstrap over samples, each with all its epochs (cluster "
+                    f"bootstrap of the per-sample means), {CI_RESAMPLES} resamples, seed {CI_SEED}")
 
 
 def summarise(bench: Benchmark, rows: Sequence[dict[str, Any]], manifest: dict[str, Any],
@@ -44,15 +47,19 @@ def summarise(bench: Benchmark, rows: Sequence[dict[str, Any]], manifest: dict[s
                       ).model_dump(mode="json")
     if manifest.get(FAILURES_KEY):          # judges whose calls failed: core.judging
         summary[FAILURES_KEY] = manifest[FAILURES_KEY]
-    summary.update(aggregate(bench, rows, manifest))
+    k = epochs_of(manifest)
+    samples = ScoreRows.of(per_sample(rows, bench.id_key)) if k > 1 else rows   # core.epochs
+    summary.update(aggregate(bench, samples, manifest))
     name = " ".join(filter(None, (bench.name, manifest.get("mode"))))
     effect = getattr(bench, "unresolved_effect", "scored as misses")
     summary.update(refs.summarise(rows, name, None if warn else io.StringIO(), effect))
     summary["n_suspected_injection"] = int(rows.truthy("suspected_injection").sum())
-    add_intervals(bench, summary, rows, manifest)
+    add_intervals(bench, summary, samples, manifest)
+    if k > 1:
+        add_epochs(bench, summary, rows, manifest, k)
 
     def metrics_of(kept: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        return metrics_block(bench, kept, manifest)
+        return metrics_block(bench, per_sample(kept, bench.id_key) if k > 1 else kept, manifest)
     if (unflagged := without_flagged(bench, metrics_of, rows, summary)) is not None:
         summary["without_flagged"] = unflagged
     summary["n_suspected_leak"] = count_leaked(rows)     # docs/leakage.md
@@ -64,6 +71,23 @@ def summarise(bench: Benchmark, rows: Sequence[dict[str, Any]], manifest: dict[s
     return summary
 
 
+
+
+def add_epochs(bench: Benchmark, summary: dict[str, Any], rows: Sequence[dict[str, Any]],
+               manifest: dict[str, Any], k: int) -> None:
+    """A run of K > 1 epochs (`core.epochs`): the interval's method says it resamples samples
+    with all their epochs; `epochs` holds K, the seeds, the samples and each measure's spread
+    across epochs."""
+    summary["ci_method"] = CI_METHOD_EPOCHS
+    keys = list((summary.get("metrics") or {}).keys())
+    block = manifest.get(EPOCHS_KEY) or {}
+    summary[EPOCHS_KEY] = {
+        "k": k, "seeds": block.get("seeds"),
+        "n_samples": len(clusters(rows, bench.id_key)),
+        "spread": spread(rows, bench.id_key, keys,
+                         lambda part: {key: entry.get("mean") for key, entry in
+                                       metrics_block(bench, part, manifest).items()
+                                       if isinstance(entry, dict)})}
 
 
 def measures_by_key(bench: Benchmark, subtask: str | None) -> dict[str, Measure]:
