@@ -30,7 +30,7 @@ def add_pack_parser(sub: Any) -> None:
 def add_verify_parser(sub: Any) -> None:
     p = sub.add_parser("verify", help="check a submission against this machine's data and "
                        "code: hashes, task set, summaries, re-scores, judge records, leakage "
-                       "and injection (docs/leaderboard.md)")
+                       "and injection")
     p.add_argument("submission", metavar="SUBMISSION")
     p.add_argument("--data", help=DATA_HELP)
     p.add_argument("--rejudge", action="store_true",
