@@ -119,7 +119,12 @@ def summary_check(scope: str, run_dir: Path) -> Check:
 def judge_check(scope: str, submitted: dict[str, dict[str, Any]], ours: Rescored,
                 judged: list[str]) -> Check:
     """Judge-scored measures re-derived from the submitted records; a record that is not on
-    file is a missing verdict."""
+    file is a missing verdict. Skipped when no judge scored the run (every value null on
+    both sides)."""
+    if not any(r.get(k) is not None for rows in (submitted, ours.rows) for r in rows.values()
+               for k in judged):
+        return Check("judge records", scope, "skipped", f"no judge scored this run "
+                     f"({', '.join(judged)} undefined in every row)")
     diffs = list(ours.missing_verdicts) + row_differences(submitted, ours.rows,
                                                           [*judged, "status"])
     if diffs:
