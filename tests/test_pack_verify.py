@@ -85,14 +85,17 @@ def _tamper(env: Env, name: str, edit: Callable[[dict[str, bytes]], None],
     digests rewritten to match (a forger who repacks), else left as packed."""
     members = _members(env.tmp / "sub.tar.gz")
     edit(members)
-    if rehash:
-        manifest = json.loads(members[MANIFEST])
-        for m in manifest["members"]:
-            m["sha256"] = hashlib.sha256(members[m["path"]]).hexdigest()
-            m["bytes"] = len(members[m["path"]])
-        members[MANIFEST] = json.dumps(manifest).encode()
-    _write(env.tmp / name, members)
+    _write(env.tmp / name, _rehashed(members) if rehash else members)
     return name
+
+
+def _rehashed(members: dict[str, bytes]) -> dict[str, bytes]:
+    """`members` with the manifest's digests and sizes rewritten to match them."""
+    manifest = json.loads(members[MANIFEST])
+    for m in manifest["members"]:
+        m["sha256"] = hashlib.sha256(members[m["path"]]).hexdigest()
+        m["bytes"] = len(members[m["path"]])
+    return {**members, MANIFEST: json.dumps(manifest).encode()}
 
 
 def _lines(data: bytes) -> list[dict]:
@@ -291,6 +294,17 @@ def test_a_member_changed_after_packing_is_refused(env):
     assert "- toy/scores.jsonl: sha256 differs from the manifest's" in out.stdout
 
 
+def test_a_run_of_a_benchmark_the_verifier_lacks_is_refused(env):
+    def edit(m):
+        manifest = json.loads(m["toy/manifest.json"])
+        manifest["benchmark"] = "nosuchbench"
+        m["toy/manifest.json"] = json.dumps(manifest).encode()
+    out = env.cli("verify", _tamper(env, "unknown.tar.gz", edit))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "nosuchbench" in _line(out.stdout, "refused toy: data: the verifier cannot open")
+    _line(out.stdout, "ok suite/toybench-rank: judge-free re-score:")   # the others go on
+
+
 def test_a_file_that_is_no_submission_is_one_error_line(env):
     (env.tmp / "not.tar.gz").write_text("hello")
     out = env.cli("verify", "not.tar.gz")
@@ -318,3 +332,43 @@ def test_rejudge_reports_krippendorff_alpha_and_both_headlines(env, judge_fn, lo
     else:
         assert alpha == pytest.approx(1.0) and float(rejudged) == pytest.approx(2 / 3, abs=1e-4)
     assert out.stdout.splitlines()[-1] == f"verdict: {VERIFIED}"
+
+
+# -- a TaxoBench run on the real data -----------------------------------------------------------
+
+@pytest.mark.slow
+def test_a_taxobench_run_on_the_real_data_verifies_and_a_swapped_taxonomy_is_caught(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from conftest import shared_path
+    instances = shared_path("data", "taxobench", "taxobench_5_instances.jsonl")
+    env = {**os.environ, "SCHOLARBENCH_DATA": str(tmp_path / "data")}
+
+    def cli(*args: str):
+        return subprocess.run([sys.executable, "-m", "scholarbench", *args], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=600)
+    assert cli("data", "import", "taxobench", str(instances)).returncode == 0
+    run = cli("run", "taxobench", "--mode", "bottom-up", "--agent", "cluster", "--limit", "2",
+              "--out", "runs/bu", "--quiet")
+    assert run.returncode == 0, run.stderr
+    assert cli("pack", "runs/bu", "--out", "bu.tar.gz").returncode == 0
+    out = cli("verify", "bu.tar.gz")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert _line(out.stdout, "ok bu: data:").endswith("2 tasks, data records equal the "
+                                                      "verifier's")
+    assert "us_ted" in _line(out.stdout, "ok bu: judge-free re-score:")
+    _line(out.stdout, "skipped bu: judge records: no judge scored this run")
+
+    members = _members(tmp_path / "bu.tar.gz")
+    rows = _lines(members["bu/generate.jsonl"])
+    first, second = rows[0]["prediction"], rows[1]["prediction"]    # each task's taxonomy
+    first["hierarchy_tree"], second["hierarchy_tree"] = (second["hierarchy_tree"],
+                                                         first["hierarchy_tree"])
+    members["bu/generate.jsonl"] = _jsonl(rows)
+    _write(tmp_path / "swapped.tar.gz", _rehashed(members))
+    swapped = cli("verify", "swapped.tar.gz")
+    assert swapped.returncode == 1
+    _line(swapped.stdout, "differs bu: judge-free re-score:")
+    assert re.search(r"- sample \S+: ari \S+ submitted, \S+ re-scored", swapped.stdout), \
+        swapped.stdout

@@ -5,7 +5,8 @@ from scholarbench.submission.pack import Packed, pack
 from scholarbench.submission.reader import Submission, SubmittedRun, read_submission
 from scholarbench.submission.verdict import (REFUSED, VERIFIED, WITH_DIFFERENCES, Check,
                                              Verification)
+from scholarbench.submission.verify import verify
 
 __all__ = ["Check", "FORMAT", "MANIFEST", "Member", "PackManifest", "Packed", "PackedRun",
            "REFUSED", "Submission", "SubmittedRun", "VERIFIED", "Verification",
-           "WITH_DIFFERENCES", "pack", "read_submission"]
+           "WITH_DIFFERENCES", "pack", "read_submission", "verify"]

@@ -10,9 +10,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from scholarbench.core.models import Models
 from scholarbench.llm.commands import add_model_flags, judge_samples, model_recipe, \
     roles_from_args
 from scholarbench.paths import DATA_HELP
+from scholarbench.submission.pack import pack
+from scholarbench.submission.verify import verify
 
 
 def add_pack_parser(sub: Any) -> None:
@@ -42,7 +45,6 @@ def add_verify_parser(sub: Any) -> None:
 
 
 def cmd_pack(args: argparse.Namespace) -> int:
-    from scholarbench.submission.pack import pack   # deferred: the engine's modules
     packed = pack([Path(p) for p in args.paths], Path(args.out),
                   allow_incomplete=args.allow_incomplete)
     for run in packed.runs:
@@ -56,9 +58,6 @@ def cmd_pack(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    # deferred: the engine and every benchmark it re-scores
-    from scholarbench.core.models import Models
-    from scholarbench.submission.verify import verify
     models = None
     if args.rejudge:
         models = Models(lambda need_agent, need_judge: roles_from_args(

@@ -25,7 +25,7 @@ def member_check(archive: Archive) -> Check:
         data = archive.files.get(name)
         if data is None:
             problems.append(f"{name}: listed in the manifest but not in the archive")
-        elif hashlib.sha256(data).hexdigest() != member.sha256:
+        elif hashlib.sha256(data).hexdigest() != member.sha256 or len(data) != member.bytes:
             problems.append(f"{name}: sha256 differs from the manifest's (changed after "
                             "packing)")
         elif problem := format_problem(name, data):

@@ -19,6 +19,7 @@ from scholarbench.submission.archive import read_archive
 from scholarbench.submission.integrity import member_check
 from scholarbench.submission.members import PackManifest
 from scholarbench.submission.verdict import Verification
+from scholarbench.submission.verify import verify as run_verify
 
 
 @dataclass(frozen=True)
@@ -65,8 +66,6 @@ def read_submission(path: str | Path, *, verify: bool = False, data: str | None 
         out.suites = {s: _object(archive.files, f"{s}/eval.json")
                       for s in archive.manifest.suites}
     if verify:
-        # deferred: verify imports the engine; reading a submission's records does not
-        from scholarbench.submission.verify import verify as run_verify
         out.verification = run_verify(path, data=data)
     elif members.verdict != "ok":
         out.verification = Verification([members])

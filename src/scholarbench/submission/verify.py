@@ -63,8 +63,12 @@ def run_checks(root: Path, tmp: Path, run: PackedRun, packed_with: dict[str, str
                data: str | None, rejudge: Models | None) -> list[Check]:
     """The checks of one run (module docstring)."""
     scope, run_dir = run.dir, root / run.dir
-    manifest = RunDir(run_dir).read_manifest()
-    bench = bench_of(manifest, data)
+    try:
+        manifest = RunDir(run_dir).read_manifest()
+        bench = bench_of(manifest, data)
+    except (ScholarbenchError, KeyError) as exc:      # KeyError: a benchmark not installed
+        return [Check("data", scope, "refused", "the verifier cannot open this run's "
+                      f"benchmark: {exc.args[0] if exc.args else exc}")]
     mode = str(manifest.get("mode"))
     submitted = submitted_rows(run_dir, bench.id_key)
     checks = [code_check(scope, manifest, packed_with)]
