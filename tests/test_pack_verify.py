@@ -359,6 +359,11 @@ def test_a_taxobench_run_on_the_real_data_verifies_and_a_swapped_taxonomy_is_cau
                                                       "verifier's")
     assert "us_ted" in _line(out.stdout, "ok bu: judge-free re-score:")
     _line(out.stdout, "skipped bu: judge records: no judge scored this run")
+    read = read_submission(tmp_path / "bu.tar.gz", verify=True, data=str(tmp_path / "data"))
+    assert read.verification.verdict == VERIFIED          # the leaderboard's reader, in-process
+    assert [c.name for c in read.verification.checks if c.scope == "bu"] == [
+        "code", "data", "summary", "judge-free re-score", "judge records",
+        "leakage and injection"]
 
     members = _members(tmp_path / "bu.tar.gz")
     rows = _lines(members["bu/generate.jsonl"])

@@ -14,8 +14,8 @@ from scholarbench.core.models import Models
 from scholarbench.llm.commands import add_model_flags, judge_samples, model_recipe, \
     roles_from_args
 from scholarbench.paths import DATA_HELP
-from scholarbench.submission.pack import pack
-from scholarbench.submission.verify import verify
+from scholarbench.submission.packing import pack
+from scholarbench.submission.checking import verify
 
 
 def add_pack_parser(sub: Any) -> None:

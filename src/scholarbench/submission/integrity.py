@@ -7,7 +7,7 @@ import json
 
 from scholarbench.submission.archive import Archive
 from scholarbench.submission.members import MANIFEST
-from scholarbench.submission.pack import REQUIRED
+from scholarbench.submission.packing import REQUIRED
 from scholarbench.submission.verdict import Check
 
 SCOPE = "submission"

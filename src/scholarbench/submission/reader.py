@@ -2,7 +2,7 @@
 
 A leaderboard lists a submission by what this returns: each run's benchmark, sub-task, agent,
 manifest and summary (as submitted), each suite's eval.json, the packing side's code versions
-and — with `verify=True` — the `Verification` (checks and verdict) of `submission.verify`, so
+and — with `verify=True` — the `Verification` (checks and verdict) of `submission.checking.verify`, so
 it can rank only the verified ones. The runs come from members whose sha256 matches the
 manifest; a submission whose members do not is returned with no runs and its refused
 verification.
@@ -19,7 +19,7 @@ from scholarbench.submission.archive import read_archive
 from scholarbench.submission.integrity import member_check
 from scholarbench.submission.members import PackManifest
 from scholarbench.submission.verdict import Verification
-from scholarbench.submission.verify import verify as run_verify
+from scholarbench.submission.checking import verify as run_verify
 
 
 @dataclass(frozen=True)
