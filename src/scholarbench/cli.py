@@ -54,6 +54,12 @@ COMMANDS: dict[str, Command] = {
                       "RUN_DIR); runs as Inspect eval logs (export inspect RUN_DIR… --out DIR)",
                       "scholarbench.export.commands:add_export_parser",
                       normalise="scholarbench.export.commands:normalise_export_argv"),
+    "pack": Command("pack finished runs or eval suites into one submission file that "
+                    "`verify` checks (docs/leaderboard.md)",
+                    "scholarbench.submission.commands:add_pack_parser"),
+    "verify": Command("check a submission against this machine's data and code: hashes, "
+                      "task set, summaries, re-scores, judge records, leakage and injection",
+                      "scholarbench.submission.commands:add_verify_parser"),
     "llm": Command("check and serve chat models (ask, serve, config)",
                    "scholarbench.llm.commands:add_llm_parser"),
     "tools": Command("the offline literature tools as an MCP server (docs/tools.md)",

@@ -96,20 +96,27 @@ def cmd_aggregate(args: argparse.Namespace) -> int:
     return aggregate_run(run_dir, args.check)
 
 
+def summary_differences(run_dir: Path) -> list[str]:
+    """The keys (dotted) where the summary rebuilt from scores.jsonl differs from the run's
+    own summary.json (`aggregate --check`; `verify` asks the same)."""
+    summary, _ = rebuild(run_dir)
+    own_path = run_dir / SUMMARY
+    own = read_json_file(own_path) if own_path.exists() else {}
+    older = check_format(RunDir(run_dir).read_manifest(), run_dir / "manifest.json") \
+        != RUN_FORMAT
+    return differences(json.loads(json.dumps(summary)), own, older=older)
+
+
 def aggregate_run(run_dir: Path, check: bool) -> int:
-    summary, bench = rebuild(run_dir)
     if check:
-        own_path = run_dir / SUMMARY
-        own = read_json_file(own_path) if own_path.exists() else {}
-        older = check_format(RunDir(run_dir).read_manifest(), run_dir / "manifest.json") \
-            != RUN_FORMAT
-        diff = differences(json.loads(json.dumps(summary)), own, older=older)
+        diff = summary_differences(run_dir)
         if diff:
             print(f"{run_dir}: the summary rebuilt from scores.jsonl differs from "
                   f"{SUMMARY} at: {', '.join(diff[:20])}", file=sys.stderr)
             return 1
         print(f"{run_dir}: {SUMMARY} is reproduced from scores.jsonl")
         return 0
+    summary, bench = rebuild(run_dir)
     run = RunDir(run_dir)
     with run.lock():
         run.write_json(SUMMARY, summary)
@@ -120,22 +127,10 @@ def aggregate_run(run_dir: Path, check: bool) -> int:
 def aggregate_suite(suite: Path, check: bool) -> int:
     """Every run of the suite (module docstring), then eval.json; 1 when anything differs."""
     path = suite / EVAL_JSON
-    own = read_json_file(path)          # a regular file, bounded, one line when it is not JSON
-    if not isinstance(own.get("runs"), list):
-        raise ScholarbenchError(f"{path}: expected an object with a list \"runs\"")
-    code, entries = 0, []
-    for entry in own["runs"]:
-        run_dir = suite / Path(str((entry or {}).get("run_dir") or "")).name \
-            if isinstance(entry, dict) and entry.get("run_dir") else None
-        if run_dir is None or not (run_dir / "manifest.json").exists():
-            entries.append(entry)          # not run (no answers, failed): as eval wrote it
-            continue
+    code = 0
+    for run_dir in suite_runs(suite):
         code = max(code, aggregate_run(run_dir, check))
-        manifest = RunDir(run_dir).read_manifest()
-        bench = benchmark_class(str(manifest.get("benchmark")))(manifest.get("options") or {})
-        entries.append({**run_entry(bench, str(entry.get("subtask") or manifest.get("mode")),
-                                    run_dir), "run_dir": entry["run_dir"]})
-    rebuilt = {**own, "runs": entries}
+    own, rebuilt = rebuild_suite(suite)
     if check:
         diff = differences(json.loads(json.dumps(rebuilt)), own)
         if diff:
@@ -146,8 +141,45 @@ def aggregate_suite(suite: Path, check: bool) -> int:
         return code
     with FileLock(str(suite / EVAL_LOCK)):
         atomic_write_json(path, rebuilt)
-    print(f"{suite}: {EVAL_JSON} rebuilt from {len(entries)} run(s)")
+    print(f"{suite}: {EVAL_JSON} rebuilt from {len(rebuilt['runs'])} run(s)")
     return code
+
+
+def _own_eval(suite: Path) -> dict[str, Any]:
+    path = suite / EVAL_JSON
+    own = read_json_file(path)          # a regular file, bounded, one line when it is not JSON
+    if not isinstance(own.get("runs"), list):
+        raise ScholarbenchError(f"{path}: expected an object with a list \"runs\"")
+    return own
+
+
+def _entry_dir(suite: Path, entry: Any) -> Path | None:
+    """The run directory of an eval.json entry (by folder name, beside eval.json); None for
+    an entry that was not run (no answers, failed)."""
+    run_dir = suite / Path(str((entry or {}).get("run_dir") or "")).name \
+        if isinstance(entry, dict) and entry.get("run_dir") else None
+    return run_dir if run_dir is not None and (run_dir / "manifest.json").exists() else None
+
+
+def suite_runs(suite: Path) -> list[Path]:
+    """The run directories eval.json lists that hold a run, in its order."""
+    return [d for e in _own_eval(suite)["runs"] if (d := _entry_dir(suite, e)) is not None]
+
+
+def rebuild_suite(suite: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(eval.json as it is, eval.json rebuilt from the run directories as `eval` wrote it)."""
+    own = _own_eval(suite)
+    entries = []
+    for entry in own["runs"]:
+        run_dir = _entry_dir(suite, entry)
+        if run_dir is None:
+            entries.append(entry)          # not run (no answers, failed): as eval wrote it
+            continue
+        manifest = RunDir(run_dir).read_manifest()
+        bench = benchmark_class(str(manifest.get("benchmark")))(manifest.get("options") or {})
+        entries.append({**run_entry(bench, str(entry.get("subtask") or manifest.get("mode")),
+                                    run_dir), "run_dir": entry["run_dir"]})
+    return own, {**own, "runs": entries}
 
 
 def add_aggregate_parser(sub: Any) -> None:
@@ -161,4 +193,4 @@ def add_aggregate_parser(sub: Any) -> None:
 
 
 __all__ = ["add_aggregate_parser", "cmd_aggregate", "differences", "read_scores", "rebuild",
-           "undefined"]
+           "rebuild_suite", "suite_runs", "summary_differences", "undefined"]
