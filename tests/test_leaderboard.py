@@ -57,21 +57,15 @@ def _summary(env: Env, run: str) -> dict:
 
 
 class _Rows(HTMLParser):
-    """The rows of the page's first `table.lb` (the ranked table; the judges' tables follow):
-    (class, first cell's text, {data-key: data-value})."""
+    """The rows of every `table.lb`: (class, first cell's text, {data-key: data-value})."""
 
     def __init__(self) -> None:
         super().__init__()
         self.rows: list[tuple[str, str, dict[str, str]]] = []
         self._head = False
-        self._tables = 0
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
-        if tag == "table" and "lb" in (a.get("class") or "").split():
-            self._tables += 1
-        if self._tables != 1:
-            return
         if tag == "tr":
             self.rows.append((a.get("class") or "", "", {}))
         elif tag == "th" and self.rows and a.get("scope") == "row":
@@ -89,10 +83,17 @@ class _Rows(HTMLParser):
             self.rows[-1] = (kind, name + data, values)
 
 
-def _table(path: Path) -> list[tuple[str, str, dict[str, str]]]:
+def _table(path: Path) -> dict[tuple[str, str], dict[str, str]]:
+    """(row class, entry) → the cells of its rows in every table (ranked; cost, flags and
+    judges), merged; the judges' own tables carry no keyed cell and are left out."""
     parser = _Rows()
     parser.feed(path.read_text())
-    return [r for r in parser.rows if r[0] in ("ours", "published")]
+    out: dict[tuple[str, str], dict[str, str]] = {}
+    for kind, name, cells in parser.rows:
+        if cells:
+            assert not set(cells) & set(out.get((kind, name), {})), name   # no cell twice
+            out.setdefault((kind, name), {}).update(cells)
+    return out
 
 
 def test_two_agents_rank_by_their_headline_with_intervals(site):
@@ -136,9 +137,9 @@ def test_json_and_csv_hold_the_html_tables_numbers(site):
     board = doc["boards"][0]
     html_rows = _table(site.tmp / "site" / board["page"])
     ranked = [r for r in board["rows"] if r["kind"] == "ranked"]
-    ours = [r for r in html_rows if r[0] == "ours"]
+    ours = [(name, cells) for (kind, name), cells in html_rows.items() if kind == "ours"]
     assert len(ours) == len(ranked) == 2
-    for (_, name, cells), row in zip(ours, ranked):
+    for (name, cells), row in zip(ours, ranked):
         assert name.startswith(f"{row['rank']}. {row['submission']}")
         assert set(cells) == {"score", "ci_low", "ci_high", "n", "gap", "gap_ci_low",
                               "gap_ci_high", "cost_per_sample", "n_suspected_leak",
@@ -146,6 +147,8 @@ def test_json_and_csv_hold_the_html_tables_numbers(site):
                               "mean_without_flagged", "alpha"}
         for key, raw in cells.items():
             assert raw == ("" if row[key] is None else repr(row[key])), key
+    published = [r for r in board["rows"] if r["kind"] == "published"]
+    assert len([k for k in html_rows if k[0] == "published"]) == len(published)
     with open(site.tmp / "site/leaderboard.csv", newline="") as f:
         lines = list(csv.DictReader(f))
     assert len(lines) == len(board["rows"])
@@ -195,7 +198,7 @@ def test_the_site_opens_in_chromium_without_errors_or_requests(site, browser):  
     shots.mkdir(parents=True, exist_ok=True)
     pages = {"index.html": None, "toybench-rank-hit-3.html": "leaderboard-benchmark.png",
              "submission-good.html": "leaderboard-submission.png",
-             "submission-forged.html": None}
+             "submission-forged.html": None, "submission-good-report.html": None}
     seen = {}
     for name, shot in pages.items():
         browser.open((root / name).as_uri())
@@ -208,5 +211,6 @@ def test_the_site_opens_in_chromium_without_errors_or_requests(site, browser):  
     assert seen["index.html"]["scripts"] == 0
     for name, checks in seen.items():            # every link is a file of the site
         for href in checks["links"]:
-            target = href.split("#")[0]
-            assert target and "://" not in target and (root / target).is_file(), (name, href)
+            target = href.split("#")[0]     # "#…": a place on the same page
+            assert href.startswith("#") or ("://" not in target
+                                            and (root / target).is_file()), (name, href)

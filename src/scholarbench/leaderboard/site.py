@@ -4,9 +4,10 @@ disk and from any static host.
 
 - `index.html`: every board (benchmark, sub-task, headline) with its leader, every submission
   with its verdict, and the ones listed apart with why;
-- `<benchmark>-<sub-task>-<measure>.html`: the ranked table (`exports.KEYS` as the cells'
-  `data-key` / `data-value`), the significant gaps, the cost plot with its Pareto front, the
-  judges' panel and agreement (`report.judges`), and the paper's published rows, marked;
+- `<benchmark>-<sub-task>-<measure>.html`: the ranked table with the paper's published rows
+  (marked), a second table of cost, flags and judges (both with `exports.KEYS` as the cells'
+  `data-key` / `data-value`), the significant gaps, the cost plot with its Pareto front, and
+  the judges' panel and agreement (`report.judges`);
 - `submission-<name>.html`: its verdict, every check of `verify`, the code versions, its runs
   with their ranks and boards; a ranked one links its drill-down (`submission-<name>-report.html`:
   the report of its runs, `report.html`).
@@ -61,48 +62,75 @@ def _cost(board: Board, entry: Entry) -> str:
     return cell + (" (front)" if entry.pareto else "")
 
 
+RANK_KEYS = KEYS[:7]        # score, its interval, n, the gap to the next and its interval
+MORE_KEYS = KEYS[7:]        # cost, leak and injection flags, the judges' agreement
+
+
+def _cells(board: Board, entry: Entry, keys: Sequence[str]) -> tuple[list[str], list[Any]]:
+    values = entry_values(entry)
+    gap = entry.gap
+    cells = []
+    for key in keys:
+        if key == "gap":
+            cells.append(NULL if gap is None or gap.diff is None else
+                         f"{gap.diff:+.4f}" + (" *" if gap.significant else ""))
+        elif key == "cost_per_sample":
+            cells.append(_cost(board, entry))
+        elif key == "alpha":
+            cells.append(_num(entry.alpha, 3) + (f" ({', '.join(entry.judges)})"
+                                                 if entry.judges else ""))
+        else:
+            cells.append(_num(values[key]))
+    return cells, [values[k] for k in keys]
+
+
 def board_table(board: Board) -> Table:
     """The ranked table: one row per entry, then the paper's published rows after a rule."""
     header = ("entry", "agent", f"{board.label} (mean)", "95% low", "95% high", "n",
-              "gap to next", "gap 95% low", "gap 95% high",
-              "cost per sample" + (" ($)" if board.cost_axis == "usd" else " (tokens)"),
-              "suspected leak", "without leaked", "suspected injection", "without flagged",
-              "judges' α")
+              "gap to next", "gap 95% low", "gap 95% high")
     rows = []
     for entry in board.entries:
-        values = entry_values(entry)
-        gap = entry.gap
-        gap_cell = NULL if gap is None or gap.diff is None else \
-            f"{gap.diff:+.4f}" + (" *" if gap.significant else "")
-        cells = [f"{entry.rank}. {entry.submission} · {entry.run}", entry.agent]
-        for key in KEYS:
-            if key == "gap":
-                cells.append(gap_cell)
-            elif key == "cost_per_sample":
-                cells.append(_cost(board, entry))
-            elif key == "alpha":
-                cells.append(_num(entry.alpha, 3) + (f" ({', '.join(entry.judges)})"
-                                                     if entry.judges else ""))
-            else:
-                cells.append(_num(values[key]))
-        rows.append(Row("ours", tuple(cells), tuple(values[k] for k in KEYS),
+        cells, values = _cells(board, entry, RANK_KEYS)
+        rows.append(Row("ours", (f"{entry.rank}. {entry.submission} · {entry.run}",
+                                 entry.agent, *cells), tuple(values),
                         source=f"{entry.submission}/{entry.run}"))
     if board.published:
         rows.append(Row("separator", ("Published in the paper: its own data, agents and "
                                       "scoring; transcribed, not verified, not ranked",)))
         for p in board.published:
             rows.append(Row("published", (f"{p.system} (published)", "paper", p.cell,
-                                          *[NULL] * (len(KEYS) - 1)),
-                            (p.value, *[None] * (len(KEYS) - 1))))
+                                          *[NULL] * (len(RANK_KEYS) - 1)),
+                            (p.value, *[None] * (len(RANK_KEYS) - 1))))
     notes = (f"Ranked by {board.label} ({'higher' if board.higher_better else 'lower'} is "
              "better); 95% interval: the summary's bootstrap interval of the mean.",
              "Gap to next: the mean advantage over the entry below on the tasks both scored, "
              "with its 95% paired bootstrap interval (10,000 resamples, seed 0); * the "
-             "interval excludes 0 (significant).",
+             "interval excludes 0 (significant).")
+    return Table(f"{board.benchmark} {board.mode} — ranked by {board.label}", header,
+                 tuple(rows), notes, RANK_KEYS)
+
+
+def more_table(board: Board) -> Table:
+    """Beside each entry's score: cost, leak and injection flags, the judges' agreement."""
+    header = ("entry", "agent", "cost per sample" + (" ($)" if board.cost_axis == "usd"
+                                                     else " (tokens)"),
+              "suspected leak", f"{board.label} without leaked", "suspected injection",
+              f"{board.label} without flagged", "judges' α (judges)")
+    rows = []
+    for entry in board.entries:
+        cells, values = _cells(board, entry, MORE_KEYS)
+        rows.append(Row("ours", (f"{entry.rank}. {entry.submission} · {entry.run}",
+                                 entry.agent, *cells), tuple(values),
+                        source=f"{entry.submission}/{entry.run}"))
+    notes = ("Cost: every model call the run made, per sample (docs/cost.md); (front): on the "
+             "Pareto front of the plot below.",
              "Without leaked / without flagged: the mean without the samples suspected of "
-             "leakage / injection (docs/leakage.md, docs/injection.md).")
-    return Table(f"{board.benchmark} {board.mode} — {board.label}", header, tuple(rows),
-                 notes, KEYS)
+             "leakage / injection (docs/leakage.md, docs/injection.md); — when none is "
+             "flagged.",
+             "Judges' α: Krippendorff's α between the panel's judges on the first measure "
+             "with one (— with one judge).")
+    return Table(f"{board.benchmark} {board.mode} — cost, flags and judges", header,
+                 tuple(rows), notes, MORE_KEYS)
 
 
 def board_page(board: Board, title: str) -> str:
@@ -111,7 +139,7 @@ def board_page(board: Board, title: str) -> str:
             f"<h1>{e(board.benchmark)} — {e(board.mode)}</h1>",
             f'<p class="sub">{len(board.entries)} verified run'
             f"{'' if len(board.entries) == 1 else 's'} ranked by {e(board.label)}</p>",
-            table_html(board_table(board), higher_is_better={board.key: board.higher_better})]
+            table_html(board_table(board)), table_html(more_table(board))]
     significant = [f"{a.submission} · {a.run} over {b.submission} · {b.run}: "
                    f"{a.gap.diff:+.4f} [{a.gap.ci_low:.4f}, {a.gap.ci_high:.4f}] on "
                    f"{a.gap.n_pairs} shared tasks"
@@ -126,9 +154,10 @@ def board_page(board: Board, title: str) -> str:
     chart = cost_chart(board.runs)
     if chart:
         body.append('<h2>Cost</h2><figure class="fig">' + chart + "<figcaption>Headline "
-                    "against cost per sample; the line is the Pareto front (no other entry "
-                    "costs at most as much and scores at least as well, one strictly). Points "
-                    "are labelled submission--run.</figcaption></figure>")
+                    "against cost per sample; blue: on the Pareto front (no other entry costs "
+                    "at most as much and scores at least as well, one strictly), joined by a "
+                    "line when there are several. Points are labelled submission--run."
+                    "</figcaption></figure>")
     groups = judge_groups(board.runs)
     if groups:
         body.append('<section class="judges"><h2>Judges</h2>'
@@ -228,5 +257,5 @@ def write_page(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-__all__ = ["board_page", "board_table", "document", "index_page", "submission_page",
+__all__ = ["board_page", "board_table", "more_table", "document", "index_page", "submission_page",
            "write_page"]
