@@ -95,10 +95,11 @@ def board_table(board: Board) -> Table:
                                  entry.agent, *cells), tuple(values),
                         source=f"{entry.submission}/{entry.run}"))
     if board.published:
-        rows.append(Row("separator", ("Published in the paper: its own data, agents and "
-                                      "scoring; transcribed, not verified, not ranked",)))
+        rows.append(Row("separator", ("Published in the paper (on the same scale as ours): "
+                                      "its own data, agents and scoring; transcribed, not "
+                                      "verified, not ranked",)))
         for p in board.published:
-            rows.append(Row("published", (f"{p.system} (published)", "paper", p.cell,
+            rows.append(Row("published", (f"{p.system} (published)", "paper", _num(p.value),
                                           *[NULL] * (len(RANK_KEYS) - 1)),
                             (p.value, *[None] * (len(RANK_KEYS) - 1))))
     notes = (f"Ranked by {board.label} ({'higher' if board.higher_better else 'lower'} is "
