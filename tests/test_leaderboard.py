@@ -132,6 +132,13 @@ def test_a_refused_submission_is_listed_apart_and_never_ranked(site):
     assert "forged" not in board
 
 
+def test_a_missing_submission_file_is_one_line_and_exit_2(site):
+    out = site.cli("leaderboard", "good.tar.gz", "nowhere.tar.gz", "--out", "site2")
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines() == ["error: nowhere.tar.gz: no such submission file"]
+    assert not (site.tmp / "site2").exists()
+
+
 def test_json_and_csv_hold_the_html_tables_numbers(site):
     doc = json.loads((site.tmp / "site/leaderboard.json").read_text())
     board = doc["boards"][0]

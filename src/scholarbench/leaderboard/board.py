@@ -76,7 +76,7 @@ class Entry:
     mean_without_flagged: float | None
     judges: tuple[str, ...]
     alpha: float | None             # the judges' agreement on the first judged measure
-    report_run: ReportRun = field(repr=False, compare=False, default=None)  # type: ignore
+    report_run: ReportRun = field(repr=False, compare=False)   # the run, as the report reads it
 
 
 @dataclass

@@ -11,7 +11,8 @@ from scholarbench.leaderboard.board import Board, Listed, build_boards, read_lis
 from scholarbench.leaderboard.exports import leaderboard_csv, leaderboard_json
 from scholarbench.leaderboard.site import board_page, index_page, submission_page, write_page
 from scholarbench.llm.secrets import redact
-from scholarbench.report.html import _version, write_html_report
+from scholarbench import __version__
+from scholarbench.report.html import write_html_report
 
 TITLE = "scholarbench leaderboard"
 
@@ -27,11 +28,11 @@ def write_leaderboard(paths: Sequence[Path], out: Path, *, data: str | None = No
                       title: str = TITLE, drilldown: bool = True) -> Built:
     """Verify every submission, rank the verified ones and write the site into `out`.
     `drilldown`: also each ranked submission's report (`submission-<name>-report.html`)."""
-    out.mkdir(parents=True, exist_ok=True)
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     with tempfile.TemporaryDirectory(prefix="sb-leaderboard-") as work:
         listed = read_listed(paths, Path(work), data)
         boards = build_boards(listed)
+        out.mkdir(parents=True, exist_ok=True)       # not before every input could be read
         for board in boards:
             write_page(out / f"{board.slug}.html", redact(board_page(board, title), prose=True))
         for sub in listed:
@@ -43,7 +44,7 @@ def write_leaderboard(paths: Sequence[Path], out: Path, *, data: str | None = No
             write_page(out / f"submission-{sub.slug}.html",
                        redact(submission_page(sub, boards, title, report), prose=True))
     write_page(out / "index.html", redact(index_page(boards, listed, title, generated,
-                                                     _version()), prose=True))
+                                                     __version__), prose=True))
     write_page(out / "leaderboard.json", redact(leaderboard_json(boards, listed, generated),
                                                 prose=True))
     write_page(out / "leaderboard.csv", redact(leaderboard_csv(boards), prose=True))
