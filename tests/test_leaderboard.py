@@ -1,11 +1,12 @@
 """`scholarbench leaderboard` (docs/leaderboard.md) on real submissions: two agents' runs of the
-toy benchmark (tests/plugins/toybench), each judged by the same scripted loopback judge and
-packed, and a forged copy of one (a member added outside its manifest, refused by `verify`).
-The verified two are ranked in the order of their summaries' headline with its interval; the
-forged one is listed apart and never ranked; leaderboard.json and leaderboard.csv hold the
-HTML table's numbers; the gap test on hand-computed cases; the site opens in headless Chromium
-with no console error and no request beyond its own files (screenshots of a benchmark page and
-a submission page go to $SCHOLARBENCH_SCREENSHOT_DIR, else the test's tmp folder)."""
+toy benchmark (tests/plugins/toybench) — one a single run, one an eval suite — each judged by
+the same scripted loopback judge and packed, and a forged copy of one (a member added outside
+its manifest, refused by `verify`). The verified two are ranked in the order of their
+summaries' headline with its interval; the forged one is listed apart and never ranked;
+leaderboard.json and leaderboard.csv hold the HTML table's numbers; the gap test on
+hand-computed cases; the site opens in headless Chromium with no console error and no request
+beyond its own files (screenshots of a benchmark page and a submission page go to
+$SCHOLARBENCH_SCREENSHOT_DIR, else the test's tmp folder)."""
 from __future__ import annotations
 
 import csv
@@ -29,11 +30,15 @@ from test_report_browser import Browser, browser, chromium_binary  # noqa: F401
 def site(tmp_path_factory):
     judge = FakeOpenAI(default=_relevant).start()
     env = Env(tmp_path_factory.mktemp("lb"), judge)
-    for agent, out in (("mypkg_agent:solve", "good"), ("toy-echo", "echo")):
-        run = env.cli("run", "toybench", "--task", "rank", "--agent", agent, "--out",
-                      f"runs/{out}", "--quiet", "--llm-judge", "--no-llm-cache",
-                      "--judge", "judge-a", "--judge-base-url", judge.base_url)
-        assert run.returncode == 0, run.stderr
+    judged = ("--quiet", "--no-llm-cache", "--judge", "judge-a", "--judge-base-url",
+              judge.base_url)
+    run = env.cli("run", "toybench", "--task", "rank", "--agent", "mypkg_agent:solve",
+                  "--out", "runs/good", "--llm-judge", *judged)
+    assert run.returncode == 0, run.stderr
+    suite = env.cli("eval", "--benchmarks", "toybench", "--agent", "toy-echo", "--out",
+                    "runs/echo", *judged)                  # a suite: its run is echo/toybench-rank
+    assert suite.returncode == 0, suite.stderr
+    for out in ("good", "echo"):
         packed = env.cli("pack", f"runs/{out}", "--out", f"{out}.tar.gz")
         assert packed.returncode == 0, packed.stderr
     with tarfile.open(env.tmp / "good.tar.gz") as tar:      # a member outside the manifest
@@ -101,10 +106,10 @@ def test_two_agents_rank_by_their_headline_with_intervals(site):
     assert [(b["benchmark"], b["mode"], b["measure"]) for b in doc["boards"]] == [
         ("toybench", "rank", "hit@3")]
     rows = [r for r in doc["boards"][0]["rows"] if r["kind"] == "ranked"]
-    good, echo = _summary(site, "good"), _summary(site, "echo")
+    good, echo = _summary(site, "good"), _summary(site, "echo/toybench-rank")
     assert good["metrics"]["hit@3"]["mean"] > echo["metrics"]["hit@3"]["mean"]
     assert [(r["rank"], r["submission"], r["run"]) for r in rows] == [
-        (1, "good", "good"), (2, "echo", "echo")]          # given echo first: ranked, not kept
+        (1, "good", "good"), (2, "echo", "echo/toybench-rank")]          # given echo first: ranked, not kept
     for row, summary in zip(rows, (good, echo)):
         m = summary["metrics"]["hit@3"]
         assert row["score"] == m["mean"] and [row["ci_low"], row["ci_high"]] == m["ci95"]
