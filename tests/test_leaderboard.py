@@ -21,9 +21,14 @@ import numpy as np
 import pytest
 
 from fake_openai import FakeOpenAI
+from scholarbench.benchmarks.taxobench.published import published_rows
 from scholarbench.leaderboard import paired_gap
+from scholarbench.leaderboard.board import Listed, build_boards
+from scholarbench.leaderboard.site import board_page
+from scholarbench.report.sections.base import load_report_run
 from test_pack_verify import Env, _relevant
 from test_report_browser import browser  # noqa: F401  (the Chromium client, as a fixture)
+from test_report_html import taxo_runs  # noqa: F401
 
 
 @pytest.fixture(scope="module")
@@ -233,3 +238,27 @@ def test_the_site_opens_in_chromium_without_errors_or_requests(site, browser):  
             target = href.split("#")[0]     # "#…": a place on the same page
             assert href.startswith("#") or ("://" not in target
                                             and (root / target).is_file()), (name, href)
+
+
+def test_the_papers_rows_follow_the_ranked_ones_marked_and_unranked(taxo_runs):  # noqa: F811
+    """On a real TaxoBench bottom-up run: the board's published rows are the paper's
+    transcribed rows for its headline measure, shown after the ranked entry with a badge."""
+    run = load_report_run(taxo_runs[0])
+    listed = Listed("flat", Path("flat.tar.gz"), None, True, runs={"flat-bu": run})
+    [board] = build_boards([listed])
+    assert (board.benchmark, board.mode, board.key) == ("taxobench", "bottom-up", "ari")
+    paper = {(r.system, r.values["ari"]) for r in published_rows(mode="bottom-up")
+             if "ari" in r.values}
+    shown = {(p.system, p.value) for p in board.published}
+    assert shown and shown <= paper
+    assert [e.rank for e in board.entries] == [1]
+    page = Path(taxo_runs[0]).parent / "board.html"
+    page.write_text(board_page(board, "t"))
+    rows = _table(page)
+    published = [name for kind, name in rows if kind == "published"]
+    assert len(published) == len(shown) and all(n.endswith(" published") for n in published)
+    assert list(rows)[0] == ("ours", "1. flat · flat-bu")       # ranked first, the paper after
+    for kind, name in rows:
+        if kind == "published":
+            system = name.removesuffix(" published").strip()
+            assert repr(dict(shown)[system]) == rows[(kind, name)]["score"]
