@@ -1,15 +1,17 @@
 """`scholarbench leaderboard` (docs/leaderboard.md) on real submissions: two agents' runs of the
 toy benchmark (tests/plugins/toybench) — one a single run, one an eval suite — each judged by
-the same scripted loopback judge and packed, and a forged copy of one (a member added outside
-its manifest, refused by `verify`). The verified two are ranked in the order of their
-summaries' headline with its interval; the forged one is listed apart and never ranked;
-leaderboard.json and leaderboard.csv hold the HTML table's numbers; the gap test on
-hand-computed cases; the site opens in headless Chromium with no console error and no request
-beyond its own files (screenshots of a benchmark page and a submission page go to
+the same scripted loopback judge and packed, and two forged copies of one (a member added
+outside its manifest: refused; a summary edited and rehashed: verified with differences). The
+verified two are ranked in the order of their summaries' headline with its interval; the
+forged ones are listed apart and never ranked; leaderboard.json and leaderboard.csv hold the
+HTML table's numbers; the gap test on hand-computed cases; the papers' rows on a real TaxoBench
+run; the site opens in headless Chromium with no console error and no request beyond its own
+files (screenshots of a benchmark page and a submission page go to
 $SCHOLARBENCH_SCREENSHOT_DIR, else the test's tmp folder)."""
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import os
@@ -26,6 +28,7 @@ from scholarbench.leaderboard import paired_gap
 from scholarbench.leaderboard.board import Listed, build_boards
 from scholarbench.leaderboard.site import board_page
 from scholarbench.report.sections.base import load_report_run
+from scholarbench.submission import MANIFEST
 from test_pack_verify import Env, _relevant
 from test_report_browser import browser  # noqa: F401  (the Chromium client, as a fixture)
 from test_report_html import taxo_runs  # noqa: F401
@@ -48,18 +51,30 @@ def site(tmp_path_factory):
         assert packed.returncode == 0, packed.stderr
     with tarfile.open(env.tmp / "good.tar.gz") as tar:      # a member outside the manifest
         members = {m.name: tar.extractfile(m).read() for m in tar if m.isfile()}
-    members["good/extra.json"] = b"{}"
-    with tarfile.open(env.tmp / "forged.tar.gz", "w:gz") as tar:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
+    _write(env.tmp / "forged.tar.gz", {**members, "good/extra.json": b"{}"})
+    # a summary edited and the manifest's digests rewritten to match: verified with differences
+    summary = json.loads(members["good/summary.json"])
+    summary["metrics"]["hit@3"]["mean"] = 1.0
+    edited = {**members, "good/summary.json": json.dumps(summary).encode()}
+    manifest = json.loads(edited[MANIFEST])
+    for m in manifest["members"]:
+        m["sha256"] = hashlib.sha256(edited[m["path"]]).hexdigest()
+        m["bytes"] = len(edited[m["path"]])
+    _write(env.tmp / "edited.tar.gz", {**edited, MANIFEST: json.dumps(manifest).encode()})
     built = env.cli("leaderboard", "echo.tar.gz", "good.tar.gz", "forged.tar.gz",
-                    "--out", "site")
+                    "edited.tar.gz", "--out", "site")
     assert built.returncode == 0, built.stderr
     env.built = built
     yield env
     judge.stop()
+
+
+def _write(path: Path, members: dict[str, bytes]) -> None:
+    with tarfile.open(path, "w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
 
 
 def _summary(env: Env, run: str) -> dict:
@@ -136,9 +151,12 @@ def test_two_agents_rank_by_their_headline_with_intervals(site):
 
 def test_a_refused_submission_is_listed_apart_and_never_ranked(site):
     doc = json.loads((site.tmp / "site/leaderboard.json").read_text())
-    assert [(u["submission"], u["verdict"]) for u in doc["unranked"]] == [("forged", "refused")]
+    assert [(u["submission"], u["verdict"]) for u in doc["unranked"]] == [
+        ("forged", "refused"), ("edited", "verified with differences")]
     assert any("members" in w for w in doc["unranked"][0]["why"])
-    assert all(r["submission"] != "forged" for b in doc["boards"] for r in b["rows"])
+    assert any("summary" in w for w in doc["unranked"][1]["why"])
+    assert all(r["submission"] not in ("forged", "edited")
+               for b in doc["boards"] for r in b["rows"])
     index = (site.tmp / "site/index.html").read_text()
     apart = index[index.index("Listed apart"):]
     assert "forged" in apart and "refused" in apart
