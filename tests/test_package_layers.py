@@ -27,9 +27,11 @@ FLOORS = {f"scholarbench.{name}" for name in (
 # Above the benchmarks: the command line and the commands built on whole benchmarks (the demo,
 # `build` of a benchmark's tasks from one's own surveys, `judges` checking a benchmark's judge,
 # `export inspect` reading each benchmark's task files, `inspect_tasks` the benchmarks as
-# Inspect tasks, `pack` / `verify` re-scoring any benchmark's submitted runs).
+# Inspect tasks, `pack` / `verify` re-scoring any benchmark's submitted runs, `leaderboard`
+# ranking verified submissions).
 ABOVE = {f"scholarbench.{name}" for name in ("cli", "__main__", "demo", "builder", "judges",
-                                            "export", "inspect_tasks", "submission")}
+                                            "export", "inspect_tasks", "submission",
+                                            "leaderboard")}
 # The container of the benchmark packages: the registry imports it to find them (its
 # `__init__` imports nothing).
 CONTAINER = {BENCHMARKS}

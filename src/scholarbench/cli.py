@@ -60,6 +60,9 @@ COMMANDS: dict[str, Command] = {
     "verify": Command("check a submission against this machine's data and code: hashes, "
                       "task set, summaries, re-scores, judge records, leakage and injection",
                       "scholarbench.submission.commands:add_verify_parser"),
+    "leaderboard": Command("a static site ranking the verified submissions per benchmark and "
+                           "sub-task, with JSON and CSV (docs/leaderboard.md)",
+                           "scholarbench.leaderboard.commands:add_leaderboard_parser"),
     "llm": Command("check and serve chat models (ask, serve, config)",
                    "scholarbench.llm.commands:add_llm_parser"),
     "tools": Command("the offline literature tools as an MCP server (docs/tools.md)",
