@@ -30,6 +30,7 @@ from test_report_deepsynth_reportbench import deepsynth_runs, reportbench_runs  
 from test_report_html import arena_runs, taxo_runs  # noqa: F401
 from test_report_scinet import scinet_runs  # noqa: F401
 from test_leakage_rb_ra import rb_inputs  # noqa: F401
+from test_tools_endpoint import corpus_dir  # noqa: F401
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -496,3 +497,41 @@ def test_a_paged_drilldown_is_found_by_its_search_box(browser, taxo_runs, tmp_pa
     assert browser.problems() == []
     assert all(url.startswith(("file://", "data:")) for url in browser.requests())
     print(f"screenshots: {shot} {page_shot}")
+
+
+def test_a_drilldown_shows_the_agents_exchange_and_the_judges(browser, tmp_path, monkeypatch,
+                                                              capsys, corpus_dir):  # noqa: F811
+    """Issue 38: in Chromium, a sample's drill-down opens to the endpoint agent's whole exchange
+    (its chat calls, the tool calls it made, the reply) and, in a judged run, the judge's prompt
+    and reply; both visible (non-empty boxes), screenshots saved."""
+    from test_transcripts import endpoint_tool_run, judged_taxo_run
+    target = Path(os.environ.get("SCHOLARBENCH_SCREENSHOT_DIR") or tmp_path)
+    target.mkdir(parents=True, exist_ok=True)
+    shown = """(() => {
+      document.querySelectorAll('details').forEach(d => d.open = true);
+      const box = el => { const r = el.getBoundingClientRect(); return r.width * r.height; };
+      const ex = [...document.querySelectorAll('details.exchange')];
+      return {exchanges: ex.map(d => d.querySelector('summary').textContent),
+              toolcalls: [...document.querySelectorAll('details.exchange .toolcall')]
+                         .filter(t => box(t) > 0).map(t => t.textContent),
+              replies: [...document.querySelectorAll('details.exchange .reply pre')]
+                       .filter(t => box(t) > 0).map(t => t.textContent.slice(0, 200))};
+    })()"""
+    agent_run = endpoint_tool_run(tmp_path, corpus_dir, capsys)
+    report = write_html_report([agent_run], tmp_path / "agent.html")
+    browser.open(report.resolve().as_uri())
+    seen = browser.js(shown)
+    assert any("agent exchange, 3 chat calls" in s for s in seen["exchanges"]), seen
+    assert sum("search(" in t for t in seen["toolcalls"]) >= 2, seen
+    assert seen["replies"], seen
+    browser.js("document.querySelector('details.exchange').scrollIntoView()")
+    browser.screenshot(target / "drilldown-agent-exchange.png")
+    judged = judged_taxo_run(tmp_path, monkeypatch)
+    report = write_html_report([judged], tmp_path / "judged.html")
+    browser.open(report.resolve().as_uri())
+    seen = browser.js(shown)
+    assert any("judge fake-judge on" in s for s in seen["exchanges"]), seen
+    assert any("semantic_coverage" in r for r in seen["replies"]), seen
+    browser.js("[...document.querySelectorAll('details.exchange')].pop().scrollIntoView()")
+    browser.screenshot(target / "drilldown-judge-exchange.png")
+    assert browser.problems() == []

@@ -20,7 +20,8 @@ from scholarbench.llm.transcript import Transcript, note, transcript_scope
 S = "arxiv:2106.00100"
 
 
-def test_the_endpoint_agents_whole_exchange_is_kept_and_shown(tmp_path, corpus_dir, capsys):
+def endpoint_tool_run(tmp_path, corpus_dir, capsys):
+    """A ResearchArena run of the endpoint agent with tools against the scripted endpoint."""
     fake = FakeOpenAI(default=_script).start()
     out = tmp_path / "run"
     try:
@@ -30,6 +31,11 @@ def test_the_endpoint_agents_whole_exchange_is_kept_and_shown(tmp_path, corpus_d
                      "--quiet", "--max-samples", "1"]) == 0, capsys.readouterr().err
     finally:
         fake.stop()
+    return out
+
+
+def test_the_endpoint_agents_whole_exchange_is_kept_and_shown(tmp_path, corpus_dir, capsys):
+    out = endpoint_tool_run(tmp_path, corpus_dir, capsys)
     kept = {r["id"]: r for r in _lines(out / "transcripts.jsonl")}
     assert len(kept) == 2                                   # one line per sample
     steps = kept[S]["steps"]
@@ -50,8 +56,8 @@ def test_the_endpoint_agents_whole_exchange_is_kept_and_shown(tmp_path, corpus_d
     assert "tool call <code>search(" in page and "Graph attention networks" in page
 
 
-def test_a_judges_prompt_and_reply_are_in_its_record_and_the_drilldown(tmp_path, monkeypatch,
-                                                                        capsys):
+def judged_taxo_run(tmp_path, monkeypatch):
+    """A TaxoBench run replaying two taxonomies, judged by the scripted judge."""
     from conftest import FakeEmbedder
     from test_cost import taxo_fake
     from test_judges_taxobench import _run_files
@@ -67,6 +73,11 @@ def test_a_judges_prompt_and_reply_are_in_its_record_and_the_drilldown(tmp_path,
                      server.base_url, "--no-llm-cache"]) == 0
     finally:
         server.stop()
+    return out
+
+
+def test_a_judges_prompt_and_reply_are_in_its_record_and_the_drilldown(tmp_path, monkeypatch):
+    out = judged_taxo_run(tmp_path, monkeypatch)
     records = [json.loads(x) for p in out.glob("judge.*.jsonl")
                for x in p.read_text().splitlines()]
     assert len(records) == 2
