@@ -42,6 +42,7 @@ from scholarbench.benchmarks.reportbench.measures import keys
 from scholarbench.benchmarks.reportbench.metrics import reference_scores
 from scholarbench.benchmarks.reportbench.refscore import (HiddenSurvey, references_for,
                                                           score_references)
+from scholarbench.benchmarks.reportbench.statement_extraction import EngineExtraction
 from scholarbench.benchmarks.reportbench.statements import (STATEMENT_RATES, not_judged_row,
                                                             statement_row)
 from scholarbench.references.resolve import ExtractedTitle
@@ -116,12 +117,15 @@ class RecordedTitles(TitleCounting):
 
 
 class RecordedStatements:
-    """The statement judge with its per-report records kept in statements.jsonl."""
+    """The statement judge with its per-report records kept in statements.jsonl; the
+    statements it judges are those the engine's judge stage extracted (`extracted`: the
+    verdicts of `statement_items`, by item name; None: the judge extracts them itself)."""
 
     def __init__(self, judge: Any, identity: Any, run: Any, corpus_sha: str | None,
-                 llm_titles: bool) -> None:
+                 llm_titles: bool, extracted: dict[str, Any] | None = None) -> None:
         self.judge, self.identity, self.run = judge, identity, run
         self.corpus_sha, self.llm_titles = corpus_sha, llm_titles
+        self.extracted = extracted
         self.records = run.stage(STATEMENTS).records
 
     def row(self, survey: str, report: str, refs: Sequence[Any]) -> dict[str, Any]:
@@ -136,7 +140,8 @@ class RecordedStatements:
         if self.judge is None:
             return not_judged_row("not judged (no judge: score RUN_DIR --with-judge)")
         try:
-            result = self.judge.judge_report(report, refs)
+            result = self.judge.judge_report(report, refs, None if self.extracted is None
+                                             else EngineExtraction(self.extracted, survey))
             record = {"id": survey, "fingerprint": fp, **result.to_record()}
         except Exception as exc:   # never let one report stop the scoring; redone next time
             record = {"id": survey, "fingerprint": None, "error":

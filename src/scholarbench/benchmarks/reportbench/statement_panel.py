@@ -187,8 +187,9 @@ class StatementPanel:
         return self.base._check(fresh, refs[unit.ref] if unit.ref is not None else None,
                                 client, seed)
 
-    def judge_report(self, report: str, refs: Sequence[Any]) -> StatementResult:
-        result = self.base.judge_report(report, refs)
+    def judge_report(self, report: str, refs: Sequence[Any], extraction: Any = None
+                     ) -> StatementResult:
+        result = self.base.judge_report(report, refs, extraction)
         if self.single:
             return result
         refs = list(refs)
