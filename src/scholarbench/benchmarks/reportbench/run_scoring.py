@@ -1,9 +1,12 @@
 """`ReportBench.prepare_scoring`: the scorer of one run, built from the run's options and
 models, and the judged steps of every answer (LLM titles, statements) run once before any row.
 
-The LLM titles are the engine's judged item `titles` (`title_item`; the panel's first judge,
-asked by the engine's judge stage before this, in a run or `score RUN_DIR --with-judge`; a
-plain re-score reads the verdicts on file). The statements' judge (`ReportBench.scoring_judge`):
+The LLM titles and the statement extraction are the engine's judged items (`titles`:
+`title_item`; `cited_statements`, `noncited_statements`: `statement_items`), the panel's
+first judge's, asked by the engine's judge stage before this, in a run or `score RUN_DIR
+--with-judge` (a plain re-score reads the titles on file and replays statements.jsonl). The
+statements' judge (`ReportBench.scoring_judge`), which checks the cited pairs and votes on the
+non-cited statements:
 - in a run (`run reportbench`), the judge role bound before the run started, when
   `--statements` or `--llm-titles` is on;
 - `score RUN_DIR --with-judge`: the judge role (--judge, else the configured default);

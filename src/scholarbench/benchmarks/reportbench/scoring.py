@@ -8,7 +8,8 @@ steps: its references with LLM titles, its statements. Then per survey (`Scorer.
   `llm_titles` is on — and scored against the survey's ground truth
   (`refscore.score_references`: ref_precision, ref_recall, ref_count; the hidden survey never
   matches);
-- with statements, the cited / non-cited statement metrics (`statements.StatementJudge`);
+- with statements, the cited / non-cited statement metrics (`statements.StatementJudge`, over
+  the statements the engine extracted: `statement_items`);
 - the leakage audit (`leakage.suspected_leak`, docs/leakage.md): `suspected_leak` when the
   references or the text hold what only the survey could give (a flag, no score changes).
 

@@ -5,6 +5,11 @@ Every model call here is the JUDGE role's (the paper uses gpt-4o for extraction,
 selection and consistency, and web-connected judges for the vote); with the default prompts the
 report is quoted data in every prompt (`llm_common.quote`).
 
+In a run and `score RUN_DIR --with-judge` the two extraction steps are the engine's judged
+items (`statement_items`; `judge_report` reads their verdicts through a
+`statement_extraction.EngineExtraction`); on files and used on its own, `StatementJudge` asks
+them itself (`statement_extraction.DirectExtraction`, the same requests).
+
 Cited statements (three stages, as the paper):
 1. Extraction (A.2.1, ``cited_statements_v1``): the report is cut into chunks
    (`llm_common.split_report`, 16,384 characters, upstream's BLOCK_SIZE) and each chunk gives
@@ -373,11 +378,11 @@ class StatementJudge:
         return DirectExtraction(self.judge, self.prompts, self.config.extract_max_tokens)
 
     def judge_report(self, report: str, refs: Sequence[Reference],
-                     extraction: Extraction | None = None) -> StatementResult:
-        """One report's statements: extracted per chunk by `extraction` (default: asked of the
+                     extractor: Extraction | None = None) -> StatementResult:
+        """One report's statements: extracted per chunk by `extractor` (default: asked of the
         judge now), then checked and voted on here."""
         cfg = self.config
-        extract = extraction or self.extraction()
+        extract = extractor or self.extraction()
         chunks = split_report(report, cfg.chunk_chars)
         index = CitationIndex(refs)
         extraction: dict[str, Any] = {"chunks": len(chunks), "cited_unscored": [],
