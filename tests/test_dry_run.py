@@ -306,3 +306,73 @@ def test_reportbench_llm_titles_dry_run_counts_equal_what_the_rescore_sends(tmp_
             "2101.00001": 1, "2101.00002": 1}
     finally:
         server.stop()
+
+
+def test_reportbench_statement_extraction_dry_run_counts_equal_what_the_rescore_sends(
+        tmp_path, capsys):
+    """The statement extraction is two engine items: `cited_statements` (one request per report
+    chunk) and `noncited_statements`, whose requests carry the cited statements the first found.
+    A re-score with another judge: the cited count is exact, the non-cited one a bound (the
+    cited replies it reads are not on file yet); the same judge again: both exact, 0."""
+    from test_reportbench_engine import GT
+    from test_reportbench_llm import RUN_DATA, build_tiny_corpus, route, user_text
+    from scholarbench.benchmarks.reportbench.llm_common import split_report
+    corpus = tmp_path / "corpus"
+    build_tiny_corpus(corpus).close()
+    reports = RUN_DATA / "reports.jsonl"
+    chunks = sum(len(split_report(json.loads(x)["report"], 16384))
+                 for x in reports.read_text().splitlines())
+    server = FakeOpenAI(default=route).start()
+    out = tmp_path / "rb"
+    judge = ["--judge", "fake-judge", "--judge-base-url", server.base_url, "--no-llm-cache"]
+
+    def asked(marker: str) -> int:
+        return sum(1 for body in server.requests if marker in user_text(body))
+
+    def cited() -> int:
+        return asked("Identify every statement that cites")
+
+    def noncited() -> int:
+        return asked("Already cited statements")
+
+    def planned(printed: str, item: str) -> tuple[str, int]:
+        m = re.search(rf"judge \(fake-judge\)\s+{item}\s+(≤ )?(\d+) calls", printed)
+        return (m[1] or "", int(m[2]))
+
+    try:
+        run = ["run", "reportbench", "--agent", "replay", "--agent-arg", f"path={reports}",
+               "--tasks", str(RUN_DATA), "--gt-dir", str(GT), "--corpus", str(corpus),
+               "--out", str(out), "--statements", "--samples", "1", "--quiet", *judge]
+        assert main([*run, "--dry-run"]) == 0
+        printed = capsys.readouterr().out
+        assert re.search(r"cited_statements\s+\? calls\s+cited statements: 1 per "
+                         r"16,384-character chunk of each report", printed)
+        assert main(run) == 0
+        assert cited() == noncited() == chunks == 2             # one chunk per report
+        for item in ("cited_statements", "noncited_statements"):
+            assert len((out / f"judge.{item}.jsonl").read_text().splitlines()) == chunks
+        capsys.readouterr()
+        config = tmp_path / "judge.toml"              # another judge: temperature 0.5
+        config.write_text("[judge]\ntemperature = 0.5\n")
+        rescore = ["score", str(out), "--with-judge", *judge, "--llm-config", str(config)]
+        n = len(server.requests)
+        assert main([*rescore, "--dry-run"]) == 0
+        printed = capsys.readouterr().out
+        assert planned(printed, "cited_statements") == ("", chunks)           # exact
+        assert planned(printed, "noncited_statements") == ("≤ ", chunks)      # a bound
+        assert "the replies of cited_statements it reads are not on file" in printed
+        assert len(server.requests) == n
+        assert main(rescore) == 0
+        assert (cited(), noncited()) == (2 * chunks, 2 * chunks)   # as printed (at the bound)
+        capsys.readouterr()
+        assert main([*rescore, "--dry-run"]) == 0          # the same judge: all on file
+        printed = capsys.readouterr().out
+        assert planned(printed, "cited_statements") == ("", 0)
+        assert planned(printed, "noncited_statements") == ("", 0)
+        assert main(rescore) == 0
+        assert (cited(), noncited()) == (2 * chunks, 2 * chunks)
+        rows = [json.loads(x) for x in (out / "scores.jsonl").read_text().splitlines()]
+        assert [r["statements"] for r in rows] == ["judged", "judged"]
+        assert sum(r["n_cited"] for r in rows) > 0
+    finally:
+        server.stop()

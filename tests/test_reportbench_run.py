@@ -363,3 +363,49 @@ def test_a_failed_prompt_construction_is_an_error_retried_on_resume(server, corp
     assert [p.get("status", "ok") for p in lines(out / "prompts.jsonl")] == ["error", "error", "ok", "ok"]
     assert {r["status"] for r in rows(out).values()} == {"scored"}
     assert again.summary["prompts"]["n"] == 2 and again.summary["granularity"] == "detail"
+
+
+def test_a_failed_extraction_call_is_an_error_and_an_unusable_reply_unscored(
+        server, corpus_dir, tmp_path):
+    """The statement extraction is the engine's judged items (judge.cited_statements.jsonl,
+    judge.noncited_statements.jsonl): the judge endpoint failing on a report's cited extraction
+    is `error` and the run is incomplete; an unusable non-cited reply is `unscored`. Either way
+    the chunk counts in `n_extraction_unscored`, and the same run again asks only those."""
+    def failing(body):
+        text = user_text(body)
+        if "Identify every statement that cites" in text and "Adam combines momentum" in text:
+            return Step(status=500, text="down")
+        if "Already cited statements" in text and "Adam" not in text:
+            return Step(text="no statements here")
+        return route(body)
+
+    server.default = failing
+    out = tmp_path / "run"
+    factory = Factory(server, tmp_path / "cache.sqlite")
+    outcome = run_reportbench(config(out, corpus_dir, statements=True), factory, outcome=True)
+    assert outcome.exit_code != 0                       # a judge call failed: incomplete
+    cited = {r["id"]: r for r in lines(out / "judge.cited_statements.jsonl")}
+    noncited = {r["id"]: r for r in lines(out / "judge.noncited_statements.jsonl")}
+    assert (cited["2101.00002"]["status"], cited["2101.00001"]["status"]) == ("error", "ok")
+    assert cited["2101.00002"]["reason"].startswith("call failed")
+    assert len(cited["2101.00001"]["verdict"]["pairs"]) == 7        # 8 items, 1 empty dropped
+    assert cited["2101.00001"]["verdict"]["dropped"] == 1
+    assert (noncited["2101.00001"]["status"], noncited["2101.00002"]["status"]) == (
+        "unscored", "ok")
+    one, two = rows(out)["2101.00001"], rows(out)["2101.00002"]
+    assert (one["n_extraction_unscored"], one["n_cited"], one["n_noncited"]) == (1, 7, 0)
+    assert (two["n_extraction_unscored"], two["n_cited"]) == (1, 0)
+    assert two["cited_match_rate"] is None
+    server.default = route                              # the endpoint is back: asked again
+    n = len(server.requests)
+    again = run_reportbench(config(out, corpus_dir, statements=True), factory, outcome=True)
+    extraction = [b for b in server.requests[n:]
+                  if "Identify every statement that cites" in user_text(b)
+                  or "Already cited statements" in user_text(b)]
+    # the failed cited one, the unscored non-cited one, and the non-cited one of the report
+    # whose cited reply failed: it was asked with no cited statements, now with its one
+    assert len(extraction) == 3
+    assert sum("Adam combines momentum" in user_text(b) for b in extraction) == 2
+    assert again.exit_code == 0
+    assert rows(out)["2101.00001"]["n_noncited"] == 4
+    assert rows(out)["2101.00002"]["cited_match_rate"] == 1.0

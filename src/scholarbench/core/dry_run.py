@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 from scholarbench.core.args import run_params
 from scholarbench.core.epochs import check_epochs, expand as each_epoch
-from scholarbench.core.judge_stage import on_file, panel_of, plan
+from scholarbench.core.judge_stage import collect, on_file, panel_of, plan
 from scholarbench.core.judging import identities
 from scholarbench.core.lookup import resolve_agent
 from scholarbench.core.planning import PlannedCalls, benchmark_plan, expand, plan_lines
@@ -31,15 +31,27 @@ def unasked(bench: Any, subtask: str, samples: Sequence[Any],
             generated: dict[str, dict[str, Any]], run: Any, judges: Sequence[Any],
             k: int) -> list[PlannedCalls]:
     """A re-score's requests of the engine's judge stage, per item and judge: exactly those
-    whose verdict is not on file (`core.judge_stage.plan`, the object the run executes)."""
+    whose verdict is not on file (`core.judge_stage.plan`, the object the run executes). An
+    item that `needs` earlier ones is exact only when every request of those is on file (the
+    run then reads the same verdicts); else at most its requests as the verdicts on file make
+    them (the earlier replies it reads are not known yet)."""
     out = []
+    known: dict[str, Any] = {}          # item → its verdicts, when all of them are on file
     for item in bench.judged_items(subtask):
         done = on_file(run, item)
         asked, repeats = panel_of(item, judges, k)
+        exact = all(n in known for n in item.needs)
+        planned = plan(item, samples, generated, asked, repeats, known)
+        if exact and all(p.key in done for p in planned):
+            known[item.name] = collect(item, planned, done)
         for judge in asked:
-            keys = {p.key for p in plan(item, samples, generated, [judge], repeats)}
+            keys = {p.key for p in planned if p.judge == judge}
             out.append(PlannedCalls(item.name, judge.role, calls=len(keys - set(done)),
                                     basis="requests whose verdict is not on file",
+                                    model=judge.model) if exact else
+                       PlannedCalls(item.name, judge.role, bound=len(keys),
+                                    basis=f"at most its requests: the replies of "
+                                    f"{', '.join(item.needs)} it reads are not on file",
                                     model=judge.model))
     return out
 

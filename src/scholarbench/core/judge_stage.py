@@ -72,6 +72,9 @@ class JudgedItem:
     # `llm.structured.ask_json` with `validate` and `schema`
     panel: bool = True              # False: only the panel's first judge, once (no repeats) —
                                     # an extraction every later judgement must share
+    needs: tuple[str, ...] = ()     # earlier items whose verdicts this one's requests read:
+                                    # then `requests(sample, record, earlier)`, `earlier` their
+                                    # `Verdicts` by name (a later step of one protocol)
 
     @property
     def file(self) -> str:
@@ -103,14 +106,25 @@ class PlannedRequest:
     key: str
 
 
+def requests_of(item: JudgedItem, sample: Any, record: dict[str, Any] | None,
+                earlier: dict[str, "Verdicts"] | None = None) -> Sequence[JudgeRequest]:
+    """One sample's requests of `item`; an item that `needs` earlier ones reads their verdicts
+    (`earlier`; one not given reads as no verdict)."""
+    if not item.needs:
+        return item.requests(sample, record)
+    given = earlier or {}
+    return item.requests(sample, record, {n: given.get(n) or Verdicts(n) for n in item.needs})
+
+
 def plan(item: JudgedItem, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
-         judges: Sequence[JudgeIdentity], repeats: int) -> list[PlannedRequest]:
+         judges: Sequence[JudgeIdentity], repeats: int,
+         earlier: dict[str, "Verdicts"] | None = None) -> list[PlannedRequest]:
     """Every request of `item` for the answered, scorable samples, per judge and repeat."""
     out = []
     for sample in samples:
         if sample.unscorable is not None:
             continue
-        for request in item.requests(sample, generated.get(sample.id)):
+        for request in requests_of(item, sample, generated.get(sample.id), earlier):
             for judge in judges:
                 for k in range(repeats):
                     out.append(PlannedRequest(sample.id, request, judge, k,
@@ -193,14 +207,16 @@ def panel_of(item: JudgedItem, judges: Sequence[Any], repeats: int
 
 def judge_stage(run: RunDir, item: JudgedItem, samples: Sequence[Any],
                 generated: dict[str, dict[str, Any]], models: Any, *, id_key: str = "id",
-                progress: bool = True) -> Verdicts:
-    """Ask what is not on file, write each verdict as it comes, return them all."""
+                progress: bool = True, earlier: dict[str, Verdicts] | None = None
+                ) -> Verdicts:
+    """Ask what is not on file, write each verdict as it comes, return them all (`earlier`:
+    the verdicts of the items this one `needs`)."""
     from tqdm import tqdm                     # the progress bar: not needed to import this
     clients, repeats = panel_of(item, [client_of(j) for j in models.judges()],
                                 int(getattr(models, "judge_samples", 1) or 1))
     idents = identities(clients)
     by_fp = {i.fingerprint: c for i, c in zip(idents, clients)}
-    planned = plan(item, samples, generated, idents, repeats)
+    planned = plan(item, samples, generated, idents, repeats, earlier)
     done = on_file(run, item)
     todo = list({p.key: p for p in planned if p.key not in done}.values())
     before = {fp: usage_snapshot(c) for fp, c in by_fp.items()}
@@ -290,7 +306,8 @@ def judge_seeds(judge: dict[str, Any], repeats: int) -> list[int | None]:
 
 
 def recorded(run: RunDir, item: JudgedItem, samples: Sequence[Any],
-             generated: dict[str, dict[str, Any]]) -> Verdicts | None:
+             generated: dict[str, dict[str, Any]],
+             earlier: dict[str, Verdicts] | None = None) -> Verdicts | None:
     """The verdicts on file of the judges and repeats the manifest's `judged.<item>` names,
     asking nothing (a re-score that reads its judgements); None when it names none or another
     prompt version."""
@@ -300,11 +317,11 @@ def recorded(run: RunDir, item: JudgedItem, samples: Sequence[Any],
     judges = [JudgeIdentity(j["label"], j["role"], j["model"], j.get("base_url"),
                             j.get("temperature"), j.get("seed"))
               for j in recorded_judges(entry)]
-    planned = plan(item, samples, generated, judges, int(entry.get("repeats") or 1))
+    planned = plan(item, samples, generated, judges, int(entry.get("repeats") or 1), earlier)
     return collect(item, planned, read_stage(run.file(item.file), "key").records)
 
 
 __all__ = ["JudgeRequest", "JudgedItem", "PlannedRequest", "Verdicts", "collect", "data_block",
            "judge_model_id", "judge_seeds", "judge_stage", "judged_entry", "on_file",
            "panel_of", "plan",
-           "recorded", "recorded_judges", "verdict_key"]
+           "recorded", "requests_of", "recorded_judges", "verdict_key"]

@@ -31,9 +31,11 @@ def score_samples(bench: Benchmark, samples: Sequence[Sample],
     `judged_items` (every judge of `models`' panel, K times), `prepare_scoring`, then
     `score_sample` one sample at a time."""
     files = bench.stages(samples, generated, run_dir)
-    verdicts = {item.name: judge_stage(run_dir, item, samples, generated, models,
-                                       id_key=bench.id_key, progress=progress)
-                for item in bench.judged_items(manifest.get("mode"))}
+    verdicts: dict[str, Any] = {}          # in order: an item may need those before it
+    for item in bench.judged_items(manifest.get("mode")):
+        verdicts[item.name] = judge_stage(run_dir, item, samples, generated, models,
+                                          id_key=bench.id_key, progress=progress,
+                                          earlier=verdicts)
     ctx = ScoreContext(manifest, {f: run_dir.stage(f, bench.id_key).records for f in files},
                        verdicts, run_dir=run_dir, models=models, progress=progress)
     bench.prepare_scoring(samples, generated, ctx)

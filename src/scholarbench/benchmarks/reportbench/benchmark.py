@@ -40,9 +40,10 @@ from scholarbench.benchmarks.reportbench.data import (load_recorded_tasks, load_
 from scholarbench.benchmarks.reportbench.refscore import HiddenSurvey
 from scholarbench.benchmarks.reportbench.replay import ReplayReports
 from scholarbench.benchmarks.reportbench.run_scoring import (JUDGED, SCORER, prepare_scoring,
-                                                             statements_on)
+                                                             statement_config, statements_on)
 from scholarbench.benchmarks.reportbench.llm_titles import LLMTitleExtractor
 from scholarbench.benchmarks.reportbench.samples import make_sample
+from scholarbench.benchmarks.reportbench.statement_items import statement_items
 from scholarbench.benchmarks.reportbench.title_item import title_item
 from scholarbench.benchmarks.reportbench.scoring import open_corpus
 from scholarbench.benchmarks.reportbench.summary import format_summary, summary_blocks
@@ -320,12 +321,17 @@ class ReportBench(Benchmark):
         return title_item(extractor, lambda: self.scoring_corpus(self._data))
 
     def judged_items(self, subtask: str | None) -> tuple[Any, ...]:
-        """The LLM titles (`--llm-titles`) when this invocation asks a judge: a run, or
-        `score RUN_DIR --with-judge` (a plain re-score reads the verdicts on file)."""
-        if self.options.get("llm_titles") and (self._judge is not None
-                                               or self.options.get("with_judge")):
-            return (self.titles_item(),)
-        return ()
+        """When this invocation asks a judge (a run, or `score RUN_DIR --with-judge`; a plain
+        re-score reads what is on file): the LLM titles (`--llm-titles`), then the statement
+        extraction (`statement_items`, with statements judged)."""
+        if self._judge is None and not self.options.get("with_judge"):
+            return ()
+        items: tuple[Any, ...] = ()
+        if self.options.get("llm_titles"):
+            items += (self.titles_item(),)
+        if statements_on(self.options):
+            items += statement_items(statement_config(self))
+        return items
 
     def asks_judge(self, subtask: str, rescore: bool = False) -> bool:
         """Statements and LLM titles ask the judge role; a re-score with `--with-judge` the
@@ -350,9 +356,10 @@ class ReportBench(Benchmark):
             out.append(planned_item_calls(self.titles_item(), samples, None))
         if statements:
             votes = int(opts.get("samples") or 3)
-            out += [PlannedCalls("score", panel=False, basis="extraction: 2 per 16,384-character "
-                                 "chunk of each report (cited, non-cited statements)"),
-                    PlannedCalls("score", panel=False, basis="cited: 2 per cited (statement, "
+            if generated is None:
+                out += [planned_item_calls(item, samples, None)
+                        for item in statement_items(statement_config(self))]
+            out += [PlannedCalls("score", panel=False, basis="cited: 2 per cited (statement, "
                                  "work) pair with a source text (passage, consistency)"),
                     PlannedCalls("score", basis=f"non-cited: {votes} votes (--samples) per "
                                  "non-cited statement, of each vote judge")]

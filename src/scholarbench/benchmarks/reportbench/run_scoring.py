@@ -1,9 +1,12 @@
 """`ReportBench.prepare_scoring`: the scorer of one run, built from the run's options and
 models, and the judged steps of every answer (LLM titles, statements) run once before any row.
 
-The LLM titles are the engine's judged item `titles` (`title_item`; the panel's first judge,
-asked by the engine's judge stage before this, in a run or `score RUN_DIR --with-judge`; a
-plain re-score reads the verdicts on file). The statements' judge (`ReportBench.scoring_judge`):
+The LLM titles and the statement extraction are the engine's judged items (`titles`:
+`title_item`; `cited_statements`, `noncited_statements`: `statement_items`), the panel's
+first judge's, asked by the engine's judge stage before this, in a run or `score RUN_DIR
+--with-judge` (a plain re-score reads the titles on file and replays statements.jsonl). The
+statements' judge (`ReportBench.scoring_judge`), which checks the cited pairs and votes on the
+non-cited statements:
 - in a run (`run reportbench`), the judge role bound before the run started, when
   `--statements` or `--llm-titles` is on;
 - `score RUN_DIR --with-judge`: the judge role (--judge, else the configured default);
@@ -32,6 +35,7 @@ from scholarbench.benchmarks.reportbench.llm_titles import LLMTitleExtractor
 from scholarbench.benchmarks.reportbench.title_item import NAME as TITLES_ITEM, EngineTitles
 from scholarbench.core.judge_stage import recorded
 from scholarbench.benchmarks.reportbench.sources import CorpusEvidence, NoEvidence, SourceLookup
+from scholarbench.benchmarks.reportbench.statement_extraction import CITED, NONCITED
 from scholarbench.benchmarks.reportbench.statement_panel import StatementPanel
 from scholarbench.benchmarks.reportbench.statement_prompts import PROMPT_SETS
 from scholarbench.benchmarks.reportbench.statements import StatementConfig, StatementJudge
@@ -74,7 +78,9 @@ def make_scorer(bench: Any, samples: Sequence[Any], ctx: Any, judge: Any, corpus
             stmt_judge = statement_judge(bench, judge, corpus, allow_network,
                                          *panel_of(ctx.models, judge))
             identity = stmt_judge.identity()
-        stmt = RecordedStatements(stmt_judge, identity, run, corpus_sha, llm_titles)
+        extracted = {k: ctx.verdicts[k] for k in (CITED, NONCITED) if k in ctx.verdicts}
+        stmt = RecordedStatements(stmt_judge, identity, run, corpus_sha, llm_titles,
+                                  (extracted or None) if stmt_judge is not None else None)
     return Scorer(gt=load_ground_truth(Path(gt_dir)), corpus=corpus,
                   tasks={s.id: s.task.native.task for s in samples},
                   match=opts.get("match") or "exact",
@@ -148,6 +154,18 @@ def record_panel(manifest: dict[str, Any], judge: Any) -> None:
     manifest["judge"] = {"samples": judge.samples, "panel": judge.panel()}
 
 
+def statement_config(bench: Any) -> StatementConfig:
+    """The statements' settings: the API's `bench.statement_config`, else from the options
+    (`samples`, `statement_prompts`)."""
+    opts = bench.options
+    prompt_set = opts.get("statement_prompts") or "v1"
+    if prompt_set not in PROMPT_SETS:
+        raise ScholarbenchError(f"unknown statement prompts {prompt_set!r}; use "
+                                f"{' or '.join(PROMPT_SETS)}")
+    return bench.statement_config or StatementConfig(samples=int(opts.get("samples") or 3),
+                                                     prompt_set=prompt_set)
+
+
 def statement_judge(bench: Any, judge: Any, corpus: Any, allow_network: bool,
                     judges: Sequence[Any] = (), samples: int = 1) -> Any:
     """The statement judge: `StatementJudge` for one judge asked once (as always), else a
@@ -156,12 +174,7 @@ def statement_judge(bench: Any, judge: Any, corpus: Any, allow_network: bool,
     evidence = opts.get("evidence") or "corpus"
     tool = bench.evidence_tool or (CorpusEvidence(corpus) if evidence == "corpus"
                                    and corpus is not None else NoEvidence())
-    prompt_set = opts.get("statement_prompts") or "v1"
-    if prompt_set not in PROMPT_SETS:
-        raise ScholarbenchError(f"unknown statement prompts {prompt_set!r}; use "
-                                f"{' or '.join(PROMPT_SETS)}")
-    config = bench.statement_config or StatementConfig(samples=int(opts.get("samples") or 3),
-                                                       prompt_set=prompt_set)
+    config = statement_config(bench)
     panel = list(judges) or [judge]
     votes = panel[1:] + [c for c in bench.vote_judges if all(c is not p for p in panel)]
     base = StatementJudge(judge, lookup=SourceLookup(corpus, allow_network=allow_network),

@@ -8,7 +8,8 @@ steps: its references with LLM titles, its statements. Then per survey (`Scorer.
   `llm_titles` is on — and scored against the survey's ground truth
   (`refscore.score_references`: ref_precision, ref_recall, ref_count; the hidden survey never
   matches);
-- with statements, the cited / non-cited statement metrics (`statements.StatementJudge`);
+- with statements, the cited / non-cited statement metrics (`statements.StatementJudge`, over
+  the statements the engine extracted: `statement_items`);
 - the leakage audit (`leakage.suspected_leak`, docs/leakage.md): `suspected_leak` when the
   references or the text hold what only the survey could give (a flag, no score changes).
 
@@ -42,6 +43,7 @@ from scholarbench.benchmarks.reportbench.measures import keys
 from scholarbench.benchmarks.reportbench.metrics import reference_scores
 from scholarbench.benchmarks.reportbench.refscore import (HiddenSurvey, references_for,
                                                           score_references)
+from scholarbench.benchmarks.reportbench.statement_extraction import EngineExtraction
 from scholarbench.benchmarks.reportbench.statements import (STATEMENT_RATES, not_judged_row,
                                                             statement_row)
 from scholarbench.references.resolve import ExtractedTitle
@@ -116,12 +118,15 @@ class RecordedTitles(TitleCounting):
 
 
 class RecordedStatements:
-    """The statement judge with its per-report records kept in statements.jsonl."""
+    """The statement judge with its per-report records kept in statements.jsonl; the
+    statements it judges are those the engine's judge stage extracted (`extracted`: the
+    verdicts of `statement_items`, by item name; None: the judge extracts them itself)."""
 
     def __init__(self, judge: Any, identity: Any, run: Any, corpus_sha: str | None,
-                 llm_titles: bool) -> None:
+                 llm_titles: bool, extracted: dict[str, Any] | None = None) -> None:
         self.judge, self.identity, self.run = judge, identity, run
         self.corpus_sha, self.llm_titles = corpus_sha, llm_titles
+        self.extracted = extracted
         self.records = run.stage(STATEMENTS).records
 
     def row(self, survey: str, report: str, refs: Sequence[Any]) -> dict[str, Any]:
@@ -136,7 +141,8 @@ class RecordedStatements:
         if self.judge is None:
             return not_judged_row("not judged (no judge: score RUN_DIR --with-judge)")
         try:
-            result = self.judge.judge_report(report, refs)
+            result = self.judge.judge_report(report, refs, None if self.extracted is None
+                                             else EngineExtraction(self.extracted, survey))
             record = {"id": survey, "fingerprint": fp, **result.to_record()}
         except Exception as exc:   # never let one report stop the scoring; redone next time
             record = {"id": survey, "fingerprint": None, "error":

@@ -2,8 +2,8 @@
 repeated, `--judge-samples K`; docs/reportbench.md §11, docs/judges.md).
 
 Who does what:
-- extraction of the cited and non-cited statements, linking and source lookup: the FIRST judge,
-  once — so every judge rates the same statement items;
+- extraction of the cited and non-cited statements (in a run the engine's judged items,
+  `statement_items`), linking and source lookup: the FIRST judge, once — so every judge rates the same statement items;
 - cited pairs: every judge, every repeat, runs the passage step and the consistency judge on
   every reachable pair (repeat r > 0 asks with seed `seed + r`: its own cache key);
 - non-cited statements: the panel is the paper's voters — every judge (then any API
@@ -187,8 +187,9 @@ class StatementPanel:
         return self.base._check(fresh, refs[unit.ref] if unit.ref is not None else None,
                                 client, seed)
 
-    def judge_report(self, report: str, refs: Sequence[Any]) -> StatementResult:
-        result = self.base.judge_report(report, refs)
+    def judge_report(self, report: str, refs: Sequence[Any], extractor: Any = None
+                     ) -> StatementResult:
+        result = self.base.judge_report(report, refs, extractor)
         if self.single:
             return result
         refs = list(refs)

@@ -5,6 +5,11 @@ Every model call here is the JUDGE role's (the paper uses gpt-4o for extraction,
 selection and consistency, and web-connected judges for the vote); with the default prompts the
 report is quoted data in every prompt (`llm_common.quote`).
 
+In a run and `score RUN_DIR --with-judge` the two extraction steps are the engine's judged
+items (`statement_items`; `judge_report` reads their verdicts through a
+`statement_extraction.EngineExtraction`); on files and used on its own, `StatementJudge` asks
+them itself (`statement_extraction.DirectExtraction`, the same requests).
+
 Cited statements (three stages, as the paper):
 1. Extraction (A.2.1, ``cited_statements_v1``): the report is cut into chunks
    (`llm_common.split_report`, 16,384 characters, upstream's BLOCK_SIZE) and each chunk gives
@@ -82,6 +87,8 @@ from scholarbench.benchmarks.reportbench.statement_replies import (  # noqa: F40
 from scholarbench.benchmarks.reportbench.sources import (EvidenceTool, NoEvidence, SourceLookup,
                                                          SourceText, Unreachable, render_evidence,
                                                          render_passages, select_passages)
+from scholarbench.benchmarks.reportbench.statement_extraction import (DirectExtraction,
+                                                                      Extraction)
 from scholarbench.benchmarks.reportbench.statement_prompts import PROMPT_SETS, PromptSet
 from scholarbench.benchmarks.reportbench.statement_rows import (  # noqa: F401  (re-exported)
     STATEMENT_COUNTS, STATEMENT_RATES, aggregate_statement_rows, format_statement_summary,
@@ -283,29 +290,6 @@ class StatementJudge:
                                 thread_name_prefix="reportbench-judge") as pool:
             return list(pool.map(fn, items))
 
-    # -- stage 1: extraction --
-    def _extract_cited(self, chunk: str) -> tuple[list[tuple[str, str]] | None, int, str | None]:
-        outcome = ask_json(self.judge, self.prompts.messages("cited", report=chunk),
-                           validate=parse_cited, schema=CITED_SCHEMA, name="cited_statements",
-                           constrain=self.prompts.quoted,
-                           max_tokens=self.config.extract_max_tokens)
-        if not outcome.ok:
-            return None, 0, outcome.unscored
-        pairs, dropped = outcome.value
-        return pairs, dropped, None
-
-    def _extract_noncited(self, chunk: str, cited: list[str]
-                          ) -> tuple[list[str] | None, int, str | None]:
-        outcome = ask_json(self.judge, self.prompts.messages("noncited", report=chunk,
-                                                             cited_statements=cited),
-                           validate=parse_noncited, schema=NONCITED_SCHEMA,
-                           name="noncited_statements", constrain=self.prompts.quoted,
-                           max_tokens=self.config.extract_max_tokens)
-        if not outcome.ok:
-            return None, 0, outcome.unscored
-        found, dropped = outcome.value
-        return found, dropped, None
-
     # -- stage 2/3: one (statement, reference) pair --
     def _check(self, unit: CitedUnit, ref: Reference | None, client: Any = None,
                seed: int | None = None) -> CitedUnit:
@@ -388,26 +372,35 @@ class StatementJudge:
                                [e.source for e in found])
 
     # -- a whole report --
-    def judge_report(self, report: str, refs: Sequence[Reference]) -> StatementResult:
+    def extraction(self) -> DirectExtraction:
+        """The extraction asked of the judge now (a run reads the engine's verdicts instead:
+        `statement_extraction.EngineExtraction`)."""
+        return DirectExtraction(self.judge, self.prompts, self.config.extract_max_tokens)
+
+    def judge_report(self, report: str, refs: Sequence[Reference],
+                     extractor: Extraction | None = None) -> StatementResult:
+        """One report's statements: extracted per chunk by `extractor` (default: asked of the
+        judge now), then checked and voted on here."""
         cfg = self.config
+        extract = extractor or self.extraction()
         chunks = split_report(report, cfg.chunk_chars)
         index = CitationIndex(refs)
         extraction: dict[str, Any] = {"chunks": len(chunks), "cited_unscored": [],
                                       "noncited_unscored": [], "n_items_dropped": 0,
                                       "n_duplicate_pairs": 0, "n_citations_unlinked": 0}
-        cited_by_chunk = self._map(self._extract_cited, chunks)
+        cited_by_chunk = self._map(lambda c: extract.cited(c, chunks[c]), range(len(chunks)))
         units: list[CitedUnit] = []
         refs_of: list[Reference | None] = []
         seen: set[tuple[str, int | None, str]] = set()
         chunk_cited: list[list[str]] = []
-        for c, (pairs, dropped, problem) in enumerate(cited_by_chunk):
-            extraction["n_items_dropped"] += dropped
-            if problem is not None:
-                extraction["cited_unscored"].append({"chunk": c, "reason": problem})
+        for c, found in enumerate(cited_by_chunk):
+            extraction["n_items_dropped"] += found.dropped
+            if found.problem is not None:
+                extraction["cited_unscored"].append({"chunk": c, "reason": found.problem})
                 chunk_cited.append([])
                 continue
-            chunk_cited.append([s for s, _ in pairs])
-            for statement, citation in pairs:
+            chunk_cited.append([s for s, _ in found.items])
+            for statement, citation in found.items:
                 linked = index.link(citation)
                 if not linked:
                     extraction["n_citations_unlinked"] += 1
@@ -426,16 +419,16 @@ class StatementJudge:
             return result
         if not self.prompts.quoted:   # upstream: the whole report's cited statements, every chunk
             chunk_cited = [[s for one in chunk_cited for s in one]] * len(chunks)
-        noncited_by_chunk = self._map(lambda c: self._extract_noncited(*c),
-                                      list(zip(chunks, chunk_cited)))
+        noncited_by_chunk = self._map(lambda c: extract.noncited(c, chunks[c], chunk_cited[c]),
+                                      range(len(chunks)))
         known = {_norm_statement(u.statement) for u in checked}
         statements: list[str] = []
-        for c, (found, dropped, problem) in enumerate(noncited_by_chunk):
-            extraction["n_items_dropped"] += dropped
-            if problem is not None:
-                extraction["noncited_unscored"].append({"chunk": c, "reason": problem})
+        for c, found in enumerate(noncited_by_chunk):
+            extraction["n_items_dropped"] += found.dropped
+            if found.problem is not None:
+                extraction["noncited_unscored"].append({"chunk": c, "reason": found.problem})
                 continue
-            for statement in found or []:
+            for statement in found.items:
                 norm = _norm_statement(statement)
                 if norm and norm not in known:
                     known.add(norm)
