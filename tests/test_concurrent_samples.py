@@ -37,13 +37,14 @@ def _items(path: Path, n: int = N_ITEMS) -> Path:
 
 def _reply(body: dict) -> Step:
     """Per sample: a different subset of its gold (so scores differ by sample) and a different
-    delay (so samples finish out of order when run at once)."""
+    delay (so samples finish out of order when run at once), at least 50 ms (so that 16 samples
+    at once overlap at the server even on a loaded machine: with 0–30 ms, CI once saw 4)."""
     prompt = body["messages"][-1]["content"]
     topic = prompt.removeprefix("Name papers on ").rstrip(".")
     i, h = int(topic.split()[-1]), _digest(prompt)
     picked = [f"paper {i}-{j}" for j in range(3) if (h >> j) & 1] + [f"noise {h % 97}"]
     return Step(text="\n".join(f"{k}. {t}" for k, t in enumerate(picked, 1)),
-                delay=0.005 * (h % 7))
+                delay=0.05 + 0.005 * (h % 7))
 
 
 @pytest.fixture()
