@@ -84,16 +84,22 @@ def _cells(board: Board, entry: Entry, keys: Sequence[str]) -> tuple[list[str], 
     return cells, [values[k] for k in keys]
 
 
+def _entry_rows(board: Board, keys: tuple[str, ...]) -> list[Row]:
+    """One row per ranked entry: its rank, submission and run, agent, then `keys`' cells."""
+    rows = []
+    for entry in board.entries:
+        cells, values = _cells(board, entry, keys)
+        rows.append(Row("ours", (f"{entry.rank}. {entry.submission} · {entry.run}",
+                                 entry.agent, *cells), tuple(values),
+                        source=f"{entry.submission}/{entry.run}"))
+    return rows
+
+
 def board_table(board: Board) -> Table:
     """The ranked table: one row per entry, then the paper's published rows after a rule."""
     header = ("entry", "agent", f"{board.label} (mean)", "95% low", "95% high", "n",
               "gap to next", "gap 95% low", "gap 95% high")
-    rows = []
-    for entry in board.entries:
-        cells, values = _cells(board, entry, RANK_KEYS)
-        rows.append(Row("ours", (f"{entry.rank}. {entry.submission} · {entry.run}",
-                                 entry.agent, *cells), tuple(values),
-                        source=f"{entry.submission}/{entry.run}"))
+    rows = _entry_rows(board, RANK_KEYS)
     if board.published:
         rows.append(Row("separator", ("Published in the paper (on the same scale as ours): "
                                       "its own data, agents and scoring; transcribed, not "
@@ -117,12 +123,7 @@ def more_table(board: Board) -> Table:
                                                      else " (tokens)"),
               "suspected leak", f"{board.label} without leaked", "suspected injection",
               f"{board.label} without flagged", "judges' α (judges)")
-    rows = []
-    for entry in board.entries:
-        cells, values = _cells(board, entry, MORE_KEYS)
-        rows.append(Row("ours", (f"{entry.rank}. {entry.submission} · {entry.run}",
-                                 entry.agent, *cells), tuple(values),
-                        source=f"{entry.submission}/{entry.run}"))
+    rows = _entry_rows(board, MORE_KEYS)
     notes = ("Cost: every model call the run made, per sample (docs/cost.md); (front): on the "
              "Pareto front of the plot below.",
              "Without leaked / without flagged: the mean without the samples suspected of "
