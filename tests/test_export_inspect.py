@@ -347,18 +347,11 @@ def test_the_endpoint_agents_calls_are_model_events_and_its_conversation_the_mes
     chat call is a ModelEvent in order (messages sent, reply, tool calls, tokens, seconds),
     the last call's conversation and reply are the sample's messages, its usage and cost are
     the generate record's, and the log's cost is summary.json's."""
-    from fake_openai import FakeOpenAI
-    from test_tools_endpoint import ANSWER, QUERIES, _script
+    from test_tools_endpoint import ANSWER, QUERIES
+    from test_transcripts import endpoint_tool_run
     from inspect_ai.event import InfoEvent, ModelEvent
-    fake = FakeOpenAI(default=_script).start()
-    run = tmp_path / "endpoint"
-    try:
-        assert main(["run", "researcharena", "--task", "discovery", "--agent", "endpoint",
-                     "--tools", "--model", "fake-model", "--base-url", fake.base_url,
-                     "--no-llm-cache", "--corpus", str(corpus_dir), "--out", str(run),
-                     "--quiet", "--max-samples", "1", "--price", "fake-model=1000/2000"]) == 0
-    finally:
-        fake.stop()
+    run = endpoint_tool_run(tmp_path, corpus_dir, capsys, "--price", "fake-model=1000/2000",
+                            name="endpoint")
     kept = {r["id"]: r for r in _lines(run / "transcripts.jsonl")}
     generated = {r["id"]: r for r in _lines(run / "generate.jsonl")}
     summary = _json(run / "summary.json")

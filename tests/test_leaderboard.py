@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import io
 import json
 import os
 import tarfile
@@ -29,7 +28,7 @@ from scholarbench.leaderboard.board import Listed, build_boards
 from scholarbench.leaderboard.site import board_page
 from scholarbench.report.sections.base import load_report_run
 from scholarbench.submission import MANIFEST
-from test_pack_verify import Env, _relevant
+from test_pack_verify import Env, _relevant, _write
 from test_report_browser import browser  # noqa: F401  (the Chromium client, as a fixture)
 from test_report_html import taxo_runs  # noqa: F401
 
@@ -67,14 +66,6 @@ def site(tmp_path_factory):
     env.built = built
     yield env
     judge.stop()
-
-
-def _write(path: Path, members: dict[str, bytes]) -> None:
-    with tarfile.open(path, "w:gz") as tar:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
 
 
 def _summary(env: Env, run: str) -> dict:

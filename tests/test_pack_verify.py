@@ -164,7 +164,7 @@ def test_pack_refuses_an_incomplete_run_unless_asked(env, monkeypatch):
 
 def test_pack_refuses_a_member_holding_a_known_secret(env, monkeypatch):
     import shutil
-    secret = "sk-verysecretkey0123456789"
+    secret = "test-only-secret-" + "0123456789"     # a made-up value, named a key
     shutil.copytree(env.tmp / "runs/toy", env.tmp / "runs/leaky")
     answers = env.tmp / "runs/leaky/generate.jsonl"
     answers.write_text(answers.read_text().replace("GCN", secret))

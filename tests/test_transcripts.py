@@ -20,15 +20,16 @@ from scholarbench.llm.transcript import Transcript, note, transcript_scope
 S = "arxiv:2106.00100"
 
 
-def endpoint_tool_run(tmp_path, corpus_dir, capsys):
-    """A ResearchArena run of the endpoint agent with tools against the scripted endpoint."""
+def endpoint_tool_run(tmp_path, corpus_dir, capsys, *extra: str, name: str = "run"):
+    """A ResearchArena run of the endpoint agent with tools against the scripted endpoint
+    (two searches, then the answer) into tmp_path/name; `extra`: more `run` flags."""
     fake = FakeOpenAI(default=_script).start()
-    out = tmp_path / "run"
+    out = tmp_path / name
     try:
         assert main(["run", "researcharena", "--task", "discovery", "--agent", "endpoint",
                      "--tools", "--model", "fake-model", "--base-url", fake.base_url,
                      "--no-llm-cache", "--corpus", str(corpus_dir), "--out", str(out),
-                     "--quiet", "--max-samples", "1"]) == 0, capsys.readouterr().err
+                     "--quiet", "--max-samples", "1", *extra]) == 0, capsys.readouterr().err
     finally:
         fake.stop()
     return out
