@@ -43,11 +43,26 @@ class JudgeRequest:
     messages: tuple[dict[str, str], ...]
     expect: Any = None      # what the item's own `ask` needs to read the reply (how many
                             # labels it must list); not part of the key: the messages say it
+    seed: int | None = None     # this request's own seed, for every judge (a vote i of N:
+                                # i), repeat r asking `seed + r·seed_step`; None: the judge's
+    seed_step: int = 0          # repeat seed (`metrics.judge_panel.repeat_seed`)
+    temperature: float | None = None    # this request's own sampling temperature
 
     @property
     def input_hash(self) -> str:
-        text = json.dumps(list(self.messages), sort_keys=True, ensure_ascii=False)
+        """sha256 of the messages (and of the request's own seed and temperature when it has
+        them: two votes on one statement are two requests)."""
+        own = {k: v for k, v in (("seed", self.seed), ("seed_step", self.seed_step),
+                                 ("temperature", self.temperature)) if v}
+        text = json.dumps(list(self.messages) + ([own] if own else []), sort_keys=True,
+                          ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def seed_for(self, client: Any, repeat: int) -> int | None:
+        """The seed repeat `repeat` of `client` asks this request with."""
+        if self.seed is None:
+            return repeat_seed(client, repeat)
+        return self.seed + repeat * self.seed_step
 
 
 @dataclass(frozen=True)
@@ -75,6 +90,8 @@ class JudgedItem:
     needs: tuple[str, ...] = ()     # earlier items whose verdicts this one's requests read:
                                     # then `requests(sample, record, earlier)`, `earlier` their
                                     # `Verdicts` by name (a later step of one protocol)
+    voters: tuple[Any, ...] = ()    # clients that answer this item besides the panel (the
+                                    # API's extra vote judges of ReportBench), once each
 
     @property
     def file(self) -> str:
@@ -214,6 +231,7 @@ def judge_stage(run: RunDir, item: JudgedItem, samples: Sequence[Any],
     from tqdm import tqdm                     # the progress bar: not needed to import this
     clients, repeats = panel_of(item, [client_of(j) for j in models.judges()],
                                 int(getattr(models, "judge_samples", 1) or 1))
+    clients += [c for c in item.voters if all(c is not k for k in clients)]
     idents = identities(clients)
     by_fp = {i.fingerprint: c for i, c in zip(idents, clients)}
     planned = plan(item, samples, generated, idents, repeats, earlier)
@@ -225,11 +243,12 @@ def judge_stage(run: RunDir, item: JudgedItem, samples: Sequence[Any],
 
     def ask(p: PlannedRequest) -> dict[str, Any]:
         client = by_fp[p.judge.fingerprint]
-        seed = repeat_seed(client, p.repeat)
+        seed = p.request.seed_for(client, p.repeat)
+        own = {} if p.request.temperature is None else {"temperature": p.request.temperature}
         with sample_scope() as used, transcript_scope(JUDGE_TEXT) as exchange:   # its cost
             outcome = (item.ask(client, p.request, seed) if item.ask is not None  # and calls
                        else ask_json(client, list(p.request.messages), validate=item.validate,
-                                     schema=item.schema, name=item.name, seed=seed))
+                                     schema=item.schema, name=item.name, seed=seed, **own))
         record: dict[str, Any] = {"key": p.key, id_key: p.sample, "subject": p.request.subject,
                                   "judge": p.judge.label, "fingerprint": p.judge.fingerprint,
                                   "repeat": p.repeat, "prompt": item.prompt_version,

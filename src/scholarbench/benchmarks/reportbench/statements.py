@@ -71,32 +71,30 @@ statements as "already cited"); see `statement_prompts`.
 """
 from __future__ import annotations
 
-import re
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Callable, Sequence
 
-from scholarbench.llm.client import LLMCallError
-from scholarbench.llm.structured import ask_json
 from scholarbench.benchmarks.reportbench.citation_index import CitationIndex  # noqa: F401
 from scholarbench.benchmarks.reportbench.llm_common import split_report
 from scholarbench.references.report_refs import Reference
 from scholarbench.benchmarks.reportbench.statement_replies import (  # noqa: F401  (re-exported)
     CITED_SCHEMA, DECISION_SCHEMA, MATCH_SCHEMA, NONCITED_SCHEMA, parse_cited, parse_decision,
     parse_match, parse_noncited)
-from scholarbench.benchmarks.reportbench.sources import (EvidenceTool, NoEvidence, SourceLookup,
-                                                         SourceText, Unreachable, render_evidence,
-                                                         render_passages, select_passages)
+from scholarbench.benchmarks.reportbench.sources import EvidenceTool, NoEvidence, SourceLookup
+from scholarbench.benchmarks.reportbench.statement_checks import (  # noqa: F401  (re-exported)
+    NOT_IN_REPORT, apply_check, ask_check, ask_vote, check_messages, evidence_for, locate,
+    vote_messages, vote_of)
 from scholarbench.benchmarks.reportbench.statement_extraction import (DirectExtraction,
                                                                       Extraction)
 from scholarbench.benchmarks.reportbench.statement_prompts import PROMPT_SETS, PromptSet
 from scholarbench.benchmarks.reportbench.statement_rows import (  # noqa: F401  (re-exported)
     STATEMENT_COUNTS, STATEMENT_RATES, aggregate_statement_rows, format_statement_summary,
     not_judged_row, statement_row)
-from scholarbench.text.normalize import normalize_title
+from scholarbench.benchmarks.reportbench.statement_units import (cited_units,
+                                                                 noncited_statements)
 
 PASSAGE_MODES = ("llm", "bm25")
-NOT_IN_REPORT = "citation not in report"
 
 @dataclass(frozen=True)
 class StatementConfig:
@@ -129,127 +127,11 @@ class StatementConfig:
         return {**asdict(self), "prompts": PromptSet(self.prompt_set).identity(used)}
 
 
-# ---- records -----------------------------------------------------------------------------------
-
-@dataclass
-class CitedUnit:
-    statement: str
-    citation: str
-    ref: int | None                   # index into the report's references
-    status: str = "unscored"          # checked | unreachable | unscored
-    match: bool | None = None
-    reason: str | None = None         # judge's reason, unreachable detail or unscored reason
-    unreachable: str | None = None    # the unreachable kind
-    not_found: bool = False           # the passage step answered NOT_FOUND
-    passage: str | None = None        # what the judge compared the statement with
-    source: dict[str, Any] | None = None
-    attempts: int = 0
-
-
-@dataclass
-class Vote:
-    judge: str
-    sample: int
-    decision: bool | None
-    reason: str | None = None
-    unscored: str | None = None
-    attempts: int = 0
-
-
-@dataclass
-class NonCitedVerdict:
-    statement: str
-    votes: list[Vote] = field(default_factory=list)
-    evidence: list[str] = field(default_factory=list)    # sources of the evidence shown
-
-    @property
-    def n_true(self) -> int:
-        return sum(1 for v in self.votes if v.decision is True)
-
-    @property
-    def n_false(self) -> int:
-        return sum(1 for v in self.votes if v.decision is False)
-
-    @property
-    def outcome(self) -> str:
-        t, f = self.n_true, self.n_false
-        if t + f == 0:
-            return "unscored"
-        return "correct" if t > f else "incorrect" if f > t else "tie"
-
-    @property
-    def confidence(self) -> float | None:
-        t, f = self.n_true, self.n_false
-        return max(t, f) / (t + f) if t + f else None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"statement": self.statement, "outcome": self.outcome, "n_true": self.n_true,
-                "n_false": self.n_false,
-                "n_unscored": sum(1 for v in self.votes if v.decision is None),
-                "confidence": self.confidence, "evidence": self.evidence,
-                "votes": [asdict(v) for v in self.votes]}
-
-
-@dataclass
-class StatementResult:
-    cited: list[CitedUnit] = field(default_factory=list)
-    noncited: list[NonCitedVerdict] = field(default_factory=list)
-    extraction: dict[str, Any] = field(default_factory=dict)
-    panel: Any = None                 # `statement_panel.PanelVerdicts` with a judge panel
-
-    def metrics(self) -> dict[str, Any]:
-        if self.panel is not None:
-            return self.panel.metrics(self)
-        units = self.cited
-        checked = [u for u in units if u.status == "checked"]
-        unreachable = [u for u in units if u.status == "unreachable"]
-        matched = sum(1 for u in checked if u.match)
-        reasons: dict[str, int] = {}
-        for u in unreachable:
-            reasons[u.unreachable or "unknown"] = reasons.get(u.unreachable or "unknown", 0) + 1
-        denom = len(checked) + len(unreachable)
-        outcomes = [v.outcome for v in self.noncited]
-        correct, incorrect, tie = (outcomes.count(k) for k in ("correct", "incorrect", "tie"))
-        ex = self.extraction
-        return {
-            "cited_match_rate": matched / denom if denom else None,
-            "cited_match_rate_checkable": matched / len(checked) if checked else None,
-            "n_cited": len(units), "n_cited_statements": len({u.statement for u in units}),
-            "n_cited_checked": len(checked), "n_cited_matched": matched,
-            "n_cited_not_found": sum(1 for u in checked if u.not_found),
-            "n_cited_unreachable": len(unreachable),
-            "n_cited_unscored": sum(1 for u in units if u.status == "unscored"),
-            "cited_unreachable_reasons": dict(sorted(reasons.items())),
-            "noncited_accuracy": correct / (correct + incorrect) if correct + incorrect else None,
-            "noncited_accuracy_upstream": (correct / (correct + incorrect + tie)
-                                           if correct + incorrect + tie else None),
-            "n_noncited": len(outcomes), "n_noncited_correct": correct,
-            "n_noncited_incorrect": incorrect, "n_noncited_tie": tie,
-            "n_noncited_unscored": outcomes.count("unscored"),
-            "n_votes": sum(len(v.votes) for v in self.noncited),
-            "n_votes_unscored": sum(1 for v in self.noncited for x in v.votes
-                                    if x.decision is None),
-            "n_extraction_unscored": (len(ex.get("cited_unscored", []))
-                                      + len(ex.get("noncited_unscored", []))),
-        }
-
-    def to_record(self) -> dict[str, Any]:
-        return {"metrics": self.metrics(), "extraction": self.extraction,
-                "cited": [asdict(u) for u in self.cited],
-                "noncited": [v.to_dict() for v in self.noncited],
-                **({"panel": self.panel.to_record()} if self.panel is not None else {})}
+from scholarbench.benchmarks.reportbench.statement_records import (  # noqa: F401
+    CitedUnit, NonCitedVerdict, StatementResult, Vote)  # (re-exported)
 
 
 # ---- the pipeline ------------------------------------------------------------------------------
-
-def _source_info(source: SourceText, shown: Sequence[Any]) -> dict[str, Any]:
-    return {"origin": source.origin, "paper_id": source.paper_id, "title": source.title,
-            "url": source.url, "passages": [p.where for p in shown]}
-
-
-def _norm_statement(text: str) -> str:
-    return " ".join(normalize_title(text).split())
-
 
 class StatementJudge:
     """Runs the statement pipeline for reports (one instance per run; thread-safe)."""
@@ -294,78 +176,29 @@ class StatementJudge:
     def _check(self, unit: CitedUnit, ref: Reference | None, client: Any = None,
                seed: int | None = None) -> CitedUnit:
         """`client`, `seed`: another panel judge or repeat (default: the judge, its seed)."""
-        cfg, client = self.config, client or self.judge
-        if ref is None:
-            unit.status, unit.unreachable = "unreachable", NOT_IN_REPORT
-            unit.reason = f"the citation {unit.citation!r} names no reference of the report"
+        source_text = locate(unit, ref, self.lookup, self.config)
+        if source_text is None:
             return unit
-        source = self.lookup.lookup(ref)
-        if isinstance(source, Unreachable):
-            unit.status, unit.unreachable = "unreachable", source.reason
-            unit.reason = source.detail or source.reason
-            return unit
-        shown = select_passages(unit.statement, source.passages, cfg.passages_k,
-                                cfg.source_chars)
-        unit.source = _source_info(source, shown)
-        source_text = render_passages(shown)
-        if cfg.passage == "llm":
-            try:
-                reply = client.complete(
-                    self.prompts.messages("passage", statement=unit.statement,
-                                          source_text=source_text),
-                    max_tokens=cfg.passage_max_tokens, seed=seed)
-            except LLMCallError as exc:
-                unit.status, unit.reason = "unscored", f"passage call failed: {exc}"
-                return unit
-            text = reply.text.strip()
-            unit.attempts += 1
-            if not text:
-                unit.status, unit.reason = "unscored", "empty reply to the passage prompt"
-                return unit
-            if re.fullmatch(r"[\"'`*\s]*NOT[_ ]FOUND[\"'`*.\s]*", text, re.IGNORECASE):
-                unit.status, unit.match, unit.not_found = "checked", False, True
-                unit.reason = "NOT_FOUND: no supporting content in the source"
-                return unit
-            passage = text
-        else:
-            passage = source_text
-        unit.passage = passage
-        outcome = ask_json(client, self.prompts.messages("consistency",
-                                                         statement=unit.statement,
-                                                         source_sentence=passage),
-                           validate=parse_match, schema=MATCH_SCHEMA, name="consistency",
-                           constrain=self.prompts.quoted, max_tokens=cfg.judge_max_tokens,
-                           seed=seed)
-        unit.attempts += outcome.attempts
-        if not outcome.ok:
-            unit.status, unit.reason = "unscored", outcome.unscored
-            return unit
-        unit.status = "checked"
-        unit.match, unit.reason = outcome.value
-        return unit
+        messages = check_messages(self.prompts, self.config, unit.statement, source_text)
+        outcome = ask_check(client or self.judge, self.prompts, self.config, unit.statement,
+                            messages, seed)
+        return apply_check(unit, outcome.value if outcome.ok else None, outcome.unscored,
+                           source_text, outcome.attempts)
 
     # -- non-cited: one vote --
     def _vote(self, job: tuple[int, int, str, str]) -> Vote:
         j, sample, statement, evidence = job
         client = self.voters[j]
-        outcome = ask_json(client, self.prompts.messages("fact_check", statement=statement,
-                                                         evidence_source=self.evidence.name,
-                                                         evidence=evidence),
-                           validate=parse_decision, schema=DECISION_SCHEMA, name="fact_check",
-                           constrain=self.prompts.quoted,
-                           temperature=self.config.vote_temperature, seed=sample,
-                           max_tokens=self.config.judge_max_tokens)
+        outcome = ask_vote(client, self.prompts, self.config,
+                           vote_messages(self.prompts, self.evidence.name, statement, evidence),
+                           sample)
         name = self.names[j] if j < len(self.names) else getattr(client, "model_id",
                                                                   f"judge{j}")
-        if not outcome.ok:
-            return Vote(name, sample, None, unscored=outcome.unscored, attempts=outcome.attempts)
-        decision, reason = outcome.value
-        return Vote(name, sample, decision, reason, attempts=outcome.attempts)
+        return vote_of(name, sample, outcome.value if outcome.ok else None, outcome.unscored,
+                       outcome.attempts)
 
     def _verdict(self, statement: str) -> NonCitedVerdict:
-        found = self.evidence.search(statement, self.config.evidence_k) \
-            if self.config.evidence_k > 0 and self.prompts.shows_evidence() else []
-        rendered = render_evidence(found, self.config.evidence_chars)
+        rendered, found = evidence_for(statement, self.evidence, self.prompts, self.config)
         jobs = [(j, s, statement, rendered) for j in range(len(self.voters))
                 for s in range(self.config.samples * self.repeats)]
         return NonCitedVerdict(statement, [self._vote(job) for job in jobs],
@@ -381,57 +214,15 @@ class StatementJudge:
                      extractor: Extraction | None = None) -> StatementResult:
         """One report's statements: extracted per chunk by `extractor` (default: asked of the
         judge now), then checked and voted on here."""
-        cfg = self.config
         extract = extractor or self.extraction()
-        chunks = split_report(report, cfg.chunk_chars)
-        index = CitationIndex(refs)
-        extraction: dict[str, Any] = {"chunks": len(chunks), "cited_unscored": [],
-                                      "noncited_unscored": [], "n_items_dropped": 0,
-                                      "n_duplicate_pairs": 0, "n_citations_unlinked": 0}
-        cited_by_chunk = self._map(lambda c: extract.cited(c, chunks[c]), range(len(chunks)))
-        units: list[CitedUnit] = []
-        refs_of: list[Reference | None] = []
-        seen: set[tuple[str, int | None, str]] = set()
-        chunk_cited: list[list[str]] = []
-        for c, found in enumerate(cited_by_chunk):
-            extraction["n_items_dropped"] += found.dropped
-            if found.problem is not None:
-                extraction["cited_unscored"].append({"chunk": c, "reason": found.problem})
-                chunk_cited.append([])
-                continue
-            chunk_cited.append([s for s, _ in found.items])
-            for statement, citation in found.items:
-                linked = index.link(citation)
-                if not linked:
-                    extraction["n_citations_unlinked"] += 1
-                for i in linked or [None]:
-                    key = (_norm_statement(statement), i,
-                           citation if i is None else "")
-                    if key in seen:
-                        extraction["n_duplicate_pairs"] += 1
-                        continue
-                    seen.add(key)
-                    units.append(CitedUnit(statement, citation, i))
-                    refs_of.append(index.refs[i] if i is not None else None)
-        checked = self._map(lambda pair: self._check(*pair), list(zip(units, refs_of)))
-        result = StatementResult(cited=checked, extraction=extraction)
-        if not cfg.noncited:
+        chunks = split_report(report, self.config.chunk_chars)
+        units = cited_units(extract, chunks, refs, self._map)
+        checked = self._map(lambda pair: self._check(*pair), list(zip(units.cited,
+                                                                      units.refs_of)))
+        result = StatementResult(cited=checked, extraction=units.extraction)
+        if not self.config.noncited:
             return result
-        if not self.prompts.quoted:   # upstream: the whole report's cited statements, every chunk
-            chunk_cited = [[s for one in chunk_cited for s in one]] * len(chunks)
-        noncited_by_chunk = self._map(lambda c: extract.noncited(c, chunks[c], chunk_cited[c]),
-                                      range(len(chunks)))
-        known = {_norm_statement(u.statement) for u in checked}
-        statements: list[str] = []
-        for c, found in enumerate(noncited_by_chunk):
-            extraction["n_items_dropped"] += found.dropped
-            if found.problem is not None:
-                extraction["noncited_unscored"].append({"chunk": c, "reason": found.problem})
-                continue
-            for statement in found.items:
-                norm = _norm_statement(statement)
-                if norm and norm not in known:
-                    known.add(norm)
-                    statements.append(statement)
+        statements = noncited_statements(extract, chunks, units, self.prompts.quoted,
+                                         self._map)
         result.noncited = self._map(self._verdict, statements)
         return result
