@@ -310,10 +310,11 @@ def test_reportbench_llm_titles_dry_run_counts_equal_what_the_rescore_sends(tmp_
 
 def test_reportbench_statement_extraction_dry_run_counts_equal_what_the_rescore_sends(
         tmp_path, capsys):
-    """The statement extraction is two engine items: `cited_statements` (one request per report
-    chunk) and `noncited_statements`, whose requests carry the cited statements the first found.
-    A re-score with another judge: the cited count is exact, the non-cited one a bound (the
-    cited replies it reads are not on file yet); the same judge again: both exact, 0."""
+    """The statements are four engine items: `cited_statements` (one request per report chunk),
+    `noncited_statements` (whose requests carry the cited statements the first found), then
+    `statement_checks` and `noncited_votes` (which read both). A re-score with another judge:
+    the cited count is exact, the others bounds (the replies they read are not on file yet)
+    that the calls sent stay within; the same judge again: every count 0, and 0 sent."""
     from test_reportbench_engine import GT
     from test_reportbench_llm import RUN_DATA, build_tiny_corpus, route, user_text
     from scholarbench.benchmarks.reportbench.llm_common import split_report
@@ -334,6 +335,13 @@ def test_reportbench_statement_extraction_dry_run_counts_equal_what_the_rescore_
 
     def noncited() -> int:
         return asked("Already cited statements")
+
+    def checks() -> int:       # the passage and consistency calls of the cited pairs
+        return asked("Return any relevant content from the source document") + \
+            asked("You will decide whether a claim")
+
+    def votes() -> int:
+        return asked("verifying the accuracy of a factual statement")
 
     def planned(printed: str, item: str) -> tuple[str, int]:
         m = re.search(rf"judge \(fake-judge\)\s+{item}\s+(≤ )?(\d+) calls", printed)
@@ -362,6 +370,9 @@ def test_reportbench_statement_extraction_dry_run_counts_equal_what_the_rescore_
         assert planned(printed, "noncited_statements") == ("≤ ", chunks)      # a bound
         assert "the replies of cited_statements it reads are not on file" in printed
         assert len(server.requests) == n
+        # the pairs' checks and the votes: how many depends on what the extraction replies
+        for item in ("statement_checks", "noncited_votes"):
+            assert re.search(rf"judge \(fake-judge\)\s+{item}\s+\? calls", printed)
         assert main(rescore) == 0
         assert (cited(), noncited()) == (2 * chunks, 2 * chunks)   # as printed (at the bound)
         capsys.readouterr()
@@ -369,8 +380,34 @@ def test_reportbench_statement_extraction_dry_run_counts_equal_what_the_rescore_
         printed = capsys.readouterr().out
         assert planned(printed, "cited_statements") == ("", 0)
         assert planned(printed, "noncited_statements") == ("", 0)
+        # a check the judge's reply left unusable is asked again (2 calls at most): as printed
+        fingerprint = json.loads((out / "manifest.json").read_text())[
+            "judged"]["statement_checks"]["judges"][0]["fingerprint"]
+        last = {r["key"]: r for r in map(json.loads, (out / "judge.statement_checks.jsonl")
+                                         .read_text().splitlines())
+                if r["fingerprint"] == fingerprint}
+        unusable = sum(1 for r in last.values() if r["status"] != "ok")
+        assert planned(printed, "statement_checks") == ("≤ ", 2 * unusable)
+        assert planned(printed, "noncited_votes") == ("", 0)
+        checks0, n = checks(), len(server.requests)
         assert main(rescore) == 0
-        assert (cited(), noncited()) == (2 * chunks, 2 * chunks)
+        # (the bound is before repairs: the consistency reply may be repaired once more)
+        assert unusable <= checks() - checks0 == len(server.requests) - n <= 3 * unusable
+        capsys.readouterr()
+        # the checks and votes gone, the extraction on file: counted from its replies
+        for item in ("statement_checks", "noncited_votes"):
+            (out / f"judge.{item}.jsonl").unlink()
+        assert main([*rescore, "--dry-run"]) == 0
+        printed = capsys.readouterr().out
+        check_bound, vote_count = planned(printed, "statement_checks"), \
+            planned(printed, "noncited_votes")
+        assert check_bound[0] == "≤ " and vote_count[0] == "" and vote_count[1] > 0
+        checks0, votes0 = checks(), votes()
+        assert main(rescore) == 0
+        assert votes() - votes0 == vote_count[1]                     # exact
+        pairs = check_bound[1] // 2                        # ≤ 2 calls per pair, + a repair
+        assert pairs > 0 and pairs <= checks() - checks0 <= 3 * pairs
+        assert (cited(), noncited()) == (2 * chunks, 2 * chunks)    # the extraction: kept
         rows = [json.loads(x) for x in (out / "scores.jsonl").read_text().splitlines()]
         assert [r["statements"] for r in rows] == ["judged", "judged"]
         assert sum(r["n_cited"] for r in rows) > 0

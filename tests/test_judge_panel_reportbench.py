@@ -134,6 +134,11 @@ def check(out) -> None:
     assert main(["aggregate", str(out), "--check"]) == 0
 
 
+def judge_calls(manifest: dict, role: str) -> int:
+    """A judge's calls over every stage of the manifest's usage."""
+    return sum(roles.get(role, {}).get("calls", 0) for roles in manifest["usage"].values())
+
+
 def test_two_judges_per_judge_rates_panel_majority_and_alpha(tmp_path, corpus_dir, judges):
     summary, out = run(tmp_path, corpus_dir, judges)
     rows = rows_of(out)
@@ -191,7 +196,8 @@ def test_two_judges_per_judge_rates_panel_majority_and_alpha(tmp_path, corpus_di
     manifest = json.loads((out / "manifest.json").read_text())
     assert [(j["label"], j["usage_role"], j["model"]) for j in manifest["models"]["judges"]] \
         == [("judge-a", "judge", "judge-a"), ("judge-b", "judge_2", "judge-b")]
-    assert manifest["usage"]["score"]["judge_2"]["calls"] == len(b.requests)
+    # the statements' judge stages (checks, votes): `usage.<item>.<role>`
+    assert judge_calls(manifest, "judge_2") == len(b.requests)
     assert manifest["judge"]["samples"] == 1
     assert [p["label"] for p in manifest["judge"]["panel"]] == ["judge-a", "judge-b"]
     assert [v.rsplit("|", 1)[1] for v in manifest["statements"]["vote_judges"]] == \
@@ -359,7 +365,7 @@ def test_an_api_vote_judge_votes_beside_the_panel(tmp_path, corpus_dir, judges):
     assert (one[NA], one["n_noncited_tie"], one[CM], one["n_cited_tie"]) == (1.0, 0, 1.0, 1)
     assert not any("You will decide whether a claim" in user_text(r) for r in c.requests)
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["usage"]["score"]["judge_3"]["calls"] == 2 + 2     # one vote per statement
+    assert judge_calls(manifest, "judge_3") == 2 + 2     # one vote per statement
     assert [v["model"] for v in manifest["models"]["vote_judges"]] == ["judge-c"]
     check(out)
 

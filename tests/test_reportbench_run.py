@@ -331,7 +331,7 @@ def test_rescoring_replays_judged_statements_and_with_judge_redoes_them(server, 
     assert judged.summary["statements"]["n_judged"] == 2
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["models"]["judge"]["model"] == "judge-b"
-    assert manifest["usage"]["score"]["judge"]["calls"] > 0
+    assert manifest["usage"]["statement_checks"]["judge"]["calls"] > 0
     assert len(lines(out / "statements.jsonl")) == 4
     # a run without statements gets them from `score RUN_DIR --with-judge`
     bare = tmp_path / "bare"

@@ -46,10 +46,21 @@ def unasked(bench: Any, subtask: str, samples: Sequence[Any],
             known[item.name] = collect(item, planned, done)
         for judge in asked:
             keys = {p.key for p in planned if p.judge == judge}
+            if not exact and item.counted_by_needs:
+                out.append(PlannedCalls(item.name, judge.role, model=judge.model,
+                                        basis=f"{item.basis} — not known before the replies "
+                                        f"of {', '.join(item.needs)} are on file"))
+                continue
+            if exact and item.calls > 1:      # a two-step request: at most `calls` calls
+                out.append(PlannedCalls(item.name, judge.role,
+                                        bound=len(keys - set(done)) * item.calls,
+                                        basis=f"at most {item.calls} calls per request whose "
+                                        "verdict is not on file", model=judge.model))
+                continue
             out.append(PlannedCalls(item.name, judge.role, calls=len(keys - set(done)),
                                     basis="requests whose verdict is not on file",
                                     model=judge.model) if exact else
-                       PlannedCalls(item.name, judge.role, bound=len(keys),
+                       PlannedCalls(item.name, judge.role, bound=len(keys) * item.calls,
                                     basis=f"at most its requests: the replies of "
                                     f"{', '.join(item.needs)} it reads are not on file",
                                     model=judge.model))

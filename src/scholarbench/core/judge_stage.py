@@ -92,6 +92,11 @@ class JudgedItem:
                                     # `Verdicts` by name (a later step of one protocol)
     voters: tuple[Any, ...] = ()    # clients that answer this item besides the panel (the
                                     # API's extra vote judges of ReportBench), once each
+    calls: int = 1                  # model calls one request makes, at most, before repairs
+                                    # (a two-step protocol: 2) — the dry run's bound
+    counted_by_needs: bool = False  # how many requests it makes depends on what the replies
+                                    # of `needs` say (one per pair they found), not only on
+                                    # the sample: no count before those are on file
 
     @property
     def file(self) -> str:

@@ -56,6 +56,10 @@ def planned_item_calls(item: Any, samples: Sequence[Any],
     if generated is not None:
         one = JudgeIdentity("judge", "judge", "?")
         n = len({p.key for p in plan(item, scorable, generated, [one], 1)})   # as the run
+        if item.calls > 1:          # a two-step request: its second call may not be needed
+            return PlannedCalls(item.name, bound=n * item.calls, panel=item.panel,
+                                basis=f"{item.name}: at most {item.calls} calls per request "
+                                "of the answers")
         return PlannedCalls(item.name, calls=n, panel=item.panel,
                             basis=f"{item.name}: requests of the answers")
     if item.per_sample is not None:

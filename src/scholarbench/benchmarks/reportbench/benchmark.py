@@ -43,7 +43,7 @@ from scholarbench.benchmarks.reportbench.run_scoring import (JUDGED, SCORER, pre
                                                              statement_config, statements_on)
 from scholarbench.benchmarks.reportbench.llm_titles import LLMTitleExtractor
 from scholarbench.benchmarks.reportbench.samples import make_sample
-from scholarbench.benchmarks.reportbench.statement_items import statement_items
+from scholarbench.benchmarks.reportbench.statement_items import StatementSources, statement_items
 from scholarbench.benchmarks.reportbench.title_item import title_item
 from scholarbench.benchmarks.reportbench.scoring import open_corpus
 from scholarbench.benchmarks.reportbench.summary import format_summary, summary_blocks
@@ -330,8 +330,20 @@ class ReportBench(Benchmark):
         if self.options.get("llm_titles"):
             items += (self.titles_item(),)
         if statements_on(self.options):
-            items += statement_items(statement_config(self))
+            items += statement_items(statement_config(self), self.statement_sources())
         return items
+
+    def statement_sources(self) -> StatementSources:
+        """What the statement checks and votes read: the run's corpus (opened on first use),
+        the evidence tool, the LLM titles' chunking when on, the API's extra vote judges."""
+        opts = self.options
+        return StatementSources(lambda: self.scoring_corpus(self._data),
+                                allow_network=bool(opts.get("allow_network")),
+                                evidence=self.evidence_tool,
+                                evidence_mode=opts.get("evidence") or "corpus",
+                                title_chars=(LLMTitleExtractor(None).chunk_chars
+                                             if opts.get("llm_titles") else None),
+                                voters=self.vote_judges)
 
     def asks_judge(self, subtask: str, rescore: bool = False) -> bool:
         """Statements and LLM titles ask the judge role; a re-score with `--with-judge` the
@@ -354,13 +366,7 @@ class ReportBench(Benchmark):
             "with_judge") and opts.get("judge_statements", True)))
         if opts.get("llm_titles") and generated is None:     # a re-score: `judged_items`
             out.append(planned_item_calls(self.titles_item(), samples, None))
-        if statements:
-            votes = int(opts.get("samples") or 3)
-            if generated is None:
-                out += [planned_item_calls(item, samples, None)
-                        for item in statement_items(statement_config(self))]
-            out += [PlannedCalls("score", panel=False, basis="cited: 2 per cited (statement, "
-                                 "work) pair with a source text (passage, consistency)"),
-                    PlannedCalls("score", basis=f"non-cited: {votes} votes (--samples) per "
-                                 "non-cited statement, of each vote judge")]
+        if statements and generated is None:     # a re-score: `judged_items`
+            out += [planned_item_calls(item, samples, None) for item in
+                    statement_items(statement_config(self), self.statement_sources())]
         return out

@@ -33,9 +33,10 @@ from scholarbench.benchmarks.reportbench.construct_stage import PROMPTS
 from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
 from scholarbench.benchmarks.reportbench.llm_titles import LLMTitleExtractor
 from scholarbench.benchmarks.reportbench.title_item import NAME as TITLES_ITEM, EngineTitles
-from scholarbench.core.judge_stage import recorded
+from scholarbench.core.judge_stage import judged_entry, recorded
 from scholarbench.benchmarks.reportbench.sources import CorpusEvidence, NoEvidence, SourceLookup
-from scholarbench.benchmarks.reportbench.statement_extraction import CITED, NONCITED
+from scholarbench.benchmarks.reportbench.statement_items import CHECKS, statement_items
+from scholarbench.benchmarks.reportbench.statement_verdicts import EngineStatements
 from scholarbench.benchmarks.reportbench.statement_panel import StatementPanel
 from scholarbench.benchmarks.reportbench.statement_prompts import PROMPT_SETS
 from scholarbench.benchmarks.reportbench.statements import StatementConfig, StatementJudge
@@ -78,14 +79,35 @@ def make_scorer(bench: Any, samples: Sequence[Any], ctx: Any, judge: Any, corpus
             stmt_judge = statement_judge(bench, judge, corpus, allow_network,
                                          *panel_of(ctx.models, judge))
             identity = stmt_judge.identity()
-        extracted = {k: ctx.verdicts[k] for k in (CITED, NONCITED) if k in ctx.verdicts}
-        stmt = RecordedStatements(stmt_judge, identity, run, corpus_sha, llm_titles,
-                                  (extracted or None) if stmt_judge is not None else None)
+        verdicts = statement_verdicts(bench, samples, generated or {}, ctx)
+        if verdicts is not None:      # the engine's judge stage asked them (now or before)
+            stmt = EngineStatements(verdicts, statement_config(bench), bench.statement_sources(),
+                                    run, stmt_judge)
+        else:                         # a run judged before the checks were engine items
+            stmt = RecordedStatements(None, identity, run, corpus_sha, llm_titles)
     return Scorer(gt=load_ground_truth(Path(gt_dir)), corpus=corpus,
                   tasks={s.id: s.task.native.task for s in samples},
                   match=opts.get("match") or "exact",
                   unresolved=opts.get("unresolved") or "exclude", titles=titles,
                   statements=stmt)
+
+
+def statement_verdicts(bench: Any, samples: Sequence[Any],
+                       generated: dict[str, dict[str, Any]], ctx: Any
+                       ) -> dict[str, Any] | None:
+    """The statement items' verdicts: asked now by the judge stage, else on file for the
+    judges the manifest names (a plain re-score); None for a run whose pairs were checked
+    before that (its statements.jsonl is replayed)."""
+    if CHECKS in ctx.verdicts:
+        return dict(ctx.verdicts)
+    if judged_entry(ctx.run_dir.read_manifest(), CHECKS) is None:
+        return None
+    earlier: dict[str, Any] = {}
+    if bench.options.get("llm_titles"):
+        earlier[TITLES_ITEM] = recorded(ctx.run_dir, bench.titles_item(), samples, generated)
+    for item in statement_items(statement_config(bench), bench.statement_sources()):
+        earlier[item.name] = recorded(ctx.run_dir, item, samples, generated, earlier)
+    return earlier
 
 
 def engine_titles(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, Any]],
@@ -112,18 +134,20 @@ def prepare_scoring(bench: Any, samples: Sequence[Any], generated: dict[str, dic
     scorer = make_scorer(bench, samples, ctx, judge, corpus, gt_dir, generated)
     stmt = scorer.statements
     votes = list(stmt.judge.voters[1:]) if stmt is not None and stmt.judge is not None else []
-    clients = ([judge] + votes) if judge is not None else []
+    clients = ([judge] + votes) if judge is not None and stmt is not None \
+        and stmt.judge is not None else []
     before = [usage_snapshot(c) for c in clients]
     judged: dict[str, Judged] = {}
     try:
         for sample in samples:
             judged[sample.id] = scorer.judge(sample, generated.get(sample.id))
     finally:
+        roles = ["judge"] + [f"judge_{i}" for i in range(2, len(clients) + 1)]
+        for role, client, b in zip(roles, clients, before):
+            add_stage_usage(run, "score", role, client, b)
         if judge is not None:
-            roles = ["judge"] + [f"judge_{i}" for i in range(2, len(clients) + 1)]
-            for role, client, b in zip(roles, clients, before):
-                add_stage_usage(run, "score", role, client, b)
-            record_judges(bench, run, judge, scorer, bool(votes))
+            record_judges(bench, run, judge, scorer,
+                          bool(votes) or bool(stmt is not None and bench.vote_judges))
     ctx.shared.update({SCORER: scorer, JUDGED: judged})
 
 
@@ -137,9 +161,10 @@ def record_judges(bench: Any, run: Any, judge: Any, scorer: Scorer, voted: bool)
         models["vote_judges"] = [{**c.config.public(), "model_id": c.model_id}
                                  for c in bench.vote_judges]
     stmt = scorer.statements
-    if stmt is not None and stmt.judge is not None:
-        m["statements"] = stmt.judge.identity()
-        record_panel(m, stmt.judge)
+    described = getattr(stmt, "described", None) or getattr(stmt, "judge", None)
+    if described is not None:
+        m["statements"] = described.identity()
+        record_panel(m, described)
     run.write_manifest(m)
 
 
