@@ -104,9 +104,41 @@ def test_the_command_line_option_turns_the_judge_on(judge, capsys):
     _, client = judge
     bench = SciNet({"sentiment": "judge"}, env=env(),
                    build=BuildSettings(min_papers=2, n_pair=1, min_citers=1))
-    bench.models = Models(lambda **_: LLMRoles(judge=client))
-    pncites = next(t for t in bench.read_tasks("pair") if t.kind == "pncites")
+    models = Models(lambda **_: LLMRoles(judge=client))
+    pncites = next(t for t in bench.read_tasks("pair", models) if t.kind == "pncites")
     assert pncites.gold["positive"] == [C] and pncites.info["sentiment_unscored"] == 1
     with pytest.raises(SystemExit):
         main(["run", "scinet", "--task", "pair", "--sentiment", "gpt"])
     assert "invalid choice: 'gpt'" in capsys.readouterr().err
+
+
+def test_the_run_models_reach_load_as_an_argument_never_the_benchmark(tmp_path, judge):
+    """The engine hands the run's models to a `load` that takes them (`load_samples`) and keeps
+    none on the benchmark; a `load` without them (toybench's form) is called without them;
+    with no model given, the judge's build says so in one line before any request."""
+    from scholarbench.benchmarks.scinet.benchmark import SciNet
+    from scholarbench.core.benchmark import Benchmark, Loaded, load_samples
+    from scholarbench.core.engine import run_benchmark
+    from scholarbench.core.models import Models
+    from scholarbench.errors import ScholarbenchError
+
+    class Plain(Benchmark):
+        name, subtasks = "plain", {"s": "ranking"}
+
+        def load(self, subtask, limit):
+            return Loaded([], {"subtask": subtask, "limit": limit})
+
+    fake, client = judge
+    models = Models(lambda **_: LLMRoles(judge=client))
+    assert load_samples(Plain(), "s", 2, models).data == {"subtask": "s", "limit": 2}
+    build = BuildSettings(min_papers=2, n_pair=1, min_citers=1)
+    bench = SciNet({"sentiment": "judge"}, env=env(), build=build)
+    with pytest.raises(ScholarbenchError, match="needs the judge model but none was given"):
+        load_samples(bench, "pair", None, Models())
+    assert fake.requests == []
+    labels = load_samples(bench, "pair", None, models).data["sentiment_labels"]
+    assert labels["labelled"] == 1 and labels["unscored"] == 1
+    outcome = run_benchmark(bench, "pair", "relation-aware", tmp_path / "run", models=models,
+                            progress=False)
+    assert outcome.summary["n_samples"] > 0
+    assert not hasattr(bench, "models") and not hasattr(Plain(), "models")

@@ -8,7 +8,8 @@ group `scholarbench.benchmarks`). It says:
 - `add_options`: its own command-line options for `run` and `score` (they land in
   `self.options`, are recorded in the manifest and given back when a run is re-scored);
 - `load`: the samples of a sub-task (what the agent sees, the gold, unscorable ones) and a
-  description of the data for the manifest — raising before any run directory is made;
+  description of the data for the manifest — raising before any run directory is made; the
+  run's chat models reach it only if it asks for them (`load_samples`);
 - `agent`: its built-in agents (by name) — the engine adds the generic ways in;
 - `record`: an agent's answer as the fields of its generate.jsonl line (`Malformed` if wrong);
 - `judged_items`, `stages`, `prepare_scoring` and `score_sample`: what a judge is asked, the
@@ -23,6 +24,7 @@ atomic rewrites, exit status — is the engine's (`core.engine`).
 from __future__ import annotations
 
 import argparse
+import inspect
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Sequence
 
@@ -88,7 +90,6 @@ class Benchmark:
 
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         self.options: dict[str, Any] = dict(options or {})
-        self.models: Models = Models()      # the engine sets the run's models before any stage
 
     @property
     def output_limits(self) -> Any:
@@ -119,6 +120,9 @@ class Benchmark:
         """Cheap checks that the inputs exist (raise with how to get them); called first."""
 
     def load(self, subtask: str, limit: int | None) -> Loaded:
+        """The samples of `subtask` (the first `limit`). A benchmark whose samples are built
+        with a chat model (SciNet's `--sentiment judge`) declares a keyword `models=None`: the
+        engine then passes the run's `core.models.Models` (`load_samples`)."""
         raise NotImplementedError
 
     def load_for_rescore(self, run: Any, manifest: dict[str, Any]) -> Loaded:
@@ -295,3 +299,12 @@ def summary_line(summary: dict[str, Any]) -> str:
     why = "errored samples" if counts.get("error") else "judge calls failed"
     done = "" if summary.get("complete", True) else f"  [INCOMPLETE: {why}]"
     return f"{name}{mode}: {summary['n_samples']} samples: {', '.join(parts) or 'none'}{done}"
+
+
+def load_samples(bench: Benchmark, subtask: str, limit: int | None, models: Models) -> Loaded:
+    """`bench.load(subtask, limit)`, with the run's `models` when its `load` takes them (a
+    keyword `models`): a benchmark whose samples need no chat model never names one, and
+    none is kept on the benchmark."""
+    if "models" in inspect.signature(bench.load).parameters:
+        return bench.load(subtask, limit, models=models)       # type: ignore[call-arg]
+    return bench.load(subtask, limit)

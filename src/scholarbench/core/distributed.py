@@ -39,6 +39,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from scholarbench.core.benchmark import load_samples
 from scholarbench.core.lookup import benchmark_class, resolve_agent
 from scholarbench.core.manifest import jsonable_options
 from scholarbench.core.models import Models
@@ -214,9 +215,8 @@ def _worker_state(job: ShardJob) -> Any:
             models = Models(lambda need_agent, need_judge: bind_roles(
                 **recipe, need_agent=need_agent, need_judge=need_judge))
         bench = benchmark_class(job.benchmark)(dict(job.options))
-        bench.models = models
         agent = resolve_agent(bench, job.agent, dict(job.params), job.subtask)
-        bench.load(job.subtask, job.limit)
+        load_samples(bench, job.subtask, job.limit, models)
         ctx = bench.context(agent, job.subtask, models)
         if agent.needs.tools:
             # deferred: pulls in duckdb, pyarrow

@@ -29,7 +29,7 @@ from typing import Any, Callable, Sequence
 from tqdm import tqdm
 
 from scholarbench.core.agent import Agent, AgentContext
-from scholarbench.core.benchmark import Benchmark, Sample, summary_line
+from scholarbench.core.benchmark import Benchmark, Sample, load_samples, summary_line
 from scholarbench.core.concurrency import check_max_samples, in_flight, samples_at_once
 from scholarbench.core.epochs import (EPOCHS_KEY, check_epochs, epochs_line, epochs_of,
                                       expand, manifest_block, mark)
@@ -135,7 +135,6 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
         raise ScholarbenchError("--limit must be >= 0")
     epochs = check_epochs(epochs)
     models = models or Models()
-    bench.models = models
     limits = bench.output_limits            # a bad --max-output fails before anything runs
     bench.check(subtask)
     if bench.asks_judge(subtask):           # a judge that cannot run: before any stage
@@ -143,7 +142,7 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
     agent = resolve_agent(bench, agent_spec, dict(params or {}), subtask)
     for problem in getattr(agent, "problems", None) or ():     # each says what was done
         print(f"warning: {problem}", file=sys.stderr)
-    loaded = bench.load(subtask, limit)
+    loaded = load_samples(bench, subtask, limit, models)
     ctx = bench.context(agent, subtask, models)
     if agent.needs.tools and ray is None:
         # deferred: loaded only by the path that needs it (a light CLI start)
@@ -264,9 +263,9 @@ def score_run(run_dir: Path, *, options: dict[str, Any] | None = None,
     if bench is None:
         bench = benchmark_class(str(manifest.get("benchmark")))(
             {**(manifest.get("options") or {}), **(options or {})})
-    bench.models = models or Models()
+    models = models or Models()
     if bench.asks_judge(str(manifest.get("mode")), rescore=True):
-        check_judge_can_run(bench.models, bench.title or bench.name)
+        check_judge_can_run(models, bench.title or bench.name)
     with run.lock():
         before = _usage_now(run)
         recorded = {k: v for k, v in plain_options(options or {}).items() if k not in PER_SCORING}
@@ -275,10 +274,9 @@ def score_run(run_dir: Path, *, options: dict[str, Any] | None = None,
             manifest["options"] = {**(manifest.get("options") or {}), **recorded}
             run.write_manifest(manifest)
         loaded = bench.load_for_rescore(run, manifest)
-        judges = judge_basis(bench.models, bench.asks_judge(str(manifest.get("mode")),
-                                                            rescore=True))
+        judges = judge_basis(models, bench.asks_judge(str(manifest.get("mode")), rescore=True))
         outcome = _score_locked(bench, run, expand(loaded.samples, epochs_of(manifest)),
-                                bench.models, progress, judges)
+                                models, progress, judges)
         outcome.usage_before = before
         return outcome
 

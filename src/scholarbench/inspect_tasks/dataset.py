@@ -26,7 +26,7 @@ from typing import Any
 from inspect_ai.dataset import MemoryDataset, Sample as InspectSample
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 
-from scholarbench.core.benchmark import Benchmark, Loaded, Sample
+from scholarbench.core.benchmark import Benchmark, Loaded, Sample, load_samples
 from scholarbench.core.endpoint import HINTS, EndpointAgent
 from scholarbench.core.lookup import benchmark_class
 from scholarbench.core.manifest import jsonable_options, package_versions
@@ -70,16 +70,15 @@ def load_task_data(benchmark: str, subtask: str, options: dict[str, Any] | None 
     if limit is not None and limit < 0:
         raise ScholarbenchError("limit must be >= 0")
     bench = cls(default_options(cls, dict(options or {})))
-    bench.models = Models()
     if bench.asks_judge(subtask):
         raise ScholarbenchError(
             f"{benchmark} {subtask}: the options ask an LLM judge, which the Inspect scorer "
             "does not run; run it with `scholarbench run --agent endpoint --judge …` "
             "(docs/inspect.md)")
     bench.check(subtask)
-    loaded = bench.load(subtask, limit)
-    agent = ReplyAgent("")
-    bench.context(agent, subtask, bench.models)
+    models = Models()        # none bound: the solver is the agent and no judge is asked
+    loaded = load_samples(bench, subtask, limit, models)
+    bench.context(ReplyAgent(""), subtask, models)
     manifest = run_manifest(bench, subtask, loaded, limit)
     run = scratch_run()
     run.write_manifest(manifest)

@@ -27,6 +27,7 @@ from inspect_ai.solver import TaskState
 from scholarbench.core.agent import AgentContext
 from scholarbench.core.columns import is_number
 from scholarbench.core.limits import scored_as_missing
+from scholarbench.core.models import Models
 from scholarbench.core.scoring import score_samples, settle_rows
 from scholarbench.core.solving import solve_one
 from scholarbench.core.writing import TRANSCRIPT_KEY
@@ -55,7 +56,7 @@ def score_reply(data: TaskData, sample_id: str, text: str
         record.pop(TRANSCRIPT_KEY, None)
         generated = {sample.id: record}
         rows = score_samples(bench, [sample], scored_as_missing(generated), data.manifest,
-                             data.run, bench.models, progress=False)
+                             data.run, Models(), progress=False)    # no judge: refused
         settle_rows(bench, rows, generated)
     return rows[0], record
 

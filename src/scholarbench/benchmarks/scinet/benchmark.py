@@ -4,7 +4,8 @@ five dimensions — `review*.py`), chosen with `--task`.
 
 - `load`: the tasks of the sub-task — read from `--tasks` (a SciNet task file; the graph's
   measure settings come from its tasks) or built by rule from the citation graph (`--graph`,
-  default the imported arxiv2023; contexts from `--unarxive`, default the imported unarxive).
+  default the imported arxiv2023; contexts from `--unarxive`, default the imported unarxive;
+  with `--sentiment judge` the judge role of the run's models, which `load` takes, labels them).
   The task set's checksum, count, source and the environment are the run's data identity.
 - `prepare_run`: writes the run's tasks (with their ground truth) to tasks.jsonl.
 - `context`: the graph environment for SciNet's own agents (`extra["env"]`), the agent model
@@ -200,7 +201,9 @@ class SciNet(Benchmark):
             self._env = SciNetEnv.from_arxiv2023(graph, unarxive, settings)
         return self._env
 
-    def read_tasks(self, subtask: str) -> list[Any]:
+    def read_tasks(self, subtask: str, models: Models | None = None) -> list[Any]:
+        """The sub-task's tasks: read from `--tasks`, else built from the graph (`models`: the
+        run's, whose judge role labels the contexts with `--sentiment judge`)."""
         # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.tasks import build_tasks
         if self.options.get("tasks"):
@@ -210,7 +213,7 @@ class SciNet(Benchmark):
             self._source = str(path)
             return [t for t in given if t.family == subtask]
         self._source = "built"
-        settings, labeler = self._sentiment_settings()
+        settings, labeler = self._sentiment_settings(models or Models())
         tasks = build_tasks(self.env(), subtask, settings, labeler)
         self._sentiment = labeler
         # deferred: pulls in pyarrow
@@ -219,9 +222,9 @@ class SciNet(Benchmark):
             print(line, file=sys.stderr)
         return tasks
 
-    def _sentiment_settings(self) -> tuple[Any, Any]:
+    def _sentiment_settings(self, models: Models) -> tuple[Any, Any]:
         """The build settings and, with `--sentiment judge` (or `BuildSettings(sentiment=
-        "judge")`), the judge role's context labeler."""
+        "judge")`), the context labeler of `models`' judge role."""
         from dataclasses import replace
         # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.tasks import BuildSettings
@@ -232,7 +235,7 @@ class SciNet(Benchmark):
             return settings, None
         # deferred: pulls in pyarrow
         from scholarbench.benchmarks.scinet.sentiment_judge import JudgeLabels, SentimentJudge
-        return settings, JudgeLabels(SentimentJudge(self.models.judge()))
+        return settings, JudgeLabels(SentimentJudge(models.judge()))
 
     def tasks_file(self, name: str) -> Path:
         """--tasks: a path, else a task file imported with `data import scinet` by its name."""
@@ -255,15 +258,17 @@ class SciNet(Benchmark):
                        **({"sentiment_labels": labels.summary()}
                           if (labels := getattr(self, "_sentiment", None)) else {})})
 
-    def load(self, subtask: str, limit: int | None) -> Loaded:
+    def load(self, subtask: str, limit: int | None, models: Models | None = None) -> Loaded:
+        """`models`: the run's, given by the engine (`core.benchmark.load_samples`); without
+        them a build that asks the judge (`--sentiment judge`) says none was given."""
         if subtask == "review":
             if self.options.get("tasks"):
                 self._source = str(self.options["tasks"])
                 reviews = load_review_tasks(self.options["tasks"], self.env())
             else:
-                reviews = from_path_tasks(self.read_tasks("path"), self.env())
+                reviews = from_path_tasks(self.read_tasks("path", models), self.env())
             return self._loaded(reviews[:limit] if limit is not None else reviews)
-        tasks = self.read_tasks(subtask)
+        tasks = self.read_tasks(subtask, models)
         return self._loaded(tasks[:limit] if limit is not None else tasks)
 
     def load_for_rescore(self, run: Any, manifest: dict[str, Any]) -> Loaded:
