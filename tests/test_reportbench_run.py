@@ -409,3 +409,39 @@ def test_a_failed_extraction_call_is_an_error_and_an_unusable_reply_unscored(
     assert again.exit_code == 0
     assert rows(out)["2101.00001"]["n_noncited"] == 4
     assert rows(out)["2101.00002"]["cited_match_rate"] == 1.0
+
+
+def test_a_run_checked_before_the_engine_asked_the_pairs_replays_its_statements_file(
+        server, corpus_dir, tmp_path):
+    """A run scored before the pairs' checks and the votes were engine items has only
+    statements.jsonl (each report's result under the fingerprint of its inputs, as
+    `scoring.RecordedStatements` wrote it): a plain re-score replays that file, asking nothing."""
+    from scholarbench.benchmarks.reportbench.refscore import references_for
+    from scholarbench.benchmarks.reportbench.scoring import fingerprint, open_corpus, sha
+    out = tmp_path / "run"
+    run_reportbench(config(out, corpus_dir, statements=True),
+                    Factory(server, tmp_path / "cache.sqlite"))
+    manifest = json.loads((out / "manifest.json").read_text())
+    for item in ("statement_checks", "noncited_votes"):   # what the earlier version left
+        del manifest["judged"][item]
+        (out / f"judge.{item}.jsonl").unlink()
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    corpus = open_corpus(corpus_dir)
+    answers = {r["id"]: r for r in lines(out / "generate.jsonl")}
+    old = []
+    for record in {r["id"]: r for r in lines(out / "statements.jsonl")}.values():
+        answer = answers[record["id"]]
+        refs = references_for(answer, corpus).references
+        record["fingerprint"] = fingerprint({
+            "report": sha(answer["report"]), "judge": manifest["statements"],
+            "corpus": corpus.papers_sha256, "llm_titles": False,
+            "refs": [(r.label, r.paper_id, tuple(r.urls), tuple(r.ids)) for r in refs]})
+        record["metrics"]["cited_match_rate"] = 0.125      # only this file says so
+        old.append(record)
+    corpus.close()
+    (out / "statements.jsonl").write_text("".join(json.dumps(r) + "\n" for r in old))
+    n = len(server.requests)
+    plain = engine_score_run(out, progress=False)
+    assert plain.exit_code == 0 and len(server.requests) == n
+    assert [r["cited_match_rate"] for r in rows(out).values()] == [0.125] * len(old)
+    assert all(r["statements"] == "judged" for r in rows(out).values())

@@ -1,24 +1,25 @@
 """`ReportBench.prepare_scoring`: the scorer of one run, built from the run's options and
-models, and the judged steps of every answer (LLM titles, statements) run once before any row.
+models, and the judged steps of every answer (LLM titles, statements) read once before any row.
 
-The LLM titles and the statement extraction are the engine's judged items (`titles`:
-`title_item`; `cited_statements`, `noncited_statements`: `statement_items`), the panel's
-first judge's, asked by the engine's judge stage before this, in a run or `score RUN_DIR
---with-judge` (a plain re-score reads the titles on file and replays statements.jsonl). The
-statements' judge (`ReportBench.scoring_judge`), which checks the cited pairs and votes on the
-non-cited statements:
+Every judge request is the engine's judge stage's (`titles`: `title_item`; the statements'
+`cited_statements`, `noncited_statements`, `statement_checks`, `noncited_votes`:
+`statement_items`), asked before this in a run or `score RUN_DIR --with-judge`; a plain
+re-score reads the verdicts on file for the judges the manifest names. Here the statement
+results are computed from those verdicts (`statement_verdicts.EngineStatements`); a run judged
+before the checks and votes were engine items replays its statements.jsonl
+(`scoring.RecordedStatements`), asking nothing.
 - in a run (`run reportbench`), the judge role bound before the run started, when
   `--statements` or `--llm-titles` is on;
 - `score RUN_DIR --with-judge`: the judge role (--judge, else the configured default);
   statements are judged even if the run had none (API: `options={"with_judge": True,
   "judge_statements": False}` redoes the LLM titles only), LLM titles are redone when the run
   used them;
-- `score RUN_DIR`: no judge — recorded judge outputs are replayed (fingerprinted with the
-  identities the manifest recorded), nothing new is judged.
-With a judge panel (`--judge` repeated, `--judge-samples K`; `Models.judges()`) the statements
-are judged by every judge of it (`statement_panel`); LLM titles stay the first judge's. The
-judge's usage at this stage is the manifest's `usage.score.judge` (and `judge_2`, … for the
-panel's other judges, then the API's vote judges).
+- `score RUN_DIR`: no judge — nothing new is judged.
+With a judge panel (`--judge` repeated, `--judge-samples K`) every judge checks the pairs and
+votes (`statement_panel.PanelVerdicts` makes the panel's measure); LLM titles and the
+extraction stay the first judge's. The manifest records the judges here (`models.judge`,
+`statements`, a panel's `models.judges` and `judge`); their usage per item stage is the
+engine's.
 """
 from __future__ import annotations
 
