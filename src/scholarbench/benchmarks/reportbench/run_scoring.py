@@ -29,7 +29,6 @@ from typing import Any, Sequence
 from scholarbench.benchmarks.reportbench.scoring import (Judged, RecordedStatements,
                                                          RecordedTitles, Scorer)
 from scholarbench.errors import ScholarbenchError
-from scholarbench.core.usage import add_stage_usage, usage_snapshot
 from scholarbench.benchmarks.reportbench.construct_stage import PROMPTS
 from scholarbench.benchmarks.reportbench.ground_truth import load_ground_truth
 from scholarbench.benchmarks.reportbench.llm_titles import LLMTitleExtractor
@@ -85,7 +84,7 @@ def make_scorer(bench: Any, samples: Sequence[Any], ctx: Any, judge: Any, corpus
             stmt = EngineStatements(verdicts, statement_config(bench), bench.statement_sources(),
                                     run, stmt_judge)
         else:                         # a run judged before the checks were engine items
-            stmt = RecordedStatements(None, identity, run, corpus_sha, llm_titles)
+            stmt = RecordedStatements(identity, run, corpus_sha, llm_titles)
     return Scorer(gt=load_ground_truth(Path(gt_dir)), corpus=corpus,
                   tasks={s.id: s.task.native.task for s in samples},
                   match=opts.get("match") or "exact",
@@ -133,32 +132,23 @@ def prepare_scoring(bench: Any, samples: Sequence[Any], generated: dict[str, dic
     if ctx.manifest.get("mode") != "shipped":
         ctx.stage_records[PROMPTS] = run.stage(PROMPTS).records
     scorer = make_scorer(bench, samples, ctx, judge, corpus, gt_dir, generated)
-    stmt = scorer.statements
-    votes = list(stmt.judge.voters[1:]) if stmt is not None and stmt.judge is not None else []
-    clients = ([judge] + votes) if judge is not None and stmt is not None \
-        and stmt.judge is not None else []
-    before = [usage_snapshot(c) for c in clients]
     judged: dict[str, Judged] = {}
     try:
         for sample in samples:
             judged[sample.id] = scorer.judge(sample, generated.get(sample.id))
     finally:
-        roles = ["judge"] + [f"judge_{i}" for i in range(2, len(clients) + 1)]
-        for role, client, b in zip(roles, clients, before):
-            add_stage_usage(run, "score", role, client, b)
         if judge is not None:
-            record_judges(bench, run, judge, scorer,
-                          bool(votes) or bool(stmt is not None and bench.vote_judges))
+            record_judges(bench, run, judge, scorer)
     ctx.shared.update({SCORER: scorer, JUDGED: judged})
 
 
-def record_judges(bench: Any, run: Any, judge: Any, scorer: Scorer, voted: bool) -> None:
+def record_judges(bench: Any, run: Any, judge: Any, scorer: Scorer) -> None:
     """The judges this scoring asked, in the manifest: `models.judge` (and the API's
     `models.vote_judges`), the statement judge's and title extractor's identities, a panel."""
     m = run.read_manifest()
     models = m.setdefault("models", {})
     models["judge"] = {**judge.config.public(), "model_id": judge.model_id}
-    if bench.vote_judges and voted:
+    if bench.vote_judges and scorer.statements is not None:
         models["vote_judges"] = [{**c.config.public(), "model_id": c.model_id}
                                  for c in bench.vote_judges]
     stmt = scorer.statements

@@ -43,9 +43,7 @@ from scholarbench.benchmarks.reportbench.measures import keys
 from scholarbench.benchmarks.reportbench.metrics import reference_scores
 from scholarbench.benchmarks.reportbench.refscore import (HiddenSurvey, references_for,
                                                           score_references)
-from scholarbench.benchmarks.reportbench.statement_extraction import EngineExtraction
-from scholarbench.benchmarks.reportbench.statements import (STATEMENT_RATES, not_judged_row,
-                                                            statement_row)
+from scholarbench.benchmarks.reportbench.statements import not_judged_row, statement_row
 from scholarbench.references.resolve import ExtractedTitle
 
 TITLES, STATEMENTS = "titles.jsonl", "statements.jsonl"
@@ -118,15 +116,15 @@ class RecordedTitles(TitleCounting):
 
 
 class RecordedStatements:
-    """The statement judge with its per-report records kept in statements.jsonl; the
-    statements it judges are those the engine's judge stage extracted (`extracted`: the
-    verdicts of `statement_items`, by item name; None: the judge extracts them itself)."""
+    """The statement results of a run judged before the pairs' checks and votes were the
+    engine's judged items: each report's record in statements.jsonl, replayed when its
+    fingerprint (report, judge identity, corpus, references, LLM titles) matches, else the
+    report is not judged (`score RUN_DIR --with-judge` judges it on the engine)."""
 
-    def __init__(self, judge: Any, identity: Any, run: Any, corpus_sha: str | None,
-                 llm_titles: bool, extracted: dict[str, Any] | None = None) -> None:
-        self.judge, self.identity, self.run = judge, identity, run
+    def __init__(self, identity: Any, run: Any, corpus_sha: str | None,
+                 llm_titles: bool) -> None:
+        self.identity, self.run = identity, run
         self.corpus_sha, self.llm_titles = corpus_sha, llm_titles
-        self.extracted = extracted
         self.records = run.stage(STATEMENTS).records
 
     def row(self, survey: str, report: str, refs: Sequence[Any]) -> dict[str, Any]:
@@ -135,32 +133,9 @@ class RecordedStatements:
                           "corpus": self.corpus_sha, "refs": refs_digest,
                           "llm_titles": self.llm_titles})
         old = self.records.get(survey)
-        if old is not None and old.get("fingerprint") == fp and not (
-                self.judge is not None and _has_unscored(old)):
-            return statement_row(old["metrics"])     # (a judge re-asks what it left unscored)
-        if self.judge is None:
-            return not_judged_row("not judged (no judge: score RUN_DIR --with-judge)")
-        try:
-            result = self.judge.judge_report(report, refs, None if self.extracted is None
-                                             else EngineExtraction(self.extracted, survey))
-            record = {"id": survey, "fingerprint": fp, **result.to_record()}
-        except Exception as exc:   # never let one report stop the scoring; redone next time
-            record = {"id": survey, "fingerprint": None, "error":
-                      f"statement judging raised {type(exc).__name__}: {exc}"[:500],
-                      "metrics": {k: None for k in STATEMENT_RATES}}
-        self.run.append(STATEMENTS, record)
-        self.records[survey] = record
-        return statement_row(record["metrics"])
-
-
-def _has_unscored(record: dict[str, Any]) -> bool:
-    """A statements record with items the judge left unscored (`n_*_unscored` > 0)."""
-    metrics = record.get("metrics") or {}
-    per_judge = [v for e in (metrics.get("judges") or {}).values() if isinstance(e, dict)
-                 for k, v in e.items() if k.endswith("_unscored")]    # a panel judge's too
-    return any(isinstance(v, int) and v > 0 for k, v in metrics.items()
-               if k.startswith("n_") and k.endswith("_unscored")) or \
-        any(isinstance(v, int) and v > 0 for v in per_judge)
+        if old is not None and old.get("fingerprint") == fp:
+            return statement_row(old["metrics"])
+        return not_judged_row("not judged (no judge: score RUN_DIR --with-judge)")
 
 
 def zero_row(row: dict[str, Any], n_gt: int, status: str, error: str | None) -> dict[str, Any]:
