@@ -286,7 +286,7 @@ def test_the_literature_tools_are_inspect_tools_under_the_samples_rules(data_dir
     assert "search" not in data_task(loaded).dataset[0].input[0].text
     assert task.message_limit == 40 and benchmark_task(
         "reportbench", "shipped", limit=1, tools=True, message_limit=6).message_limit == 6
-    rules = loaded.bench.tool_rules(next(iter(loaded.samples.values())))
+    rules = loaded.tools.source.rules(next(iter(loaded.samples.values())))
     title = rules.exclude_ids[-1]
     unrestricted = ToolSession(loaded.tools.corpus, AccessRules()).call(
         "search", {"query": title, "k": 5})

@@ -1,4 +1,4 @@
-"""Every task family's leakage rule, as its benchmark states it (`Benchmark.tool_rules`), held
+"""Every task family's leakage rule, as its benchmark states it (`Benchmark.tool_source`), held
 by every tool: on the hand-made corpus (test_researcharena_fixtures), a sample of each benchmark
 whose hidden survey is S (Graph learning: a survey, 2021-06-15), and a sweep that tries to
 reach each hidden paper by search (BM25, dense, hybrid; titles and abstracts), by each of its
@@ -45,20 +45,20 @@ def _researcharena(corpus):
     from scholarbench.benchmarks.researcharena import ResearchArena
     from scholarbench.benchmarks.researcharena.agents.base import ArenaQuery
     query = ArenaQuery(IDS["S"], SURVEY_TITLE, date(2021, 6, 15), IDS["S"], None)
-    return ResearchArena({}).tool_rules(_sample(query))
+    return ResearchArena({}).tool_source("discovery").rules(_sample(query))
 
 
 def _reportbench(corpus):
     from scholarbench.benchmarks.reportbench.benchmark import ReportBench
     native = SimpleNamespace(cutoff=date(2021, 6, 15), exclude_ids=("arxiv:2106.00100",),
                              task=SimpleNamespace(title=SURVEY_TITLE))
-    return ReportBench({}).tool_rules(_sample(native))
+    return ReportBench({}).tool_source("shipped").rules(_sample(native))
 
 
 def _taxobench(corpus):
     from scholarbench.benchmarks.taxobench.benchmark import TaxoBench
     native = SimpleNamespace(survey=SURVEY_TITLE, topic="Graph learning")
-    return TaxoBench({}).tool_rules(_sample(native))
+    return TaxoBench({}).tool_source("deep-research").rules(_sample(native))
 
 
 def _deepsynth(corpus):
@@ -66,8 +66,8 @@ def _deepsynth(corpus):
     from scholarbench.benchmarks.deepsynth.records import Task
     bench = DeepSynth({})
     bench._corpus = corpus
-    return bench.tool_rules(_sample(gold=Task(task_id=1, checklist=(),
-                                              survey_id="2106.00100")))
+    return bench.tool_source("report").rules(_sample(gold=Task(task_id=1, checklist=(),
+                                                               survey_id="2106.00100")))
 
 
 # benchmark → (its rule, the papers it hides on this corpus, by hand)
@@ -119,7 +119,7 @@ def test_scinet_hides_no_paper_and_offers_no_measure(corpus):
     from scholarbench.benchmarks.scinet.benchmark import SciNet
     from scholarbench.tools.schemas import TOOLS
     from scholarbench.tools.session import ToolSession
-    session = ToolSession(corpus, SciNet({}).tool_rules(_sample()))
+    session = ToolSession(corpus, SciNet({}).tool_source("ego").rules(_sample()))
     assert session.visible.count() == corpus.count()
     assert not {"disruption", "novelty", "cd_index"} & set(TOOLS)
     # citation links are the network the paper's relation-aware agents use

@@ -1,4 +1,5 @@
-"""`tools serve --task ID` reads only what the task's rules need (`Benchmark.tool_sample`),
+"""`tools serve --task ID` reads only what the task's rules need (`ToolSource.sample` of
+`Benchmark.tool_source`),
 never the benchmark's gold: the rules equal those of the task `load` builds, on the
 hand-made ResearchArena corpus (test_researcharena_fixtures) and SciNet graph
 (scinet_files); building the gold fails the start."""
@@ -53,11 +54,12 @@ def test_researcharena_tool_sample_has_the_rules_of_the_loaded_task(corpus_dir, 
     assert len(loaded) >= 3                     # S, T, U (and V in "all"), U without cut-off
     bench = ResearchArena(options)              # a fresh one: nothing `load` left behind
     for full in loaded:
-        sample = bench.tool_sample(subtask, full.id)
+        sample = bench.tool_source(subtask).sample(full.id)
         assert sample is not None and sample.id == full.id and sample.gold is None
-        assert bench.tool_rules(sample) == ResearchArena(options).tool_rules(full)
-    assert bench.tool_sample(subtask, "arxiv:0000.00000") is None
-    assert bench.tool_task_hint(subtask).startswith(f"{len(loaded)} tasks, e.g. ")
+        assert bench.tool_source(subtask).rules(sample) == \
+            ResearchArena(options).tool_source(subtask).rules(full)
+    assert bench.tool_source(subtask).sample("arxiv:0000.00000") is None
+    assert bench.tool_source(subtask).task_hint().startswith(f"{len(loaded)} tasks, e.g. ")
 
 
 def test_researcharena_start_builds_no_task_set(corpus_dir, tmp_path, monkeypatch):
@@ -66,7 +68,7 @@ def test_researcharena_start_builds_no_task_set(corpus_dir, tmp_path, monkeypatc
     options = {"corpus": str(corpus_dir), "data": str(tmp_path)}
     bench = ResearchArena(options)
     full = next(s for s in bench.load("discovery", None).samples if s.id == S)
-    expected = bench.tool_rules(full)
+    expected = bench.tool_source("discovery").rules(full)
 
     def refuse(*args, **kwargs):
         raise AssertionError("the task set's gold was built")
@@ -90,15 +92,16 @@ def test_scinet_tool_sample_accepts_every_task_and_keeps_its_rules(scinet_files,
         loaded = SciNet(dict(options), build=SETTINGS).load(subtask, None).samples
         assert loaded, subtask
         for full in loaded:
-            sample = bench.tool_sample(subtask, full.id)
+            sample = bench.tool_source(subtask).sample(full.id)
             assert sample is not None and sample.id == full.id and sample.gold is None
-            assert bench.tool_rules(sample) == bench.tool_rules(full)
+            rules = bench.tool_source(subtask).rules
+            assert rules(sample) == rules(full)
         other = next(s for s in SciNet.subtasks if s != subtask)
-        assert bench.tool_sample(other, loaded[0].id) is None     # another family's id
+        assert bench.tool_source(other).sample(loaded[0].id) is None  # another family's id
     for wrong in ("ego/novel/cs.XX", "ego/cited/cs.LG", "ego/novel", "path/cs.LG/0",
                   "pair/pncites/ ", "nope"):
         family = wrong.split("/")[0] if wrong != "nope" else "ego"
-        assert bench.tool_sample(family, wrong) is None, wrong
+        assert bench.tool_source(family).sample(wrong) is None, wrong
     assert bench._env is None                   # the graph was never opened
 
 
@@ -121,7 +124,7 @@ def test_scinet_start_computes_no_measure(scinet_files, corpus_dir, monkeypatch)
                      "--option", f"graph={graph}", "--option", f"unarxive={unarxive}",
                      "--corpus", str(corpus_dir))
     assert session.sample_id == "ego/novel/cs.LG" and calls == []
-    assert session.rules == SciNet({}).tool_rules(None)
+    assert session.rules == SciNet({}).tool_source("ego").rules(None)
 
 
 def test_scinet_unknown_task_is_one_line_naming_the_id_form(scinet_files, corpus_dir, capsys):

@@ -12,6 +12,7 @@ group `scholarbench.benchmarks`). It says:
   run's chat models reach it only if it asks for them (`load_samples`);
 - `agent`: its built-in agents (by name) — the engine adds the generic ways in;
 - `record`: an agent's answer as the fields of its generate.jsonl line (`Malformed` if wrong);
+- `tool_source`: what the literature tools serve, if it offers them (docs/tools.md);
 - `judged_items`, `stages`, `prepare_scoring` and `score_sample`: what a judge is asked, the
   cross-sample work and one sample's score row (`core.scoring` runs them, one row per
   sample, never skipped);
@@ -34,7 +35,7 @@ from scholarbench.core.limits import OutputLimits
 from scholarbench.core.models import Models
 from scholarbench.core.planning import PlannedCalls, planned_item_calls
 from scholarbench.core.registry import REGISTRY
-from scholarbench.errors import ScholarbenchError
+from scholarbench.tools.source import ToolSource
 
 
 @dataclass
@@ -164,25 +165,11 @@ class Benchmark:
         return AgentContext(benchmark=self.name, subtask=subtask, llm=llm)
 
     # -- the literature tools (docs/tools.md) -------------------------------------------------
-    def tool_corpus(self, subtask: str) -> tuple[Any, Any]:
-        """(open Corpus, its directory) the literature tools serve for `subtask`; called after
-        `context`. A benchmark that offers tools overrides this and `tool_rules`."""
-        raise ScholarbenchError(f"{self.name} does not offer the literature tools")
-
-    def tool_rules(self, sample: Sample) -> Any:
-        """The `tools.rules.AccessRules` of one sample: what its paper hides from agents."""
-        raise NotImplementedError
-
-    def tool_sample(self, subtask: str, task_id: str) -> Sample | None:
-        """The sample `task_id` of `subtask` with what `tool_rules` reads of it, or None when
-        there is no such task: all `tools serve --task` needs before it may answer its client.
-        Default: `load` every sample and pick. A benchmark whose `load` builds gold overrides
-        it to read only that task's rule inputs (the sample's gold and prompt may be empty)."""
-        return next((s for s in self.load(subtask, None).samples if s.id == task_id), None)
-
-    def tool_task_hint(self, subtask: str) -> str:
-        """Which task ids `subtask` has, for the one-line error naming an unknown one."""
-        return ids_hint([s.id for s in self.load(subtask, None).samples])
+    def tool_source(self, subtask: str) -> ToolSource | None:
+        """What the literature tools serve for `subtask` (`tools.source.ToolSource`: the
+        corpus, opened only when a tool is used; each sample's rules; how `tools serve --task`
+        finds a sample), or None (the default): this benchmark offers no tools."""
+        return None
 
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         """The generate.jsonl fields of an answer; raise `families.Malformed` if it is wrong."""
@@ -284,11 +271,6 @@ class Benchmark:
             null = f"  ({m['n_null']} undefined, excluded)" if m.get("n_null") else ""
             lines.append(f"  {key:<24} {value:>8}{null}")
         return "\n".join(lines)
-
-
-def ids_hint(ids: Sequence[str], n: int = 5) -> str:
-    """"101 tasks, e.g. a, b, c, d, e"."""
-    return f"{len(ids)} tasks, e.g. {', '.join(ids[:n])}"
 
 
 def summary_line(summary: dict[str, Any]) -> str:

@@ -1,8 +1,8 @@
 """The literature tools (docs/tools.md) as Inspect tools, bound to each sample's leakage rules.
 
 `literature_tools(data)` is a solver step: for the sample being solved it opens a
-`tools.session.ToolSession` on the benchmark's tool corpus with that sample's
-`Benchmark.tool_rules` (as the engine's `tools.provider.ToolProvider` and the MCP server do)
+`tools.session.ToolSession` on the benchmark's tool corpus with that sample's rules
+(`Benchmark.tool_source`: as the engine's `tools.provider.ToolProvider` and the MCP server do)
 and sets `state.tools` to one Inspect tool per literature tool — same names, descriptions and
 argument schemas (`tools.schemas.TOOLS`, the models the MCP server and the function-calling
 loop use). Every call goes through `ToolSession.call`: arguments validated, hidden papers never

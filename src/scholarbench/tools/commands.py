@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from scholarbench.errors import ScholarbenchError
+from scholarbench.tools.source import offered
 
 
 def add_tools_parser(sub: Any, open_benchmark: Callable[[argparse.Namespace], tuple[Any, str]]
@@ -100,17 +101,18 @@ def _session(args: argparse.Namespace) -> Any:
         raise ScholarbenchError("tools serve needs --benchmark B (and --task ID for a task's "
                                 "rules)")
     bench, subtask = args.open_benchmark(args)
+    source = offered(bench, subtask)
     if args.task is None:               # no sample: the benchmark's tasks are not loaded
-        corpus, _ = bench.tool_corpus(subtask)
+        corpus, _ = source.open_corpus()
         print("warning: no --task: the whole corpus is served, with no task's leakage rules",
               file=sys.stderr)
         return ToolSession(corpus, AccessRules(), embedder_factory=_embedder, on_call=log)
-    sample = bench.tool_sample(subtask, args.task)      # its rules' inputs, never its gold
+    sample = source.sample(args.task)   # its rules' inputs, never its gold
     if sample is None:
         raise ScholarbenchError(f"{bench.name} {subtask} has no task {args.task!r} "
-                                f"({bench.tool_task_hint(subtask)})")
-    corpus, _ = bench.tool_corpus(subtask)
-    return ToolSession(corpus, bench.tool_rules(sample), embedder_factory=_embedder,
+                                f"({source.task_hint()})")
+    corpus, _ = source.open_corpus()
+    return ToolSession(corpus, source.rules(sample), embedder_factory=_embedder,
                        sample_id=sample.id, on_call=log)
 
 

@@ -1,8 +1,8 @@
 """The engine's side of the tools: one session per sample, its trajectory in the run directory.
 
 For an agent that declares `needs.tools`, the engine makes a `ToolProvider` for the run (the
-benchmark's corpus, opened once) and, for each sample, a `SampleTools` — the agent's
-`ctx.tools` — bound to that sample's rules (`Benchmark.tool_rules`). An agent may use it:
+benchmark's `tools.source.ToolSource`, its corpus opened once) and, for each sample, a
+`SampleTools` — the agent's `ctx.tools` — bound to that sample's rules (`ToolSource.rules`). An agent may use it:
 
 - in process: `ctx.tools.call("search", {"query": …})` (the built-in agents, the endpoint loop),
   and for a plain function `task["tools"].search(…)` (`tools.handle.ToolsHandle`);
@@ -29,6 +29,7 @@ from scholarbench.embed.minilm import default_embedder
 from scholarbench.tools.handle import ToolsHandle
 from scholarbench.tools.rules import AccessRules
 from scholarbench.tools.session import ToolSession
+from scholarbench.tools.source import offered
 
 TRAJECTORIES = "tools.jsonl"
 SESSION_DIR = "tools-sessions"
@@ -112,11 +113,12 @@ class SampleTools:
 
 
 class ToolProvider:
-    """Sessions for the samples of one run (the corpus is the benchmark's, opened once)."""
+    """Sessions for the samples of one run (the corpus is the benchmark's, opened once: made
+    after the agent's context, only for an agent that uses the tools)."""
 
     def __init__(self, bench: Any, subtask: str, embedder: Any = None) -> None:
-        self.bench = bench
-        self.corpus, self.corpus_dir = bench.tool_corpus(subtask)
+        self.source = offered(bench, subtask)
+        self.corpus, self.corpus_dir = self.source.open_corpus()
         self._embedder = embedder          # the run's (dense search); else MiniLM on first use
 
     def _embedder_factory(self) -> Any:
@@ -125,7 +127,7 @@ class ToolProvider:
         return self._embedder
 
     def for_sample(self, sample: Any, run_dir: Path | None) -> SampleTools:
-        session = ToolSession(self.corpus, self.bench.tool_rules(sample),
+        session = ToolSession(self.corpus, self.source.rules(sample),
                               embedder_factory=self._embedder_factory, sample_id=sample.id)
         return SampleTools(session, self.corpus_dir,
                            run_dir / SESSION_DIR if run_dir is not None else None)

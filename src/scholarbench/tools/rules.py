@@ -1,7 +1,7 @@
 """What one task may see of the corpus: its leakage rules, enforced inside every tool.
 
 A session of the literature tools is bound to one sample, and the sample's benchmark says
-which papers it hides (`Benchmark.tool_rules`):
+which papers it hides (the `rules` of its `Benchmark.tool_source`):
 
 - `before`: only papers known to exist before this day (the corpus's own date rule:
   `Corpus.search_bm25`'s `before`, a paper's latest possible date is its published day, else

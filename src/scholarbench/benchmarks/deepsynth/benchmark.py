@@ -66,6 +66,7 @@ from scholarbench.benchmarks.deepsynth.oracle import (OracleBuilder, OracleConte
 from scholarbench.benchmarks.deepsynth.stages import (ORACLE, default_workers, oracle_stage,
                                                       record_model)
 from scholarbench.tools.rules import AccessRules
+from scholarbench.tools.source import ToolSource
 
 SUBTASK = "report"
 ORACLE_MODES = ("summary", "abstract", "none")
@@ -253,14 +254,18 @@ class DeepSynthBenchmark(Benchmark):
         return AgentContext(benchmark=self.name, subtask=subtask, llm=llm, corpus=self._corpus,
                             corpus_dir=self._corpus_dir)
 
-    def tool_corpus(self, subtask: str) -> tuple[Any, Any]:
+    def tool_source(self, subtask: str) -> ToolSource:
+        return ToolSource(self._open_tool_corpus, self._tool_rules,
+                          samples=lambda: self.load(subtask, None).samples)
+
+    def _open_tool_corpus(self) -> tuple[Any, Any]:
         if self._corpus is None:
             self._open_corpus(explicit_only=False)
         if self._corpus is None:
             raise ScholarbenchError("DeepSynth's tools need a corpus (not --corpus none)")
         return self._corpus, self._corpus_dir
 
-    def tool_rules(self, sample: Sample) -> Any:
+    def _tool_rules(self, sample: Sample) -> Any:
         """The writers' search rule: papers known before the survey may first have appeared,
         never the survey (its id and every record with its title)."""
         task = sample.gold

@@ -2,10 +2,11 @@
 the survey its task was made from.
 
 A task names its survey by arXiv id only (`survey_id`; the prompt gives a topic, never the
-title). The writers' rule (`benchmark.tool_rules`) hides the survey and every paper not known
-to precede the day it may first have appeared (`oracle.survey_cutoff`: its corpus date, else
-the first day of its arXiv month). So the answer key is the survey's arXiv id and, when the
-scoring corpus holds the survey, its corpus id, title and abstract, and that cut-off.
+title). The writers' rule (the tools' rules of `benchmark.tool_source`) hides the survey and
+every paper not known to precede the day it may first have appeared (`oracle.survey_cutoff`:
+its corpus date, else the first day of its arXiv month). So the answer key is the survey's
+arXiv id and, when the scoring corpus holds the survey, its corpus id, title and abstract, and
+that cut-off.
 
 The audited works are every reference the report's text gives (parsed and resolved as
 ReportBench does: `references.extract.extract_references`, each once) and the answer's

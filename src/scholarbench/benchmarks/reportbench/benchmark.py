@@ -48,6 +48,7 @@ from scholarbench.benchmarks.reportbench.title_item import title_item
 from scholarbench.benchmarks.reportbench.scoring import open_corpus
 from scholarbench.benchmarks.reportbench.summary import format_summary, summary_blocks
 from scholarbench.tools.rules import AccessRules
+from scholarbench.tools.source import ToolSource
 
 SHIPPED = "shipped"
 GRANULARITIES = (SHIPPED, "sentence", "paragraph", "detail")
@@ -190,7 +191,11 @@ class ReportBench(Benchmark):
     def agent_names(self, subtask: str) -> list[str]:
         return ["replay"] + writer_names() + super().agent_names(subtask)
 
-    def tool_corpus(self, subtask: str) -> tuple[Any, Any]:
+    def tool_source(self, subtask: str) -> ToolSource:
+        return ToolSource(self._open_tool_corpus, self._tool_rules,
+                          samples=lambda: self.load(subtask, None).samples)
+
+    def _open_tool_corpus(self) -> tuple[Any, Any]:
         if self._corpus is None:        # `tools serve`: no run's context opened it
             # deferred: pulls in pyarrow
             from scholarbench.corpus.build import default_corpus
@@ -199,7 +204,7 @@ class ReportBench(Benchmark):
             self._corpus = open_corpus(self._corpus_dir)
         return self._corpus, self._corpus_dir
 
-    def tool_rules(self, sample: Sample) -> Any:
+    def _tool_rules(self, sample: Sample) -> Any:
         """The reverse-engineered prompt's rules: only papers published before its cut-off
         date, and never the original survey (its arXiv id, DOI and title)."""
         native = sample.task.native

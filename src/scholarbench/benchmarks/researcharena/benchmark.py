@@ -25,7 +25,7 @@ from scholarbench.benchmarks.researcharena.measures.declared import (
     DISCOVERY_KEYS as DISCOVERY, ORGANISATION_KEYS as ORGANISATION, SELECTION_KEYS as SELECTION,
     measures_of)
 from scholarbench.core.agent import AgentContext, Task
-from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext, ids_hint
+from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext
 from scholarbench.core.refs import task_refs
 from scholarbench.core.registry import REGISTRY, register_benchmark
 from scholarbench.data.store import latest_import
@@ -51,6 +51,7 @@ from scholarbench.benchmarks.researcharena.tasks import SearchSpace, TASK_SETS, 
 from scholarbench.embed import default_embedder
 from scholarbench.leakage.corpus import recorded_corpus
 from scholarbench.corpus.build import corpus_info, has_corpus
+from scholarbench.tools.source import ToolSource, ids_hint
 
 # Objects the Python API may hand a benchmark through its options (never recorded).
 OBJECT_OPTIONS = ("embedder", "extractor", "progress")
@@ -290,7 +291,19 @@ class ResearchArena(Benchmark):
                             corpus_dir=self._corpus_dir, embedder=embedder,
                             extra={"arena": arena})
 
-    def tool_corpus(self, subtask: str) -> tuple[Any, Any]:
+    def tool_source(self, subtask: str) -> ToolSource:
+        """A corpus-built task (the default `--tasks-from corpus`) is found as its rule reads
+        it (`_tool_sample`); one of another task source is picked from `load`."""
+        def corpus() -> tuple[Any, Any]:
+            return self._open_tool_corpus(subtask)
+        if (self.options.get("tasks_from") or "corpus") != "corpus":
+            return ToolSource(corpus, self._tool_rules,
+                              samples=lambda: self.load(subtask, None).samples)
+        return ToolSource(corpus, self._tool_rules,
+                          find=lambda task_id: self._tool_sample(subtask, task_id),
+                          hint=lambda: ids_hint(self._survey_ids(subtask)))
+
+    def _open_tool_corpus(self, subtask: str) -> tuple[Any, Any]:
         if self._corpus is None:           # `load` opens it; `tools serve` without a task here
             inputs = loading.resolve_inputs(self.options, subtask, needs_corpus=True,
                                             discover=self.discover_data)
@@ -298,16 +311,13 @@ class ResearchArena(Benchmark):
             self._corpus = loading.open_corpus(inputs.corpus_dir)
         return self._corpus, self._corpus_dir
 
-    def tool_rules(self, sample: Sample) -> Any:
+    def _tool_rules(self, sample: Sample) -> Any:
         return access_rules(sample.task.native)
 
-    def tool_sample(self, subtask: str, task_id: str) -> Sample | None:
-        """A corpus-built task (the default `--tasks-from corpus`) as its rule reads it: the
-        survey's id, title and cut-off — not its reference list, whose building (re-reading
-        the bibliography sources, classifying every reference) is most of `load`. Other task
-        sources: `load`."""
-        if (self.options.get("tasks_from") or "corpus") != "corpus":
-            return super().tool_sample(subtask, task_id)
+    def _tool_sample(self, subtask: str, task_id: str) -> Sample | None:
+        """A corpus-built task as its rule reads it: the survey's id, title and cut-off — not
+        its reference list, whose building (re-reading the bibliography sources, classifying
+        every reference) is most of `load`."""
         if task_id not in self._survey_ids(subtask):
             return None
         corpus = self._corpus
@@ -317,15 +327,10 @@ class ResearchArena(Benchmark):
         return Sample(task_id, Task(id=task_id, benchmark=self.name, subtask=subtask,
                                     family=self.subtasks[subtask], prompt="", native=query))
 
-    def tool_task_hint(self, subtask: str) -> str:
-        if (self.options.get("tasks_from") or "corpus") != "corpus":
-            return super().tool_task_hint(subtask)
-        return ids_hint(self._survey_ids(subtask))
-
     def _survey_ids(self, subtask: str) -> list[str]:
         """The ids of the corpus-built task set (`tasks.build_tasks` makes one per survey)."""
         loading.check_options(self.options)
-        corpus, _ = self.tool_corpus(subtask)
+        corpus, _ = self._open_tool_corpus(subtask)
         return survey_ids(corpus, TASK_SETS[self.options.get("task_set") or "reference-lists"])
 
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:

@@ -62,6 +62,7 @@ from scholarbench.benchmarks.scinet.scoring import (format_panel, format_summary
 from scholarbench.data.task_files import imported_file
 from scholarbench.embed.minilm import default_embedder
 from scholarbench.tools.rules import AccessRules
+from scholarbench.tools.source import ToolSource
 
 TASKS = "tasks.jsonl"
 
@@ -325,7 +326,15 @@ class SciNet(Benchmark):
         return AgentContext(benchmark=self.name, subtask=subtask, llm=llm, embedder=embedder,
                             extra={"env": self.env()})
 
-    def tool_corpus(self, subtask: str) -> tuple[Any, Any]:
+    def tool_source(self, subtask: str) -> ToolSource:
+        """A task is found without building its gold (`tool_tasks`)."""
+        # deferred: pulls in pyarrow
+        from scholarbench.benchmarks.scinet.tool_tasks import tool_sample, tool_task_hint
+        return ToolSource(self._open_tool_corpus, self._tool_rules,
+                          find=lambda task_id: tool_sample(self, subtask, task_id),
+                          hint=lambda: tool_task_hint(self, subtask))
+
+    def _open_tool_corpus(self) -> tuple[Any, Any]:
         """The data directory's default corpus (its arXiv 2023 graph is SciNet's here)."""
         if getattr(self, "_tool_corpus", None) is None:
             # deferred: pulls in pyarrow
@@ -337,21 +346,11 @@ class SciNet(Benchmark):
             self._tool_corpus = (Corpus.open(path), path)
         return self._tool_corpus
 
-    def tool_rules(self, sample: Sample) -> Any:
+    def _tool_rules(self, sample: Sample) -> Any:
         """SciNet hides no paper: its tasks are about the network itself, which the paper's
         relation-aware agents use. The scientometric measures (CD index, novelty) are the ego
         tasks' gold and are not tools; citation links are (docs/tools.md)."""
         return AccessRules(why="SciNet: the whole citation network (no measures)")
-
-    def tool_sample(self, subtask: str, task_id: str) -> Sample | None:
-        # deferred: pulls in pyarrow
-        from scholarbench.benchmarks.scinet.tool_tasks import tool_sample
-        return tool_sample(self, subtask, task_id)
-
-    def tool_task_hint(self, subtask: str) -> str:
-        # deferred: pulls in pyarrow
-        from scholarbench.benchmarks.scinet.tool_tasks import tool_task_hint
-        return tool_task_hint(self, subtask)
 
     def record(self, sample: Sample, answer: Any) -> dict[str, Any]:
         if sample.task.subtask == "review":

@@ -1,5 +1,5 @@
-"""Which SciNet tasks `tools serve --task` may serve (`Benchmark.tool_sample`) and how to name
-them (`tool_task_hint`), without building the tasks' gold. `tasks` (numpy, the graph's
+"""Which SciNet tasks `tools serve --task` may serve (`ToolSource.find` of
+`SciNet.tool_source`) and how to name them (`ToolSource.hint`), without building the tasks' gold. `tasks` (numpy, the graph's
 measures) is imported only when called."""
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ from scholarbench.benchmarks.scinet.records import read_tasks
 from scholarbench.benchmarks.scinet.review_tasks import review_ids
 from scholarbench.benchmarks.scinet.tasks import ID_FORMS, has_built_id_form
 from scholarbench.core.agent import Task
-from scholarbench.core.benchmark import Sample, ids_hint
+from scholarbench.core.benchmark import Sample
+from scholarbench.tools.source import ids_hint
 
 
 def tool_sample(bench: Any, subtask: str, task_id: str) -> Sample | None:
-    """Every SciNet task has the same rules (`SciNet.tool_rules`) and listing the built tasks
+    """Every SciNet task has the same rules (`SciNet._tool_rules`) and listing the built tasks
     means building their gold (the graph measures: seconds), so a built task's id is
     checked by its form (`tasks.has_built_id_form`) and the graph is not opened; a task
     file's (`--tasks`) is looked up in it."""

@@ -55,6 +55,7 @@ from scholarbench.files import sha256_file
 from scholarbench.leakage.unleaked import leak_lines
 from scholarbench.paths import data_dir
 from scholarbench.records import TaxoPrediction
+from scholarbench.tools.source import ToolSource
 from scholarbench.benchmarks.taxobench.agents import NativeAgent
 from scholarbench.benchmarks.taxobench.agents.base import AgentContext as TaxoContext
 from scholarbench.benchmarks.taxobench.judge_probe import judge_with_probe
@@ -208,12 +209,16 @@ class TaxoBench(Benchmark):
                                         llm=llm)
         return ctx
 
-    def tool_corpus(self, subtask: str) -> tuple[Any, Any]:
+    def tool_source(self, subtask: str) -> ToolSource:
+        return ToolSource(self._open_tool_corpus, self._tool_rules,
+                          samples=lambda: self.load(subtask, None).samples)
+
+    def _open_tool_corpus(self) -> tuple[Any, Any]:
         if self._corpus_path is None:
             self._corpus_path = self.corpus_dir(True)
         return self.corpus(), self._corpus_path
 
-    def tool_rules(self, sample: Sample) -> Any:
+    def _tool_rules(self, sample: Sample) -> Any:
         """Deep Research mode's rule (the paper's, as bm25-title applies it): never the survey
         the taxonomy was taken from — every record with its title or the topic's."""
         task = sample.task.native
