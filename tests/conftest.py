@@ -94,6 +94,27 @@ def fake_embedder():
     return FakeEmbedder()
 
 
+# the modules that bind `default_embedder` by name at import (`from … import default_embedder`)
+EMBEDDER_USERS = ("scholarbench.embed", "scholarbench.embed.minilm",
+                  "scholarbench.benchmarks.taxobench.benchmark",
+                  "scholarbench.benchmarks.researcharena.benchmark",
+                  "scholarbench.benchmarks.scinet.benchmark", "scholarbench.tools.provider",
+                  "scholarbench.tools.commands", "scholarbench.corpus.commands",
+                  "scholarbench.demo")
+
+
+def use_fake_embedder(monkeypatch, make=None) -> None:
+    """Every `default_embedder()` of this test returns `make()` (a new `FakeEmbedder`): each
+    module that bound the name is imported first and patched where it looks it up, so the
+    fake neither misses a module imported earlier nor outlives the test in one imported now."""
+    import importlib
+    modules = [importlib.import_module(name) for name in EMBEDDER_USERS]   # all, then patch:
+    for module in modules:               # one imported after a patch would bind the fake
+        if hasattr(module, "default_embedder"):
+            monkeypatch.setattr(module, "default_embedder",
+                                make or (lambda *a, **k: FakeEmbedder()))
+
+
 @pytest.fixture(scope="session")
 def minilm():
     from scholarbench.embed import CachedEmbedder, MiniLMEncoder

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from conftest import FakeEmbedder
+from conftest import use_fake_embedder
 from fake_openai import FakeOpenAI, Step
 from test_judges_taxobench import _run_files
 from scholarbench.cli import main
@@ -79,7 +79,7 @@ def taxo_fake(body):
 @pytest.fixture
 def judged_run(tmp_path, monkeypatch):
     monkeypatch.setenv("SCHOLARBENCH_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr("scholarbench.embed.default_embedder", lambda: FakeEmbedder())
+    use_fake_embedder(monkeypatch)
     server = FakeOpenAI(default=taxo_fake).start()
     gold, pred = _run_files(tmp_path)       # 4 instances: 2 taxonomies, 1 malformed, 1 absent
 

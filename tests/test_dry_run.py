@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from conftest import FakeEmbedder
+from conftest import use_fake_embedder
 from fake_openai import FakeOpenAI, Step
 from test_judges_taxobench import _run_files
 from test_scinet_engine import run_args, tiny  # noqa: F401  (the module's fixture)
@@ -98,7 +98,7 @@ def taxo_fake(body):
 def test_taxobench_dry_run_counts_equal_the_run_and_the_rescore(tmp_path, fake, monkeypatch,
                                                                  capsys):
     monkeypatch.setenv("SCHOLARBENCH_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr("scholarbench.embed.default_embedder", lambda: FakeEmbedder())
+    use_fake_embedder(monkeypatch)
     fake.default = taxo_fake
     gold, pred = _run_files(tmp_path)       # 4 instances: 2 taxonomies, 1 malformed, 1 absent
     out = tmp_path / "run"

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from conftest import FakeEmbedder, shared_path
+from conftest import shared_path, use_fake_embedder
 from fake_openai import FakeOpenAI, Step
 from scholarbench.cli import main
 from scholarbench.data.demo import demo_records
@@ -161,7 +161,7 @@ def _gold_and_pred(tmp_path, first_label: str = "Good"):
 @pytest.fixture
 def env(tmp_path, monkeypatch):
     monkeypatch.setenv("SCHOLARBENCH_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr("scholarbench.embed.default_embedder", lambda: FakeEmbedder())
+    use_fake_embedder(monkeypatch)
     server = FakeOpenAI().start()
     yield server
     server.stop()

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import FakeEmbedder
+from conftest import FakeEmbedder, use_fake_embedder
 from fake_openai import FakeOpenAI, Step
 from scholarbench.data.demo import demo_records
 from scholarbench.benchmarks.taxobench.judge import (JUDGE_KEYS, TaxoBenchJudge, build_messages,
@@ -221,7 +221,7 @@ def test_run_with_judge_counts_unscored_missing_and_malformed(tmp_path, fake):
 def test_cli_score_run_dir_with_judge(tmp_path, fake, monkeypatch, capsys):
     from scholarbench import cli
     monkeypatch.setenv("SCHOLARBENCH_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr("scholarbench.embed.default_embedder", lambda: FakeEmbedder())
+    use_fake_embedder(monkeypatch)
     gold, pred = _run_files(tmp_path)
     fake.default = _scripted
     out = tmp_path / "run"

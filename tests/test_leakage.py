@@ -10,7 +10,7 @@ from datetime import date
 
 import pytest
 
-from conftest import FakeEmbedder
+from conftest import FakeEmbedder, use_fake_embedder
 from scholarbench.leakage import (SPAN, AnswerKey, Cited, abstract_words, audit, leaked_note,
                                   same_title, without_leaked)
 
@@ -151,7 +151,7 @@ def setup(tmp_path, monkeypatch):
     from scholarbench.corpus.store import Corpus
     monkeypatch.setenv("SCHOLARBENCH_DATA", str(tmp_path / "no-data"))
     monkeypatch.setenv("SCHOLARBENCH_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr("scholarbench.embed.default_embedder", lambda: FakeEmbedder())
+    use_fake_embedder(monkeypatch)
     gold = tmp_path / "gold.jsonl"
     gold.write_text("".join(json.dumps(_instance(s)) + "\n" for s in SURVEYS))
     source = tmp_path / "corpus-source.jsonl"

@@ -59,11 +59,11 @@ def test_the_endpoint_agents_whole_exchange_is_kept_and_shown(tmp_path, corpus_d
 
 def judged_taxo_run(tmp_path, monkeypatch):
     """A TaxoBench run replaying two taxonomies, judged by the scripted judge."""
-    from conftest import FakeEmbedder
+    from conftest import use_fake_embedder
     from test_cost import taxo_fake
     from test_judges_taxobench import _run_files
     monkeypatch.setenv("SCHOLARBENCH_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr("scholarbench.embed.default_embedder", lambda: FakeEmbedder())
+    use_fake_embedder(monkeypatch)
     server = FakeOpenAI(default=taxo_fake).start()
     gold, pred = _run_files(tmp_path)
     out = tmp_path / "judged"

@@ -113,9 +113,10 @@ def plan_lines(title: str, n_samples: int, planned: Sequence[PlannedCalls],
     """The printout of one benchmark/sub-task: a head line, then one line per role and stage,
     then the judge total (a sum of exact counts, else of bounds, else unknown)."""
     lines = [f"{title}: {n_samples} samples"]
+    width = max([10] + [len(p.stage) for p in planned])     # the stage names in one column
     for p in planned:
         who = p.role + (f" ({p.model})" if p.model else "")
-        lines.append(f"  {who:<28} {p.stage:<10} {p.count:>14}   {p.basis}")
+        lines.append(f"  {who:<28} {p.stage:<{width}} {p.count:>14}   {p.basis}")
     judged = [p for p in planned if p.role != "agent"]
     if not judged:
         lines.append("  no judge calls")
