@@ -156,3 +156,49 @@ def test_two_packaged_local_models_are_two_judges():
     small, other = judge("qwen2.5-coder-0.5b"), judge("another-local-model")
     assert small.model == "local:qwen2.5-coder-0.5b"
     assert small.fingerprint != other.fingerprint
+
+
+def test_a_request_with_its_own_seed_and_temperature_and_an_item_with_extra_voters(tmp_path):
+    """A request may carry its own seed (repeat r asks seed + r·step, for every judge) and
+    temperature (ReportBench's N votes); its key holds them, so N votes on one text are N
+    requests; an item's `voters` answer besides the panel; the dry run's `calls` bound."""
+    from types import SimpleNamespace
+    from scholarbench.core.judge_stage import (JudgedItem, JudgeRequest, judge_stage,
+                                               verdict_key)
+    from scholarbench.core.judging import JudgeIdentity
+    from scholarbench.core.models import Models
+    from scholarbench.core.rundir import RunDir
+    from scholarbench.core.engine import RUN_FORMAT
+    from test_reportbench_llm import make_client
+    server = FakeOpenAI(default=lambda body: Step(text=json.dumps({"ok": True}))).start()
+    try:
+        a, b, voter = (make_client(server, m) for m in ("judge-a", "judge-b", "voter"))
+        text = ({"role": "user", "content": "Is it so?"},)
+        item = JudgedItem("votes", "v1", lambda sample, record: [
+            JudgeRequest(f"vote-{i}", text, seed=i, seed_step=3, temperature=0.7)
+            for i in range(3)], validate=lambda v: v["ok"], voters=(voter,))
+        (tmp_path / "run").mkdir()
+        run = RunDir(tmp_path / "run")
+        run.write_manifest({"format": RUN_FORMAT, "benchmark": "toy", "mode": "rank"})
+        verdicts = judge_stage(run, item, [SimpleNamespace(id="s1", unscorable=None)],
+                               {"s1": {}}, Models.given(judges=[a, b], judge_samples=2),
+                               progress=False)
+        asked = sorted((body["model"], body["seed"], body["temperature"])
+                       for body in server.requests)
+        # 3 votes × 2 repeats of each of the two judges and the voter; seed i + r·3
+        assert asked == sorted((m, i + r * 3, 0.7) for m in ("judge-a", "judge-b", "voter")
+                               for r in range(2) for i in range(3))
+        assert set(verdicts.of("s1", "vote-2")) == {"judge-a", "judge-b", "voter"}
+        assert verdicts.of("s1", "vote-2")["voter"] == [True, True]
+        one = JudgeIdentity("a", "judge", "judge-a")
+        keys = {verdict_key(one, item, 0, r) for r in item.requests(None, None)}
+        assert len(keys) == 3                        # one text, three votes, three keys
+        plain = JudgeRequest("x", text)
+        assert plain.input_hash != JudgeRequest("x", text, seed=0, seed_step=3).input_hash
+        assert plain.input_hash == JudgeRequest("y", text, expect=5).input_hash
+        n = len(server.requests)                     # the same judges again: nothing asked
+        judge_stage(run, item, [SimpleNamespace(id="s1", unscorable=None)], {"s1": {}},
+                    Models.given(judges=[a, b], judge_samples=2), progress=False)
+        assert len(server.requests) == n
+    finally:
+        server.stop()
