@@ -400,3 +400,31 @@ def test_a_real_benchmark_with_two_epochs(tmp_path, capsys, monkeypatch):
     assert main(["score", str(runs[2])]) == 0
     assert (runs[2] / "scores.jsonl").read_text() == before
     assert aggregate_run(runs[2], check=True) == 0
+
+
+def test_the_report_shows_each_epoch_and_the_spread_of_an_epochs_run(toybench, tmp_path):
+    """`report`: a run of 3 epochs gets an Epochs table — each measure's mean and interval,
+    its value per epoch, the SD of those and the within-sample SD, as summary.json holds them;
+    a run of one epoch gets none."""
+    from scholarbench.report.exports import leaderboard_text
+    from scholarbench.report.html import render_html_report
+    from scholarbench.report.sections.base import load_report_runs
+    items = _items(tmp_path / "items.json")
+    _run(toybench, items, tmp_path / "k3", 3)
+    _run(toybench, items, tmp_path / "k1", 1)
+    spread = _summary(tmp_path / "k3")["epochs"]["spread"]["hit@3"]
+    hit = _summary(tmp_path / "k3")["metrics"]["hit@3"]
+    runs = load_report_runs([tmp_path / "k3", tmp_path / "k1"])
+    text = leaderboard_text(runs, "markdown")
+    assert ("### Epochs — seeded\\_agent:solve in k3 (toybench rank): 3 epochs of 20 samples, "
+            "seeds 0, 1, 2") in text
+    row = next(line for line in text.splitlines() if line.startswith("| hit@3 |"))
+    cells = [c.strip().replace("\\", "") for c in row.strip("|").split("|")]   # md escapes
+    assert cells[1:3] == [f"{hit['mean']:.4f}", f"[{hit['ci95'][0]:.4f}, {hit['ci95'][1]:.4f}]"]
+    assert cells[3:6] == [f"{v:.4f}" for v in spread["by_epoch"]]
+    assert cells[6:8] == [f"{spread['sd_epochs']:.4f}", f"{spread['sd_within']:.4f}"]
+    assert " in k1 (" not in text
+    html = render_html_report(runs)
+    assert '<section class="epochs">' in html and "in k3 (toybench rank)" in html
+    only_one = render_html_report(load_report_runs([tmp_path / "k1"]))
+    assert '<section class="epochs">' not in only_one

@@ -45,6 +45,7 @@ from scholarbench.report.sections.base import (ReportRun, by_benchmark, load_rep
                                                load_report_runs)
 from scholarbench.report.formats import TABLE_FORMATS
 from scholarbench.report.cost import cost_groups
+from scholarbench.report.epochs import epoch_groups
 from scholarbench.report.judges import judge_groups
 from scholarbench.report.tables import latex_escape, render_groups
 from scholarbench.text.escape import latex_comment
@@ -80,6 +81,7 @@ def leaderboard_text(runs: Sequence[ReportRun], fmt: str = "terminal",
         notes.extend(report_notes(section_runs))
         notes.extend(leak_notes(section_runs))
     groups.extend(judge_groups(runs))          # every judged run's judges, their rankings
+    groups.extend(epoch_groups(runs))          # runs of K > 1 epochs: their spread
     groups.extend(cost_groups(runs))           # score and cost, the Pareto front (docs/cost.md)
     text = render_groups(groups, fmt, notes)
     return f"{LATEX_PREAMBLE}\n\n{text}" if fmt == "latex" else text

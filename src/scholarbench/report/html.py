@@ -20,6 +20,7 @@ from scholarbench.leakage.unleaked import report_notes as leak_notes
 from scholarbench.llm.secrets import redact
 from scholarbench.report.htmlkit import FIND_SCRIPT, Page, e, table_html
 from scholarbench.report.cost import TITLE as COST_TITLE, cost_chart, cost_table, groups_of
+from scholarbench.report.epochs import epoch_groups
 from scholarbench.report.judges import judge_groups
 from scholarbench.report.tables import TableGroup
 from scholarbench.report.sections.base import ReportRun, by_benchmark, load_report_runs
@@ -230,6 +231,16 @@ def _judges_html(runs: Sequence[ReportRun], page: Page) -> list[str]:
     return out + ["</section>"]
 
 
+def _epochs_html(runs: Sequence[ReportRun], page: Page) -> list[str]:
+    """Every run of K > 1 epochs: each measure per epoch and its spread (`report.epochs`)."""
+    groups = epoch_groups(runs)
+    if not groups:
+        return []
+    out = ['<section class="epochs">', page.heading(2, groups[0].title)]
+    out.extend(table_html(t) for t in groups[0].tables)
+    return out + ["</section>"]
+
+
 def _cost_html(runs: Sequence[ReportRun], page: Page) -> list[str]:
     """Per benchmark and sub-task with costs: score against cost per sample with the Pareto
     front, and the table (`report.cost`)."""
@@ -269,6 +280,7 @@ def render_html_report(runs: Sequence[ReportRun], *, published: bool = True,
         body.append(section.html(section_runs, page))
         body.append("</section>")
     body.extend(_judges_html(runs, page))
+    body.extend(_epochs_html(runs, page))
     body.extend(_cost_html(runs, page))
     body.append(page.heading(2, "Run metadata"))
     for section, section_runs in grouped:
