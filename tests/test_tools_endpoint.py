@@ -191,3 +191,25 @@ def test_a_plain_function_searches_with_the_synchronous_tools_handle(tmp_path, c
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["tools"]["by_tool"] == {"citations": 2, "search": 4}   # S and U
     assert manifest["tools"]["errors"] == 2
+
+
+def test_the_tool_loop_asks_each_epoch_with_its_own_seed(tmp_path, corpus_dir, capsys):
+    """`--epochs 2 --tools`: epoch 1's calls keep the model's seed, epoch 2's carry it + 1 on
+    every call of the loop, so the second epoch is new requests, not the first's; ResearchArena
+    scores each epoch as its own query."""
+    fake = FakeOpenAI(default=_script).start()
+    out = tmp_path / "run"
+    try:
+        code = main(["run", "researcharena", "--task", "discovery", "--agent", "endpoint",
+                     "--tools", "--model", "fake-model", "--base-url", fake.base_url,
+                     "--corpus", str(corpus_dir), "--out", str(out), "--quiet",
+                     "--max-samples", "1", "--limit", "2", "--epochs", "2"])
+    finally:
+        fake.stop()
+    assert code == 0, capsys.readouterr().err
+    assert len(fake.requests) == 6                       # 3 calls per epoch, none from a cache
+    # the model's configured seed (0) in epoch 1, 0 + 1 in epoch 2
+    assert sorted(r.get("seed") for r in fake.requests) == [0, 0, 0, 1, 1, 1]
+    rows = {r["id"]: r for r in _lines(out / "scores.jsonl")}      # each epoch its own query
+    assert rows[S]["status"] == rows[f"{S}#2"]["status"] == "scored"
+    assert rows[S]["RR"] == rows[f"{S}#2"]["RR"] == 1.0

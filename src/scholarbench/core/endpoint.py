@@ -81,7 +81,7 @@ class EndpointAgent:
             # deferred: pulls in duckdb, pyarrow
             from scholarbench.tools.function_calling import tool_loop
             text, info = tool_loop(ctx.llm, ctx.tools, self.messages(task), self.budget,
-                                   self.max_tokens)
+                                   self.max_tokens, request_seed(ctx))
             info["reply_chars"] = len(text)
         else:
             seed = request_seed(ctx)

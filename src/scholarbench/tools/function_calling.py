@@ -70,9 +70,12 @@ def _run_call(tools: Any, name: str, arguments: str) -> str:
 
 
 def tool_loop(llm: Any, tools: Any, messages: list[dict[str, Any]], budget: ToolBudget,
-              max_tokens: int | None = None) -> tuple[str, dict[str, Any]]:
-    """(final text, info) for one sample; a model call that fails raises (the sample errors)."""
+              max_tokens: int | None = None, seed: int | None = None
+              ) -> tuple[str, dict[str, Any]]:
+    """(final text, info) for one sample; a model call that fails raises (the sample errors).
+    `seed`: every call's seed (an epoch's, `core.endpoint.request_seed`; None: the model's)."""
     messages = list(messages)
+    sampling = {} if seed is None else {"seed": seed}
     schemas = openai_tools()
     calls = tokens = steps = 0
     stopped = "answer"
@@ -84,7 +87,7 @@ def tool_loop(llm: Any, tools: Any, messages: list[dict[str, Any]], budget: Tool
                        "max_calls" if calls >= budget.max_calls else "max_tokens")
             messages.append({"role": "user", "content": ANSWER_NOW})
         reply = llm.complete(messages, tools=schemas, tool_choice="none" if final else "auto",
-                             max_tokens=max_tokens)
+                             max_tokens=max_tokens, **sampling)
         tokens += reply.prompt_tokens + reply.completion_tokens
         if final or not reply.tool_calls:
             return reply.text or "", {"tool_steps": steps, "tool_calls": calls,

@@ -18,6 +18,8 @@ which), so `run <name> --help` stays light (docs/layers.md, "Imports inside func
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import argparse
 from typing import Any, Sequence
 
@@ -351,7 +353,9 @@ class ResearchArena(Benchmark):
         """Every row at once: ir_measures scores the whole run (and qrels.trec and run.trec are
         rewritten); `score_sample` picks its sample's row."""
         variant = (ctx.manifest.get("data") or {}).get("qrels", "searchable")
-        rows = scoring.score_ranking([s.gold for s in samples], generated, ctx.run_dir.path,
+        # one query per sample: an epoch e > 1 (`core.epochs`, id `ID#e`) is its own query
+        tasks = [s.gold if s.gold.id == s.id else replace(s.gold, id=s.id) for s in samples]
+        rows = scoring.score_ranking(tasks, generated, ctx.run_dir.path,
                                      variant, self._measures(), scoring.run_tag(ctx.manifest),
                                      corpus=self._corpus)
         ctx.shared["rows"] = {row["id"]: row for row in rows}
