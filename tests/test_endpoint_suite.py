@@ -293,3 +293,43 @@ def test_eval_with_two_judges_turns_on_every_benchmarks_judged_measures(suite):
     assert set(judge_models) == {"judge-a", "judge-b"}
     assert off.returncode == 0, off.stderr[-3000:]
     assert not any(r.get("judge_panel") for r in _eval_json(root, "runs/off")["runs"])
+
+
+def test_the_whole_suite_runs_with_two_epochs(suite):
+    """`eval --epochs 2` on every benchmark and sub-task, the scripted endpoint answering as
+    asked (each epoch the same answer: the seed changes the request, not the prompt): every run
+    is complete with two rows per sample, its summary has the epochs block and is rebuilt from
+    scores.jsonl, and the suite's eval.json is reproduced."""
+    root, env, answers, _ = suite
+
+    def reply(body: dict) -> Step:
+        if kind_of(body) == "judge":
+            return _judge_all_correct(body)
+        prompt = next((m["content"] for m in body["messages"] if m["role"] == "user"), "")
+        return answers.get(prompt) or Step(text="A short summary.")
+
+    fake = FakeOpenAI(default=reply).start()
+    try:
+        done = _cli(["eval", "--agent", "endpoint", "--model", "scripted", "--base-url",
+                     fake.base_url, "--quiet", "--benchmarks", "all", "--limit", "1",
+                     "--epochs", "2", "--out", "runs/epochs", "--option",
+                     f"deepsynth.oracle={OPTIONS['deepsynth']['oracle']}"], root, env)
+    finally:
+        fake.stop()
+    assert done.returncode == 0, done.stderr[-3000:]
+    runs = _eval_json(root, "runs/epochs")["runs"]
+    from scholarbench.core.engine import engine_benchmarks
+    assert {r["benchmark"] for r in runs} == set(engine_benchmarks())
+    for r in runs:
+        where = f"{r['benchmark']} {r['subtask']}"
+        summary = json.loads((root / r["run_dir"] / "summary.json").read_text())
+        rows = [json.loads(x) for x in (root / r["run_dir"] / "scores.jsonl").read_text()
+                .splitlines()]
+        assert r["status"] == "complete", (where, r)
+        epochs = sorted(row["epoch"] for row in rows)       # each sample twice
+        assert rows and epochs == sorted([1, 2] * (len(rows) // 2)), (where, epochs)
+        assert summary["epochs"]["k"] == 2 and summary["epochs"]["seeds"] == [0, 1], where
+        assert_one_status_per_sample(r, root)
+        assert_summary_rebuilt_from_scores(root / r["run_dir"], root, env)
+    check = _cli(["aggregate", "runs/epochs", "--check"], root, env)
+    assert check.returncode == 0, check.stderr[-2000:]
