@@ -7,6 +7,7 @@ group `scholarbench.benchmarks`). It says:
 - `subtasks`: sub-task → task family (`core.families`), e.g. TaxoBench's modes;
 - `add_options`: its own command-line options for `run` and `score` (they land in
   `self.options`, are recorded in the manifest and given back when a run is re-scored);
+- `eval_defaults`: what `eval` runs and sets by default (`core.eval_defaults`);
 - `load`: the samples of a sub-task (what the agent sees, the gold, unscorable ones) and a
   description of the data for the manifest — raising before any run directory is made; the
   run's chat models reach it only if it asks for them (`load_samples`);
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Sequence
 
 from scholarbench.core.agent import Agent, AgentContext, Task, agent_from_object
+from scholarbench.core.eval_defaults import EvalDefaults
 from scholarbench.core.families import parse_answer
 from scholarbench.core.limits import OutputLimits
 from scholarbench.core.models import Models
@@ -102,19 +104,11 @@ class Benchmark:
     def add_options(cls, parser: argparse.ArgumentParser, command: str) -> None:
         """Add this benchmark's options to `run` / `score` / `eval` (command names it)."""
 
-    def available_subtasks(self) -> list[str]:
-        """The sub-tasks `eval` runs by default (those whose data is present)."""
-        return list(self.subtasks)
-
-    def eval_options(self, subtask: str, given: dict[str, Any]) -> dict[str, Any]:
-        """Options `eval` sets for `subtask` on top of the defaults, where the user gave none
-        (`given`: the user's `--option` keys), so the sub-task finds its gold."""
-        return {}
-
-    def unscorable_hint(self, subtask: str) -> str:
-        """How to give `subtask` gold when none of its samples can be scored (`eval` says it
-        beside a skipped sub-task)."""
-        return ""
+    def eval_defaults(self) -> EvalDefaults:
+        """What `eval` does with this benchmark by default (`core.eval_defaults.EvalDefaults`:
+        the sub-tasks it runs, the options it sets per sub-task, the hint beside a skipped
+        one). Default: every sub-task, no extra options, no hint."""
+        return EvalDefaults(tuple(self.subtasks))
 
     # -- samples and agents ------------------------------------------------------------------
     def check(self, subtask: str) -> None:

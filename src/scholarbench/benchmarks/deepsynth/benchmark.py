@@ -38,6 +38,7 @@ from typing import Any, Sequence
 
 from scholarbench.core.agent import Agent, AgentContext, Task
 from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext
+from scholarbench.core.eval_defaults import EvalDefaults
 from scholarbench.core.planning import PlannedCalls, planned_item_calls
 from scholarbench.core.registry import register_benchmark
 from scholarbench.benchmarks.deepsynth.measures import BASE_KEYS, all_measures
@@ -128,12 +129,13 @@ class DeepSynthBenchmark(Benchmark):
         parser.add_argument("--replay", help="the same as --agent replay --agent-arg "
                             "path=FILE: judge and score reports from a file")
 
-    def available_subtasks(self) -> list[str]:
+    def eval_defaults(self) -> EvalDefaults:
+        """`eval` runs the report sub-task when its task file is there."""
         try:
             self._tasks_path()
         except ScholarbenchError:
-            return []
-        return [SUBTASK]
+            return EvalDefaults(())
+        return EvalDefaults((SUBTASK,))
 
     # -- options -----------------------------------------------------------------------------
     def _opt(self, key: str, default: Any = None) -> Any:

@@ -45,6 +45,7 @@ from scholarbench.benchmarks.scinet.measures import (EGO_METRICS, FAMILIES, K, L
                                                      measures_of, metric_key)
 from scholarbench.core.agent import Agent, AgentContext, agent_from_object
 from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext, summary_line
+from scholarbench.core.eval_defaults import EvalDefaults
 from scholarbench.core.models import Models
 from scholarbench.core.planning import PlannedCalls
 from scholarbench.core.registry import REGISTRY, register_benchmark
@@ -174,7 +175,18 @@ class SciNet(Benchmark):
                                     "arxiv2023 PATH, or pass --graph DIR")
         return graph, unarxive
 
-    def eval_options(self, subtask: str, given: dict[str, Any]) -> dict[str, Any]:
+    def eval_defaults(self) -> EvalDefaults:
+        """`eval` runs every sub-task but the review (it needs an agent model and the judge
+        for every task: `run` only) when the citation graph is there, none otherwise."""
+        if self._env is None:
+            try:
+                self._dirs()
+            except ScholarbenchError:
+                return EvalDefaults(())
+        return EvalDefaults(tuple(s for s in self.subtasks if s != "review"),
+                            options=self._eval_options)
+
+    def _eval_options(self, subtask: str, given: dict[str, Any]) -> dict[str, Any]:
         """`eval` runs the task file imported last (`data import scinet`) when the user named
         none, not tasks built again from the graph."""
         if "tasks" in given or self.options.get("tasks"):
@@ -182,15 +194,6 @@ class SciNet(Benchmark):
         name = latest_import(data_dir(self.options.get("data")), "scinet")
         return {"tasks": name, **({"with_judge": True} if self.with_judge else {})} \
             if name else {}
-
-    def available_subtasks(self) -> list[str]:
-        if self._env is None:
-            try:
-                self._dirs()
-            except ScholarbenchError:
-                return []
-        # the review needs an agent model and the judge for every task: `run` only
-        return [s for s in self.subtasks if s != "review"]
 
     # -- samples and agents ------------------------------------------------------------------
     def env(self, settings: Any = None) -> Any:

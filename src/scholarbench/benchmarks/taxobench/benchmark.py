@@ -44,6 +44,7 @@ from scholarbench.benchmarks.taxobench.judge import JUDGE_KEYS
 from scholarbench.benchmarks.taxobench.judged import judged_item
 from scholarbench.core.agent import AgentContext, Task
 from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext
+from scholarbench.core.eval_defaults import EvalDefaults
 from scholarbench.core.families import answer_info, parse_answer
 from scholarbench.core.refs import looks_like_id, task_refs
 from scholarbench.core.registry import REGISTRY, register_benchmark
@@ -142,12 +143,13 @@ class TaxoBench(Benchmark):
             self._corpus = Corpus.open(self._corpus_path)
         return getattr(self, "_corpus", None)
 
-    def available_subtasks(self) -> list[str]:
+    def eval_defaults(self) -> EvalDefaults:
+        """`eval` runs every mode when the gold instances are there, none otherwise."""
         try:
             self.gold_path()
         except ScholarbenchError:
-            return []
-        return list(self.subtasks)
+            return EvalDefaults(())
+        return EvalDefaults(tuple(self.subtasks))
 
     # -- samples ---------------------------------------------------------------------------------
     def check(self, subtask: str) -> None:
