@@ -17,7 +17,8 @@ group `scholarbench.benchmarks`). It says:
 - `judged_items`, `stages`, `prepare_scoring` and `score_sample`: what a judge is asked, the
   cross-sample work and one sample's score row (`core.scoring` runs them, one row per
   sample, never skipped);
-- `measures`, `summary_measures` and `summary_extras`: the summary (`core.summary_metrics`);
+- `measures` (narrowed by a run's rows) and `summary_extras`: the summary
+  (`core.summary_metrics`);
 - `format_summary`: the terminal lines.
 
 Everything else — run directory, lock, resume, retries of errored samples, usage per stage,
@@ -237,19 +238,17 @@ class Benchmark:
         `unscorable`); `record` is its generate line (None: no answer)."""
         raise NotImplementedError
 
-    def measures(self, subtask: str | None) -> tuple[Any, ...]:
+    def measures(self, subtask: str | None,
+                 rows: Sequence[dict[str, Any]] | None = None) -> tuple[Any, ...]:
         """The `core.measure.Measure`s this benchmark reports for `subtask`: their aggregators
         give the summary's confidence intervals (`core.summarise`); a summary key not declared
-        gets the interval of a plain mean only where that is what it is."""
-        return ()
-
-    def summary_measures(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
-                         ) -> tuple[Any, ...]:
-        """The declared measures the summary's `metrics` holds for these rows. Default: every
-        one of `measures`; a benchmark whose rows may lack some (a scoring variant per run:
+        gets the interval of a plain mean only where that is what it is. `rows` None: every
+        declared measure; `rows` given (a run's score rows): those the summary's `metrics`
+        holds for them — a benchmark whose rows may lack some (a scoring variant per run:
         DeepSynth-Eval; an LLM judge's measures only judged runs score: TaxoBench) narrows
-        them by the rows."""
-        return self.measures(manifest.get("mode"))
+        them by the rows. One that never narrows may leave `rows` out of its signature
+        (`summary_measures`)."""
+        return ()
 
     def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                        ) -> dict[str, Any]:
@@ -275,6 +274,15 @@ def summary_line(summary: dict[str, Any]) -> str:
     why = "errored samples" if counts.get("error") else "judge calls failed"
     done = "" if summary.get("complete", True) else f"  [INCOMPLETE: {why}]"
     return f"{name}{mode}: {summary['n_samples']} samples: {', '.join(parts) or 'none'}{done}"
+
+
+def summary_measures(bench: Benchmark, subtask: str | None, rows: Sequence[dict[str, Any]]
+                     ) -> tuple[Any, ...]:
+    """The measures the summary's `metrics` holds for `rows`: `bench.measures(subtask, rows)`
+    when its `measures` takes the rows (a keyword `rows`), else every declared one."""
+    if "rows" in inspect.signature(bench.measures).parameters:
+        return bench.measures(subtask, rows=rows)
+    return bench.measures(subtask)
 
 
 def load_samples(bench: Benchmark, subtask: str, limit: int | None, models: Models) -> Loaded:

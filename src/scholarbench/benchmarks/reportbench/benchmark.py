@@ -299,14 +299,12 @@ class ReportBench(Benchmark):
         prompt = ctx.stage_records.get(PROMPTS, {}).get(sample.id)
         return ctx.shared[SCORER].row(sample, record, ctx.shared[JUDGED][sample.id], prompt)
 
-    def measures(self, subtask: str | None) -> tuple[Any, ...]:
-        return reportbench_measures()
-
-    def summary_measures(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
-                         ) -> tuple[Any, ...]:
-        """Every declared measure; the statement ones only when statements were judged."""
-        judged = any("statements" in r for r in rows)
-        return tuple(m for m in self.measures(manifest.get("mode"))
+    def measures(self, subtask: str | None,
+                 rows: Sequence[dict[str, Any]] | None = None) -> tuple[Any, ...]:
+        """Every declared measure; for a run's rows, the statement ones only when statements
+        were judged."""
+        judged = rows is None or any("statements" in r for r in rows)
+        return tuple(m for m in reportbench_measures()
                      if judged or family_of(m) != "statement")
 
     def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]

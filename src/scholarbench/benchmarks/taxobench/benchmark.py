@@ -300,16 +300,17 @@ class TaxoBench(Benchmark):
         from scholarbench.benchmarks.taxobench.scoring import score_row
         return score_row(sample, record, ctx.shared)
 
-    def measures(self, subtask: str | None) -> tuple[Any, ...]:
+    def measures(self, subtask: str | None,
+                 rows: Sequence[dict[str, Any]] | None = None) -> tuple[Any, ...]:
+        """Every measure, the judge's included; for a run's rows, the judge's only when the
+        run was judged (`scoring.summary_measures`)."""
+        if rows is not None:
+            # deferred: pulls in scipy
+            from scholarbench.benchmarks.taxobench.scoring import summary_measures
+            return summary_measures(rows)
         # deferred: pulls in scipy
         from scholarbench.benchmarks.taxobench.measures import JUDGE_MEASURES, MEASURES
         return MEASURES + JUDGE_MEASURES
-
-    def summary_measures(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
-                         ) -> tuple[Any, ...]:
-        # deferred: pulls in scipy
-        from scholarbench.benchmarks.taxobench.scoring import summary_measures
-        return summary_measures(rows)
 
     def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                        ) -> dict[str, Any]:
