@@ -211,12 +211,16 @@ class Benchmark:
         may make them scorable) would make with ONE judge asked once, per stage
         (`core.planning.PlannedCalls`: exact, a bound, or the rule), under this benchmark's
         options; `generated`: the answers when known (a re-score), None before a run. The
-        `--dry-run` printout multiplies a panel stage by its judges and K. Default: a judge
+        `--dry-run` printout multiplies a panel stage by its judges and K. Default: the
+        engine's count of each judged item; with none, no judge call — unless `asks_judge`
+        says this run asks a judge of its own (in a stage of the benchmark's): then one stage
         whose count is not known before the answers."""
         items = self.judged_items(subtask)
-        if not items:
+        if items:
+            return [planned_item_calls(item, samples, generated) for item in items]
+        if self.asks_judge(subtask, rescore=generated is not None):
             return [PlannedCalls("score")]
-        return [planned_item_calls(item, samples, generated) for item in items]
+        return []
 
     # -- scoring -----------------------------------------------------------------------------
     def stages(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],

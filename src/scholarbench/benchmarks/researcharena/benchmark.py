@@ -419,11 +419,5 @@ class ResearchArena(Benchmark):
         from scholarbench.benchmarks.researcharena.files import score_files_command
         return score_files_command(self.options)
 
-    def planned_judge_calls(self, subtask: str, samples: Sequence[Sample],
-                            generated: dict[str, dict[str, Any]] | None = None
-                            ) -> list[Any]:
-        """`--dry-run`: no LLM judge scores ResearchArena."""
-        return []
-
 
 __all__ = ["ResearchArena", "split_measures", "DISCOVERY", "SELECTION", "ORGANISATION"]

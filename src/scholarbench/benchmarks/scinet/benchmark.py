@@ -452,10 +452,8 @@ class SciNet(Benchmark):
                             generated: dict[str, dict[str, Any]] | None = None
                             ) -> list[Any]:
         """`--dry-run`: the judged item's requests as the engine counts them (exact once the
-        answers are known); pair tasks are not judged; without `--with-judge` no judge (the
-        review: always)."""
+        answers are known; the default); pair tasks are not judged, which `--with-judge`
+        says in a line of its own."""
         if subtask == "pair" and self.with_judge:
             return [PlannedCalls("score", calls=0, basis="pair tasks are not judged")]
-        if not self.judged_items(subtask):
-            return []
         return super().planned_judge_calls(subtask, samples, generated)

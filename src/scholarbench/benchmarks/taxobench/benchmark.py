@@ -239,16 +239,6 @@ class TaxoBench(Benchmark):
             return ()
         return (judged_item(),)
 
-    def planned_judge_calls(self, subtask: str, samples: Sequence[Sample],
-                            generated: dict[str, dict[str, Any]] | None = None
-                            ) -> list[Any]:
-        """`--dry-run`: the judged item's requests as the engine counts them (≤ 1 per sample;
-        exactly 1 per answer that is a taxonomy once the answers are known); without
-        `--with-judge` no judge at all."""
-        if not self.judged_items(subtask):
-            return []
-        return super().planned_judge_calls(subtask, samples, generated)
-
     @property
     def judge_scored(self) -> tuple[str, ...]:  # type: ignore[override]
         return JUDGE_KEYS
