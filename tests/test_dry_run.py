@@ -214,20 +214,48 @@ def test_reportbench_dry_run_gives_the_rules_and_the_constructed_prompts(tmp_pat
 
 
 def test_the_default_hook_says_the_count_is_not_known():
+    """A plug-in that asks a judge in a stage of its own (no judged items): the count is not
+    known before the answers."""
     from scholarbench.core.benchmark import Benchmark, Sample
     from scholarbench.core.agent import Task
     from scholarbench.core.planning import benchmark_plan
 
     class PlugIn(Benchmark):
         name = "plug-in"
+        judge_options = ("own_judge",)
     samples = [Sample(str(i), Task(id=str(i), benchmark="plug-in", subtask="s", family="report",
                                    prompt="p")) for i in range(3)]
-    lines = benchmark_plan(PlugIn(), "s", samples, agent_spec="endpoint", params={},
-                           judges=["a"], k=1)
+    lines = benchmark_plan(PlugIn({"own_judge": True}), "s", samples, agent_spec="endpoint",
+                           params={}, judges=["a"], k=1)
     assert lines[0] == "plug-in s: 3 samples"
     assert re.search(r"agent\s+generate\s+≤ 3 calls", lines[1])
     assert re.search(r"judge \(a\)\s+score\s+\? calls\s+not known before the answers", lines[2])
     assert lines[3] == "  total: those not known before the answers"
+
+
+def test_the_default_hook_plans_no_judge_call_for_a_benchmark_without_a_judge():
+    """No judged item and no judge of its own (its judge option off, or none at all): the
+    default plans no judge call, and the printout says so — for a plug-in, the toy with its
+    non-LLM stage, and for TaxoBench and ResearchArena, which no longer override the hook."""
+    from scholarbench.benchmarks.researcharena.benchmark import ResearchArena
+    from scholarbench.benchmarks.taxobench.benchmark import TaxoBench
+    from scholarbench.core.benchmark import Benchmark, Sample
+    from scholarbench.core.agent import Task
+    from scholarbench.core.planning import benchmark_plan
+
+    class PlugIn(Benchmark):
+        name = "plug-in"
+        judge_options = ("own_judge",)
+    samples = [Sample(str(i), Task(id=str(i), benchmark="plug-in", subtask="s", family="report",
+                                   prompt="p")) for i in range(3)]
+    for bench in (PlugIn(), PlugIn({"own_judge": False}), TaxoBench({}), ResearchArena({})):
+        assert bench.planned_judge_calls("s", samples) == []
+        assert bench.planned_judge_calls("s", samples, {}) == []          # a re-score
+    lines = benchmark_plan(PlugIn(), "s", samples, agent_spec="endpoint", params={},
+                           judges=["a"], k=1)
+    assert lines[2:] == ["  no judge calls"]
+    assert "planned_judge_calls" not in vars(TaxoBench)
+    assert "planned_judge_calls" not in vars(ResearchArena)
 
 
 def test_a_dry_run_refuses_what_the_run_would_refuse(tiny, tmp_path, fake, capsys):

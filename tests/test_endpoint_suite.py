@@ -98,7 +98,7 @@ def _answers(data: Path, numbering: dict) -> dict[str, Step]:
     for name in engine_benchmarks():
         cls = benchmark_class(name)
         bench = cls(default_options(cls, OPTIONS.get(name, {})))
-        for subtask in bench.available_subtasks():
+        for subtask in bench.eval_defaults().subtasks:
             loaded = bench.load(subtask, 2)
             gt = None
             if name == "reportbench":

@@ -172,3 +172,39 @@ def test_a_pooled_measure_defined_on_few_samples_keeps_its_interval():
     named = Measure("b", "m", aggregator=pooled, defined_on=lambda r: bool(r.get("n")))
     low, high = interval(named, rows)
     assert low <= 3 / 4 <= high
+
+
+class _Declares(Benchmark):
+    """Declares two measures and never narrows them (no `rows` in `measures`)."""
+    name = "declares"
+
+    def measures(self, subtask):
+        return (Measure("declares", "x"), Measure("declares", "judged"))
+
+
+class _Narrows(_Declares):
+    """The judge's measure only for rows that carry it (a judged run)."""
+    name = "narrows"
+
+    def measures(self, subtask, rows=None):
+        declared = super().measures(subtask)
+        if rows is None or any("judged" in r for r in rows):
+            return declared
+        return declared[:1]
+
+
+def test_measures_given_the_rows_narrow_the_summary_and_nothing_else():
+    from scholarbench.core.benchmark import summary_measures
+    from scholarbench.core.summary_metrics import metrics
+    plain = rows_of("x", [0.0, 1.0])
+    judged = [{**r, "judged": 1.0} for r in plain]
+    assert [m.key for m in summary_measures(_Narrows(), "s", plain)] == ["x"]
+    assert [m.key for m in summary_measures(_Narrows(), "s", judged)] == ["x", "judged"]
+    assert [m.key for m in _Narrows().measures("s")] == ["x", "judged"]     # rows None: all
+    # a benchmark that never narrows keeps every declared measure, undefined ones counted
+    assert [m.key for m in summary_measures(_Declares(), "s", plain)] == ["x", "judged"]
+    assert metrics(_Declares(), plain, {"mode": "s"})["judged"] == {
+        "mean": None, "n": 0, "n_null": 2}
+    assert metrics(_Narrows(), plain, {"mode": "s"}) == {
+        "x": {"mean": 0.5, "n": 2, "n_null": 0}}
+    assert metrics(_Narrows(), judged, {"mode": "s"})["judged"]["mean"] == 1.0

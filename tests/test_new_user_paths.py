@@ -64,14 +64,14 @@ def test_three_imports_of_one_kind_stay_listed_and_usable_by_name(tmp_path, caps
     # keeps preferring TaxoBench instances (its mind-maps) once they are imported
     from scholarbench.benchmarks.researcharena.benchmark import ResearchArena
     arena = ResearchArena({"data": str(data)})
-    assert arena.eval_options("discovery", {}) == {"tasks_from": "a.jsonl"}
-    assert arena.eval_options("organisation", {}) == {"tasks_from": "a.jsonl"}
-    assert arena.eval_options("selection", {"tasks_from": "corpus"}) == {}
+    assert arena.eval_defaults().options("discovery", {}) == {"tasks_from": "a.jsonl"}
+    assert arena.eval_defaults().options("organisation", {}) == {"tasks_from": "a.jsonl"}
+    assert arena.eval_defaults().options("selection", {"tasks_from": "corpus"}) == {}
     from test_replay_suite import shared_path
     assert main(["data", "--data", str(data), "import", "taxobench",
                  str(shared_path("data", "taxobench", "taxobench_5_instances.jsonl"))]) == 0
-    assert arena.eval_options("organisation", {}) == {"tasks_from": "taxobench"}
-    assert arena.eval_options("discovery", {}) == {"tasks_from": "a.jsonl"}
+    assert arena.eval_defaults().options("organisation", {}) == {"tasks_from": "taxobench"}
+    assert arena.eval_defaults().options("discovery", {}) == {"tasks_from": "a.jsonl"}
 
 
 # -- eval runs the imported task file --------------------------------------------------------

@@ -244,5 +244,5 @@ def test_eval_runs_the_shipped_prompts_only(tmp_path, corpus_dir):
     assert sorted(p.name for p in (tmp_path / "suite").iterdir()
                   if not p.name.startswith(".")) == ["eval.json", "reportbench-shipped"]
     from scholarbench.benchmarks.reportbench import ReportBench
-    assert ReportBench({"tasks": str(RUN_DATA), "eval_granularities": "shipped,detail"}
-                       ).available_subtasks() == ["shipped", "detail"]
+    assert list(ReportBench({"tasks": str(RUN_DATA), "eval_granularities": "shipped,detail"}
+                            ).eval_defaults().subtasks) == ["shipped", "detail"]

@@ -451,14 +451,14 @@ def test_eval_gives_organisation_its_taxobench_gold_when_imported(tmp_path):
     the gold; rebuilt surveys have none), unless the user chose a task source."""
     data = tmp_path / "data"
     bench = ResearchArena({"data": str(data)})
-    assert bench.eval_options("organisation", {}) == {}                  # nothing imported
-    assert "tasks_from=taxobench" in bench.unscorable_hint("organisation")
+    assert bench.eval_defaults().options("organisation", {}) == {}       # nothing imported
+    assert "tasks_from=taxobench" in bench.eval_defaults().hint("organisation")
     folder = data / "taxobench"
     folder.mkdir(parents=True)
     (folder / "instances.jsonl").write_text(json.dumps({"id": "1", "gt": {}}) + "\n")
-    assert bench.eval_options("organisation", {}) == {"tasks_from": "taxobench"}
-    assert bench.eval_options("discovery", {}) == {}
-    assert bench.eval_options("organisation", {"tasks_from": "corpus"}) == {}
+    assert bench.eval_defaults().options("organisation", {}) == {"tasks_from": "taxobench"}
+    assert bench.eval_defaults().options("discovery", {}) == {}
+    assert bench.eval_defaults().options("organisation", {"tasks_from": "corpus"}) == {}
 
 
 def test_heading_entity_recall_carries_its_ner_model_and_caveat_everywhere(

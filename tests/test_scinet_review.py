@@ -312,7 +312,7 @@ def test_review_is_runnable_but_not_an_eval_default(tiny):
     graph, unarxive, _, _ = tiny
     bench = SciNet({"graph": str(graph), "unarxive": str(unarxive)})
     assert "review" in bench.subtasks and bench.subtasks["review"] == "report"
-    assert bench.available_subtasks() == ["ego", "pair", "path"]
+    assert list(bench.eval_defaults().subtasks) == ["ego", "pair", "path"]
     assert [m.key for m in bench.measures("review")] == [f"review_{d}" for d in DIMENSIONS]
     assert all(m.judge and m.provenance.startswith("paper §6") for m in bench.measures("review"))
 

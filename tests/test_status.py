@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from scholarbench.core.eval_defaults import EvalDefaults
 from scholarbench.core.status import COLUMNS, count_samples, run_counts, sample_status
 from scholarbench.core.suite import format_table, run_entry
 
@@ -73,8 +74,8 @@ class _Arena:
     name = "researcharena"
     headline = {"organisation": ("heading_soft_recall",)}
 
-    def unscorable_hint(self, subtask: str) -> str:
-        return "import TaxoBench instances"
+    def eval_defaults(self) -> EvalDefaults:
+        return EvalDefaults(("organisation",), hint=lambda subtask: "import TaxoBench instances")
 
     def measures(self, subtask: str) -> tuple:
         return ()

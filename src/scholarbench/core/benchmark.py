@@ -7,6 +7,7 @@ group `scholarbench.benchmarks`). It says:
 - `subtasks`: sub-task → task family (`core.families`), e.g. TaxoBench's modes;
 - `add_options`: its own command-line options for `run` and `score` (they land in
   `self.options`, are recorded in the manifest and given back when a run is re-scored);
+- `eval_defaults`: what `eval` runs and sets by default (`core.eval_defaults`);
 - `load`: the samples of a sub-task (what the agent sees, the gold, unscorable ones) and a
   description of the data for the manifest — raising before any run directory is made; the
   run's chat models reach it only if it asks for them (`load_samples`);
@@ -16,7 +17,8 @@ group `scholarbench.benchmarks`). It says:
 - `judged_items`, `stages`, `prepare_scoring` and `score_sample`: what a judge is asked, the
   cross-sample work and one sample's score row (`core.scoring` runs them, one row per
   sample, never skipped);
-- `measures`, `summary_measures` and `summary_extras`: the summary (`core.summary_metrics`);
+- `measures` (narrowed by a run's rows) and `summary_extras`: the summary
+  (`core.summary_metrics`);
 - `format_summary`: the terminal lines.
 
 Everything else — run directory, lock, resume, retries of errored samples, usage per stage,
@@ -30,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Sequence
 
 from scholarbench.core.agent import Agent, AgentContext, Task, agent_from_object
+from scholarbench.core.eval_defaults import EvalDefaults
 from scholarbench.core.families import parse_answer
 from scholarbench.core.limits import OutputLimits
 from scholarbench.core.models import Models
@@ -102,19 +105,11 @@ class Benchmark:
     def add_options(cls, parser: argparse.ArgumentParser, command: str) -> None:
         """Add this benchmark's options to `run` / `score` / `eval` (command names it)."""
 
-    def available_subtasks(self) -> list[str]:
-        """The sub-tasks `eval` runs by default (those whose data is present)."""
-        return list(self.subtasks)
-
-    def eval_options(self, subtask: str, given: dict[str, Any]) -> dict[str, Any]:
-        """Options `eval` sets for `subtask` on top of the defaults, where the user gave none
-        (`given`: the user's `--option` keys), so the sub-task finds its gold."""
-        return {}
-
-    def unscorable_hint(self, subtask: str) -> str:
-        """How to give `subtask` gold when none of its samples can be scored (`eval` says it
-        beside a skipped sub-task)."""
-        return ""
+    def eval_defaults(self) -> EvalDefaults:
+        """What `eval` does with this benchmark by default (`core.eval_defaults.EvalDefaults`:
+        the sub-tasks it runs, the options it sets per sub-task, the hint beside a skipped
+        one). Default: every sub-task, no extra options, no hint."""
+        return EvalDefaults(tuple(self.subtasks))
 
     # -- samples and agents ------------------------------------------------------------------
     def check(self, subtask: str) -> None:
@@ -216,12 +211,16 @@ class Benchmark:
         may make them scorable) would make with ONE judge asked once, per stage
         (`core.planning.PlannedCalls`: exact, a bound, or the rule), under this benchmark's
         options; `generated`: the answers when known (a re-score), None before a run. The
-        `--dry-run` printout multiplies a panel stage by its judges and K. Default: a judge
+        `--dry-run` printout multiplies a panel stage by its judges and K. Default: the
+        engine's count of each judged item; with none, no judge call — unless `asks_judge`
+        says this run asks a judge of its own (in a stage of the benchmark's): then one stage
         whose count is not known before the answers."""
         items = self.judged_items(subtask)
-        if not items:
+        if items:
+            return [planned_item_calls(item, samples, generated) for item in items]
+        if self.asks_judge(subtask, rescore=generated is not None):
             return [PlannedCalls("score")]
-        return [planned_item_calls(item, samples, generated) for item in items]
+        return []
 
     # -- scoring -----------------------------------------------------------------------------
     def stages(self, samples: Sequence[Sample], generated: dict[str, dict[str, Any]],
@@ -243,19 +242,17 @@ class Benchmark:
         `unscorable`); `record` is its generate line (None: no answer)."""
         raise NotImplementedError
 
-    def measures(self, subtask: str | None) -> tuple[Any, ...]:
+    def measures(self, subtask: str | None,
+                 rows: Sequence[dict[str, Any]] | None = None) -> tuple[Any, ...]:
         """The `core.measure.Measure`s this benchmark reports for `subtask`: their aggregators
         give the summary's confidence intervals (`core.summarise`); a summary key not declared
-        gets the interval of a plain mean only where that is what it is."""
-        return ()
-
-    def summary_measures(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
-                         ) -> tuple[Any, ...]:
-        """The declared measures the summary's `metrics` holds for these rows. Default: every
-        one of `measures`; a benchmark whose rows may lack some (a scoring variant per run:
+        gets the interval of a plain mean only where that is what it is. `rows` None: every
+        declared measure; `rows` given (a run's score rows): those the summary's `metrics`
+        holds for them — a benchmark whose rows may lack some (a scoring variant per run:
         DeepSynth-Eval; an LLM judge's measures only judged runs score: TaxoBench) narrows
-        them by the rows."""
-        return self.measures(manifest.get("mode"))
+        them by the rows. One that never narrows may leave `rows` out of its signature
+        (`summary_measures`)."""
+        return ()
 
     def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                        ) -> dict[str, Any]:
@@ -281,6 +278,15 @@ def summary_line(summary: dict[str, Any]) -> str:
     why = "errored samples" if counts.get("error") else "judge calls failed"
     done = "" if summary.get("complete", True) else f"  [INCOMPLETE: {why}]"
     return f"{name}{mode}: {summary['n_samples']} samples: {', '.join(parts) or 'none'}{done}"
+
+
+def summary_measures(bench: Benchmark, subtask: str | None, rows: Sequence[dict[str, Any]]
+                     ) -> tuple[Any, ...]:
+    """The measures the summary's `metrics` holds for `rows`: `bench.measures(subtask, rows)`
+    when its `measures` takes the rows (a keyword `rows`), else every declared one."""
+    if "rows" in inspect.signature(bench.measures).parameters:
+        return bench.measures(subtask, rows=rows)
+    return bench.measures(subtask)
 
 
 def load_samples(bench: Benchmark, subtask: str, limit: int | None, models: Models) -> Loaded:

@@ -152,9 +152,9 @@ def plan(args: argparse.Namespace, models: Models) -> Plan:
             options["max_output"] = list(args.max_output)
         bench = cls(options)
         fitting, reasons = [], []
-        subtasks = bench.available_subtasks()
-        with_data += subtasks
-        for subtask in subtasks:
+        defaults = bench.eval_defaults()
+        with_data += defaults.subtasks
+        for subtask in defaults.subtasks:
             out.order.append((bench, subtask))
             if replay is not None:      # the pairs the file answers; an unreadable line stops
                 if not replay.applies(name, subtask):
@@ -173,7 +173,7 @@ def plan(args: argparse.Namespace, models: Models) -> Plan:
             raise ScholarbenchError(f"agent {args.agent!r} fits no sub-task of {name}: "
                                     + (reasons[0] if reasons else "no sub-task has data"))
         for subtask in fitting:
-            extra = bench.eval_options(subtask, overrides.get(name, {}))
+            extra = defaults.options(subtask, overrides.get(name, {}))
             out.pairs.append((cls({**bench.options, **extra}) if extra else bench, subtask))
     if not with_data:
         raise ScholarbenchError(f"no benchmark data in {data_dir(args.data)}: import some "
@@ -306,7 +306,7 @@ def run_entry(bench: Benchmark, subtask: str, run_dir: Path,
     elif counts.get("unscorable") == counts.n_samples:
         status = "skipped"
         entry["reason"] = (f"every sample unscorable ({counts.reasons.get('unscorable', '')})"
-                           + (f"; {hint}" if (hint := bench.unscorable_hint(subtask)) else ""))
+                           + (f"; {hint}" if (hint := bench.eval_defaults().hint(subtask)) else ""))
     c = counts.counts
     entry.update(status=status, run_name=summary.get("run_name"), samples=counts.n_samples,
                  counts=c, reasons=counts.reasons,

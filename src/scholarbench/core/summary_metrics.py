@@ -2,7 +2,7 @@
 rows and the manifest alone (no state kept from scoring, no data read), so `scholarbench
 aggregate` rebuilds it from scores.jsonl (`core.summarise`).
 
-`metrics` holds one entry per measure of `Benchmark.summary_measures`, each by its own
+`metrics` holds one entry per measure of `Benchmark.measures` for the rows, each by its own
 aggregator and counting rule (`measure_entry`); a benchmark that declares no measures gets
 plain means of its headline keys (`mean_metrics`). A measure a row lacks (declared after the
 row was scored) is undefined on it, never an error.
@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from scholarbench.core.benchmark import Benchmark
+from scholarbench.core.benchmark import Benchmark, summary_measures
 from scholarbench.core.columns import ScoreRows
 
 
 def aggregate(bench: Benchmark, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
               ) -> dict[str, Any]:
     """{"metrics": {key: {"mean", "n", "n_null"}}, …the benchmark's `summary_extras`}: each
-    measure of `summary_measures` (none when the benchmark declares measures but these rows
-    carry none of them), else plain means of the headline keys."""
+    measure of `Benchmark.measures` for these rows (none when the benchmark declares measures
+    but these rows carry none of them), else plain means of the headline keys."""
     rows = ScoreRows.of(rows)
     return {"metrics": metrics(bench, rows, manifest), **bench.summary_extras(rows, manifest)}
 
@@ -29,7 +29,7 @@ def metrics(bench: Benchmark, rows: Sequence[dict[str, Any]], manifest: dict[str
     """The `metrics` block of `aggregate` alone (the benchmark's other blocks not computed)."""
     rows = ScoreRows.of(rows)
     mode = manifest.get("mode")
-    declared = bench.summary_measures(rows, manifest)
+    declared = summary_measures(bench, mode, rows)
     if declared or bench.measures(mode):
         return {m.key: measure_entry(m, rows) for m in declared}
     return mean_metrics(rows, bench.headline.get(mode or "", ()))

@@ -22,8 +22,9 @@ retries of errored samples and usage per stage; this class says what each stage 
   leakage audit's corpus, once; `score_sample`: the scores of the paper (or upstream:
   ``--variant``), one row per task; ``error`` rows carry no numbers and are left out (`scoring`).
 - the summary, from the score rows and the manifest alone (each row carries its task's counts):
-  `measures`: `measures.all_measures()` (both variants), of which `summary_measures` picks the
-  rows' variant's; `summary_extras`: every other block (`summary_blocks`).
+  `measures`: `measures.all_measures()` (both variants), for a run's rows only the rows'
+  variant's (`summary_blocks.summary_measures`); `summary_extras`: every other block
+  (`summary_blocks`).
 
 Only a command that names this benchmark imports this file (its package registers the class
 lazily): its imports are at the top, but for those that pull in a heavy library (each says
@@ -38,6 +39,7 @@ from typing import Any, Sequence
 
 from scholarbench.core.agent import Agent, AgentContext, Task
 from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext
+from scholarbench.core.eval_defaults import EvalDefaults
 from scholarbench.core.planning import PlannedCalls, planned_item_calls
 from scholarbench.core.registry import register_benchmark
 from scholarbench.benchmarks.deepsynth.measures import BASE_KEYS, all_measures
@@ -128,12 +130,13 @@ class DeepSynthBenchmark(Benchmark):
         parser.add_argument("--replay", help="the same as --agent replay --agent-arg "
                             "path=FILE: judge and score reports from a file")
 
-    def available_subtasks(self) -> list[str]:
+    def eval_defaults(self) -> EvalDefaults:
+        """`eval` runs the report sub-task when its task file is there."""
         try:
             self._tasks_path()
         except ScholarbenchError:
-            return []
-        return [SUBTASK]
+            return EvalDefaults(())
+        return EvalDefaults((SUBTASK,))
 
     # -- options -----------------------------------------------------------------------------
     def _opt(self, key: str, default: Any = None) -> Any:
@@ -428,22 +431,21 @@ class DeepSynthBenchmark(Benchmark):
         """Every run is judged (the checklist); a re-score only with `--with-judge`."""
         return not rescore or bool(self.options.get("with_judge"))
 
-    def summary_measures(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
-                         ) -> tuple[Any, ...]:
-        """The measures of the variant the rows were scored under (`summary_blocks`)."""
-        # deferred: a top-level import would close an import cycle
-        from scholarbench.benchmarks.deepsynth.summary_blocks import summary_measures
-        return summary_measures(self, rows)
-
     def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                        ) -> dict[str, Any]:
         # deferred: a top-level import would close an import cycle
         from scholarbench.benchmarks.deepsynth.summary_blocks import summary_extras
         return summary_extras(self, rows, manifest)
 
-    def measures(self, subtask: str | None) -> tuple[Any, ...]:
+    def measures(self, subtask: str | None,
+                 rows: Sequence[dict[str, Any]] | None = None) -> tuple[Any, ...]:
         """Both scoring variants' measures (a re-score may change the variant; the keys
-        differ, so the summary's keys find theirs)."""
+        differ, so the summary's keys find theirs); for a run's rows, those of the variant
+        the rows were scored under (`summary_blocks`)."""
+        if rows is not None:
+            # deferred: a top-level import would close an import cycle
+            from scholarbench.benchmarks.deepsynth.summary_blocks import summary_measures
+            return summary_measures(self, rows)
         return all_measures()
 
     def format_summary(self, summary: dict[str, Any]) -> str:

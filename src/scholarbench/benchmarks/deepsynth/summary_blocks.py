@@ -2,8 +2,8 @@
 (`Benchmark.summary_extras`; `scholarbench aggregate RUN_DIR` rebuilds it from scores.jsonl).
 
 The rows are scored under one variant (`row_variant`): the summary's measures are that
-variant's (`summary_measures`; the engine computes their `metrics` entries), and its other
-blocks — `scores.aggregate_rows`' means and counts over the rows that are not ``error``, the
+variant's (`summary_measures`: the benchmark's `measures` for the rows; the engine computes
+their `metrics` entries), and its other blocks — `scores.aggregate_rows`' means and counts over the rows that are not ``error``, the
 judge panel's blocks (`panel_summary_of`) and the run's counts (`summary.run_counts`) — come
 from `summary_extras`.
 """

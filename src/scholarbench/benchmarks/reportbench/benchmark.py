@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Sequence
 
 from scholarbench.core.benchmark import Benchmark, Loaded, Sample, summary_line
+from scholarbench.core.eval_defaults import EvalDefaults
 from scholarbench.benchmarks.reportbench.measures import (HEADLINE, MEASURES, family_of,
                                                          reportbench_measures)
 from scholarbench.core.agent import AgentContext
@@ -136,13 +137,15 @@ class ReportBench(Benchmark):
                             help="reportbench: our statement prompts (default) or upstream "
                             "statement/prompts.py verbatim (report pasted raw)")
 
-    def available_subtasks(self) -> list[str]:
-        wanted = [g.strip() for g in self.eval_granularities.split(",") if g.strip()]
+    def eval_defaults(self) -> EvalDefaults:
+        """`eval` runs the granularities of `eval_granularities` when the task file is
+        there."""
+        wanted = tuple(g.strip() for g in self.eval_granularities.split(",") if g.strip())
         unknown = [g for g in wanted if g not in GRANULARITIES]
         if unknown:
             raise ScholarbenchError(f"reportbench eval_granularities: unknown {unknown}; use "
                                     f"{', '.join(GRANULARITIES)}")
-        return wanted if self._tasks_path().exists() else []
+        return EvalDefaults(wanted if self._tasks_path().exists() else ())
 
     # -- data --------------------------------------------------------------------------------
     def _data_root(self) -> Path:
@@ -296,14 +299,12 @@ class ReportBench(Benchmark):
         prompt = ctx.stage_records.get(PROMPTS, {}).get(sample.id)
         return ctx.shared[SCORER].row(sample, record, ctx.shared[JUDGED][sample.id], prompt)
 
-    def measures(self, subtask: str | None) -> tuple[Any, ...]:
-        return reportbench_measures()
-
-    def summary_measures(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
-                         ) -> tuple[Any, ...]:
-        """Every declared measure; the statement ones only when statements were judged."""
-        judged = any("statements" in r for r in rows)
-        return tuple(m for m in self.measures(manifest.get("mode"))
+    def measures(self, subtask: str | None,
+                 rows: Sequence[dict[str, Any]] | None = None) -> tuple[Any, ...]:
+        """Every declared measure; for a run's rows, the statement ones only when statements
+        were judged."""
+        judged = rows is None or any("statements" in r for r in rows)
+        return tuple(m for m in reportbench_measures()
                      if judged or family_of(m) != "statement")
 
     def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]

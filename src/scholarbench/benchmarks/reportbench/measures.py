@@ -6,7 +6,7 @@ family is `family_of(m)` (a judged statement rate, else a reference measure), a 
 over the run is `is_pooled(m)` (it declares `pooled`), the headline is `HEADLINE`. The key
 lists of the rest of the package are derived from `MEASURES`: the score rows' reference keys (`scoring.REF_KEYS`),
 the statement rates (`statement_rows.STATEMENT_RATES`), the summary's `metrics`
-(`benchmark.summary_measures`), the headline and the judge-scored keys (`benchmark`), the report's
+(`benchmark.measures` of a run's rows), the headline and the judge-scored keys (`benchmark`), the report's
 columns (`section.COLUMNS`, `REF_KEYS`, `RATES`) and `score reportbench`'s means
 (`score_files.METRICS`). Adding a measure is one `_declare(...)` here plus the code computing
 its per-survey value (docs/reportbench.md, "Measures").

@@ -28,6 +28,7 @@ from scholarbench.benchmarks.researcharena.measures.declared import (
     measures_of)
 from scholarbench.core.agent import AgentContext, Task
 from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext
+from scholarbench.core.eval_defaults import EvalDefaults
 from scholarbench.core.refs import task_refs
 from scholarbench.core.registry import REGISTRY, register_benchmark
 from scholarbench.data.store import latest_import
@@ -122,7 +123,19 @@ class ResearchArena(Benchmark):
         parser.add_argument("--measures", help="ir_measures names scored besides the paper's "
                             "nine, e.g. \"P@20 R@1000\" (discovery, selection)")
 
-    def eval_options(self, subtask: str, given: dict[str, Any]) -> dict[str, Any]:
+    def eval_defaults(self) -> EvalDefaults:
+        """Every sub-task, unless the tasks come from the data dir's corpus and it has none
+        nor a source to build it from (an empty data dir); the task source per sub-task
+        (`_eval_options`) and how organisation gets mind-maps (`_unscorable_hint`)."""
+        if (not self.discover_data or self.options.get("corpus")
+                or (self.options.get("tasks_from") or "corpus") != "corpus"
+                or has_corpus(data_dir(self.options.get("data")))):
+            subtasks = tuple(self.subtasks)
+        else:
+            subtasks = ()
+        return EvalDefaults(subtasks, options=self._eval_options, hint=self._unscorable_hint)
+
+    def _eval_options(self, subtask: str, given: dict[str, Any]) -> dict[str, Any]:
         """Organisation is scored against TaxoBench mind-maps, which surveys rebuilt from the
         corpus do not have: `eval` takes its tasks from the TaxoBench instances when they are
         imported and the user chose no task source; the other sub-tasks (and organisation
@@ -141,20 +154,12 @@ class ResearchArena(Benchmark):
             return surveys
         return {"tasks_from": "taxobench"} if found is not None else surveys
 
-    def unscorable_hint(self, subtask: str) -> str:
+    def _unscorable_hint(self, subtask: str) -> str:
         if subtask == "organisation":
             return ("organisation needs mind-map ground truth: import TaxoBench instances "
                     "(`scholarbench data import taxobench FILE`; eval then takes organisation "
                     "tasks from them) or pass --option researcharena.tasks_from=taxobench")
         return "no task has searchable gold references (see --qrels all)"
-
-    def available_subtasks(self) -> list[str]:
-        """Every sub-task, unless the tasks come from the data dir's corpus and it has none
-        nor a source to build it from (an empty data dir)."""
-        if (not self.discover_data or self.options.get("corpus")
-                or (self.options.get("tasks_from") or "corpus") != "corpus"):
-            return list(self.subtasks)
-        return list(self.subtasks) if has_corpus(data_dir(self.options.get("data"))) else []
 
     # -- samples -----------------------------------------------------------------------------
     def _measures(self) -> list[str]:
@@ -417,12 +422,6 @@ class ResearchArena(Benchmark):
         # deferred: a top-level import would close an import cycle
         from scholarbench.benchmarks.researcharena.files import score_files_command
         return score_files_command(self.options)
-
-    def planned_judge_calls(self, subtask: str, samples: Sequence[Sample],
-                            generated: dict[str, dict[str, Any]] | None = None
-                            ) -> list[Any]:
-        """`--dry-run`: no LLM judge scores ResearchArena."""
-        return []
 
 
 __all__ = ["ResearchArena", "split_measures", "DISCOVERY", "SELECTION", "ORGANISATION"]

@@ -17,8 +17,8 @@ five dimensions — `review*.py`), chosen with `--task`.
   (`run_scoring.py`): each task's row of SciNet's deterministic metrics (`scoring.py`) with
   the judge's columns from the verdicts (`panel.py`). Each row carries what the summary needs
   (hit counts, judge counts, the agent model's `agent_llm`).
-- `measures`: the sub-task's `Measure`s under the run's variant (`measures.py`);
-  `summary_measures` and `summary_extras` (the `families` blocks, the judge panel's fields):
+- `measures`: the sub-task's `Measure`s under the run's variant (`measures.py`), for a run's
+  rows those they carry; `summary_extras` (the `families` blocks, the judge panel's fields):
   the summary from the score rows and the recorded options alone (nothing kept from scoring,
   nothing read), so `scholarbench aggregate RUN` rebuilds it.
 - `score_files` (`files.py`): `scholarbench score scinet --tasks T --answers A --out S`.
@@ -45,6 +45,7 @@ from scholarbench.benchmarks.scinet.measures import (EGO_METRICS, FAMILIES, K, L
                                                      measures_of, metric_key)
 from scholarbench.core.agent import Agent, AgentContext, agent_from_object
 from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext, summary_line
+from scholarbench.core.eval_defaults import EvalDefaults
 from scholarbench.core.models import Models
 from scholarbench.core.planning import PlannedCalls
 from scholarbench.core.registry import REGISTRY, register_benchmark
@@ -67,8 +68,8 @@ from scholarbench.tools.source import ToolSource
 TASKS = "tasks.jsonl"
 
 
-def _is_review(rows: Sequence[dict[str, Any]], manifest: dict[str, Any]) -> bool:
-    return manifest.get("mode") == "review" or bool(rows and rows[0].get("family") == "review")
+def _is_review(rows: Sequence[dict[str, Any]], mode: str | None) -> bool:
+    return mode == "review" or bool(rows and rows[0].get("family") == "review")
 
 
 def env_settings_of(tasks: Sequence[Any]) -> Any:
@@ -174,7 +175,18 @@ class SciNet(Benchmark):
                                     "arxiv2023 PATH, or pass --graph DIR")
         return graph, unarxive
 
-    def eval_options(self, subtask: str, given: dict[str, Any]) -> dict[str, Any]:
+    def eval_defaults(self) -> EvalDefaults:
+        """`eval` runs every sub-task but the review (it needs an agent model and the judge
+        for every task: `run` only) when the citation graph is there, none otherwise."""
+        if self._env is None:
+            try:
+                self._dirs()
+            except ScholarbenchError:
+                return EvalDefaults(())
+        return EvalDefaults(tuple(s for s in self.subtasks if s != "review"),
+                            options=self._eval_options)
+
+    def _eval_options(self, subtask: str, given: dict[str, Any]) -> dict[str, Any]:
         """`eval` runs the task file imported last (`data import scinet`) when the user named
         none, not tasks built again from the graph."""
         if "tasks" in given or self.options.get("tasks"):
@@ -182,15 +194,6 @@ class SciNet(Benchmark):
         name = latest_import(data_dir(self.options.get("data")), "scinet")
         return {"tasks": name, **({"with_judge": True} if self.with_judge else {})} \
             if name else {}
-
-    def available_subtasks(self) -> list[str]:
-        if self._env is None:
-            try:
-                self._dirs()
-            except ScholarbenchError:
-                return []
-        # the review needs an agent model and the judge for every task: `run` only
-        return [s for s in self.subtasks if s != "review"]
 
     # -- samples and agents ------------------------------------------------------------------
     def env(self, settings: Any = None) -> Any:
@@ -395,27 +398,25 @@ class SciNet(Benchmark):
         from scholarbench.benchmarks.scinet.run_scoring import row
         return row(self, sample, record, ctx)
 
-    def summary_measures(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
-                         ) -> tuple[Any, ...]:
-        """The measures the rows carry under the run's variant (`scoring.summary_measures`);
-        the review's five always."""
-        if _is_review(rows, manifest):
-            return self.measures("review")
-        return summary_measures(rows, self.variant)
-
     def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                        ) -> dict[str, Any]:
         """`families`, `variant`, the judge panel's fields and `agent_llm`, from the rows and
         the recorded variant alone."""
-        if _is_review(rows, manifest):
+        if _is_review(rows, manifest.get("mode")):
             # deferred: pulls in pyarrow
             from scholarbench.benchmarks.scinet.review_scoring import (
                 summary_extras as review_extras)
             return review_extras(rows)
         return summary_extras(rows, self.variant)
 
-    def measures(self, subtask: str | None) -> tuple[Any, ...]:
-        """The sub-task's measures under the run's scoring rules (None: every family's)."""
+    def measures(self, subtask: str | None,
+                 rows: Sequence[dict[str, Any]] | None = None) -> tuple[Any, ...]:
+        """The sub-task's measures under the run's scoring rules (None: every family's); for
+        a run's rows, those the rows carry under the run's variant
+        (`scoring.summary_measures`), the review's five always."""
+        if rows is not None:
+            return (self.measures("review") if _is_review(rows, subtask)
+                    else summary_measures(rows, self.variant))
         if subtask is None:
             return tuple(m for f in FAMILIES for m in self.measures(f))
         # the review has no upstream script: its measures are the paper's under either rules
@@ -451,10 +452,8 @@ class SciNet(Benchmark):
                             generated: dict[str, dict[str, Any]] | None = None
                             ) -> list[Any]:
         """`--dry-run`: the judged item's requests as the engine counts them (exact once the
-        answers are known); pair tasks are not judged; without `--with-judge` no judge (the
-        review: always)."""
+        answers are known; the default); pair tasks are not judged, which `--with-judge`
+        says in a line of its own."""
         if subtask == "pair" and self.with_judge:
             return [PlannedCalls("score", calls=0, basis="pair tasks are not judged")]
-        if not self.judged_items(subtask):
-            return []
         return super().planned_judge_calls(subtask, samples, generated)

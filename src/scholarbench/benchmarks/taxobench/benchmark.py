@@ -44,6 +44,7 @@ from scholarbench.benchmarks.taxobench.judge import JUDGE_KEYS
 from scholarbench.benchmarks.taxobench.judged import judged_item
 from scholarbench.core.agent import AgentContext, Task
 from scholarbench.core.benchmark import Benchmark, Loaded, Sample, ScoreContext
+from scholarbench.core.eval_defaults import EvalDefaults
 from scholarbench.core.families import answer_info, parse_answer
 from scholarbench.core.refs import looks_like_id, task_refs
 from scholarbench.core.registry import REGISTRY, register_benchmark
@@ -142,12 +143,13 @@ class TaxoBench(Benchmark):
             self._corpus = Corpus.open(self._corpus_path)
         return getattr(self, "_corpus", None)
 
-    def available_subtasks(self) -> list[str]:
+    def eval_defaults(self) -> EvalDefaults:
+        """`eval` runs every mode when the gold instances are there, none otherwise."""
         try:
             self.gold_path()
         except ScholarbenchError:
-            return []
-        return list(self.subtasks)
+            return EvalDefaults(())
+        return EvalDefaults(tuple(self.subtasks))
 
     # -- samples ---------------------------------------------------------------------------------
     def check(self, subtask: str) -> None:
@@ -237,16 +239,6 @@ class TaxoBench(Benchmark):
             return ()
         return (judged_item(),)
 
-    def planned_judge_calls(self, subtask: str, samples: Sequence[Sample],
-                            generated: dict[str, dict[str, Any]] | None = None
-                            ) -> list[Any]:
-        """`--dry-run`: the judged item's requests as the engine counts them (≤ 1 per sample;
-        exactly 1 per answer that is a taxonomy once the answers are known); without
-        `--with-judge` no judge at all."""
-        if not self.judged_items(subtask):
-            return []
-        return super().planned_judge_calls(subtask, samples, generated)
-
     @property
     def judge_scored(self) -> tuple[str, ...]:  # type: ignore[override]
         return JUDGE_KEYS
@@ -298,16 +290,17 @@ class TaxoBench(Benchmark):
         from scholarbench.benchmarks.taxobench.scoring import score_row
         return score_row(sample, record, ctx.shared)
 
-    def measures(self, subtask: str | None) -> tuple[Any, ...]:
+    def measures(self, subtask: str | None,
+                 rows: Sequence[dict[str, Any]] | None = None) -> tuple[Any, ...]:
+        """Every measure, the judge's included; for a run's rows, the judge's only when the
+        run was judged (`scoring.summary_measures`)."""
+        if rows is not None:
+            # deferred: pulls in scipy
+            from scholarbench.benchmarks.taxobench.scoring import summary_measures
+            return summary_measures(rows)
         # deferred: pulls in scipy
         from scholarbench.benchmarks.taxobench.measures import JUDGE_MEASURES, MEASURES
         return MEASURES + JUDGE_MEASURES
-
-    def summary_measures(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
-                         ) -> tuple[Any, ...]:
-        # deferred: pulls in scipy
-        from scholarbench.benchmarks.taxobench.scoring import summary_measures
-        return summary_measures(rows)
 
     def summary_extras(self, rows: Sequence[dict[str, Any]], manifest: dict[str, Any]
                        ) -> dict[str, Any]:
