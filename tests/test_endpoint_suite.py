@@ -305,13 +305,16 @@ def test_the_whole_suite_runs_with_two_epochs(suite):
     def reply(body: dict) -> Step:
         if kind_of(body) == "judge":
             return _judge_all_correct(body)
+        if body.get("model") == "judge-x":
+            return schema_reply(body) or _json({"score": 5, "reasoning": "r"})
         prompt = next((m["content"] for m in body["messages"] if m["role"] == "user"), "")
         return answers.get(prompt) or Step(text="A short summary.")
 
     fake = FakeOpenAI(default=reply).start()
     try:
         done = _cli(["eval", "--agent", "endpoint", "--model", "scripted", "--base-url",
-                     fake.base_url, "--quiet", "--benchmarks", "all", "--limit", "1",
+                     fake.base_url, "--judge", "judge-x", "--judge-base-url", fake.base_url,
+                     "--quiet", "--benchmarks", "all", "--limit", "1",
                      "--epochs", "2", "--out", "runs/epochs", "--option",
                      f"deepsynth.oracle={OPTIONS['deepsynth']['oracle']}"], root, env)
     finally:
@@ -328,6 +331,15 @@ def test_the_whole_suite_runs_with_two_epochs(suite):
         assert r["status"] == "complete", (where, r)
         epochs = sorted(row["epoch"] for row in rows)       # each sample twice
         assert rows and epochs == sorted([1, 2] * (len(rows) // 2)), (where, epochs)
+        # the same answer in both epochs scores the same: epoch 2 reads its sample's gold,
+        # prompt and stage records as epoch 1 does
+        by = {(row["sample"], row["epoch"]): row for row in rows}
+        for (sample, epoch), row in by.items():
+            if epoch == 2:
+                first = by[(sample, 1)]
+                assert row["status"] == first["status"], (where, sample)
+                assert {k: first.get(k) for k in summary["metrics"]} == \
+                    {k: row.get(k) for k in summary["metrics"]}, (where, sample)
         assert summary["epochs"]["k"] == 2 and summary["epochs"]["seeds"] == [0, 1], where
         assert_one_status_per_sample(r, root)
         assert_summary_rebuilt_from_scores(root / r["run_dir"], root, env)

@@ -34,7 +34,6 @@ from typing import Any, ClassVar, Sequence
 from scholarbench.core.agent import Agent, AgentContext, Task, agent_from_object
 from scholarbench.core.eval_defaults import EvalDefaults
 from scholarbench.core.families import parse_answer
-from scholarbench.core.limits import OutputLimits
 from scholarbench.core.models import Models
 from scholarbench.core.planning import PlannedCalls, planned_item_calls
 from scholarbench.core.registry import REGISTRY
@@ -95,10 +94,6 @@ class Benchmark:
     def __init__(self, options: dict[str, Any] | None = None) -> None:
         self.options: dict[str, Any] = dict(options or {})
 
-    @property
-    def output_limits(self) -> Any:
-        """The `core.limits.OutputLimits` in force (`--max-output`, recorded in the options)."""
-        return OutputLimits.from_pairs(self.options.get("max_output"))
 
     # -- command line ------------------------------------------------------------------------
     @classmethod

@@ -32,10 +32,10 @@ from scholarbench.core.agent import Agent, AgentContext
 from scholarbench.core.benchmark import Benchmark, Sample, load_samples, summary_line
 from scholarbench.core.concurrency import check_max_samples, in_flight, samples_at_once
 from scholarbench.core.epochs import (EPOCHS_KEY, check_epochs, epochs_line, epochs_of,
-                                      expand, manifest_block, mark)
+                                      expand, manifest_block)
 from scholarbench.core.judging import (FAILURES_KEY, JudgeWatch, check_judge_can_run, failed_calls,
                                        record_shortfalls, warning_lines as judge_warning_lines)
-from scholarbench.core.limits import scored_as_missing
+from scholarbench.core.limits import scored_as_missing, OutputLimits
 from scholarbench.core.lookup import (  # noqa: F401  (re-exported: callers import them here)
     benchmark_class, engine_benchmarks, resolve_agent)
 from scholarbench.core.manifest import (jsonable_options, package_versions, plain_options,
@@ -135,7 +135,7 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
         raise ScholarbenchError("--limit must be >= 0")
     epochs = check_epochs(epochs)
     models = models or Models()
-    limits = bench.output_limits            # a bad --max-output fails before anything runs
+    limits = OutputLimits.of(bench.options)   # a bad --max-output fails before anything
     bench.check(subtask)
     if bench.asks_judge(subtask):           # a judge that cannot run: before any stage
         check_judge_can_run(models, bench.title or bench.name)
@@ -161,7 +161,6 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
     manifest.update(loaded.manifest)
     if epochs > 1:                          # K = 1 records nothing: runs as before
         manifest[EPOCHS_KEY] = manifest_block(epochs)
-    samples = expand(loaded.samples, epochs)
     at_once = samples_at_once(check_max_samples(max_samples), agent, ctx.llm)
     manifest["max_samples"] = at_once
     remote = None
@@ -185,6 +184,7 @@ def run_benchmark(bench: Benchmark, subtask: str, agent_spec: str, out: Path, *,
                     **agent_client.config.public(), "model_id": agent_client.model_id}
             run.write_manifest(manifest)
             bench.prepare_run(run, loaded, manifest, progress=progress)
+            samples = expand(loaded.samples, epochs)     # after: what it set (unscorable)
             new = generate(bench, run, samples, agent, ctx, progress, at_once, remote)
             judges = judge_basis(models, bench.asks_judge(subtask))
             kept = _kept(bench, run, earlier, judges) if new == 0 else None
@@ -322,9 +322,6 @@ def _score_locked(bench: Benchmark, run: RunDir, samples: Sequence[Sample], mode
             print(f"warning: {line}", file=sys.stderr)
         raise
     shortfalls = watch.shortfalls()
-    by_id = {s.id: s for s in samples}
-    for row in rows:                          # an epoch's row says which (`core.epochs`)
-        mark(row, by_id.get(str(row[bench.id_key])))
     errors = settle_rows(bench, rows, generated)
     run.write_jsonl(SCORES, rows)
     manifest = run.read_manifest()

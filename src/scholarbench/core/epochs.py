@@ -42,6 +42,12 @@ class EpochSample(Sample):
     seed: int = 0
 
 
+def sample_id_of(sample: Sample) -> str:
+    """The sample's own id (an epoch's `ID`, not `ID#e`): the key of what a benchmark made per
+    sample before the epochs were expanded (a pre-agent stage's records)."""
+    return getattr(sample, "sample", None) or sample.id
+
+
 def check_epochs(k: int | None) -> int:
     """K as given on the command line (None: 1); at least 1."""
     if k is None:
@@ -193,4 +199,4 @@ def epochs_line(block: dict[str, Any], keys: Sequence[str] | None = None) -> str
 
 __all__ = ["EPOCHS_KEY", "EpochSample", "check_epochs", "clusters", "context_for",
            "epoch_id", "epochs_line", "epochs_of", "expand", "manifest_block", "mark", "per_sample",
-           "seed_of", "spread", "spread_cell"]
+           "sample_id_of", "seed_of", "spread", "spread_cell"]

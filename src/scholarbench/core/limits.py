@@ -29,6 +29,11 @@ class OutputLimits(BaseModel):
     report_bytes: int = Field(1_000_000, ge=1, description="UTF-8 bytes of a report")
 
     @classmethod
+    def of(cls, options: dict[str, Any]) -> "OutputLimits":
+        """The limits in force for a benchmark's options (`--max-output`, recorded there)."""
+        return cls.from_pairs(options.get("max_output"))
+
+    @classmethod
     def from_pairs(cls, pairs: Iterable[str] | None) -> "OutputLimits":
         """From the `KEY=N` strings of `--max-output` (as recorded in a run's options)."""
         values = {}

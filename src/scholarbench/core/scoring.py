@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 from scholarbench.core import refs
 from scholarbench.core.benchmark import Benchmark, Sample, ScoreContext
+from scholarbench.core.epochs import mark
 from scholarbench.core.judge_stage import judge_stage
 from scholarbench.core.status import reason_of, sample_status
 from scholarbench.injection.detect import flag_injections
@@ -46,8 +47,9 @@ def score_samples(bench: Benchmark, samples: Sequence[Sample],
         for key in ENGINE_FILLED:
             if row.get(key) is None:
                 row.pop(key, None)
-        row.setdefault(bench.id_key, sample.id)
-        rows.append(row)
+        if str(row.get(bench.id_key)) != sample.id:   # the engine's key wins (an epoch's
+            row[bench.id_key] = sample.id             # `ID#e` over the task's own id)
+        rows.append(mark(row, sample))        # and which epoch (`core.epochs`)
     return rows
 
 

@@ -12,7 +12,7 @@ from scholarbench.core.agent import Agent, AgentContext
 from scholarbench.core.benchmark import Benchmark, Sample
 from scholarbench.core.epochs import context_for, mark
 from scholarbench.core.families import Malformed
-from scholarbench.core.limits import Oversized
+from scholarbench.core.limits import Oversized, OutputLimits
 from scholarbench.core.rundir import RunDir
 from scholarbench.core.writing import TRANSCRIPT_KEY
 from scholarbench.llm.secrets import redact
@@ -96,9 +96,11 @@ def _solve_into(record: dict[str, Any], bench: Benchmark, agent: Agent, sample: 
                 ctx: AgentContext, used: Any, failed_anywhere: Callable[[], int] | None) -> None:
     answer = agent.solve(sample.task, ctx)
     family = bench.subtasks.get(sample.task.subtask or "", "")
-    if too_big := bench.output_limits.violation(family, answer):
+    if too_big := OutputLimits.of(bench.options).violation(family, answer):
         raise Oversized(too_big)
     record.update(bench.record(sample, answer))
+    if str(record.get(bench.id_key)) != sample.id:    # the engine's key wins (an epoch's
+        record[bench.id_key] = sample.id              # `ID#e` over the task's own id)
     failed = max(used.unrecovered_failures(), failed_anywhere() if failed_anywhere else 0)
     if failed:      # the agent took a fallback after its model failed: not a result
         record.update(status="error", error=f"{failed} model call(s) of the agent failed "

@@ -38,6 +38,7 @@ from scholarbench.errors import ScholarbenchError
 from scholarbench.export.inspect_log import TARGET_CHARS
 from scholarbench.export.task_inputs import GOLD_VIEWS, gold_text
 from scholarbench.inspect_tasks.reply import ReplyAgent
+from scholarbench.core.limits import OutputLimits
 
 AGENT = "inspect"        # the manifest's agent: the Inspect solver's replies
 
@@ -96,7 +97,7 @@ def run_manifest(bench: Benchmark, subtask: str, loaded: Loaded, limit: int | No
         benchmark=bench.name, mode=subtask, agent=AGENT, agent_config={}, run_name=AGENT,
         limit=limit, n_samples=len(loaded.samples), versions=package_versions(),
         data=loaded.data, options=jsonable_options(bench.options)).model_dump(mode="json")
-    manifest["output_limits"] = bench.output_limits.model_dump()
+    manifest["output_limits"] = OutputLimits.of(bench.options).model_dump()
     manifest.update(loaded.manifest)
     return manifest
 

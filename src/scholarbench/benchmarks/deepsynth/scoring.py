@@ -47,6 +47,7 @@ from scholarbench.benchmarks.deepsynth.scores import TASK_METRICS, metric_key, s
 from scholarbench.benchmarks.deepsynth.stages import (ORACLE, judged_record, line_subgroups,
                                                       report_status, write_judged)
 from scholarbench.benchmarks.deepsynth.summary import sum_ints
+from scholarbench.core.epochs import sample_id_of
 from scholarbench.core.judge_stage import recorded
 from scholarbench.errors import IncompleteRun, ScholarbenchError
 from scholarbench.leakage.corpus import recorded_corpus
@@ -87,8 +88,9 @@ def prepare(bench: Any, samples: Sequence[Any], generated: dict[str, dict[str, A
             f"{run.path}: {len(lacking)} task(s) have no judgement by the run's judge (first: "
             f"task {lacking[0]}); run the same `scholarbench run` again to resume, or re-judge "
             f"with `scholarbench score {run.path} --with-judge --judge MODEL`")
-    judged = {str(obj["task_id"]): parse_task(obj, require_prompts=False)
-              for obj in write_judged(run, samples, lines, generated)}
+    written = write_judged(run, samples, lines, generated)       # by sample (and epoch)
+    judged = {sid: parse_task(obj, require_prompts=False)
+              for sid, obj in zip([s.id for s in samples if s.id in lines], written)}
     ctx.shared.update(variant=bench._variant(), lines=lines, judged=judged,
                       corpus=audit_corpus(bench, ctx.manifest))
 
@@ -98,7 +100,7 @@ def score_row(sample: Any, record: dict[str, Any] | None, ctx: Any) -> dict[str,
     variant, line = ctx.shared["variant"], ctx.shared["lines"].get(sample.id)
     extra = {"variant": variant, **judge_counts(line), "writer_info": writer_counts(record),
              "oracle_context": oracle_task_counts(
-                 (ctx.stage_records.get(ORACLE) or {}).get(sample.id))}
+                 (ctx.stage_records.get(ORACLE) or {}).get(sample_id_of(sample)))}
     if line is None:                                # the agent errored: no numbers
         row: dict[str, Any] = {"task_id": sample.gold.task_id}
         row.update({metric_key(k, variant): None for k in TASK_METRICS})

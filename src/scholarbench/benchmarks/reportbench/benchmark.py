@@ -22,6 +22,7 @@ import argparse
 from pathlib import Path
 from typing import Any, ClassVar, Sequence
 
+from scholarbench.core.epochs import sample_id_of
 from scholarbench.core.benchmark import Benchmark, Loaded, Sample, summary_line
 from scholarbench.core.eval_defaults import EvalDefaults
 from scholarbench.benchmarks.reportbench.measures import (HEADLINE, MEASURES, family_of,
@@ -296,7 +297,7 @@ class ReportBench(Benchmark):
 
     def score_sample(self, sample: Sample, record: dict[str, Any] | None, ctx: Any
                      ) -> dict[str, Any]:
-        prompt = ctx.stage_records.get(PROMPTS, {}).get(sample.id)
+        prompt = ctx.stage_records.get(PROMPTS, {}).get(sample_id_of(sample))
         return ctx.shared[SCORER].row(sample, record, ctx.shared[JUDGED][sample.id], prompt)
 
     def measures(self, subtask: str | None,

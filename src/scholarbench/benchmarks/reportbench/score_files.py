@@ -71,6 +71,7 @@ from scholarbench.data.trec import write_lines_atomic
 from scholarbench.errors import ScholarbenchError
 from scholarbench.benchmarks.reportbench.tasks import TASKS_FILE, load_tasks
 from scholarbench.core.summarise import summarise
+from scholarbench.core.limits import OutputLimits
 
 METRICS = REF_KEYS          # the per-survey reference measures (`measures.MEASURES`)
 _CORE_STATUS = {"no_references": "scored"}      # ReportBench's sub-status of `scored`
@@ -316,7 +317,7 @@ def score_files_command(bench: Any, models: Any) -> int:
                                       Path(opts["out"]), corpus=corpus,
                                       title_extractor=extractor, match=opts.get("match") or
                                       "exact", unresolved=opts.get("unresolved") or "exclude",
-                                      statement_judge=stmt, limits=bench.output_limits)
+                                      statement_judge=stmt, limits=OutputLimits.of(bench.options))
     print(format_summary(summary))
     print(f"scores: {opts['out']}")
     return 0

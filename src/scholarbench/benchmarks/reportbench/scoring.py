@@ -45,6 +45,7 @@ from scholarbench.benchmarks.reportbench.refscore import (HiddenSurvey, referenc
                                                           score_references)
 from scholarbench.benchmarks.reportbench.statements import not_judged_row, statement_row
 from scholarbench.references.resolve import ExtractedTitle
+from scholarbench.core.epochs import sample_id_of
 
 TITLES, STATEMENTS = "titles.jsonl", "statements.jsonl"
 REF_KEYS = keys("reference")        # ref_precision, ref_recall, ref_count (`measures`)
@@ -225,7 +226,7 @@ class Scorer:
     def _row(self, sample: Any, record: dict[str, Any] | None, judged: Judged,
              prompt_record: dict[str, Any] | None) -> dict[str, Any]:
         sid = sample.id
-        gt_titles = [r.title for r in self.gt.get(sid, [])]
+        gt_titles = [r.title for r in self.gt.get(sample_id_of(sample), [])]   # an epoch's too
         n_gt = reference_scores([], gt_titles).n_gt
         row: dict[str, Any] = {"id": sid, "arxiv_id": sid}
         if sample.unscorable is not None:              # a constructed prompt is missing

@@ -21,7 +21,7 @@ from typing import Any
 
 from scholarbench.benchmarks.scinet.measures import K
 from scholarbench.core.families import Malformed
-from scholarbench.core.limits import scored_as_missing
+from scholarbench.core.limits import scored_as_missing, OutputLimits
 from scholarbench.errors import DataError
 from scholarbench.benchmarks.scinet.benchmark import SciNet, env_settings_of
 from scholarbench.benchmarks.scinet import scoring
@@ -59,7 +59,7 @@ def score_scinet_files(tasks: str | Path, answers: str | Path, out: str | Path, 
         raise DataError("no answers in the file (it is empty)", file=str(answers))
     env = bench.env(env_settings_of(task_list))
     records: dict[str, dict[str, Any]] = {}
-    limits = bench.output_limits
+    limits = OutputLimits.of(bench.options)
     for task in task_list:
         if task.task_id not in given:
             continue

@@ -62,6 +62,7 @@ from scholarbench.benchmarks.taxobench.agents.base import AgentContext as TaxoCo
 from scholarbench.benchmarks.taxobench.judge_probe import judge_with_probe
 from scholarbench.embed import default_embedder
 from scholarbench.tools.rules import AccessRules
+from scholarbench.core.limits import OutputLimits
 
 MODES = ("bottom-up", "deep-research")
 DEEP_RESEARCH_PROMPT = (
@@ -322,7 +323,7 @@ class TaxoBench(Benchmark):
             raise ScholarbenchError("score taxobench needs --gold G.jsonl --pred P.jsonl --out S.jsonl")
         summary = score_files(Path(gold), Path(pred), Path(out), self.embedder,
                               on_problem=lambda msg: print(f"warning: {msg}", file=sys.stderr),
-                              limits=self.output_limits)
+                              limits=OutputLimits.of(self.options))
         print(format_summary(summary))
         for line in leak_lines(summary, self.headline["deep-research"]):
             print(f"  {line}")                      # docs/leakage.md
