@@ -59,6 +59,10 @@ AGENT = textwrap.dedent('''
 
     def solve(task):
         topic = task["topic"]
+        if os.environ.get("HOSTILE_WAIT_FOR"):       # hold the run until the test says go
+            deadline = time.time() + 120
+            while not os.path.exists(os.environ["HOSTILE_WAIT_FOR"]) and time.time() < deadline:
+                time.sleep(0.05)
         if topic != "ok" and os.environ.get("HOSTILE_SLEEP"):
             time.sleep(float(os.environ["HOSTILE_SLEEP"]))
         if os.environ.get("HOSTILE_CALM"):
@@ -187,12 +191,27 @@ def test_ctrl_c_stops_the_run_at_once_and_it_resumes(site, max_samples, stop, co
 
 
 def test_two_evals_on_one_out_leave_an_eval_json_that_matches_the_run_dirs(site):
-    env = _env(site, HOSTILE_CALM="1", HOSTILE_SLEEP="0.4")
-    procs = [subprocess.Popen([sys.executable, "-m", "scholarbench", *EVAL], cwd=site.parent,
-                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(2)]
-    outs = [p.communicate(timeout=300) for p in procs]
-    errs = "\n".join(e for _, e in outs)
+    """The first eval is held inside its first run (its agent waits for a file) until the
+    second has found that run locked, so they collide however loaded the machine is."""
+    go, second_err = site.parent / "go", site.parent / "second.err"
+    first = subprocess.Popen([sys.executable, "-m", "scholarbench", *EVAL], cwd=site.parent,
+                             env=_env(site, HOSTILE_CALM="1", HOSTILE_WAIT_FOR=str(go)),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    manifest = site.parent / "runs/h" / RUNS[0] / "manifest.json"
+    deadline = time.time() + 120
+    while not manifest.exists() and time.time() < deadline:     # the first holds run A
+        time.sleep(0.05)
+    with second_err.open("w") as err:
+        second = subprocess.Popen([sys.executable, "-m", "scholarbench", *EVAL],
+                                  cwd=site.parent, env=_env(site, HOSTILE_CALM="1"),
+                                  stdout=subprocess.PIPE, stderr=err, text=True)
+        while ("in use by another scholarbench process" not in second_err.read_text()
+               and second.poll() is None and time.time() < deadline + 120):
+            time.sleep(0.05)
+        go.write_text("")
+        outs = [first.communicate(timeout=300), second.communicate(timeout=300)]
+    procs = [first, second]
+    errs = "\n".join([outs[0][1], second_err.read_text()])
     assert "in use by another scholarbench process" in errs      # they did collide
     assert [p.returncode for p in procs] == [0, 0], errs
     report = json.loads((site.parent / "runs/h/eval.json").read_text())
