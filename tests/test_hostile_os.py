@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FakeEmbedder, shared_path
+from conftest import FakeEmbedder, shared_path, use_fake_embedder
 from scholarbench.cli import main
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -285,7 +285,7 @@ def test_dense_search_is_refused_until_corpus_dense_builds_it(tmp_path, capsys, 
                            rf"--corpus {corpus_dir}` builds it\)"):
             session.call("search", {"query": "graph", "mode": mode})
     assert embedder.calls == 0                            # nothing was embedded in the call
-    monkeypatch.setattr("scholarbench.embed.minilm.default_embedder", lambda: FakeEmbedder())
+    use_fake_embedder(monkeypatch)          # every module that bound default_embedder
     assert main(["corpus", "dense", "--corpus", str(corpus_dir)]) == 0
     out = capsys.readouterr().out
     assert "dense-title: built" in out and "dense-title+abstract: built" in out

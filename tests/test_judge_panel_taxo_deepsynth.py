@@ -11,7 +11,7 @@ import statistics
 
 import pytest
 
-from conftest import FakeEmbedder
+from conftest import FakeEmbedder, use_fake_embedder
 from fake_openai import FakeOpenAI, Step
 from test_deepsynth_oracle import judge_labels, write_tasks
 from test_judge_panel import alpha_by_hand
@@ -130,8 +130,7 @@ def test_taxobench_repeats_from_the_command_line(tmp_path, gold, taxo_judges, mo
                                                  capsys):
     """`run taxobench --judge A … --judge B … --judge-samples 2`: every judge twice per sample,
     repeat 1 with seed 1; each repeat's value kept; spread and α across repeats by hand."""
-    import scholarbench.embed
-    monkeypatch.setattr(scholarbench.embed, "default_embedder", lambda: FakeEmbedder())
+    use_fake_embedder(monkeypatch)
     a, b = taxo_judges
     out = tmp_path / "cli"
     assert cli.main(["run", "taxobench", "--mode", "bottom-up", "--agent", f"{__name__}:solve",
