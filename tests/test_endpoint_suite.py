@@ -171,7 +171,29 @@ def test_every_subtasks_prompt_numbers_papers_as_its_fields_do(suite):
     assert {k: v for k, v in numbering.items() if v} == {}
 
 
+def assert_two_epochs_score_alike(r: dict, root: Path) -> None:
+    """`--epochs 2`: two rows per sample, the epochs block in the summary, and the same answer
+    scoring the same in both epochs (epoch 2 reads its sample's gold, prompt and stage records
+    as epoch 1 does; the scripted endpoint answers a prompt alike whatever the seed)."""
+    where = f"{r['benchmark']} {r['subtask']}"
+    summary = json.loads((root / r["run_dir"] / "summary.json").read_text())
+    rows = [json.loads(x) for x in (root / r["run_dir"] / "scores.jsonl").read_text()
+            .splitlines()]
+    epochs = sorted(row["epoch"] for row in rows)           # each sample twice
+    assert rows and epochs == sorted([1, 2] * (len(rows) // 2)), (where, epochs)
+    assert summary["epochs"]["k"] == 2 and summary["epochs"]["seeds"] == [0, 1], where
+    by = {(row["sample"], row["epoch"]): row for row in rows}
+    for (sample, epoch), row in by.items():
+        if epoch == 2:
+            first = by[(sample, 1)]
+            assert row["status"] == first["status"], (where, sample)
+            assert {k: first.get(k) for k in summary["metrics"]} == \
+                {k: row.get(k) for k in summary["metrics"]}, (where, sample)
+
+
 def test_an_endpoint_answering_every_prompt_as_asked_scores_on_every_subtask(suite):
+    """The module docstring's check, the suite run with `--epochs 2`, so every benchmark's
+    epochs are checked too (`assert_two_epochs_score_alike`)."""
     root, env, answers, _ = suite
     unknown: list[str] = []
 
@@ -192,8 +214,8 @@ def test_an_endpoint_answering_every_prompt_as_asked_scores_on_every_subtask(sui
     try:
         args = ["--option", f"deepsynth.oracle={OPTIONS['deepsynth']['oracle']}"]
         done = _cli(["eval", *endpoint, "--judge", "judge-x", "--judge-base-url",
-                     fake.base_url, "--benchmarks", "all", "--limit", "2", "--out",
-                     "runs/asked", *args], root, env)
+                     fake.base_url, "--benchmarks", "all", "--limit", "2", "--epochs", "2",
+                     "--out", "runs/asked", *args], root, env)
         org = _cli(["run", "researcharena", "--task", "organisation", "--tasks-from",
                     ORGANISATION_OPTIONS["tasks_from"], "--limit", "2", *endpoint, "--out",
                     "runs/organisation"], root, env)
@@ -225,6 +247,7 @@ def test_an_endpoint_answering_every_prompt_as_asked_scores_on_every_subtask(sui
     for r in runs:
         assert_one_status_per_sample(r, root)
         assert_summary_rebuilt_from_scores(root / r["run_dir"], root, env)
+        assert_two_epochs_score_alike(r, root)
     assert_summary_rebuilt_from_scores(root / "runs/organisation", root, env)
     # the whole suite's report: its overview lists every sub-task of every benchmark
     report = _cli(["report", "runs/asked", "--format", "markdown"], root, env)
@@ -294,54 +317,3 @@ def test_eval_with_two_judges_turns_on_every_benchmarks_judged_measures(suite):
     assert off.returncode == 0, off.stderr[-3000:]
     assert not any(r.get("judge_panel") for r in _eval_json(root, "runs/off")["runs"])
 
-
-def test_the_whole_suite_runs_with_two_epochs(suite):
-    """`eval --epochs 2` on every benchmark and sub-task, the scripted endpoint answering as
-    asked (each epoch the same answer: the seed changes the request, not the prompt): every run
-    is complete with two rows per sample, its summary has the epochs block and is rebuilt from
-    scores.jsonl, and the suite's eval.json is reproduced."""
-    root, env, answers, _ = suite
-
-    def reply(body: dict) -> Step:
-        if kind_of(body) == "judge":
-            return _judge_all_correct(body)
-        if body.get("model") == "judge-x":
-            return schema_reply(body) or _json({"score": 5, "reasoning": "r"})
-        prompt = next((m["content"] for m in body["messages"] if m["role"] == "user"), "")
-        return answers.get(prompt) or Step(text="A short summary.")
-
-    fake = FakeOpenAI(default=reply).start()
-    try:
-        done = _cli(["eval", "--agent", "endpoint", "--model", "scripted", "--base-url",
-                     fake.base_url, "--judge", "judge-x", "--judge-base-url", fake.base_url,
-                     "--quiet", "--benchmarks", "all", "--limit", "1",
-                     "--epochs", "2", "--out", "runs/epochs", "--option",
-                     f"deepsynth.oracle={OPTIONS['deepsynth']['oracle']}"], root, env)
-    finally:
-        fake.stop()
-    assert done.returncode == 0, done.stderr[-3000:]
-    runs = _eval_json(root, "runs/epochs")["runs"]
-    from scholarbench.core.engine import engine_benchmarks
-    assert {r["benchmark"] for r in runs} == set(engine_benchmarks())
-    for r in runs:
-        where = f"{r['benchmark']} {r['subtask']}"
-        summary = json.loads((root / r["run_dir"] / "summary.json").read_text())
-        rows = [json.loads(x) for x in (root / r["run_dir"] / "scores.jsonl").read_text()
-                .splitlines()]
-        assert r["status"] == "complete", (where, r)
-        epochs = sorted(row["epoch"] for row in rows)       # each sample twice
-        assert rows and epochs == sorted([1, 2] * (len(rows) // 2)), (where, epochs)
-        # the same answer in both epochs scores the same: epoch 2 reads its sample's gold,
-        # prompt and stage records as epoch 1 does
-        by = {(row["sample"], row["epoch"]): row for row in rows}
-        for (sample, epoch), row in by.items():
-            if epoch == 2:
-                first = by[(sample, 1)]
-                assert row["status"] == first["status"], (where, sample)
-                assert {k: first.get(k) for k in summary["metrics"]} == \
-                    {k: row.get(k) for k in summary["metrics"]}, (where, sample)
-        assert summary["epochs"]["k"] == 2 and summary["epochs"]["seeds"] == [0, 1], where
-        assert_one_status_per_sample(r, root)
-        assert_summary_rebuilt_from_scores(root / r["run_dir"], root, env)
-    check = _cli(["aggregate", "runs/epochs", "--check"], root, env)
-    assert check.returncode == 0, check.stderr[-2000:]

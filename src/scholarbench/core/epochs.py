@@ -122,7 +122,8 @@ def clusters(rows: Sequence[dict[str, Any]], id_key: str) -> dict[str, list[dict
 
 def per_sample(rows: Sequence[dict[str, Any]], id_key: str) -> list[dict[str, Any]]:
     """One row per sample (module docstring): a number is the mean of the sample's counted
-    epochs' numbers under that key; any other value is kept when all those epochs agree on it.
+    epochs' numbers under that key (one they all agree on is kept as it is, so a count stays a
+    whole number); any other value is kept when all those epochs agree on it.
     A sample with no counted epoch keeps its first row's status (`error`, `unscorable`)."""
     out = []
     for sample, group in clusters(rows, id_key).items():
@@ -136,7 +137,10 @@ def per_sample(rows: Sequence[dict[str, Any]], id_key: str) -> list[dict[str, An
                 continue
             values = [r.get(key) for r in counted]
             numbers = [float(v) for v in values if is_number(v)]
-            if numbers and all(v is None or is_number(v) for v in values):
+            if numbers and all(is_number(v) for v in values) and \
+                    all(v == values[0] for v in values):
+                row[key] = values[0]           # every epoch agrees: kept as is (a count stays
+            elif numbers and all(v is None or is_number(v) for v in values):   # whole)
                 row[key] = math.fsum(numbers) / len(numbers)
             elif all(v == values[0] for v in values):
                 row[key] = values[0]

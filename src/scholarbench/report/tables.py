@@ -129,7 +129,15 @@ def _metric(summary: dict[str, Any], key: str, n_samples: int, path: Path) -> Me
                         field=field + ".mean")
     n = _count(entry, "n", path, field + ".")
     n_null = _count(entry, "n_null", path, field + ".")
-    if n + n_null != n_samples:
+    epochs = summary.get("epochs")
+    if isinstance(epochs, dict) and isinstance(epochs.get("n_samples"), int):
+        # K epochs (core.epochs): a measure counts samples, each the mean of its counted
+        # epochs; the statuses count rows (sample × epoch). A sample whose every epoch is
+        # not counted is in neither, so the samples bound n + n_null.
+        if n + n_null > epochs["n_samples"]:
+            raise DataError(f"n ({n}) + n_null ({n_null}) exceeds the run's "
+                            f"{epochs['n_samples']} samples", file=str(path), field=field)
+    elif n + n_null != n_samples:
         raise DataError(f"n ({n}) + n_null ({n_null}) differs from n_samples ({n_samples})",
                         file=str(path), field=field)
     if (mean is None) != (n == 0):
