@@ -221,22 +221,12 @@ def _runs_table(runs: Sequence[ReportRun], anchors: dict[Path, str]) -> str:
             + "</tbody></table></div>")
 
 
-def _judges_html(runs: Sequence[ReportRun], page: Page) -> list[str]:
-    """The judges panel of every judged run and the judges' rankings (`report.judges`)."""
-    groups = judge_groups(runs)
+def _group_html(groups: Sequence[TableGroup], css: str, page: Page) -> list[str]:
+    """One section of a report part made of a single table group (the judges panel and
+    rankings, `report.judges`; the epochs of K > 1 runs, `report.epochs`); none: nothing."""
     if not groups:
         return []
-    out = ['<section class="judges">', page.heading(2, groups[0].title)]
-    out.extend(table_html(t) for t in groups[0].tables)
-    return out + ["</section>"]
-
-
-def _epochs_html(runs: Sequence[ReportRun], page: Page) -> list[str]:
-    """Every run of K > 1 epochs: each measure per epoch and its spread (`report.epochs`)."""
-    groups = epoch_groups(runs)
-    if not groups:
-        return []
-    out = ['<section class="epochs">', page.heading(2, groups[0].title)]
+    out = [f'<section class="{css}">', page.heading(2, groups[0].title)]
     out.extend(table_html(t) for t in groups[0].tables)
     return out + ["</section>"]
 
@@ -279,8 +269,8 @@ def render_html_report(runs: Sequence[ReportRun], *, published: bool = True,
         body.append(f'<section class="benchmark" data-benchmark="{e(section.benchmark)}">')
         body.append(section.html(section_runs, page))
         body.append("</section>")
-    body.extend(_judges_html(runs, page))
-    body.extend(_epochs_html(runs, page))
+    body.extend(_group_html(judge_groups(runs), "judges", page))
+    body.extend(_group_html(epoch_groups(runs), "epochs", page))
     body.extend(_cost_html(runs, page))
     body.append(page.heading(2, "Run metadata"))
     for section, section_runs in grouped:
