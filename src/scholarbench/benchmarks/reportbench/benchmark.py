@@ -94,6 +94,7 @@ class ReportBench(Benchmark):
         self._judge: Any = None
         self._data: dict[str, Any] = {}
         self._template = ""
+        self._statement_sources: StatementSources | None = None
 
     # -- command line ------------------------------------------------------------------------
     @classmethod
@@ -343,14 +344,16 @@ class ReportBench(Benchmark):
     def statement_sources(self) -> StatementSources:
         """What the statement checks and votes read: the run's corpus (opened on first use),
         the evidence tool, the LLM titles' chunking when on, the API's extra vote judges."""
+        if self._statement_sources is not None:     # one per benchmark: the requests and
+            return self._statement_sources         # the result share its searches
         opts = self.options
-        return StatementSources(lambda: self.scoring_corpus(self._data),
-                                allow_network=bool(opts.get("allow_network")),
-                                evidence=self.evidence_tool,
-                                evidence_mode=opts.get("evidence") or "corpus",
-                                title_chars=(LLMTitleExtractor(None).chunk_chars
-                                             if opts.get("llm_titles") else None),
-                                voters=self.vote_judges)
+        self._statement_sources = StatementSources(
+            lambda: self.scoring_corpus(self._data),
+            allow_network=bool(opts.get("allow_network")), evidence=self.evidence_tool,
+            evidence_mode=opts.get("evidence") or "corpus",
+            title_chars=LLMTitleExtractor(None).chunk_chars if opts.get("llm_titles") else None,
+            voters=self.vote_judges)
+        return self._statement_sources
 
     def asks_judge(self, subtask: str, rescore: bool = False) -> bool:
         """Statements and LLM titles ask the judge role; a re-score with `--with-judge` the

@@ -86,6 +86,7 @@ class StatementSources:
         self._corpus, self.allow_network = corpus, allow_network
         self._evidence, self.evidence_mode = evidence, evidence_mode
         self.title_chars, self.voters = title_chars, tuple(voters)   # title_chars: LLM titles on
+        self._evidence_found: dict[str, tuple[str, list]] = {}
 
     @cached_property
     def corpus(self) -> Any:
@@ -101,6 +102,14 @@ class StatementSources:
             return self._evidence
         return CorpusEvidence(self.corpus) if self.evidence_mode == "corpus" and \
             self.corpus is not None else NoEvidence()
+
+    def evidence_for(self, statement: str, prompts: PromptSet, config: Any) -> tuple[str, list]:
+        """A vote's evidence for `statement` (`statement_checks.evidence_for`), searched once:
+        the votes' requests and the result read the same."""
+        if statement not in self._evidence_found:
+            self._evidence_found[statement] = evidence_for(statement, self.evidence, prompts,
+                                                           config)
+        return self._evidence_found[statement]
 
     def refs(self, sample: Any, record: dict[str, Any], earlier: dict[str, Any]) -> list[Any]:
         """The report's references as the scorer resolves them (`refscore.references_for`)."""
@@ -198,7 +207,7 @@ def check_and_vote_items(config: Any, prompts: PromptSet, sources: StatementSour
         extract = EngineExtraction(earlier, str(sample.id))
         for k, statement in enumerate(noncited_statements(extract, chunks, found,
                                                           prompts.quoted)):
-            rendered, _ = evidence_for(statement, sources.evidence, prompts, config)
+            rendered, _ = sources.evidence_for(statement, prompts, config)
             messages = vote_messages(prompts, sources.evidence.name, statement, rendered)
             out += [JudgeRequest(vote_subject(k, i), messages, seed=i,
                                  seed_step=config.samples,

@@ -15,8 +15,8 @@ import json
 from typing import Any, Sequence
 
 from scholarbench.benchmarks.reportbench.llm_common import split_report
-from scholarbench.benchmarks.reportbench.statement_checks import (apply_check, evidence_for,
-                                                                  locate, vote_of)
+from scholarbench.benchmarks.reportbench.statement_checks import (apply_check, locate,
+                                                                  vote_of)
 from scholarbench.benchmarks.reportbench.statement_extraction import EngineExtraction
 from scholarbench.benchmarks.reportbench.statement_items import (CHECKS, VOTES, pair_subject,
                                                                  vote_subject)
@@ -97,7 +97,7 @@ class EngineStatements:
         out = []
         for k, statement in enumerate(noncited_statements(extract, chunks, units,
                                                           self.prompts.quoted)):
-            _, found = evidence_for(statement, self.sources.evidence, self.prompts, cfg)
+            _, found = self.sources.evidence_for(statement, self.prompts, cfg)
             cast = []
             for label in self.voters:
                 for r in range(self.repeats):
